@@ -1,0 +1,192 @@
+# libdaytona-validate — plain GNU make build. `make help` lists targets.
+MAJOR := 0
+MINOR := 1
+PATCH := 0
+VERSION := $(MAJOR).$(MINOR).$(PATCH)
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+LIBEXECDIR ?= $(PREFIX)/libexec/daytona-validate
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR ?=
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+B ?= build
+
+DEPS := libcurl jansson uuid
+DEP_CFLAGS := $(shell pkg-config --cflags $(DEPS) 2>/dev/null)
+DEP_LIBS := $(shell pkg-config --libs $(DEPS) 2>/dev/null) -lpthread
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
+REQ_CFLAGS := -std=c11 -D_GNU_SOURCE -DDVAL_BUILDING -fPIC -fvisibility=hidden \
+	-Iinclude -Ilib $(WARN) $(DEP_CFLAGS) \
+	-DDVAL_LIBEXECDIR='"$(LIBEXECDIR)"'
+ALL_CFLAGS = $(REQ_CFLAGS) $(CFLAGS) $(CPPFLAGS) $(EXTRA_CFLAGS)
+
+SONAME := libdaytona-validate.so.$(MAJOR)
+SOLIB := $(B)/lib/libdaytona-validate.so.$(VERSION)
+ALIB := $(B)/lib/libdaytona-validate.a
+MAP := lib/libdaytona-validate.map
+
+LIB_SRC := $(wildcard lib/*.c lib/executor/daytona/*.c lib/executor/local/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+LIB_HDR := $(wildcard include/*.h lib/*.h lib/executor/*/*.h)
+
+# Helper executables: libexec/<prog>/*.c → $(B)/libexec/<prog>
+LIBEXEC_PROGS := $(notdir $(wildcard libexec/*))
+LIBEXEC_BINS := $(LIBEXEC_PROGS:%=$(B)/libexec/%)
+
+# The CLI
+CLI_SRC := $(wildcard examples/cli/*.c)
+CLI_BIN := $(B)/bin/daytona-validate
+
+# C tests: tests/<dir>/test_*.c → $(B)/tests/<dir>_<name>, each linked with
+# tests/harness.c, the dir's support_*.c and the static library.
+TEST_DIRS := unit integration local fuzz
+TEST_SRC := $(foreach d,$(TEST_DIRS),$(wildcard tests/$(d)/test_*.c))
+TEST_BINS := $(foreach d,$(TEST_DIRS),$(patsubst tests/$(d)/%.c,$(B)/tests/$(d)_%,$(wildcard tests/$(d)/test_*.c)))
+
+# C examples: examples/c/*.c → $(B)/examples/<name>
+EX_SRC := $(wildcard examples/c/*.c)
+EX_BINS := $(EX_SRC:examples/c/%.c=$(B)/examples/%)
+
+.PHONY: all lib check test tests examples install uninstall clean demo deps \
+	abi-check abi-baseline asan tsan valgrind fuzz bench help header-check \
+	symbols-check man-check
+.DELETE_ON_ERROR:
+
+all: lib $(LIBEXEC_BINS) $(CLI_BIN) $(B)/daytona-validate.pc
+
+lib: $(SOLIB) $(ALIB)
+
+$(B)/obj/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(SOLIB): $(LIB_OBJ) $(MAP)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,-soname,$(SONAME) \
+		-Wl,--version-script,$(MAP) -Wl,--no-undefined \
+		-Wl,-Bsymbolic-functions $(LDFLAGS) $(DEP_LIBS)
+	ln -sf $(notdir $@) $(B)/lib/$(SONAME)
+	ln -sf $(SONAME) $(B)/lib/libdaytona-validate.so
+
+$(ALIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+define LIBEXEC_RULE
+$(B)/libexec/$(1): $(wildcard libexec/$(1)/*.c libexec/$(1)/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(ALL_CFLAGS) -o $$@ $(wildcard libexec/$(1)/*.c) $$(LDFLAGS)
+endef
+$(foreach p,$(LIBEXEC_PROGS),$(eval $(call LIBEXEC_RULE,$(p))))
+
+$(CLI_BIN): $(CLI_SRC) $(SOLIB) include/dval.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_SRC) -L$(B)/lib -ldaytona-validate \
+		-Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
+
+$(B)/daytona-validate.pc: pkgconfig/daytona-validate.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+define TEST_DIR_RULE
+$(B)/tests/$(1)_%: tests/$(1)/%.c $(ALIB) tests/harness.c tests/harness.h $(wildcard tests/$(1)/support_*.c tests/$(1)/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(ALL_CFLAGS) -Itests -Itests/$(1) -o $$@ $$< $(wildcard tests/$(1)/support_*.c) \
+		tests/harness.c $$(ALIB) $$(LDFLAGS) $$(DEP_LIBS)
+endef
+$(foreach d,$(TEST_DIRS),$(eval $(call TEST_DIR_RULE,$(d))))
+
+$(B)/examples/%: examples/c/%.c $(SOLIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -Wall -Wextra -Werror -Iinclude $(CFLAGS) -o $@ $< \
+		-L$(B)/lib -ldaytona-validate -Wl,-rpath,'$$ORIGIN/../lib'
+
+tests: all $(TEST_BINS)
+examples: $(EX_BINS)
+
+check: all tests examples header-check symbols-check man-check
+	B=$(B) tests/run.sh
+
+header-check:
+	@mkdir -p $(B)/hc
+	printf '#include "dval.h"\nint main(void){return dval_version()==0;}\n' > $(B)/hc/c.c
+	$(CC) -std=c99 -pedantic -Wall -Wextra -Werror -Iinclude -c $(B)/hc/c.c -o $(B)/hc/c.o
+	cp $(B)/hc/c.c $(B)/hc/cpp.cpp
+	c++ -std=c++11 -pedantic -Wall -Wextra -Werror -Iinclude -c $(B)/hc/cpp.cpp -o $(B)/hc/cpp.o
+
+symbols-check: $(SOLIB)
+	B=$(B) tests/abi/check-symbols.sh
+
+man-check:
+	tests/abi/check-man.sh
+
+abi-check: $(SOLIB)
+	B=$(B) tests/abi/abi-check.sh
+
+abi-baseline: $(SOLIB)
+	B=$(B) tests/abi/abi-check.sh --update
+
+asan:
+	$(MAKE) B=build/asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=address,undefined" check-c
+
+tsan:
+	$(MAKE) B=build/tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
+
+valgrind:
+	$(MAKE) B=build/valgrind all tests
+	B=build/valgrind DVAL_VALGRIND=1 tests/run.sh --c-only
+
+# C suites only (used by the sanitizer targets)
+.PHONY: check-c
+check-c: all tests
+	B=$(B) tests/run.sh --c-only
+
+fuzz:
+	tests/fuzz/run-fuzzers.sh
+
+bench: all
+	B=$(B) tests/bench/run.sh
+
+demo: deps all
+	B=$(B) examples/validation/demo.sh
+
+deps:
+	@tests/deps.sh
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)
+	install -m 0755 $(SOLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libdaytona-validate.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libdaytona-validate.so
+	install -m 0644 $(ALIB) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 include/dval.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 0644 $(B)/daytona-validate.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 0644 man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
+	-install -m 0644 man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/ 2>/dev/null
+	-install -m 0644 man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/ 2>/dev/null
+	$(if $(LIBEXEC_BINS),install -m 0755 $(LIBEXEC_BINS) $(DESTDIR)$(LIBEXECDIR)/)
+	install -m 0755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libdaytona-validate.so* $(DESTDIR)$(LIBDIR)/libdaytona-validate.a \
+		$(DESTDIR)$(INCLUDEDIR)/dval.h $(DESTDIR)$(PKGCONFIGDIR)/daytona-validate.pc \
+		$(DESTDIR)$(BINDIR)/daytona-validate
+	rm -rf $(DESTDIR)$(LIBEXECDIR)
+	cd man && for f in man*/*.[0-9]; do rm -f $(DESTDIR)$(MANDIR)/$$f; done
+
+clean:
+	rm -rf build
+
+help:
+	@echo "targets: all check demo deps install uninstall clean examples abi-check asan tsan valgrind fuzz bench"

@@ -1,0 +1,626 @@
+/*
+ * dval.h - libdaytona-validate public API.
+ *
+ * Runs untrusted, machine-generated programs inside isolated sandboxes
+ * (Daytona, or the embedded local executor) and brings the results back.
+ *
+ * Conventions (see dval(7)):
+ *  - every fallible function returns int: DVAL_OK (0) or a negative DVAL_E*;
+ *  - handles are opaque; output parameters come first and are NULL on error;
+ *  - options are size-prefixed structs: call dval_X_init(&o, sizeof o), or
+ *    zero them and set struct_size; all-zero fields mean "default";
+ *  - strings are UTF-8, durations are int64_t milliseconds;
+ *  - callbacks return int (non-zero stops the call with DVAL_EABORTED), take
+ *    userdata last and run on the calling thread, inside the call;
+ *  - memory the library returns to the caller is released with dval_free().
+ *
+ * This header includes nothing but <stddef.h> and <stdint.h>.
+ */
+#ifndef DVAL_H
+#define DVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DVAL_VERSION_MAJOR 0
+#define DVAL_VERSION_MINOR 1
+#define DVAL_VERSION_PATCH 0
+/* 0xMMmmpp, comparable with >= */
+#define DVAL_VERSION_NUM 0x000100
+#define DVAL_VERSION_STRING "0.1.0"
+
+#if defined(_WIN32)
+#  if defined(DVAL_BUILDING)
+#    define DVAL_API __declspec(dllexport)
+#  else
+#    define DVAL_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define DVAL_API __attribute__((visibility("default")))
+#else
+#  define DVAL_API
+#endif
+
+/* ---------------------------------------------------------------- status */
+
+/* Fixed values: never renumbered, never reused. */
+enum dval_status {
+    DVAL_OK = 0,
+    DVAL_ERROR = -1,        /* unspecified failure */
+    DVAL_ENOMEM = -2,       /* out of memory */
+    DVAL_EINVAL = -3,       /* invalid argument */
+    DVAL_EABI = -4,         /* struct_size unknown or unknown non-zero tail */
+    DVAL_ENOTFOUND = -5,    /* no such snapshot/sandbox/session/file */
+    DVAL_EEXISTS = -6,      /* name already taken */
+    DVAL_EAUTH = -7,        /* credentials missing or rejected (401) */
+    DVAL_EFORBIDDEN = -8,   /* permission denied (403) */
+    DVAL_ETIMEOUT = -9,     /* a deadline passed */
+    DVAL_ENETWORK = -10,    /* connection failed or was reset */
+    DVAL_EPROTOCOL = -11,   /* the server's reply could not be understood */
+    DVAL_ESERVER = -12,     /* the server failed (5xx) */
+    DVAL_ERATELIMIT = -13,  /* rate limited (429) after all retries */
+    DVAL_ECONFLICT = -14,   /* state change in progress (409) */
+    DVAL_ESTATE = -15,      /* object is in a state that forbids the call */
+    DVAL_EABORTED = -16,    /* a callback returned non-zero */
+    DVAL_ECANCELED = -17,   /* dval_session_cancel() was called */
+    DVAL_EREENTRANT = -18,  /* called from inside a callback of the same tree */
+    DVAL_EEXEC = -19,       /* the executor failed */
+    DVAL_EPASSTHROUGH = -20,/* executor member: use the built-in behaviour */
+    DVAL_EUNSUPPORTED = -21,/* not supported by this executor or build */
+    DVAL_EISOLATION = -22,  /* isolation unavailable (local executor) */
+    DVAL_EBUILD = -23,      /* snapshot build failed (error/build_failed) */
+    DVAL_ETOOBIG = -24,     /* over a configured size limit */
+    DVAL_EIO = -25,         /* local file I/O failed */
+    DVAL_ERESULTS = -26,    /* results missing, not UTF-8 or not JSON */
+    DVAL_EBADREQUEST = -27  /* the server rejected the request (400/422) */
+};
+
+/* Static English text for a status; never NULL, thread-safe. */
+DVAL_API const char *dval_strerror(int status);
+/* Symbolic name ("DVAL_ETIMEOUT"); "DVAL_UNKNOWN" for unknown codes. */
+DVAL_API const char *dval_status_name(int status);
+
+/* ------------------------------------------------------ version and init */
+
+/* Run-time version string, e.g. "0.1.0". */
+DVAL_API const char *dval_version(void);
+/* Run-time version number, DVAL_VERSION_NUM of the library. */
+DVAL_API uint32_t dval_version_num(void);
+/* Reference-counted process init (initialises libcurl once). Returns the
+ * new count (>= 1) or a negative status. Thread-safe. Optional: the first
+ * dval_client_new() calls it implicitly. */
+DVAL_API int dval_global_init(void);
+/* Drops one reference; returns the remaining count. */
+DVAL_API int dval_global_cleanup(void);
+
+/* Releases memory returned by the library (NULL is a no-op). */
+DVAL_API void dval_free(void *ptr);
+
+/* ----------------------------------------------------------------- states */
+
+/* Sandbox states: every Daytona SandboxState, plus UNKNOWN (0). */
+enum dval_sandbox_state {
+    DVAL_SANDBOX_UNKNOWN = 0,
+    DVAL_SANDBOX_CREATING = 1,
+    DVAL_SANDBOX_RESTORING = 2,
+    DVAL_SANDBOX_DESTROYED = 3,
+    DVAL_SANDBOX_DESTROYING = 4,
+    DVAL_SANDBOX_STARTED = 5,
+    DVAL_SANDBOX_STOPPED = 6,
+    DVAL_SANDBOX_STARTING = 7,
+    DVAL_SANDBOX_STOPPING = 8,
+    DVAL_SANDBOX_ERROR = 9,
+    DVAL_SANDBOX_BUILD_FAILED = 10,
+    DVAL_SANDBOX_PENDING_BUILD = 11,
+    DVAL_SANDBOX_BUILDING_SNAPSHOT = 12,
+    DVAL_SANDBOX_PULLING_SNAPSHOT = 13,
+    DVAL_SANDBOX_ARCHIVED = 14,
+    DVAL_SANDBOX_ARCHIVING = 15,
+    DVAL_SANDBOX_RESIZING = 16,
+    DVAL_SANDBOX_SNAPSHOTTING = 17,
+    DVAL_SANDBOX_FORKING = 18,
+    DVAL_SANDBOX_PAUSED = 19,
+    DVAL_SANDBOX_PAUSING = 20,
+    DVAL_SANDBOX_RESUMING = 21
+};
+
+/* Snapshot states: every Daytona SnapshotState, plus UNKNOWN (0). */
+enum dval_snapshot_state {
+    DVAL_SNAPSHOT_UNKNOWN = 0,
+    DVAL_SNAPSHOT_PENDING = 1,
+    DVAL_SNAPSHOT_BUILDING = 2,
+    DVAL_SNAPSHOT_PULLING = 3,
+    DVAL_SNAPSHOT_ACTIVE = 4,
+    DVAL_SNAPSHOT_ERROR = 5,
+    DVAL_SNAPSHOT_BUILD_FAILED = 6,
+    DVAL_SNAPSHOT_INACTIVE = 7,
+    DVAL_SNAPSHOT_REMOVING = 8
+};
+
+/* Wire name ("started"); "unknown" for out-of-range values. */
+DVAL_API const char *dval_sandbox_state_name(int state);
+/* Wire name → state; DVAL_SANDBOX_UNKNOWN for NULL or unknown names. */
+DVAL_API int dval_sandbox_state_parse(const char *name);
+DVAL_API const char *dval_snapshot_state_name(int state);
+DVAL_API int dval_snapshot_state_parse(const char *name);
+
+/* ------------------------------------------------------------ callbacks */
+
+enum dval_stream {
+    DVAL_STREAM_RAW = 0,    /* executor → core only: Daytona-multiplexed */
+    DVAL_STDOUT = 1,
+    DVAL_STDERR = 2
+};
+
+enum dval_log_level {
+    DVAL_LOG_ERROR = 1,
+    DVAL_LOG_WARN = 2,
+    DVAL_LOG_INFO = 3,
+    DVAL_LOG_DEBUG = 4
+};
+
+/* Diagnostics; msg is pre-formatted, NUL-terminated, valid during the call. */
+typedef void (*dval_log_fn)(int level, const char *msg, void *userdata);
+
+/* Live program output. data is not NUL-terminated, valid only during the
+ * call, at most 64 KiB, and never ends inside a UTF-8 sequence (invalid
+ * bytes are passed through). channel is e.g.
+ * "JAVA_SANDBOX_COMMAND_EXECUTION_STDOUT". Non-zero return stops the call. */
+typedef int (*dval_output_fn)(int stream, const char *channel,
+                              const char *data, size_t len, void *userdata);
+
+/* A chunk of bytes (build logs, downloads). Non-zero return stops. */
+typedef int (*dval_data_fn)(const char *data, size_t len, void *userdata);
+
+/* Pulls bytes for an upload: write up to cap bytes into buf, store the count
+ * in *len (0 = end). Non-zero return stops. */
+typedef int (*dval_read_fn)(char *buf, size_t cap, size_t *len,
+                            void *userdata);
+
+/* ------------------------------------------------------------------ client */
+
+typedef struct dval_client dval_client;
+typedef struct dval_snapshot dval_snapshot;
+typedef struct dval_sandbox dval_sandbox;
+typedef struct dval_session dval_session;
+struct dval_executor;
+
+typedef struct dval_client_options {
+    size_t struct_size;
+    /* Daytona configuration; NULL → DAYTONA_API_URL, DAYTONA_API_KEY,
+     * DAYTONA_JWT_TOKEN, DAYTONA_ORGANIZATION_ID, DAYTONA_TARGET. */
+    const char *api_url;
+    const char *api_key;
+    const char *jwt_token;
+    const char *organization_id;
+    const char *target;
+    /* "daytona", "local", or NULL: daytona when a key or JWT is
+     * configured, else local. Ignored when custom_executor is set. */
+    const char *executor;
+    /* A host-supplied executor; copied by dval_client_new(). */
+    const struct dval_executor *custom_executor;
+    dval_log_fn log_fn;
+    void *log_userdata;
+    int32_t log_level;          /* 0 → DVAL_LOG_INFO */
+    /* Retry policy for transient failures (snapshot ensure, 429, 5xx). */
+    int32_t retry_attempts;     /* 0 → 5 */
+    int64_t retry_base_ms;      /* 0 → 1000: delay = base * factor^n */
+    int32_t retry_factor;       /* 0 → 2 */
+    int64_t retry_cap_ms;       /* 0 → 60000 */
+    int32_t retry_jitter;       /* 1 = full jitter; 0 = exact delays */
+    int64_t connect_timeout_ms; /* 0 → 10000 */
+    int64_t request_timeout_ms; /* 0 → 120000 (above the server's 30 s) */
+    /* TLS: CA bundle path (NULL = system); 1 disables verification. */
+    const char *ca_bundle;
+    int32_t insecure_skip_tls_verify;
+    /* Local executor: state directory (NULL → $XDG_STATE_HOME/
+     * daytona-validate or ~/.local/state/daytona-validate) and explicit
+     * opt-in to run without isolation when namespaces are missing. */
+    const char *state_dir;
+    int32_t allow_unisolated;
+    /* Largest download/results body accepted (0 → 64 MiB). */
+    int64_t max_download_bytes;
+} dval_client_options;
+
+/* Initialises *opts to defaults. size is sizeof *opts as the caller knows
+ * it. Returns DVAL_EINVAL for NULL, DVAL_EABI for a size too small. */
+DVAL_API int dval_client_options_init(dval_client_options *opts, size_t size);
+
+/* Creates a client (no network I/O). opts may be NULL (all defaults). */
+DVAL_API int dval_client_new(dval_client **out, const dval_client_options *opts);
+/* NULL-safe. Children hold a reference: free in any order. */
+DVAL_API void dval_client_free(dval_client *client);
+/* Last error message on this client ("" when none); valid until the next
+ * call on the client from the same thread. Never NULL. */
+DVAL_API const char *dval_client_errmsg(const dval_client *client);
+/* "daytona", "local" or the custom executor's name. */
+DVAL_API const char *dval_client_executor_name(const dval_client *client);
+
+/* --------------------------------------------------------------- snapshot */
+
+typedef struct dval_snapshot_spec {
+    size_t struct_size;
+    const char *name;            /* required */
+    const char *image;           /* base image, e.g. "debian:12-slim" */
+    /* Build steps run once, in order (Daytona: RUN lines of a generated
+     * Dockerfile; local: shell commands in the snapshot layer).
+     * NULL-terminated array, or NULL. */
+    const char *const *build_commands;
+    const char *dockerfile;      /* full Dockerfile; overrides the above */
+    int32_t cpu;                 /* 0 → server default */
+    int32_t memory_gib;
+    int32_t disk_gib;
+    const char *target;          /* region; NULL → client target */
+    /* 1: delete and rebuild a snapshot found in error/build_failed.
+     * 0: report its errorReason as DVAL_EBUILD. */
+    int32_t rebuild_failed;
+    int64_t build_timeout_ms;    /* 0 → 60 minutes */
+} dval_snapshot_spec;
+
+DVAL_API int dval_snapshot_spec_init(dval_snapshot_spec *spec, size_t size);
+
+/* Get-or-create a snapshot and wait until it is active, retrying transient
+ * failures with the client's backoff. Build logs go to on_build_log (may be
+ * NULL). Every attempt is reported to the client's log callback. */
+DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *client,
+                                  const dval_snapshot_spec *spec,
+                                  dval_data_fn on_build_log, void *userdata);
+DVAL_API const char *dval_snapshot_name(const dval_snapshot *snap);
+DVAL_API const char *dval_snapshot_id(const dval_snapshot *snap);
+DVAL_API int dval_snapshot_state(const dval_snapshot *snap);
+/* Deletes the snapshot remotely (the handle stays valid; free it). */
+DVAL_API int dval_snapshot_delete(dval_snapshot *snap);
+DVAL_API void dval_snapshot_free(dval_snapshot *snap);
+
+/* ---------------------------------------------------------------- sandbox */
+
+enum dval_network {
+    DVAL_NETWORK_DEFAULT = 0,  /* daytona: allowed; local: blocked */
+    DVAL_NETWORK_BLOCK = 1,
+    DVAL_NETWORK_ALLOW = 2
+};
+
+enum dval_release {
+    DVAL_RELEASE_KEEP = 0,     /* leave it running (auto-stop applies) */
+    DVAL_RELEASE_STOP = 1,     /* stop ("pause on exit") */
+    DVAL_RELEASE_DELETE = 2
+};
+
+/* Sandbox state transition, for progress display. */
+typedef void (*dval_state_fn)(const char *sandbox_name, int state,
+                              void *userdata);
+
+typedef struct dval_sandbox_options {
+    size_t struct_size;
+    const char *name;            /* required; unique per organisation */
+    const char *snapshot;        /* snapshot name (or NULL with image) */
+    const char *image;           /* used only without snapshot */
+    /* NULL-terminated "key=value" arrays, or NULL. */
+    const char *const *labels;
+    const char *const *env;
+    int32_t cpu;                 /* 0 → from the snapshot */
+    int32_t memory_gib;
+    int32_t disk_gib;
+    int32_t auto_stop_minutes;   /* 0 → 60; -1 → never */
+    int32_t auto_archive_minutes;/* 0 → server default */
+    int32_t auto_delete_minutes; /* 0 → disabled; > 0 minutes after stop */
+    int32_t network;             /* enum dval_network */
+    const char *target;          /* NULL → client target */
+    int32_t release;             /* enum dval_release, for dval_sandbox_release */
+    int64_t create_timeout_ms;   /* 0 → 180000 */
+    int64_t start_timeout_ms;    /* 0 → 180000 */
+    int64_t zombie_pause_ms;     /* 0 → 5000; -1 → no pause */
+    /* 1: never use server-side recover; delete and recreate instead. */
+    int32_t no_recover;
+    dval_state_fn on_state;      /* may be NULL */
+    void *state_userdata;
+    /* Local executor limits (0 → defaults: 512 pids, 2 GiB, 600 s CPU). */
+    int32_t max_pids;
+    int64_t max_memory_bytes;
+    int64_t max_cpu_ms;
+} dval_sandbox_options;
+
+DVAL_API int dval_sandbox_options_init(dval_sandbox_options *opts, size_t size);
+
+/* Get-or-create a sandbox and bring it to "started", recovering whatever
+ * state it was left in (see dval_sandbox_acquire(3) for the ladder). */
+DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *client,
+                                  const dval_sandbox_options *opts);
+/* Re-reads the state from the executor. */
+DVAL_API int dval_sandbox_refresh(dval_sandbox *sb);
+DVAL_API int dval_sandbox_state(const dval_sandbox *sb);
+DVAL_API const char *dval_sandbox_id(const dval_sandbox *sb);
+DVAL_API const char *dval_sandbox_name(const dval_sandbox *sb);
+DVAL_API const char *dval_sandbox_errmsg(const dval_sandbox *sb);
+DVAL_API int dval_sandbox_start(dval_sandbox *sb);
+DVAL_API int dval_sandbox_stop(dval_sandbox *sb);
+DVAL_API int dval_sandbox_delete(dval_sandbox *sb);
+/* Applies the release policy of the options (keep, stop or delete). */
+DVAL_API int dval_sandbox_release(dval_sandbox *sb);
+DVAL_API void dval_sandbox_free(dval_sandbox *sb);
+
+/* Files. Remote paths are absolute or relative to the sandbox's working
+ * directory; "..", NUL and control characters are refused (DVAL_EINVAL). */
+DVAL_API int dval_sandbox_upload(dval_sandbox *sb, const char *remote_path,
+                                 const void *data, size_t len);
+DVAL_API int dval_sandbox_upload_file(dval_sandbox *sb, const char *remote_path,
+                                      const char *local_path);
+/* *data is NUL-terminated for convenience (not counted in *len); dval_free. */
+DVAL_API int dval_sandbox_download(dval_sandbox *sb, const char *remote_path,
+                                   char **data, size_t *len);
+DVAL_API int dval_sandbox_download_to(dval_sandbox *sb, const char *remote_path,
+                                      dval_data_fn sink, void *userdata);
+DVAL_API int dval_sandbox_download_file(dval_sandbox *sb, const char *remote_path,
+                                        const char *local_path);
+/* Downloads, checks UTF-8 and JSON; *json is the document as text. */
+DVAL_API int dval_sandbox_download_json(dval_sandbox *sb, const char *remote_path,
+                                        char **json);
+DVAL_API int dval_sandbox_mkdir(dval_sandbox *sb, const char *remote_path);
+
+/* Lists sandboxes carrying all the given "key=value" labels (NULL = all):
+ * each is reported by name and state. */
+typedef int (*dval_sandbox_list_fn)(const char *id, const char *name,
+                                    int state, void *userdata);
+DVAL_API int dval_sandbox_list(dval_client *client, const char *const *labels,
+                               dval_sandbox_list_fn each, void *userdata);
+
+/* ---------------------------------------------------------------- session */
+
+/* Opens a new remote session named "<sandbox name>-<uuid4>". */
+DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb);
+DVAL_API const char *dval_session_id(const dval_session *s);
+DVAL_API const char *dval_session_errmsg(const dval_session *s);
+
+typedef struct dval_exec_options {
+    size_t struct_size;
+    /* Channel names are <prefix>COMMAND_EXECUTION_STDOUT/_STDERR, e.g.
+     * prefix "JAVA_SANDBOX_". NULL → "". */
+    const char *channel_prefix;
+    const char *cwd;             /* NULL → session's current directory */
+    int64_t timeout_ms;          /* 0 → none */
+} dval_exec_options;
+
+DVAL_API int dval_exec_options_init(dval_exec_options *opts, size_t size);
+
+/* Runs command in the session (in a child shell, so it cannot kill the
+ * session), streaming output live to on_output (may be NULL), and stores
+ * the exit code (128+N for signal N). */
+DVAL_API int dval_session_exec(dval_session *s, const char *command,
+                               const dval_exec_options *opts,
+                               dval_output_fn on_output, void *userdata,
+                               int *exit_code);
+/* Any thread, idempotent: the blocked exec returns DVAL_ECANCELED. */
+DVAL_API int dval_session_cancel(dval_session *s);
+/* Deletes the remote session (kills what is left in it). */
+DVAL_API int dval_session_close(dval_session *s);
+DVAL_API void dval_session_free(dval_session *s);
+
+/* ---------------------------------------------------------------- profile */
+
+typedef struct dval_profile {
+    size_t struct_size;
+    const char *name;            /* "dotnet", "java", "shell", ... */
+    const char *sandbox_name;    /* "java-25-sandbox" */
+    const char *snapshot_name;   /* "validation-snapshot-java" */
+    const char *image;           /* base image on Daytona */
+    const char *const *build_commands;   /* snapshot build steps */
+    const char *channel_prefix;  /* "JAVA_SANDBOX_" */
+    /* Shell command run in /sandbox/<thread_id>; $DVAL_THREAD_ID,
+     * $DVAL_WORKDIR and $DVAL_RESULTS_DIR are set. */
+    const char *run_command;
+    /* Local executor only: build steps used instead of build_commands
+     * (NULL → build_commands). */
+    const char *const *local_build_commands;
+    /* Local executor only: shell test; when it fails, the profile is
+     * unavailable locally and local_unavailable_msg is reported. */
+    const char *local_requires;
+    const char *local_unavailable_msg;
+} dval_profile;
+
+/* Built-in or registered profile by name; NULL when unknown. Borrowed. */
+DVAL_API const dval_profile *dval_profile_find(const char *name);
+/* Registers (copies) a host profile; replaces one of the same name. */
+DVAL_API int dval_profile_register(const dval_profile *profile);
+/* NULL-terminated names of all profiles; static, borrowed. Not thread-safe
+ * against dval_profile_register(). */
+DVAL_API int dval_profile_names(const char *const **names);
+
+/* --------------------------------------------------------------- validate */
+
+enum dval_event_type {
+    DVAL_EVENT_PHASE = 1,        /* phase started/finished */
+    DVAL_EVENT_OUTPUT = 2,       /* program output chunk */
+    DVAL_EVENT_BUILD_LOG = 3,    /* snapshot build log chunk */
+    DVAL_EVENT_STATE = 4         /* sandbox state change */
+};
+
+typedef struct dval_event {
+    size_t struct_size;
+    int32_t type;                /* enum dval_event_type */
+    const char *phase;           /* "snapshot", "sandbox", "session",
+                                    "upload", "exec", "download", "close" */
+    int32_t done;                /* PHASE: 0 started, 1 finished */
+    int32_t status;              /* PHASE done: its status */
+    int64_t elapsed_ms;          /* PHASE done: its duration */
+    int32_t stream;              /* OUTPUT: DVAL_STDOUT/DVAL_STDERR */
+    const char *channel;         /* OUTPUT */
+    const char *data;            /* OUTPUT/BUILD_LOG; not NUL-terminated */
+    size_t len;
+    int32_t state;               /* STATE: enum dval_sandbox_state */
+    const char *detail;          /* human text, may be NULL */
+} dval_event;
+
+typedef int (*dval_event_fn)(const dval_event *event, void *userdata);
+
+typedef struct dval_validation {
+    size_t struct_size;
+    const char *profile;         /* required: "java", "dotnet", "shell" */
+    const char *source_dir;      /* required: local directory to upload */
+    /* Safe path component ([A-Za-z0-9._-], no ".."); NULL → uuid4. */
+    const char *thread_id;
+    const char *sandbox_name;    /* NULL → the profile's */
+    const char *snapshot_name;   /* NULL → the profile's */
+    const char *run_command;     /* NULL → the profile's */
+    int64_t timeout_ms;          /* exec timeout; 0 → none */
+    int32_t release;             /* enum dval_release for the sandbox */
+    const char *const *labels;   /* extra sandbox labels */
+    int32_t allow_missing_results; /* 1: no results is not an error */
+} dval_validation;
+
+DVAL_API int dval_validation_init(dval_validation *req, size_t size);
+
+/* The whole loop: snapshot → sandbox → session → upload → exec (live) →
+ * download results → close. *result_json (dval_free) is a summary:
+ * {"exit_code":N,"results":{"<file>":<json>,...},"thread_id":...,
+ *  "sandbox":...,"session":...,"timings_ms":{...}}. Returns DVAL_OK when
+ * the program ran (whatever its exit code) and its results are valid. */
+DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
+                           dval_event_fn on_event, void *userdata,
+                           char **result_json);
+
+/* ---------------------------------------------------------------- executor */
+
+#define DVAL_ID_MAX 256
+#define DVAL_REASON_MAX 1024
+#define DVAL_ERRMSG_MAX 1024
+
+/* Context of one executor call: inputs set by the core, outputs by the
+ * executor on failure. */
+typedef struct dval_call {
+    size_t struct_size;
+    int64_t timeout_ms;          /* time left for this call; 0 = none */
+    /* Becomes readable when the operation is canceled (-1: none). The
+     * executor polls it together with its own descriptors. */
+    int cancel_fd;
+    dval_log_fn log_fn;          /* may be NULL */
+    void *log_userdata;
+    /* outputs */
+    int32_t http_status;         /* 0 when not HTTP */
+    int64_t retry_after_ms;      /* server hint; -1 none */
+    char errmsg[DVAL_ERRMSG_MAX];
+} dval_call;
+
+typedef struct dval_snapshot_info {
+    size_t struct_size;
+    char id[DVAL_ID_MAX];
+    char name[DVAL_ID_MAX];
+    int32_t state;               /* enum dval_snapshot_state */
+    char error_reason[DVAL_REASON_MAX];
+} dval_snapshot_info;
+
+typedef struct dval_sandbox_info {
+    size_t struct_size;
+    char id[DVAL_ID_MAX];
+    char name[DVAL_ID_MAX];
+    int32_t state;               /* enum dval_sandbox_state */
+    int32_t recoverable;         /* error state may be recovered */
+    char error_reason[DVAL_REASON_MAX];
+} dval_sandbox_info;
+
+/* Receives executor output: stream DVAL_STDOUT/DVAL_STDERR, or
+ * DVAL_STREAM_RAW for Daytona-multiplexed bytes the core demultiplexes. */
+typedef int (*dval_chunk_fn)(int stream, const char *data, size_t len,
+                             void *userdata);
+typedef int (*dval_sandbox_info_fn)(const dval_sandbox_info *info,
+                                    void *userdata);
+
+/*
+ * The primitive operations an executor performs. The core implements every
+ * policy (retries, recovery ladder, waits, naming, demux) on top of them.
+ * Members may be NULL (→ DVAL_EUNSUPPORTED) or return DVAL_EPASSTHROUGH.
+ * Every member returns DVAL_OK or a negative status and, on failure, fills
+ * call->errmsg (and http_status / retry_after_ms where known). Members are
+ * called on the thread that called the dval_* function; they may block up
+ * to call->timeout_ms and must return DVAL_ECANCELED soon after
+ * call->cancel_fd becomes readable. "Not found" is DVAL_ENOTFOUND.
+ * The struct is copied by dval_client_new(); destroy(userdata) is called
+ * exactly once, when the client is freed.
+ */
+struct dval_executor {
+    size_t struct_size;
+    const char *name;
+    void *userdata;
+    void (*destroy)(void *userdata);
+
+    int (*snapshot_get)(void *ud, dval_call *c, const char *name_or_id,
+                        dval_snapshot_info *out);
+    /* DVAL_EEXISTS when the name is taken. May build synchronously,
+     * delivering build output to log (stream DVAL_STDOUT). */
+    int (*snapshot_create)(void *ud, dval_call *c,
+                           const dval_snapshot_spec *spec,
+                           dval_snapshot_info *out,
+                           dval_chunk_fn log, void *log_ud);
+    int (*snapshot_activate)(void *ud, dval_call *c, const char *id,
+                             dval_snapshot_info *out);
+    int (*snapshot_delete)(void *ud, dval_call *c, const char *id);
+    /* Follows build logs from byte offset `from` until they end (DVAL_OK)
+     * or call->timeout_ms passes (DVAL_ETIMEOUT). */
+    int (*snapshot_logs)(void *ud, dval_call *c, const char *id,
+                         uint64_t from, dval_chunk_fn log, void *log_ud);
+
+    int (*sandbox_get)(void *ud, dval_call *c, const char *name_or_id,
+                       dval_sandbox_info *out);
+    /* DVAL_EEXISTS when the name is taken. */
+    int (*sandbox_create)(void *ud, dval_call *c,
+                          const dval_sandbox_options *opts,
+                          dval_sandbox_info *out);
+    int (*sandbox_start)(void *ud, dval_call *c, const char *id,
+                         dval_sandbox_info *out);
+    int (*sandbox_stop)(void *ud, dval_call *c, const char *id,
+                        dval_sandbox_info *out);
+    int (*sandbox_delete)(void *ud, dval_call *c, const char *id);
+    int (*sandbox_recover)(void *ud, dval_call *c, const char *id,
+                           dval_sandbox_info *out);
+    int (*sandbox_list)(void *ud, dval_call *c, const char *const *labels,
+                        dval_sandbox_info_fn each, void *each_ud);
+
+    int (*session_create)(void *ud, dval_call *c, const char *sandbox_id,
+                          const char *session_id);
+    int (*session_delete)(void *ud, dval_call *c, const char *sandbox_id,
+                          const char *session_id);
+    /* Starts command asynchronously; writes its id (< DVAL_ID_MAX). */
+    int (*command_start)(void *ud, dval_call *c, const char *sandbox_id,
+                         const char *session_id, const char *command,
+                         char *cmd_id);
+    /* *finished = 1 and *exit_code once the command has exited. */
+    int (*command_status)(void *ud, dval_call *c, const char *sandbox_id,
+                          const char *session_id, const char *cmd_id,
+                          int *finished, int *exit_code);
+    /* Opens a live log stream of the command from its first byte. */
+    int (*stream_open)(void *ud, dval_call *c, const char *sandbox_id,
+                       const char *session_id, const char *cmd_id,
+                       void **stream);
+    /* Waits up to call->timeout_ms for output and delivers what arrived to
+     * sink. Sets *closed = 1 when the stream ended normally. Returns
+     * DVAL_OK also when nothing arrived in time. */
+    int (*stream_read)(void *ud, dval_call *c, void *stream,
+                       dval_chunk_fn sink, void *sink_ud, int *closed);
+    void (*stream_close)(void *ud, void *stream);
+    /* The whole log so far, non-follow (for reconciliation). */
+    int (*command_logs)(void *ud, dval_call *c, const char *sandbox_id,
+                        const char *session_id, const char *cmd_id,
+                        dval_chunk_fn sink, void *sink_ud);
+
+    /* size may be -1 when unknown. Parent directories are created. */
+    int (*file_upload)(void *ud, dval_call *c, const char *sandbox_id,
+                       const char *remote_path, dval_read_fn src,
+                       void *src_ud, int64_t size);
+    int (*file_download)(void *ud, dval_call *c, const char *sandbox_id,
+                         const char *remote_path, dval_data_fn sink,
+                         void *sink_ud);
+    int (*folder_create)(void *ud, dval_call *c, const char *sandbox_id,
+                         const char *remote_path);
+};
+
+/* Initialises an executor struct (all members NULL). */
+DVAL_API int dval_executor_init(struct dval_executor *ex, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DVAL_H */

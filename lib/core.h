@@ -1,0 +1,73 @@
+/* Core object layouts shared by the core modules (not by executors). */
+#ifndef DVAL_CORE_H
+#define DVAL_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "internal.h"
+
+struct dval_client {
+    atomic_int refs;
+    dval__config cfg;
+    struct dval_executor ex;       /* copied vtable */
+    char executor_name[64];
+    int32_t retry_attempts;
+    int64_t retry_base_ms;
+    int32_t retry_factor;
+    int64_t retry_cap_ms;
+    int32_t retry_jitter;
+    pthread_mutex_t lock;          /* guards errmsg and rng */
+    unsigned rng;
+    char errmsg[DVAL_ERRMSG_MAX];
+};
+
+struct dval_snapshot {
+    dval_client *client;
+    dval_snapshot_info info;
+    char errmsg[DVAL_ERRMSG_MAX];
+};
+
+struct dval_sandbox {
+    atomic_int refs;
+    dval_client *client;
+    dval_sandbox_options opts;     /* strings below are owned copies */
+    char **owned;                  /* NULL-terminated list of owned strings */
+    dval_sandbox_info info;
+    char errmsg[DVAL_ERRMSG_MAX];
+};
+
+struct dval_session {
+    dval_sandbox *sandbox;         /* reference held */
+    char id[DVAL_ID_MAX];
+    int open;
+    int cancel_pipe[2];            /* written by dval_session_cancel */
+    atomic_int canceled;
+    atomic_int busy;               /* an exec is running (reentrancy) */
+    char errmsg[DVAL_ERRMSG_MAX];
+};
+
+/* client.c */
+void dval__client_ref(dval_client *c);
+void dval__client_unref(dval_client *c);
+void dval__client_seterr(dval_client *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Prepares a dval_call for the executor: timeout, cancel fd, logging. */
+void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
+                     int cancel_fd);
+/* Backoff delay (ms) before retry number `attempt` (1-based): base *
+ * factor^(attempt-1), capped; full jitter when enabled; a server hint
+ * (retry_after_ms >= 0) takes precedence. */
+int64_t dval__backoff_ms(dval_client *c, int attempt, int64_t retry_after_ms);
+/* 1 when status is worth retrying (network, 5xx, 429, timeout of a call). */
+int dval__retryable(int status);
+
+/* sandbox.c */
+void dval__sandbox_ref(dval_sandbox *sb);
+void dval__sandbox_unref(dval_sandbox *sb);
+
+#define DVAL__LOG(c, level, ...)                                           \
+    dval__log((c)->cfg.log_fn, (c)->cfg.log_userdata, (c)->cfg.log_level,  \
+              (level), __VA_ARGS__)
+
+#endif

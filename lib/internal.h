@@ -1,0 +1,116 @@
+/* Internal declarations shared by the core and the built-in executors.
+ * Not installed. Internal non-static functions are named dval__*. */
+#ifndef DVAL_INTERNAL_H
+#define DVAL_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dval.h"
+
+/* ---- allocation: every allocation goes through these (failure injection) */
+void *dval__malloc(size_t n);
+void *dval__calloc(size_t n, size_t size);
+void *dval__realloc(void *p, size_t n);
+void dval__free(void *p);
+char *dval__strdup(const char *s);
+char *dval__strndup(const char *s, size_t n);
+/* Test hook: fail the Nth allocation from now (0 = off). Returns count of
+ * allocations made since the last arm. */
+void dval__alloc_fail_at(long n);
+long dval__alloc_count(void);
+
+/* ---- growable byte buffer */
+typedef struct dval__buf {
+    char *data;    /* always NUL-terminated when non-NULL */
+    size_t len;
+    size_t cap;
+} dval__buf;
+int dval__buf_append(dval__buf *b, const void *data, size_t len);
+int dval__buf_appendf(dval__buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void dval__buf_free(dval__buf *b);
+
+/* ---- formatting: bounded, always NUL-terminated, truncates safely */
+void dval__fmt(char *dst, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void dval__vfmt(char *dst, size_t cap, const char *fmt, va_list ap);
+/* Copies s into dst (cap bytes), truncating at a UTF-8 boundary. */
+void dval__strlcpy(char *dst, const char *s, size_t cap);
+
+/* Fills c->errmsg and returns status (for `return dval__call_fail(...)`). */
+int dval__call_fail(dval_call *c, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- time: monotonic milliseconds */
+int64_t dval__now_ms(void);
+/* Returns DVAL_ECANCELED if cancel_fd becomes readable within ms, else 0.
+ * The core's waits go through this so tests can install a fake clock. */
+int dval__sleep_ms(int64_t ms, int cancel_fd);
+/* Test hooks: fake clock. When installed, now() and sleep() use them. */
+typedef int64_t (*dval__now_fn)(void);
+typedef int (*dval__sleep_fn)(int64_t ms, int cancel_fd);
+void dval__set_clock(dval__now_fn now, dval__sleep_fn sleep);
+
+/* ---- validation of names and paths (policy shared by all executors) */
+/* Sandbox/snapshot/session names: 1..255 bytes, no '/', no "..", no
+ * control characters, valid UTF-8. Snapshot names may contain '/' and ':'
+ * (allow_slash). Returns DVAL_OK or DVAL_EINVAL with msg filled. */
+int dval__check_name(const char *what, const char *name, int allow_slash,
+                     char *msg, size_t cap);
+/* Remote paths: non-empty, < 4096 bytes, no ".." component, no control
+ * characters (including NUL inside the length), valid UTF-8. */
+int dval__check_remote_path(const char *path, char *msg, size_t cap);
+/* Thread ids and other single path components: [A-Za-z0-9._-]{1,128},
+ * not "." or "..". */
+int dval__check_component(const char *what, const char *s, char *msg,
+                          size_t cap);
+/* 1 when [p, p+n) is valid UTF-8. */
+int dval__utf8_valid(const char *p, size_t n);
+/* Length of the longest prefix of [p, p+n) that does not end inside an
+ * incomplete (but so far valid) UTF-8 sequence. */
+size_t dval__utf8_complete_prefix(const char *p, size_t n);
+
+/* ---- shell quoting: single quotes, ' → '\'' */
+int dval__shell_quote(dval__buf *out, const char *s);
+
+/* ---- resolved client configuration handed to the built-in executors */
+typedef struct dval__config {
+    char *api_url;
+    char *api_key;
+    char *jwt_token;
+    char *organization_id;
+    char *target;
+    char *ca_bundle;
+    int insecure_skip_tls_verify;
+    int64_t connect_timeout_ms;
+    int64_t request_timeout_ms;
+    char *state_dir;
+    int allow_unisolated;
+    int64_t max_download_bytes;
+    dval_log_fn log_fn;
+    void *log_userdata;
+    int log_level;
+} dval__config;
+
+/* Built-in executor constructors: fill *out (struct_size, name, userdata,
+ * destroy and members). On failure return a status and write a message to
+ * err. */
+int dval__daytona_executor(struct dval_executor *out, const dval__config *cfg,
+                           char *err, size_t errlen);
+int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
+                         char *err, size_t errlen);
+
+/* Logging helper for executors and the core (no-op when fn is NULL or the
+ * level is above max_level). */
+void dval__log(dval_log_fn fn, void *ud, int max_level, int level,
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Options helper: validates a size-prefixed struct coming from the caller.
+ * known = sizeof the struct this library knows. Accepts smaller sizes that
+ * cover at least min bytes, and larger ones whose unknown tail is zero.
+ * Copies min(size, known) bytes into dst and zeroes the rest. */
+int dval__opts_copy(void *dst, size_t known, const void *src, size_t min);
+
+#endif

@@ -1,0 +1,104 @@
+/* Status codes, state names, version. */
+#include <string.h>
+
+#include "internal.h"
+
+static const struct { int code; const char *name, *text; } statuses[] = {
+    { DVAL_OK, "DVAL_OK", "success" },
+    { DVAL_ERROR, "DVAL_ERROR", "unspecified error" },
+    { DVAL_ENOMEM, "DVAL_ENOMEM", "out of memory" },
+    { DVAL_EINVAL, "DVAL_EINVAL", "invalid argument" },
+    { DVAL_EABI, "DVAL_EABI", "unknown struct size or non-zero unknown fields" },
+    { DVAL_ENOTFOUND, "DVAL_ENOTFOUND", "not found" },
+    { DVAL_EEXISTS, "DVAL_EEXISTS", "already exists" },
+    { DVAL_EAUTH, "DVAL_EAUTH", "authentication failed" },
+    { DVAL_EFORBIDDEN, "DVAL_EFORBIDDEN", "permission denied" },
+    { DVAL_ETIMEOUT, "DVAL_ETIMEOUT", "timed out" },
+    { DVAL_ENETWORK, "DVAL_ENETWORK", "network error" },
+    { DVAL_EPROTOCOL, "DVAL_EPROTOCOL", "unexpected server response" },
+    { DVAL_ESERVER, "DVAL_ESERVER", "server error" },
+    { DVAL_ERATELIMIT, "DVAL_ERATELIMIT", "rate limited" },
+    { DVAL_ECONFLICT, "DVAL_ECONFLICT", "state change in progress" },
+    { DVAL_ESTATE, "DVAL_ESTATE", "invalid state for this operation" },
+    { DVAL_EABORTED, "DVAL_EABORTED", "aborted by a callback" },
+    { DVAL_ECANCELED, "DVAL_ECANCELED", "canceled" },
+    { DVAL_EREENTRANT, "DVAL_EREENTRANT", "called from inside a callback" },
+    { DVAL_EEXEC, "DVAL_EEXEC", "executor failure" },
+    { DVAL_EPASSTHROUGH, "DVAL_EPASSTHROUGH", "use the built-in behaviour" },
+    { DVAL_EUNSUPPORTED, "DVAL_EUNSUPPORTED", "not supported" },
+    { DVAL_EISOLATION, "DVAL_EISOLATION", "isolation unavailable" },
+    { DVAL_EBUILD, "DVAL_EBUILD", "snapshot build failed" },
+    { DVAL_ETOOBIG, "DVAL_ETOOBIG", "over the size limit" },
+    { DVAL_EIO, "DVAL_EIO", "local I/O error" },
+    { DVAL_ERESULTS, "DVAL_ERESULTS", "results missing or invalid" },
+    { DVAL_EBADREQUEST, "DVAL_EBADREQUEST", "request rejected by the server" },
+};
+
+DVAL_API const char *dval_strerror(int status)
+{
+    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++)
+        if (statuses[i].code == status)
+            return statuses[i].text;
+    return "unknown status";
+}
+
+DVAL_API const char *dval_status_name(int status)
+{
+    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++)
+        if (statuses[i].code == status)
+            return statuses[i].name;
+    return "DVAL_UNKNOWN";
+}
+
+static const char *const sandbox_states[] = {
+    "unknown", "creating", "restoring", "destroyed", "destroying",
+    "started", "stopped", "starting", "stopping", "error", "build_failed",
+    "pending_build", "building_snapshot", "pulling_snapshot", "archived",
+    "archiving", "resizing", "snapshotting", "forking", "paused", "pausing",
+    "resuming",
+};
+
+static const char *const snapshot_states[] = {
+    "unknown", "pending", "building", "pulling", "active", "error",
+    "build_failed", "inactive", "removing",
+};
+
+#define NSTATES(a) ((int)(sizeof a / sizeof *a))
+
+DVAL_API const char *dval_sandbox_state_name(int state)
+{
+    return state >= 0 && state < NSTATES(sandbox_states)
+               ? sandbox_states[state] : "unknown";
+}
+
+DVAL_API int dval_sandbox_state_parse(const char *name)
+{
+    for (int i = 0; name && i < NSTATES(sandbox_states); i++)
+        if (!strcmp(name, sandbox_states[i]))
+            return i;
+    return DVAL_SANDBOX_UNKNOWN;
+}
+
+DVAL_API const char *dval_snapshot_state_name(int state)
+{
+    return state >= 0 && state < NSTATES(snapshot_states)
+               ? snapshot_states[state] : "unknown";
+}
+
+DVAL_API int dval_snapshot_state_parse(const char *name)
+{
+    for (int i = 0; name && i < NSTATES(snapshot_states); i++)
+        if (!strcmp(name, snapshot_states[i]))
+            return i;
+    return DVAL_SNAPSHOT_UNKNOWN;
+}
+
+DVAL_API const char *dval_version(void)
+{
+    return DVAL_VERSION_STRING;
+}
+
+DVAL_API uint32_t dval_version_num(void)
+{
+    return DVAL_VERSION_NUM;
+}

@@ -1,0 +1,112 @@
+/* Test runner main(): fork per test (libuv model), alarm() timeout in the
+ * child, "-s substring" selects tests, "-t seconds" sets the timeout,
+ * DVAL_TEST_TIMEOUT scales it (valgrind/sanitizer runs). */
+#include "harness.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TH_MAX 1024
+#define TH_SKIP_CODE 77
+
+static struct { const char *name; th_fn fn; } tests[TH_MAX];
+static int ntests;
+
+void th_register(const char *name, th_fn fn)
+{
+    if (ntests < TH_MAX) {
+        tests[ntests].name = name;
+        tests[ntests].fn = fn;
+        ntests++;
+    }
+}
+
+void th_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "    %s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    _exit(1);
+}
+
+void th_skip(const char *why)
+{
+    fprintf(stderr, "    skipped: %s\n", why);
+    fflush(stderr);
+    _exit(TH_SKIP_CODE);
+}
+
+static int run_one(int i, unsigned timeout)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        return 1;
+    }
+    if (pid == 0) {
+        alarm(timeout);
+        tests[i].fn();
+        fflush(stdout);
+        exit(0); /* exit (not _exit) so atexit leak checkers run */
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        ;
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) {
+        fprintf(stderr, "    killed by signal %d%s\n", WTERMSIG(st),
+                WTERMSIG(st) == SIGALRM ? " (timeout)" : "");
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *filter = NULL;
+    unsigned timeout = 60;
+    int nofork_list = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-s") && i + 1 < argc)
+            filter = argv[++i];
+        else if (!strcmp(argv[i], "-t") && i + 1 < argc)
+            timeout = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "-l"))
+            nofork_list = 1;
+    }
+    const char *scale = getenv("DVAL_TEST_TIMEOUT_SCALE");
+    if (scale && atoi(scale) > 1)
+        timeout *= (unsigned)atoi(scale);
+    int passed = 0, failed = 0, skipped = 0;
+    for (int i = 0; i < ntests; i++) {
+        if (filter && !strstr(tests[i].name, filter))
+            continue;
+        if (nofork_list) {
+            printf("%s\n", tests[i].name);
+            continue;
+        }
+        int rc = run_one(i, timeout);
+        if (rc == 0) {
+            passed++;
+            printf("ok   %s\n", tests[i].name);
+        } else if (rc == TH_SKIP_CODE) {
+            skipped++;
+            printf("skip %s\n", tests[i].name);
+        } else {
+            failed++;
+            printf("FAIL %s\n", tests[i].name);
+        }
+        fflush(stdout);
+    }
+    if (nofork_list)
+        return 0;
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}
