@@ -614,6 +614,10 @@ struct dval_executor {
                          void *sink_ud);
     int (*folder_create)(void *ud, dval_call *c, const char *sandbox_id,
                          const char *remote_path);
+    /* Kills a running command (its process group). NULL → the core
+     * deletes the session instead. */
+    int (*command_cancel)(void *ud, dval_call *c, const char *sandbox_id,
+                          const char *session_id, const char *cmd_id);
 };
 
 /* Initialises an executor struct (all members NULL). */
