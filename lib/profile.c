@@ -1,0 +1,285 @@
+/* Validation profiles: built-ins as static data, plus host-registered
+ * copies.
+ *
+ * Lifetime rule: dval_profile_find() hands out borrowed pointers, so a
+ * registered profile is never freed while the process runs, even when a
+ * later registration of the same name shadows it. Replacing a profile
+ * therefore costs its few hundred bytes once, and a borrowed pointer stays
+ * valid on any thread. Everything stays reachable from `registered` and
+ * `retired_names`, so leak checkers do not report it. */
+#include <pthread.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- built-in profiles */
+
+/* Build output goes to stderr (1>&2) in every run command: the program's
+ * stdout then carries only what the program itself printed. */
+
+static const char *const java_build[] = {
+    "apt-get update && apt-get install -y maven", NULL};
+/* The local snapshot layer sits over the host root: install a JDK only when
+ * the host has none (a fresh Debian 12 has no javac). */
+static const char *const java_local_build[] = {
+    "command -v javac >/dev/null 2>&1 || (apt-get update && "
+    "apt-get install -y default-jdk-headless maven)",
+    NULL};
+/* Main class: the first line of a MAIN_CLASS file, else Main. Maven tries
+ * offline first (a warm ~/.m2 needs no network), then online, because a
+ * freshly built snapshot has no plugin cache. */
+#define JAVA_RUN                                                            \
+    "main=Main; if [ -f MAIN_CLASS ]; then "                                \
+    "main=$(head -n 1 MAIN_CLASS | tr -d '[:space:]'); fi; "                \
+    "if [ -f pom.xml ]; then "                                              \
+    "{ mvn -q -o -DskipTests package || mvn -q -DskipTests package; } 1>&2 " \
+    "&& exec java -cp 'target/classes:target/dependency/*' \"$main\"; "     \
+    "else rm -rf out && mkdir -p out && "                                   \
+    "javac -d out $(find . -name '*.java' ! -path './out/*') 1>&2 && "      \
+    "exec java -cp out \"$main\"; fi"
+
+static const char *const empty_steps[] = {NULL};
+
+#define DOTNET_RUN                                                          \
+    "export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "                 \
+    "DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1; "                                 \
+    "dotnet build --nologo -v q 1>&2 && exec dotnet run --no-build"
+
+static const dval_profile builtins[] = {
+    {
+        sizeof(dval_profile), "dotnet", "dotnet-10-sandbox",
+        "validation-snapshot-dotnet", "mcr.microsoft.com/dotnet/sdk:10.0",
+        NULL, "DOTNET_SANDBOX_", DOTNET_RUN, NULL,
+        "command -v dotnet >/dev/null 2>&1",
+        "the dotnet profile needs the .NET SDK, which is not installed on "
+        "this machine; run it on the daytona executor (set DAYTONA_API_KEY "
+        "or use --executor daytona)",
+    },
+    {
+        sizeof(dval_profile), "java", "java-25-sandbox",
+        "validation-snapshot-java", "bellsoft/liberica-openjdk-debian:25-cds",
+        java_build, "JAVA_SANDBOX_", JAVA_RUN, java_local_build, NULL, NULL,
+    },
+    {
+        sizeof(dval_profile), "shell", "shell-sandbox",
+        "validation-snapshot-shell", "debian:12-slim", NULL,
+        "SHELL_SANDBOX_", "sh run.sh", empty_steps, NULL, NULL,
+    },
+};
+#define N_BUILTINS (sizeof builtins / sizeof builtins[0])
+
+/* ---- registry */
+
+typedef struct reg {
+    struct reg *next;
+    dval_profile p;        /* strings and arrays below are owned */
+} reg;
+
+typedef struct names_block {
+    struct names_block *next;
+    const char **names;
+} names_block;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static reg *registered;              /* newest first */
+static const char **names;           /* current list (NULL → builtins only) */
+static names_block *retired_names;   /* earlier lists, kept for borrowers */
+static const char *builtin_names[N_BUILTINS + 1] = {"dotnet", "java", "shell",
+                                                    NULL};
+
+static void free_strv(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        dval__free(*p);
+    dval__free(v);
+}
+
+static void reg_free(reg *r)
+{
+    dval_profile *p = &r->p;
+    dval__free((char *)p->name);
+    dval__free((char *)p->sandbox_name);
+    dval__free((char *)p->snapshot_name);
+    dval__free((char *)p->image);
+    free_strv((char **)p->build_commands);
+    dval__free((char *)p->channel_prefix);
+    dval__free((char *)p->run_command);
+    free_strv((char **)p->local_build_commands);
+    dval__free((char *)p->local_requires);
+    dval__free((char *)p->local_unavailable_msg);
+    dval__free(r);
+}
+
+/* NULL stays NULL; otherwise *dst is a copy. Returns 0 or -1 (no memory). */
+static int dup_str(const char **dst, const char *src)
+{
+    *dst = NULL;
+    if (!src)
+        return 0;
+    *dst = dval__strdup(src);
+    return *dst ? 0 : -1;
+}
+
+static int dup_strv(const char *const **dst, const char *const *src)
+{
+    *dst = NULL;
+    if (!src)
+        return 0;
+    size_t n = 0;
+    while (src[n])
+        n++;
+    char **v = dval__calloc(n + 1, sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!(v[i] = dval__strdup(src[i]))) {
+            free_strv(v);
+            return -1;
+        }
+    }
+    *dst = (const char *const *)v;
+    return 0;
+}
+
+static reg *reg_copy(const dval_profile *src)
+{
+    reg *r = dval__calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    dval_profile *p = &r->p;
+    p->struct_size = sizeof *p;
+    if (dup_str(&p->name, src->name) ||
+        dup_str(&p->sandbox_name, src->sandbox_name) ||
+        dup_str(&p->snapshot_name, src->snapshot_name) ||
+        dup_str(&p->image, src->image) ||
+        dup_strv(&p->build_commands, src->build_commands) ||
+        dup_str(&p->channel_prefix, src->channel_prefix) ||
+        dup_str(&p->run_command, src->run_command) ||
+        dup_strv(&p->local_build_commands, src->local_build_commands) ||
+        dup_str(&p->local_requires, src->local_requires) ||
+        dup_str(&p->local_unavailable_msg, src->local_unavailable_msg)) {
+        reg_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static int check_profile(const dval_profile *p)
+{
+    char msg[256];
+    if (dval__check_component("profile name", p->name, msg, sizeof msg))
+        return DVAL_EINVAL;
+    if (!p->run_command || !*p->run_command)
+        return DVAL_EINVAL;
+    if (!p->sandbox_name ||
+        dval__check_name("sandbox name", p->sandbox_name, 0, msg, sizeof msg))
+        return DVAL_EINVAL;
+    if (!p->snapshot_name ||
+        dval__check_name("snapshot name", p->snapshot_name, 1, msg,
+                         sizeof msg))
+        return DVAL_EINVAL;
+    return DVAL_OK;
+}
+
+static const dval_profile *find_locked(const char *name)
+{
+    for (reg *r = registered; r; r = r->next)
+        if (!strcmp(r->p.name, name))
+            return &r->p;
+    for (size_t i = 0; i < N_BUILTINS; i++)
+        if (!strcmp(builtins[i].name, name))
+            return &builtins[i];
+    return NULL;
+}
+
+DVAL_API const dval_profile *dval_profile_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    const dval_profile *p = find_locked(name);
+    pthread_mutex_unlock(&lock);
+    return p;
+}
+
+/* Rebuilds the name list after a new name appeared (called locked). The
+ * previous list is retired, not freed: a caller may still hold it. */
+static int rebuild_names(void)
+{
+    size_t n = N_BUILTINS;
+    for (reg *r = registered; r; r = r->next)
+        n++;
+    names_block *blk = dval__calloc(1, sizeof *blk);
+    const char **v = dval__calloc(n + 1, sizeof *v);
+    if (!blk || !v) {
+        dval__free(blk);
+        dval__free(v);
+        return DVAL_ENOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < N_BUILTINS; i++)
+        v[k++] = builtins[i].name;
+    /* oldest registration first, so the list order is stable */
+    size_t nreg = n - N_BUILTINS;
+    for (size_t i = nreg; i > 0; i--) {
+        reg *r = registered;
+        for (size_t j = 1; j < i; j++)
+            r = r->next;
+        int seen = 0;
+        for (size_t j = 0; j < k; j++)
+            if (!strcmp(v[j], r->p.name))
+                seen = 1;
+        if (!seen)
+            v[k++] = r->p.name;
+    }
+    if (names) {
+        blk->names = names;
+        blk->next = retired_names;
+        retired_names = blk;
+    } else {
+        dval__free(blk);
+    }
+    names = v;
+    return DVAL_OK;
+}
+
+DVAL_API int dval_profile_register(const dval_profile *profile)
+{
+    if (!profile)
+        return DVAL_EINVAL;
+    dval_profile p;
+    int rc = dval__opts_copy(&p, sizeof p, profile,
+                             offsetof(dval_profile, run_command) +
+                                 sizeof(const char *));
+    if (rc)
+        return rc;
+    if ((rc = check_profile(&p)))
+        return rc;
+    reg *r = reg_copy(&p);
+    if (!r)
+        return DVAL_ENOMEM;
+    pthread_mutex_lock(&lock);
+    int is_new = find_locked(p.name) == NULL;
+    r->next = registered;
+    registered = r;
+    if (is_new && (rc = rebuild_names())) {
+        registered = r->next;
+        pthread_mutex_unlock(&lock);
+        reg_free(r);
+        return rc;
+    }
+    pthread_mutex_unlock(&lock);
+    return DVAL_OK;
+}
+
+DVAL_API int dval_profile_names(const char *const **out)
+{
+    if (!out)
+        return DVAL_EINVAL;
+    pthread_mutex_lock(&lock);
+    *out = names ? names : builtin_names;
+    pthread_mutex_unlock(&lock);
+    return DVAL_OK;
+}
