@@ -1,0 +1,55 @@
+/* One retry policy for every executor call: 429 always (the request was
+ * refused before running), network/5xx for idempotent or name-recoverable
+ * calls, backoff base*factor^n with optional jitter, server hints first. */
+#include "retry.h"
+
+void dval__retry_begin(dval__retry *r, dval_client *c, const char *what,
+                       int flags, int cancel_fd)
+{
+    r->client = c;
+    r->what = what;
+    r->flags = flags;
+    r->cancel_fd = cancel_fd;
+    r->attempt = 0;
+}
+
+void dval__retry_call(dval__retry *r, dval_call *call, int64_t timeout_ms)
+{
+    r->attempt++;
+    dval__call_init(r->client, call, timeout_ms, r->cancel_fd);
+}
+
+static int worth_retrying(const dval__retry *r, int rc)
+{
+    if (rc == DVAL_ERATELIMIT)
+        return 1;
+    if (r->flags & DVAL__ONCE)
+        return 0;
+    if (rc == DVAL_ENETWORK || rc == DVAL_ESERVER)
+        return (r->flags & (DVAL__IDEMPOTENT | DVAL__NAMED_CREATE)) != 0;
+    if (r->flags & DVAL__TOOLBOX_WARMUP)
+        return rc == DVAL_EBADREQUEST || rc == DVAL_ENOTFOUND;
+    return 0;
+}
+
+int dval__retry_again(dval__retry *r, int rc, dval_call *call)
+{
+    dval_client *c = r->client;
+    if (rc == DVAL_OK || rc == DVAL_EPASSTHROUGH || !worth_retrying(r, rc) ||
+        r->attempt >= c->retry_attempts)
+        return 0;
+    int64_t delay = dval__backoff_ms(c, r->attempt, call->retry_after_ms);
+    DVAL__LOG(c, DVAL_LOG_WARN, "%s: attempt %d/%d failed (%s: %s); retrying "
+              "in %lld ms", r->what, r->attempt, c->retry_attempts,
+              dval_status_name(rc), call->errmsg, (long long)delay);
+    if (dval__sleep_ms(delay, r->cancel_fd) == DVAL_ECANCELED) {
+        r->attempt = -1;
+        return 0;
+    }
+    return 1;
+}
+
+int dval__retry_status(const dval__retry *r, int rc)
+{
+    return r->attempt < 0 ? DVAL_ECANCELED : rc;
+}

@@ -1,0 +1,42 @@
+/* The transient-failure retry loop used around every executor call:
+ *
+ *   dval__retry r;
+ *   dval__retry_begin(&r, client, "GET sandbox", DVAL__IDEMPOTENT, cancel_fd);
+ *   do {
+ *       dval__retry_call(&r, &call, timeout);
+ *       rc = ex->sandbox_get(ud, &call, name, &info);
+ *   } while (dval__retry_again(&r, rc, &call));
+ */
+#ifndef DVAL_RETRY_H
+#define DVAL_RETRY_H
+
+#include "core.h"
+
+enum {
+    DVAL__IDEMPOTENT = 1,    /* retry network/5xx failures too */
+    DVAL__NAMED_CREATE = 2,  /* non-idempotent but recoverable by name */
+    DVAL__TOOLBOX_WARMUP = 4,/* also retry 400/404-ish right after start */
+    DVAL__ONCE = 8           /* never retry (e.g. exec) except 429 */
+};
+
+typedef struct dval__retry {
+    dval_client *client;
+    const char *what;
+    int flags;
+    int cancel_fd;
+    int attempt;             /* 1-based attempt just made */
+} dval__retry;
+
+void dval__retry_begin(dval__retry *r, dval_client *c, const char *what,
+                       int flags, int cancel_fd);
+/* Prepares the call context for the next attempt. */
+void dval__retry_call(dval__retry *r, dval_call *call, int64_t timeout_ms);
+/* Decides whether rc is worth another attempt; if so, logs, sleeps the
+ * backoff (cancellable) and returns 1. On cancel during the sleep, rc is
+ * left as is and 0 is returned with call->errmsg set to "canceled". */
+int dval__retry_again(dval__retry *r, int rc, dval_call *call);
+/* Status to return after the loop (DVAL_ECANCELED if the sleep was
+ * interrupted). */
+int dval__retry_status(const dval__retry *r, int rc);
+
+#endif

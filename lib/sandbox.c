@@ -1,0 +1,434 @@
+/* Sandbox acquire: the recovery ladder (PROTOCOL §3.4, §9.2). Observe the
+ * state, act on it, wait until it is stable, repeat. */
+#include <string.h>
+
+#include "retry.h"
+#include "sandbox_opts.h"
+
+#define ZOMBIE_ROUNDS 2   /* recoveries of a broken sandbox per acquire */
+
+static int is_transitional(int st)
+{
+    switch (st) {
+    case DVAL_SANDBOX_STARTED: case DVAL_SANDBOX_STOPPED:
+    case DVAL_SANDBOX_ARCHIVED: case DVAL_SANDBOX_PAUSED:
+    case DVAL_SANDBOX_ERROR: case DVAL_SANDBOX_BUILD_FAILED:
+    case DVAL_SANDBOX_DESTROYED:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static void set_state(dval_sandbox *sb, const dval_sandbox_info *info)
+{
+    int old = sb->info.state;
+    sb->info = *info;
+    if (old != info->state) {
+        DVAL__LOG(sb->client, DVAL_LOG_INFO, "sandbox %s: %s",
+                  sb->opts.name, dval_sandbox_state_name(info->state));
+        if (sb->opts.on_state)
+            sb->opts.on_state(sb->opts.name, info->state,
+                              sb->opts.state_userdata);
+    }
+}
+
+static int fail(dval_sandbox *sb, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(dval_sandbox *sb, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    dval__vfmt(sb->errmsg, sizeof sb->errmsg, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* Runs one sandbox executor member with transient retries; the member
+ * returns fresh info (or none, for delete). */
+typedef int (*sb_op)(void *ud, dval_call *c, const char *id,
+                     dval_sandbox_info *out);
+
+static int call_op(dval_sandbox *sb, const char *what, sb_op op,
+                   const char *id, int flags, int64_t timeout)
+{
+    if (!op)
+        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot %s", what);
+    struct dval_executor *x = &sb->client->ex;
+    dval_sandbox_info info;
+    dval__retry r;
+    dval_call call;
+    int rc;
+    dval__retry_begin(&r, sb->client, what, flags, -1);
+    do {
+        memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        dval__retry_call(&r, &call, timeout);
+        rc = op(x->userdata, &call, id, &info);
+    } while (dval__retry_again(&r, rc, &call));
+    rc = dval__retry_status(&r, rc);
+    if (rc == DVAL_OK && info.state != DVAL_SANDBOX_UNKNOWN)
+        set_state(sb, &info);
+    if (rc && rc != DVAL_ENOTFOUND)
+        fail(sb, rc, "%s %s: %s", what, sb->opts.name,
+             call.errmsg[0] ? call.errmsg : dval_strerror(rc));
+    return rc;
+}
+
+static int do_get(dval_sandbox *sb)
+{
+    const char *key = sb->info.id[0] ? sb->info.id : sb->opts.name;
+    return call_op(sb, "get sandbox", sb->client->ex.sandbox_get, key,
+                   DVAL__IDEMPOTENT, 0);
+}
+
+static int do_create(dval_sandbox *sb)
+{
+    struct dval_executor *x = &sb->client->ex;
+    if (!x->sandbox_create)
+        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot create sandboxes");
+    dval_sandbox_info info;
+    dval__retry r;
+    dval_call call;
+    int rc;
+    dval__retry_begin(&r, sb->client, "create sandbox", DVAL__NAMED_CREATE, -1);
+    do {
+        memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        dval__retry_call(&r, &call, sb->opts.create_timeout_ms);
+        rc = x->sandbox_create(x->userdata, &call, &sb->opts, &info);
+    } while (dval__retry_again(&r, rc, &call));
+    rc = dval__retry_status(&r, rc);
+    if (rc == DVAL_OK) {
+        sb->info.id[0] = '\0';
+        set_state(sb, &info);
+    } else if (rc != DVAL_EEXISTS) {
+        fail(sb, rc, "create sandbox %s: %s", sb->opts.name,
+             call.errmsg[0] ? call.errmsg : dval_strerror(rc));
+    }
+    return rc;
+}
+
+static int64_t next_poll(int64_t interval, int64_t waited)
+{
+    /* 100 ms for the first 5 s, then x1.1 per poll, capped at 1 s */
+    if (waited < 5000)
+        return 100;
+    interval = interval + interval / 10;
+    return interval > 1000 ? 1000 : interval;
+}
+
+/* Polls until the state is stable (or gone), within timeout. */
+static int wait_stable(dval_sandbox *sb, int64_t timeout)
+{
+    int64_t start = dval__now_ms(), interval = 100;
+    while (is_transitional(sb->info.state)) {
+        int64_t waited = dval__now_ms() - start;
+        if (waited >= timeout)
+            return fail(sb, DVAL_ETIMEOUT, "sandbox %s still %s after %lld ms",
+                        sb->opts.name,
+                        dval_sandbox_state_name(sb->info.state),
+                        (long long)waited);
+        interval = next_poll(interval, waited);
+        dval__sleep_ms(interval, -1);
+        int rc = do_get(sb);
+        if (rc == DVAL_ENOTFOUND) {
+            sb->info.state = DVAL_SANDBOX_DESTROYED;
+            return DVAL_OK;
+        }
+        if (rc)
+            return rc;
+    }
+    return DVAL_OK;
+}
+
+static int do_start(dval_sandbox *sb)
+{
+    int rc = call_op(sb, "start sandbox", sb->client->ex.sandbox_start,
+                     sb->info.id, DVAL__IDEMPOTENT, sb->opts.start_timeout_ms);
+    if (rc == DVAL_ECONFLICT)
+        return DVAL_OK; /* a change is in flight: wait and look again */
+    return rc;
+}
+
+/* error/build_failed: recover server-side, else delete, pause, recreate. */
+static int fix_zombie(dval_sandbox *sb, int *rounds)
+{
+    if (++*rounds > ZOMBIE_ROUNDS)
+        return fail(sb, DVAL_ESTATE, "sandbox %s is %s after %d recoveries: "
+                    "%s", sb->opts.name,
+                    dval_sandbox_state_name(sb->info.state), ZOMBIE_ROUNDS,
+                    sb->info.error_reason[0] ? sb->info.error_reason
+                                             : "no reason given");
+    DVAL__LOG(sb->client, DVAL_LOG_WARN, "sandbox %s is %s (%s): recovering",
+              sb->opts.name, dval_sandbox_state_name(sb->info.state),
+              sb->info.error_reason);
+    struct dval_executor *x = &sb->client->ex;
+    if (sb->info.recoverable && !sb->opts.no_recover && x->sandbox_recover &&
+        sb->info.state == DVAL_SANDBOX_ERROR) {
+        int rc = call_op(sb, "recover sandbox", x->sandbox_recover,
+                         sb->info.id, DVAL__IDEMPOTENT, sb->opts.start_timeout_ms);
+        if (rc == DVAL_OK || rc == DVAL_ECONFLICT)
+            return DVAL_OK;
+        DVAL__LOG(sb->client, DVAL_LOG_WARN, "sandbox %s: recover failed (%s); "
+                  "deleting it", sb->opts.name, sb->errmsg);
+    }
+    if (!x->sandbox_delete)
+        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot delete sandboxes");
+    dval__retry r;
+    dval_call call;
+    int rc;
+    dval__retry_begin(&r, sb->client, "delete sandbox", DVAL__IDEMPOTENT, -1);
+    do {
+        dval__retry_call(&r, &call, 0);
+        rc = x->sandbox_delete(x->userdata, &call, sb->info.id);
+    } while (dval__retry_again(&r, rc, &call));
+    rc = dval__retry_status(&r, rc);
+    if (rc == DVAL_ECONFLICT)
+        return DVAL_OK; /* not deletable yet: wait for the state to settle */
+    if (rc && rc != DVAL_ENOTFOUND)
+        return fail(sb, rc, "delete sandbox %s: %s", sb->opts.name,
+                    call.errmsg);
+    if (sb->opts.zombie_pause_ms > 0)
+        dval__sleep_ms(sb->opts.zombie_pause_ms, -1);
+    sb->info.id[0] = '\0';
+    sb->info.state = DVAL_SANDBOX_DESTROYED;
+    return DVAL_OK;
+}
+
+static int acquire_ladder(dval_sandbox *sb)
+{
+    int rounds = 0;
+    int rc = do_get(sb);
+    if (rc == DVAL_ENOTFOUND)
+        sb->info.state = DVAL_SANDBOX_DESTROYED;
+    else if (rc)
+        return rc;
+    for (int step = 0; step < 32; step++) {
+        switch (sb->info.state) {
+        case DVAL_SANDBOX_STARTED:
+            return DVAL_OK;
+        case DVAL_SANDBOX_STOPPED:
+        case DVAL_SANDBOX_ARCHIVED:
+        case DVAL_SANDBOX_PAUSED:
+            rc = do_start(sb);
+            break;
+        case DVAL_SANDBOX_ERROR:
+        case DVAL_SANDBOX_BUILD_FAILED:
+            rc = fix_zombie(sb, &rounds);
+            break;
+        case DVAL_SANDBOX_DESTROYED:
+            rc = do_create(sb);
+            if (rc == DVAL_EEXISTS) { /* someone else created it */
+                sb->info.id[0] = '\0';
+                rc = do_get(sb);
+                if (rc == DVAL_ENOTFOUND)
+                    rc = DVAL_OK; /* destroyed meanwhile: try again */
+            }
+            break;
+        default:
+            rc = DVAL_OK; /* transitional: just wait */
+            break;
+        }
+        if (rc)
+            return rc;
+        rc = wait_stable(sb, sb->opts.start_timeout_ms);
+        if (rc)
+            return rc;
+    }
+    return fail(sb, DVAL_ESTATE, "sandbox %s never reached started",
+                sb->opts.name);
+}
+
+DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
+                                  const dval_sandbox_options *opts)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !c || !opts) {
+        if (c)
+            dval__client_seterr(c, "dval_sandbox_acquire: NULL argument");
+        return DVAL_EINVAL;
+    }
+    dval_sandbox *sb = dval__calloc(1, sizeof *sb);
+    if (!sb)
+        return DVAL_ENOMEM;
+    char msg[DVAL_ERRMSG_MAX] = "";
+    int rc = dval__sandbox_opts_take(sb, c, opts, msg, sizeof msg);
+    if (rc) {
+        dval__client_seterr(c, "%s", msg[0] ? msg : dval_strerror(rc));
+        dval__sandbox_opts_free(sb);
+        dval__free(sb);
+        return rc;
+    }
+    atomic_init(&sb->refs, 1);
+    sb->client = c;
+    dval__client_ref(c);
+    dval__strlcpy(sb->info.name, sb->opts.name, sizeof sb->info.name);
+    rc = acquire_ladder(sb);
+    if (rc) {
+        dval__client_seterr(c, "%s", sb->errmsg);
+        dval_sandbox_free(sb);
+        return rc;
+    }
+    *out = sb;
+    return DVAL_OK;
+}
+
+void dval__sandbox_ref(dval_sandbox *sb)
+{
+    atomic_fetch_add(&sb->refs, 1);
+}
+
+void dval__sandbox_unref(dval_sandbox *sb)
+{
+    if (!sb || atomic_fetch_sub(&sb->refs, 1) != 1)
+        return;
+    dval_client *c = sb->client;
+    dval__sandbox_opts_free(sb);
+    dval__free(sb);
+    dval__client_unref(c);
+}
+
+DVAL_API void dval_sandbox_free(dval_sandbox *sb)
+{
+    dval__sandbox_unref(sb);
+}
+
+DVAL_API int dval_sandbox_refresh(dval_sandbox *sb)
+{
+    if (!sb)
+        return DVAL_EINVAL;
+    int rc = do_get(sb);
+    if (rc == DVAL_ENOTFOUND) {
+        sb->info.state = DVAL_SANDBOX_DESTROYED;
+        fail(sb, rc, "sandbox %s no longer exists", sb->opts.name);
+    }
+    return rc;
+}
+
+DVAL_API int dval_sandbox_state(const dval_sandbox *sb)
+{
+    return sb ? sb->info.state : DVAL_SANDBOX_UNKNOWN;
+}
+
+DVAL_API const char *dval_sandbox_id(const dval_sandbox *sb)
+{
+    return sb ? sb->info.id : "";
+}
+
+DVAL_API const char *dval_sandbox_name(const dval_sandbox *sb)
+{
+    return sb ? sb->opts.name : "";
+}
+
+DVAL_API const char *dval_sandbox_errmsg(const dval_sandbox *sb)
+{
+    return sb ? sb->errmsg : "no sandbox";
+}
+
+DVAL_API int dval_sandbox_start(dval_sandbox *sb)
+{
+    if (!sb)
+        return DVAL_EINVAL;
+    sb->errmsg[0] = '\0';
+    return acquire_ladder(sb);
+}
+
+DVAL_API int dval_sandbox_stop(dval_sandbox *sb)
+{
+    if (!sb)
+        return DVAL_EINVAL;
+    sb->errmsg[0] = '\0';
+    for (int i = 0; i < 8; i++) {
+        int rc = call_op(sb, "stop sandbox", sb->client->ex.sandbox_stop,
+                         sb->info.id, DVAL__IDEMPOTENT, sb->opts.start_timeout_ms);
+        if (rc && rc != DVAL_ECONFLICT)
+            return rc;
+        rc = wait_stable(sb, sb->opts.start_timeout_ms);
+        if (rc)
+            return rc;
+        if (sb->info.state == DVAL_SANDBOX_STOPPED ||
+            sb->info.state == DVAL_SANDBOX_DESTROYED)
+            return DVAL_OK;
+    }
+    return fail(sb, DVAL_ESTATE, "sandbox %s did not stop (state %s)",
+                sb->opts.name, dval_sandbox_state_name(sb->info.state));
+}
+
+DVAL_API int dval_sandbox_delete(dval_sandbox *sb)
+{
+    if (!sb)
+        return DVAL_EINVAL;
+    struct dval_executor *x = &sb->client->ex;
+    if (!x->sandbox_delete)
+        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot delete sandboxes");
+    for (int i = 0; i < 8; i++) {
+        dval__retry r;
+        dval_call call;
+        int rc;
+        dval__retry_begin(&r, sb->client, "delete sandbox", DVAL__IDEMPOTENT, -1);
+        do {
+            dval__retry_call(&r, &call, 0);
+            rc = x->sandbox_delete(x->userdata, &call, sb->info.id);
+        } while (dval__retry_again(&r, rc, &call));
+        rc = dval__retry_status(&r, rc);
+        if (rc == DVAL_OK || rc == DVAL_ENOTFOUND) {
+            sb->info.state = DVAL_SANDBOX_DESTROYED;
+            return DVAL_OK;
+        }
+        if (rc != DVAL_ECONFLICT)
+            return fail(sb, rc, "delete sandbox %s: %s", sb->opts.name,
+                        call.errmsg);
+        rc = wait_stable(sb, sb->opts.start_timeout_ms);
+        if (rc)
+            return rc;
+    }
+    return fail(sb, DVAL_ECONFLICT, "sandbox %s: state change never settled",
+                sb->opts.name);
+}
+
+DVAL_API int dval_sandbox_release(dval_sandbox *sb)
+{
+    if (!sb)
+        return DVAL_EINVAL;
+    switch (sb->opts.release) {
+    case DVAL_RELEASE_STOP:
+        return dval_sandbox_stop(sb);
+    case DVAL_RELEASE_DELETE:
+        return dval_sandbox_delete(sb);
+    default:
+        return DVAL_OK;
+    }
+}
+
+typedef struct list_ctx {
+    dval_sandbox_list_fn each;
+    void *ud;
+} list_ctx;
+
+static int list_each(const dval_sandbox_info *info, void *ud)
+{
+    list_ctx *l = ud;
+    return l->each(info->id, info->name, info->state, l->ud);
+}
+
+DVAL_API int dval_sandbox_list(dval_client *c, const char *const *labels,
+                               dval_sandbox_list_fn each, void *userdata)
+{
+    if (!c || !each)
+        return DVAL_EINVAL;
+    if (!c->ex.sandbox_list) {
+        dval__client_seterr(c, "executor %s cannot list sandboxes",
+                            c->executor_name);
+        return DVAL_EUNSUPPORTED;
+    }
+    list_ctx l = { each, userdata };
+    dval_call call;
+    dval__call_init(c, &call, 0, -1);
+    int rc = c->ex.sandbox_list(c->ex.userdata, &call, labels, list_each, &l);
+    if (rc)
+        dval__client_seterr(c, "list sandboxes: %s",
+                            call.errmsg[0] ? call.errmsg : dval_strerror(rc));
+    return rc;
+}

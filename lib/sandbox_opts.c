@@ -1,0 +1,154 @@
+/* Sandbox options: validation, deep copy, defaults. */
+#include <string.h>
+
+#include "sandbox_opts.h"
+
+DVAL_API int dval_sandbox_options_init(dval_sandbox_options *o, size_t size)
+{
+    if (!o)
+        return DVAL_EINVAL;
+    if (size < sizeof(size_t))
+        return DVAL_EABI;
+    memset(o, 0, size);
+    o->struct_size = size < sizeof *o ? size : sizeof *o;
+    return DVAL_OK;
+}
+
+/* Owned strings live in one NULL-terminated array freed together. */
+static int own(dval_sandbox *sb, size_t *n, size_t *cap, const char *s,
+               const char **dst)
+{
+    if (!s) {
+        *dst = NULL;
+        return DVAL_OK;
+    }
+    if (*n + 2 > *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        char **p = dval__realloc(sb->owned, nc * sizeof *p);
+        if (!p)
+            return DVAL_ENOMEM;
+        sb->owned = p;
+        *cap = nc;
+    }
+    char *d = dval__strdup(s);
+    if (!d)
+        return DVAL_ENOMEM;
+    sb->owned[(*n)++] = d;
+    sb->owned[*n] = NULL;
+    *dst = d;
+    return DVAL_OK;
+}
+
+static int check_kv(const char *what, const char *kv, char *msg, size_t cap)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv) {
+        dval__fmt(msg, cap, "%s entry \"%s\" is not key=value", what, kv);
+        return DVAL_EINVAL;
+    }
+    for (const unsigned char *p = (const unsigned char *)kv; *p; p++)
+        if (*p < 0x20 && *p != '\t') {
+            dval__fmt(msg, cap, "%s entry contains control characters", what);
+            return DVAL_EINVAL;
+        }
+    if (!dval__utf8_valid(kv, strlen(kv))) {
+        dval__fmt(msg, cap, "%s entry is not valid UTF-8", what);
+        return DVAL_EINVAL;
+    }
+    return DVAL_OK;
+}
+
+/* Copies a NULL-terminated "k=v" array into owned storage. The array of
+ * pointers itself is also owned (stored as one more allocation). */
+static int own_array(dval_sandbox *sb, size_t *n, size_t *cap,
+                     const char *what, const char *const *in,
+                     const char *const **out, char *msg, size_t mcap)
+{
+    *out = NULL;
+    if (!in)
+        return DVAL_OK;
+    size_t count = 0;
+    while (in[count]) {
+        if (count > 1024) {
+            dval__fmt(msg, mcap, "%s has more than 1024 entries", what);
+            return DVAL_EINVAL;
+        }
+        int rc = check_kv(what, in[count], msg, mcap);
+        if (rc)
+            return rc;
+        count++;
+    }
+    const char **arr = dval__calloc(count + 1, sizeof *arr);
+    if (!arr)
+        return DVAL_ENOMEM;
+    /* register the array first so it is freed on any later failure */
+    const char *slot;
+    if (own(sb, n, cap, "", &slot)) {
+        dval__free(arr);
+        return DVAL_ENOMEM;
+    }
+    dval__free(sb->owned[*n - 1]);
+    sb->owned[*n - 1] = (char *)arr;
+    for (size_t i = 0; i < count; i++)
+        if (own(sb, n, cap, in[i], &arr[i]))
+            return DVAL_ENOMEM;
+    *out = arr;
+    return DVAL_OK;
+}
+
+int dval__sandbox_opts_take(dval_sandbox *sb, dval_client *c,
+                            const dval_sandbox_options *in, char *msg,
+                            size_t cap)
+{
+    dval_sandbox_options *o = &sb->opts;
+    int rc = dval__opts_copy(o, sizeof *o, in, sizeof(size_t));
+    if (rc) {
+        dval__fmt(msg, cap, "sandbox options: struct_size %zu not supported "
+                  "(or unknown fields set)", in->struct_size);
+        return rc;
+    }
+    rc = dval__check_name("sandbox name", o->name, 0, msg, cap);
+    if (!rc && o->snapshot)
+        rc = dval__check_name("snapshot name", o->snapshot, 1, msg, cap);
+    if (rc)
+        return rc;
+    if (o->auto_stop_minutes < -1 || o->auto_archive_minutes < 0 ||
+        o->network < 0 || o->network > DVAL_NETWORK_ALLOW ||
+        o->release < 0 || o->release > DVAL_RELEASE_DELETE || o->cpu < 0 ||
+        o->memory_gib < 0 || o->disk_gib < 0 || o->max_pids < 0 ||
+        o->max_memory_bytes < 0 || o->max_cpu_ms < 0) {
+        dval__fmt(msg, cap, "sandbox options: a numeric field is out of range");
+        return DVAL_EINVAL;
+    }
+    size_t n = 0, ocap = 0;
+    const char *target = o->target ? o->target : c->cfg.target;
+    if (own(sb, &n, &ocap, o->name, &o->name) ||
+        own(sb, &n, &ocap, o->snapshot, &o->snapshot) ||
+        own(sb, &n, &ocap, o->image, &o->image) ||
+        own(sb, &n, &ocap, target, &o->target))
+        return DVAL_ENOMEM;
+    rc = own_array(sb, &n, &ocap, "labels", in->labels, &o->labels, msg, cap);
+    if (!rc)
+        rc = own_array(sb, &n, &ocap, "env", in->env, &o->env, msg, cap);
+    if (rc)
+        return rc;
+    o->auto_stop_minutes = o->auto_stop_minutes == 0    ? 60
+                           : o->auto_stop_minutes == -1 ? 0
+                                                        : o->auto_stop_minutes;
+    if (o->create_timeout_ms <= 0)
+        o->create_timeout_ms = 180000;
+    if (o->start_timeout_ms <= 0)
+        o->start_timeout_ms = 180000;
+    o->zombie_pause_ms = o->zombie_pause_ms == 0   ? 5000
+                         : o->zombie_pause_ms < 0 ? 0
+                                                  : o->zombie_pause_ms;
+    return DVAL_OK;
+}
+
+void dval__sandbox_opts_free(dval_sandbox *sb)
+{
+    for (size_t i = 0; sb->owned && sb->owned[i]; i++)
+        dval__free(sb->owned[i]);
+    dval__free(sb->owned);
+    sb->owned = NULL;
+}
