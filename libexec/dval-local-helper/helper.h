@@ -1,0 +1,43 @@
+/* dval-local-helper: the namespace/mount/chroot work of the local executor,
+ * done in a single-threaded process so the library only posix_spawn()s.
+ *   build <layer> <work> <mnt> <cmd>...          build a snapshot layer
+ *   init  <sbdir> <layer|-> <net 0|1> <hide> [-g procs]...   start an init
+ *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
+ *   probe <tmpdir>                               check isolation support */
+#ifndef DVAL_HELPER_H
+#define DVAL_HELPER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef int (*ns_child_fn)(void *arg);
+
+/* Reports "err: <what>: <strerror>" on fd and exits 1. */
+void die_fd(int fd, const char *what) __attribute__((noreturn));
+int write_all(int fd, const char *s, size_t n);
+int write_str(int fd, const char *s);
+int write_file(const char *path, const char *s);
+/* clone() fn into new namespaces (flags, plus CLONE_NEWUSER with id maps
+ * when not root), then let it run. Returns the child's pid or -1. */
+pid_t spawn_ns(int flags, ns_child_fn fn, void *arg);
+/* Joins each cgroup.procs file named by "-g path" options. */
+void join_cgroups(int argc, char **argv);
+
+/* mounts.c */
+int mount_overlay(const char *lower, const char *upper, const char *work,
+                  const char *target, int ro);
+int setup_dev(const char *root);
+int setup_sandbox_root(const char *root, const char *hide);
+int enter_root(const char *root);
+int loopback_up(void);
+/* Drops capabilities that could reach past the sandbox (mounts, devices,
+ * modules, raw I/O, ptrace, ...) from the bounding set; sets no_new_privs. */
+int drop_caps(void);
+int bind_ro(const char *path);
+
+int helper_build(int argc, char **argv);
+int helper_init(int argc, char **argv);
+int helper_exec(int argc, char **argv);
+int helper_probe(int argc, char **argv);
+
+#endif

@@ -1,0 +1,129 @@
+/* "init" mode: creates the sandbox's namespaces and root, then stays as its
+ * pid 1 (reaping orphans) after the launching process has exited. */
+#include "helper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct init_args {
+    const char *sbdir, *layer, *hide;
+    int share_net;
+    int status[2];
+};
+
+static void on_chld(int sig)
+{
+    (void)sig;
+}
+
+static void reap_forever(void)
+{
+    sigset_t block, empty;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_chld;
+    sigaction(SIGCHLD, &sa, NULL);
+    sigemptyset(&block);
+    sigaddset(&block, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &block, NULL);
+    sigemptyset(&empty);
+    for (;;) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        sigsuspend(&empty);
+    }
+}
+
+static int init_child(void *p)
+{
+    struct init_args *a = p;
+    int fd = a->status[1];
+    char lower[4096], upper[4096], work[4096], root[4096], swork[4096];
+    close(a->status[0]);
+    snprintf(lower, sizeof lower, "%s/lower", a->sbdir);
+    snprintf(upper, sizeof upper, "%s/upper", a->sbdir);
+    snprintf(work, sizeof work, "%s/work", a->sbdir);
+    snprintf(swork, sizeof swork, "%s/swork", a->sbdir);
+    snprintf(root, sizeof root, "%s/root", a->sbdir);
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        die_fd(fd, "make / private");
+    if (strcmp(a->layer, "-") != 0) {
+        if (mount_overlay("/", a->layer, swork, lower, 1) < 0)
+            die_fd(fd, "mount snapshot overlay");
+    } else {
+        snprintf(lower, sizeof lower, "/");
+    }
+    if (mount_overlay(lower, upper, work, root, 0) < 0)
+        die_fd(fd, "mount sandbox overlay");
+    if (setup_sandbox_root(root, a->hide) < 0)
+        die_fd(fd, "set up sandbox root");
+    if (!a->share_net && loopback_up() < 0)
+        die_fd(fd, "bring up lo");
+    sethostname("sandbox", 7);
+    if (enter_root(root) < 0)
+        die_fd(fd, "pivot_root");
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0)
+        die_fd(fd, "open /dev/null");
+    write_str(fd, "ok\n");
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    for (int i = 3; i < 1024; i++)
+        close(i);
+    reap_forever();
+    return 0;
+}
+
+int helper_init(int argc, char **argv)
+{
+    if (argc < 4) {
+        write_str(2, "usage: init <sbdir> <layer|-> <net> <hide>\n");
+        return 2;
+    }
+    struct init_args a = { argv[0], argv[1], argv[3], argv[2][0] == '1',
+                           { -1, -1 } };
+    setsid();
+    join_cgroups(argc, argv);
+    if (pipe(a.status) < 0)
+        die_fd(1, "pipe");
+    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+    if (!a.share_net)
+        flags |= CLONE_NEWNET;
+    pid_t pid = spawn_ns(flags, init_child, &a);
+    if (pid < 0)
+        die_fd(1, "create namespaces");
+    close(a.status[1]);
+    char buf[600];
+    size_t n = 0;
+    for (;;) {
+        ssize_t r = read(a.status[0], buf + n, sizeof buf - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n >= 3 && !memcmp(buf, "ok\n", 3))
+            break;
+        if (n == sizeof buf - 1)
+            break;
+    }
+    buf[n] = 0;
+    if (n >= 3 && !memcmp(buf, "ok\n", 3)) {
+        char out[64];
+        snprintf(out, sizeof out, "pid %d\n", (int)pid);
+        write_str(1, out);
+        return 0;
+    }
+    write_str(1, n ? buf : "err: init exited during setup\n");
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return 1;
+}

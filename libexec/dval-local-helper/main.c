@@ -1,0 +1,267 @@
+/* dval-local-helper entry point and shared helpers (see helper.h). */
+#include "helper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define STACK_SIZE (256 * 1024)
+
+void die_fd(int fd, const char *what)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "err: %s: %s\n", what, strerror(errno));
+    write_str(fd, msg);
+    _exit(1);
+}
+
+int write_all(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int write_str(int fd, const char *s)
+{
+    return write_all(fd, s, strlen(s));
+}
+
+int write_file(const char *path, const char *s)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = write_str(fd, s);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
+struct ns_start {
+    ns_child_fn fn;
+    void *arg;
+    int sync[2];
+    int userns;
+};
+
+static int ns_trampoline(void *p)
+{
+    struct ns_start *st = p;
+    char c;
+    close(st->sync[1]);
+    if (read(st->sync[0], &c, 1) != 1)
+        _exit(1);
+    close(st->sync[0]);
+    if (st->userns && (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0))
+        _exit(1);
+    return st->fn(st->arg);
+}
+
+static int write_maps(pid_t pid)
+{
+    char path[64], map[64];
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    if (uid != 0) {
+        snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
+        if (write_file(path, "deny") < 0)
+            return -1;
+    }
+    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+    if (uid == 0)
+        snprintf(map, sizeof map, "0 0 4294967295");
+    else
+        snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+    if (write_file(path, map) < 0)
+        return -1;
+    snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+    if (uid == 0)
+        snprintf(map, sizeof map, "0 0 4294967295");
+    else
+        snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+    return write_file(path, map);
+}
+
+pid_t spawn_ns(int flags, ns_child_fn fn, void *arg)
+{
+    static struct ns_start st;
+    char *stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED)
+        return -1;
+    st.fn = fn;
+    st.arg = arg;
+    /* A user namespace only when not root: overlayfs cannot take the host
+     * root as lower layer inside one (its submounts are locked). As root,
+     * drop_caps() confines the sandbox instead. */
+    st.userns = geteuid() != 0;
+    if (pipe(st.sync) < 0)
+        return -1;
+    pid_t pid = clone(ns_trampoline, stack + STACK_SIZE,
+                      flags | (st.userns ? CLONE_NEWUSER : 0) | SIGCHLD,
+                      &st);
+    close(st.sync[0]);
+    if (pid < 0) {
+        close(st.sync[1]);
+        return -1;
+    }
+    if (st.userns && write_maps(pid) < 0) {
+        int e = errno;
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(st.sync[1]);
+        errno = e;
+        return -1;
+    }
+    if (write(st.sync[1], "g", 1) != 1) {
+        close(st.sync[1]);
+        return -1;
+    }
+    close(st.sync[1]);
+    return pid;
+}
+
+void join_cgroups(int argc, char **argv)
+{
+    char me[32];
+    snprintf(me, sizeof me, "%d", (int)getpid());
+    for (int i = 0; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "-g"))
+            if (write_file(argv[i + 1], me) < 0)
+                die_fd(2, argv[i + 1]);
+}
+
+/* Waits for pid; returns its exit code, 128+N for signal N. */
+static int wait_code(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return 125;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+struct build_args {
+    char **argv;
+    int argc;
+};
+
+static int build_child(void *p)
+{
+    struct build_args *a = p;
+    const char *layer = a->argv[0], *work = a->argv[1], *mnt = a->argv[2];
+    char path[4096];
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        die_fd(2, "make / private");
+    if (mount_overlay("/", layer, work, mnt, 0) < 0)
+        die_fd(2, "mount overlay");
+    snprintf(path, sizeof path, "%s/proc", mnt);
+    if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV, NULL) < 0)
+        die_fd(2, "mount /proc");
+    if (setup_dev(mnt) < 0)
+        die_fd(2, "set up /dev");
+    snprintf(path, sizeof path, "%s/tmp", mnt);
+    if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+        die_fd(2, "mount /tmp");
+    if (enter_root(mnt) < 0)
+        die_fd(2, "pivot_root");
+    if (drop_caps() < 0)
+        die_fd(2, "drop capabilities");
+    for (int i = 3; i < a->argc; i++) {
+        char hdr[4200];
+        snprintf(hdr, sizeof hdr, "$ %s\n", a->argv[i]);
+        write_str(1, hdr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            execl("/bin/sh", "sh", "-c", a->argv[i], (char *)NULL);
+            _exit(127);
+        }
+        int code = pid < 0 ? 125 : wait_code(pid);
+        if (code != 0) {
+            snprintf(hdr, sizeof hdr,
+                     "build step %d failed with exit code %d\n", i - 2, code);
+            write_str(1, hdr);
+            return code;
+        }
+    }
+    return 0;
+}
+
+int helper_build(int argc, char **argv)
+{
+    if (argc < 3) {
+        write_str(2, "usage: build <layer> <work> <mnt> <cmd>...\n");
+        return 2;
+    }
+    struct build_args a = { argv, argc };
+    pid_t pid = spawn_ns(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
+                         CLONE_NEWUTS, build_child, &a);
+    if (pid < 0)
+        die_fd(2, "create namespaces");
+    return wait_code(pid);
+}
+
+static int probe_child(void *p)
+{
+    char **argv = p, mnt[4096], up[4096], wk[4096];
+    snprintf(mnt, sizeof mnt, "%s/m", argv[0]);
+    snprintf(up, sizeof up, "%s/u", argv[0]);
+    snprintf(wk, sizeof wk, "%s/w", argv[0]);
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        die_fd(1, "mount namespace");
+    if (mount_overlay("/", up, wk, mnt, 0) < 0)
+        die_fd(1, "overlayfs");
+    write_str(1, "ok\n");
+    return 0;
+}
+
+int helper_probe(int argc, char **argv)
+{
+    if (argc < 1)
+        return 2;
+    pid_t pid = spawn_ns(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
+                         CLONE_NEWIPC | CLONE_NEWUTS, probe_child, argv);
+    if (pid < 0)
+        die_fd(1, "user/pid/net namespaces");
+    return wait_code(pid);
+}
+
+int main(int argc, char **argv)
+{
+    /* Nothing of the host process should leak into the sandbox (fd 3 is
+     * the pid pipe of exec). */
+    syscall(SYS_close_range, 4U, ~0U, 0U);
+    if (argc < 2) {
+        write_str(2, "usage: dval-local-helper build|init|exec|probe ...\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_DFL);
+    if (!strcmp(argv[1], "build"))
+        return helper_build(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "init"))
+        return helper_init(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "exec"))
+        return helper_exec(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "probe"))
+        return helper_probe(argc - 2, argv + 2);
+    write_str(2, "dval-local-helper: unknown mode\n");
+    return 2;
+}

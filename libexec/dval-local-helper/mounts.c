@@ -1,0 +1,170 @@
+/* Mount work of the helper: overlays, a minimal /dev, the sandbox root. */
+#include "helper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int mount_overlay(const char *lower, const char *upper, const char *work,
+                  const char *target, int ro)
+{
+    char opts[8192];
+    int n = snprintf(opts, sizeof opts,
+                     "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lower,
+                     upper, work);
+    if (n < 0 || (size_t)n >= sizeof opts) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return mount("overlay", target, "overlay", ro ? MS_RDONLY : 0, opts);
+}
+
+static int bind_node(const char *root, const char *name)
+{
+    char src[64], dst[4096];
+    snprintf(src, sizeof src, "/dev/%s", name);
+    snprintf(dst, sizeof dst, "%s/dev/%s", root, name);
+    int fd = open(dst, O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return mount(src, dst, NULL, MS_BIND, NULL);
+}
+
+int setup_dev(const char *root)
+{
+    static const char *nodes[] = { "null", "zero", "full", "random",
+                                   "urandom", "tty" };
+    static const char *links[][2] = {
+        { "/proc/self/fd", "fd" }, { "/proc/self/fd/0", "stdin" },
+        { "/proc/self/fd/1", "stdout" }, { "/proc/self/fd/2", "stderr" },
+        { "pts/ptmx", "ptmx" } };
+    char p[4096];
+    snprintf(p, sizeof p, "%s/dev", root);
+    mkdir(p, 0755);
+    if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
+        if (bind_node(root, nodes[i]) < 0 && strcmp(nodes[i], "tty") != 0)
+            return -1;
+    for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
+        snprintf(p, sizeof p, "%s/dev/%s", root, links[i][1]);
+        if (symlink(links[i][0], p) < 0)
+            return -1;
+    }
+    snprintf(p, sizeof p, "%s/dev/pts", root);
+    mkdir(p, 0755);
+    mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC,
+          "newinstance,ptmxmode=0666,mode=0620"); /* optional */
+    snprintf(p, sizeof p, "%s/dev/shm", root);
+    mkdir(p, 01777);
+    return mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+}
+
+static int mkdir_in(const char *root, const char *rel, mode_t mode)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    if (mkdir(p, mode) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* /proc, /dev, /tmp, /sandbox, /home/daytona; the state directory (hide)
+ * is covered by an empty read-only tmpfs so sandboxes cannot see it. */
+int setup_sandbox_root(const char *root, const char *hide)
+{
+    char p[4096];
+    if (mkdir_in(root, "proc", 0555) < 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/proc", root);
+    if (mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+        return -1;
+    static const char *ro[] = { "sys", "sysrq-trigger", "irq", "bus" };
+    for (size_t i = 0; i < sizeof ro / sizeof *ro; i++) {
+        snprintf(p, sizeof p, "%s/proc/%s", root, ro[i]);
+        if (access(p, F_OK) == 0 && bind_ro(p) < 0)
+            return -1;
+    }
+    if (setup_dev(root) < 0)
+        return -1;
+    if (mkdir_in(root, "tmp", 01777) < 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/tmp", root);
+    if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+        return -1;
+    if (mkdir_in(root, "sandbox", 0777) < 0 || mkdir_in(root, "home", 0755) < 0
+        || mkdir_in(root, "home/daytona", 0755) < 0)
+        return -1;
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", root, hide);
+    if (hide[0] == '/' && hide[1] && stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+        if (mount("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
+                  "size=4k,mode=0755") < 0)
+            return -1;
+    return 0;
+}
+
+int enter_root(const char *root)
+{
+    if (chdir(root) < 0)
+        return -1;
+    if (syscall(SYS_pivot_root, ".", ".") < 0)
+        return -1;
+    if (umount2(".", MNT_DETACH) < 0)
+        return -1;
+    return chdir("/");
+}
+
+int loopback_up(void)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return -1;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    int rc = ioctl(s, SIOCGIFFLAGS, &ifr);
+    if (rc == 0) {
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        rc = ioctl(s, SIOCSIFFLAGS, &ifr);
+    }
+    close(s);
+    return rc;
+}
+
+int drop_caps(void)
+{
+    /* Docker's default set, without mknod */
+    static const int keep[] = { CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER,
+                                CAP_FSETID, CAP_KILL, CAP_SETGID, CAP_SETUID,
+                                CAP_SETPCAP, CAP_NET_BIND_SERVICE,
+                                CAP_SYS_CHROOT, CAP_AUDIT_WRITE, CAP_SETFCAP };
+    for (int cap = 0; cap <= 63; cap++) {
+        int k = 0;
+        for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
+            k |= keep[i] == cap;
+        if (!k && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+            return -1;
+    }
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+/* Read-only bind of a path over itself (e.g. /proc/sys). */
+int bind_ro(const char *path)
+{
+    if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+        return -1;
+    return mount(NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY |
+                 MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
