@@ -1,0 +1,72 @@
+/* `daytona-validate logs [THREAD_ID]`: prints a run's transcript (phases,
+ * build log, program stdout/stderr) recorded by `run`. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char logs_usage[] =
+    "usage: daytona-validate logs [--state-dir DIR] [THREAD_ID]\n"
+    "\n"
+    "Prints the transcript of the run with THREAD_ID (default: the last\n"
+    "run), kept under <state dir>/cli-runs/.\n";
+
+int cmd_logs(int argc, char **argv)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                              {NULL, 0, NULL, 0}};
+    cli_common co = {0};
+    int opt;
+    optind = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (cli_common_opt(&co, opt, optarg))
+            continue;
+        if (opt == OPT_HELP) {
+            fputs(logs_usage, stdout);
+            return 0;
+        }
+        cli_err("logs: unknown option '%s'", argv[optind - 1]);
+        return CLI_EX_USAGE;
+    }
+    if (argc - optind > 1) {
+        cli_err("logs: at most one THREAD_ID");
+        return CLI_EX_USAGE;
+    }
+    char dir[4096], path[4400], tid[256] = "";
+    if (runlog_dir(&co, dir, sizeof dir)) {
+        cli_err("logs: no state directory (set HOME or --state-dir)");
+        return CLI_EX_USAGE;
+    }
+    if (optind < argc) {
+        snprintf(tid, sizeof tid, "%s", argv[optind]);
+    } else {
+        snprintf(path, sizeof path, "%s/last", dir);
+        FILE *l = fopen(path, "r");
+        if (!l || !fgets(tid, sizeof tid, l)) {
+            cli_err("logs: no run recorded in %s", dir);
+            if (l)
+                fclose(l);
+            return CLI_EX_NOINPUT;
+        }
+        fclose(l);
+        tid[strcspn(tid, "\n")] = '\0';
+    }
+    if (strchr(tid, '/') || !strcmp(tid, "..")) {
+        cli_err("logs: bad thread id '%s'", tid);
+        return CLI_EX_USAGE;
+    }
+    snprintf(path, sizeof path, "%s/%s.log", dir, tid);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cli_err("logs: %s: %m", path);
+        return CLI_EX_NOINPUT;
+    }
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, stdout);
+    fclose(f);
+    return 0;
+}

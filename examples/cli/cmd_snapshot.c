@@ -1,0 +1,131 @@
+/* `daytona-validate snapshot ensure|ls|rm`: the profiles' snapshots. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char snap_usage[] =
+    "usage: daytona-validate snapshot ensure PROFILE...\n"
+    "       daytona-validate snapshot ls\n"
+    "       daytona-validate snapshot rm PROFILE...\n"
+    "\n"
+    "ensure builds (or finds) the profile's snapshot and waits until it is\n"
+    "active; rm deletes it. Options: --executor, --state-dir, --verbose.\n";
+
+static int build_log(const char *data, size_t len, void *ud)
+{
+    (void)ud;
+    dval_event ev = {sizeof ev, DVAL_EVENT_BUILD_LOG, "snapshot", 0, 0, 0, 0,
+                     NULL, data, len, 0, NULL};
+    term_event(&ev);
+    return 0;
+}
+
+static int ensure(dval_client *c, const char *profile, dval_snapshot **out)
+{
+    const dval_profile *p = dval_profile_find(profile);
+    if (!p) {
+        cli_err("unknown profile '%s'", profile);
+        return CLI_EX_USAGE;
+    }
+    int local = !strcmp(dval_client_executor_name(c), "local");
+    if (local && p->local_requires && system(p->local_requires) != 0) {
+        cli_err("%s", p->local_unavailable_msg ? p->local_unavailable_msg
+                                               : "profile unavailable here");
+        return CLI_EX_UNAVAILABLE;
+    }
+    dval_snapshot_spec spec;
+    dval_snapshot_spec_init(&spec, sizeof spec);
+    spec.name = p->snapshot_name;
+    spec.image = p->image;
+    spec.build_commands = local && p->local_build_commands
+                              ? p->local_build_commands
+                              : p->build_commands;
+    term_status(">> snapshot %s", p->snapshot_name);
+    int rc = dval_snapshot_ensure(out, c, &spec, build_log, NULL);
+    if (rc) {
+        cli_err("snapshot %s: %s", p->snapshot_name, dval_client_errmsg(c));
+        return cli_exit_for(rc);
+    }
+    return 0;
+}
+
+static int each_profile(dval_client *c, int rm, int argc, char **argv)
+{
+    int worst = 0;
+    for (int i = 0; i < argc; i++) {
+        dval_snapshot *s = NULL;
+        int ex = ensure(c, argv[i], &s);
+        if (!ex && rm) {
+            int rc = dval_snapshot_delete(s);
+            if (rc) {
+                cli_err("rm %s: %s", dval_snapshot_name(s),
+                        dval_client_errmsg(c));
+                ex = cli_exit_for(rc);
+            } else {
+                printf("%s\tremoved\n", dval_snapshot_name(s));
+            }
+        } else if (!ex) {
+            printf("%s\t%s\t%s\n", dval_snapshot_name(s),
+                   dval_snapshot_state_name(dval_snapshot_state(s)),
+                   dval_snapshot_id(s) ? dval_snapshot_id(s) : "-");
+        }
+        dval_snapshot_free(s);
+        if (ex && !worst)
+            worst = ex;
+    }
+    return worst;
+}
+
+static int list(void)
+{
+    const char *const *names = NULL;
+    dval_profile_names(&names);
+    printf("PROFILE\tSNAPSHOT\tIMAGE\n");
+    for (size_t i = 0; names && names[i]; i++) {
+        const dval_profile *p = dval_profile_find(names[i]);
+        if (p)
+            printf("%s\t%s\t%s\n", p->name, p->snapshot_name,
+                   p->image ? p->image : "-");
+    }
+    return 0;
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                              {NULL, 0, NULL, 0}};
+    cli_common co = {0};
+    int opt;
+    optind = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (cli_common_opt(&co, opt, optarg))
+            continue;
+        if (opt == OPT_HELP) {
+            fputs(snap_usage, stdout);
+            return 0;
+        }
+        cli_err("snapshot: unknown option '%s'", argv[optind - 1]);
+        cli_usage_hint("snapshot ");
+        return CLI_EX_USAGE;
+    }
+    const char *sub = optind < argc ? argv[optind++] : NULL;
+    if (sub && !strcmp(sub, "ls"))
+        return list();
+    int rm = sub && !strcmp(sub, "rm");
+    if (!sub || (!rm && strcmp(sub, "ensure")) || optind >= argc) {
+        cli_err("snapshot: expected ensure|ls|rm and profile names");
+        cli_usage_hint("snapshot ");
+        return CLI_EX_USAGE;
+    }
+    term_init(co.verbose);
+    dval_client *c = NULL;
+    int ex = cli_client(&c, &co);
+    if (ex)
+        return ex;
+    ex = each_profile(c, rm, argc - optind, argv + optind);
+    dval_client_free(c);
+    return ex;
+}

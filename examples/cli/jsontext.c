@@ -1,0 +1,183 @@
+/* Minimal JSON text helpers. The CLI links only libdaytona-validate, so it
+ * handles the library's summary (already validated JSON) as text: find a
+ * top-level member, re-indent a value, escape a string. */
+#include <string.h>
+
+#include "cli.h"
+
+static const char *ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+static const char *skip_string(const char *p)
+{
+    for (p++; *p && *p != '"'; p++)
+        if (*p == '\\' && p[1])
+            p++;
+    return *p == '"' ? p + 1 : NULL;
+}
+
+/* Returns the end of the value starting at p, or NULL. */
+static const char *skip_value(const char *p)
+{
+    p = ws(p);
+    if (*p == '"')
+        return skip_string(p);
+    if (*p == '{' || *p == '[') {
+        int depth = 0;
+        while (*p) {
+            if (*p == '"') {
+                if (!(p = skip_string(p)))
+                    return NULL;
+                continue;
+            }
+            if (*p == '{' || *p == '[')
+                depth++;
+            else if ((*p == '}' || *p == ']') && --depth == 0)
+                return p + 1;
+            p++;
+        }
+        return NULL;
+    }
+    while (*p && !strchr(",}] \t\r\n", *p))
+        p++;
+    return p;
+}
+
+int jt_member(const char *doc, const char *key, const char **val,
+              size_t *len)
+{
+    const char *p = ws(doc);
+    if (*p != '{')
+        return -1;
+    p = ws(p + 1);
+    size_t klen = strlen(key);
+    while (*p == '"') {
+        const char *kend = skip_string(p);
+        if (!kend)
+            return -1;
+        int match = (size_t)(kend - p - 2) == klen &&
+                    !strncmp(p + 1, key, klen);
+        p = ws(kend);
+        if (*p != ':')
+            return -1;
+        const char *v = ws(p + 1);
+        const char *e = skip_value(v);
+        if (!e)
+            return -1;
+        if (match) {
+            *val = v;
+            *len = (size_t)(e - v);
+            return 0;
+        }
+        p = ws(e);
+        if (*p == ',')
+            p = ws(p + 1);
+    }
+    return -1;
+}
+
+static void indent(FILE *f, int depth)
+{
+    fputc('\n', f);
+    for (int i = 0; i < depth; i++)
+        fputs("  ", f);
+}
+
+void jt_pretty(FILE *f, const char *val, size_t len)
+{
+    int depth = 0;
+    const char *end = val + len;
+    for (const char *p = val; p < end; p++) {
+        char ch = *p;
+        if (ch == '"') {
+            const char *q = skip_string(p);
+            if (!q || q > end)
+                q = end;
+            fwrite(p, 1, (size_t)(q - p), f);
+            p = q - 1;
+        } else if (ch == '{' || ch == '[') {
+            const char *n = ws(p + 1);
+            if (n < end && (*n == '}' || *n == ']')) {
+                fputc(ch, f);
+                fputc(*n, f);
+                p = n;
+                continue;
+            }
+            fputc(ch, f);
+            indent(f, ++depth);
+        } else if (ch == '}' || ch == ']') {
+            indent(f, --depth);
+            fputc(ch, f);
+        } else if (ch == ',') {
+            fputc(',', f);
+            indent(f, depth);
+        } else if (ch == ':') {
+            fputs(": ", f);
+        } else if (!strchr(" \t\r\n", ch)) {
+            fputc(ch, f);
+        }
+    }
+}
+
+/* Length of a valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    size_t l;
+    unsigned cp;
+    if (p[0] < 0x80)
+        return 1;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) { l = 2; cp = p[0] & 0x1F; }
+    else if (p[0] >= 0xE0 && p[0] <= 0xEF) { l = 3; cp = p[0] & 0x0F; }
+    else if (p[0] >= 0xF0 && p[0] <= 0xF4) { l = 4; cp = p[0] & 0x07; }
+    else return 0;
+    if (n < l)
+        return 0;
+    for (size_t i = 1; i < l; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((l == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (l == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return l;
+}
+
+/* Program output may hold any bytes: invalid UTF-8 becomes U+FFFD so the
+ * document stays valid JSON. */
+void jt_string(FILE *f, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', f);
+    for (size_t i = 0; i < len;) {
+        unsigned char ch = p[i];
+        if (ch == '"' || ch == '\\') {
+            fputc('\\', f);
+            fputc(ch, f);
+            i++;
+        } else if (ch == '\n') {
+            fputs("\\n", f);
+            i++;
+        } else if (ch == '\t') {
+            fputs("\\t", f);
+            i++;
+        } else if (ch < 0x20 || ch == 0x7f) {
+            fprintf(f, "\\u%04x", ch);
+            i++;
+        } else {
+            size_t l = utf8_len(p + i, len - i);
+            if (l == 0) {
+                fputs("\\ufffd", f);
+                i++;
+            } else {
+                fwrite(p + i, 1, l, f);
+                i += l;
+            }
+        }
+    }
+    fputc('"', f);
+}
