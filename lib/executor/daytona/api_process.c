@@ -1,0 +1,176 @@
+/* Session and command members against the toolbox (PROTOCOL 5, 6). */
+#include <string.h>
+#include <strings.h>
+
+#include "dt.h"
+#include "json_map.h"
+
+static int oom(dval_call *c, int rc)
+{
+    return dval__call_fail(c, rc, rc == DVAL_EINVAL
+                           ? "argument is not valid UTF-8" : "out of memory");
+}
+
+/* url = toolbox base of sandbox sb + path (%s arguments escaped) */
+static int tb_url(dt_exec *ex, dval_call *c, dval__buf *url, const char *sb,
+                  const char *fmt, const char *a, const char *b)
+{
+    int rc = dt_tb_base(ex, c, sb, url);
+    if (rc)
+        return rc;
+    rc = dt_url(url, "", fmt, a, b);
+    return rc ? oom(c, rc) : DVAL_OK;
+}
+
+int dt_session_create(void *ud, dval_call *c, const char *sb,
+                      const char *sid)
+{
+    dt_exec *ex = ud;
+    dval__buf url = {0};
+    char *body = NULL;
+    int rc = tb_url(ex, c, &url, sb, "/process/session", NULL, NULL);
+    if (!rc && (rc = dt_json_session_create(&body, sid)) != 0)
+        rc = oom(c, rc);
+    if (!rc) {
+        dt_req rq = {.method = "POST", .url = url.data, .json = body,
+                     .create = 1};
+        rc = dt_json_call(ex, c, &rq, NULL, NULL);
+    }
+    dval__free(body);
+    dval__buf_free(&url);
+    return rc;
+}
+
+int dt_session_delete(void *ud, dval_call *c, const char *sb,
+                      const char *sid)
+{
+    dt_exec *ex = ud;
+    dval__buf url = {0};
+    int rc = tb_url(ex, c, &url, sb, "/process/session/%s", sid, NULL);
+    if (!rc) {
+        dt_req rq = {.method = "DELETE", .url = url.data, .accept = "*/*"};
+        rc = dt_json_call(ex, c, &rq, NULL, NULL);
+    }
+    dval__buf_free(&url);
+    return rc;
+}
+
+int dt_command_start(void *ud, dval_call *c, const char *sb, const char *sid,
+                     const char *command, char *cmd_id)
+{
+    dt_exec *ex = ud;
+    dval__buf url = {0}, cmd = {0};
+    char *body = NULL;
+    /* the session shell sources the text (PROTOCOL 5.1): run it in a
+     * child shell so `exit`, `exec` or `set -e` cannot kill the session */
+    int rc = dval__buf_append(&cmd, "sh -c ", 6);
+    if (!rc)
+        rc = dval__shell_quote(&cmd, command);
+    if (!rc)
+        rc = dt_json_exec(&body, cmd.data);
+    rc = rc ? oom(c, rc)
+            : tb_url(ex, c, &url, sb, "/process/session/%s/exec", sid, NULL);
+    if (!rc) {
+        dt_req rq = {.method = "POST", .url = url.data, .json = body};
+        rc = dt_json_call(ex, c, &rq, dt_json_cmd_id, cmd_id);
+    }
+    dval__free(body);
+    dval__buf_free(&cmd);
+    dval__buf_free(&url);
+    return rc;
+}
+
+int dt_command_status(void *ud, dval_call *c, const char *sb,
+                      const char *sid, const char *cmd, int *finished,
+                      int *exit_code)
+{
+    dt_exec *ex = ud;
+    dval__buf url = {0};
+    dt_cmd_status st = {0};
+    int rc = tb_url(ex, c, &url, sb, "/process/session/%s/command/%s", sid,
+                    cmd);
+    if (!rc) {
+        dt_req rq = {.method = "GET", .url = url.data};
+        rc = dt_json_call(ex, c, &rq, dt_json_cmd_status, &st);
+    }
+    if (!rc) {
+        *finished = st.finished;
+        *exit_code = st.finished ? st.exit_code : 0;
+    }
+    dval__buf_free(&url);
+    return rc;
+}
+
+static int deliver(dval_call *c, dval_chunk_fn sink, void *ud,
+                   const char *p, size_t n)
+{
+    /* chunks of at most 64 KiB, as the callbacks promise their hosts */
+    for (size_t off = 0; off < n; off += 65536) {
+        size_t k = n - off < 65536 ? n - off : 65536;
+        if (sink && sink(DVAL_STREAM_RAW, p + off, k, ud))
+            return dval__call_fail(c, DVAL_EABORTED, "log callback "
+                                   "stopped");
+    }
+    return DVAL_OK;
+}
+
+int dt_command_logs(void *ud, dval_call *c, const char *sb, const char *sid,
+                    const char *cmd, dval_chunk_fn sink, void *sink_ud)
+{
+    dt_exec *ex = ud;
+    dval__buf url = {0}, out = {0};
+    dt_resp rs = {0};
+    int rc = tb_url(ex, c, &url, sb, "/process/session/%s/command/%s/logs",
+                    sid, cmd);
+    if (!rc) {
+        dt_req rq = {.method = "GET", .url = url.data,
+                     .accept = "application/json,text/plain",
+                     .max_body = ex->max_download};
+        rc = dt_http_do(ex, c, &rq, &rs);
+    }
+    if (!rc && strncasecmp(rs.content_type, "application/json", 16) == 0) {
+        /* raw "output" keeps the markers; the core demultiplexes */
+        rc = dt_json_logs_output(rs.body.data ? rs.body.data : "",
+                                 rs.body.len, &out, c->errmsg,
+                                 sizeof c->errmsg);
+        if (!rc)
+            rc = deliver(c, sink, sink_ud, out.data, out.len);
+    } else if (!rc) {
+        /* text/plain: older daemons send the raw log as is */
+        rc = deliver(c, sink, sink_ud, rs.body.data, rs.body.len);
+    }
+    dt_resp_free(&rs);
+    dval__buf_free(&out);
+    dval__buf_free(&url);
+    return rc;
+}
+
+int dt_stream_open(void *ud, dval_call *c, const char *sb, const char *sid,
+                   const char *cmd, void **stream)
+{
+    dt_exec *ex = ud;
+    dval__buf url = {0};
+    *stream = NULL;
+    int rc = tb_url(ex, c, &url, sb,
+                    "/process/session/%s/command/%s/logs?follow=true", sid,
+                    cmd);
+    dt_ws *ws = NULL;
+    if (!rc)
+        rc = dt_ws_open(ex, c, url.data, &ws);
+    if (!rc)
+        *stream = ws;
+    dval__buf_free(&url);
+    return rc;
+}
+
+int dt_stream_read(void *ud, dval_call *c, void *stream, dval_chunk_fn sink,
+                   void *sink_ud, int *closed)
+{
+    return dt_ws_read(ud, c, stream, sink, sink_ud, closed);
+}
+
+void dt_stream_close(void *ud, void *stream)
+{
+    (void)ud;
+    dt_ws_close(stream);
+}

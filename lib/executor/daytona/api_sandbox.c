@@ -1,0 +1,139 @@
+/* Sandbox members: one API request each (PROTOCOL 3); every Sandbox DTO
+ * also refreshes the toolbox URL cache. */
+#include <string.h>
+
+#include "dt.h"
+#include "json_map.h"
+
+static int oom(dval_call *c, int rc)
+{
+    return dval__call_fail(c, rc, rc == DVAL_EINVAL
+                           ? "argument is not valid UTF-8" : "out of memory");
+}
+
+static int sb_req(dt_exec *ex, dval_call *c, const char *method,
+                  const char *fmt, const char *id, dval_sandbox_info *out)
+{
+    dval__buf url = {0};
+    int rc = dt_url(&url, ex->api_url, fmt, id);
+    if (rc)
+        return oom(c, rc);
+    dt_req rq = {.method = method, .url = url.data};
+    rc = dt_sandbox_call(ex, c, &rq, out);
+    dval__buf_free(&url);
+    return rc;
+}
+
+int dt_sandbox_get(void *ud, dval_call *c, const char *name,
+                   dval_sandbox_info *out)
+{
+    return sb_req(ud, c, "GET", "/sandbox/%s", name, out);
+}
+
+int dt_sandbox_start(void *ud, dval_call *c, const char *id,
+                     dval_sandbox_info *out)
+{
+    return sb_req(ud, c, "POST", "/sandbox/%s/start", id, out);
+}
+
+int dt_sandbox_stop(void *ud, dval_call *c, const char *id,
+                    dval_sandbox_info *out)
+{
+    return sb_req(ud, c, "POST", "/sandbox/%s/stop", id, out);
+}
+
+int dt_sandbox_recover(void *ud, dval_call *c, const char *id,
+                       dval_sandbox_info *out)
+{
+    return sb_req(ud, c, "POST", "/sandbox/%s/recover", id, out);
+}
+
+int dt_sandbox_delete(void *ud, dval_call *c, const char *id)
+{
+    /* the 200 body is a DTO we do not need (state is still the old one) */
+    dt_exec *ex = ud;
+    dval__buf url = {0};
+    int rc = dt_url(&url, ex->api_url, "/sandbox/%s", id);
+    if (rc)
+        return oom(c, rc);
+    dt_req rq = {.method = "DELETE", .url = url.data};
+    rc = dt_json_call(ex, c, &rq, NULL, NULL);
+    dval__buf_free(&url);
+    return rc;
+}
+
+int dt_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
+                      dval_sandbox_info *out)
+{
+    dt_exec *ex = ud;
+    char *body = NULL;
+    dval__buf url = {0};
+    int rc = dt_json_sandbox_create(&body, o, o->target ? o->target
+                                                        : ex->target);
+    if (!rc)
+        rc = dt_url(&url, ex->api_url, "/sandbox");
+    if (rc) {
+        dval__free(body);
+        return oom(c, rc);
+    }
+    /* create = 1: 409 → EEXISTS; 400 "Snapshot X not found" → ENOTFOUND */
+    dt_req rq = {.method = "POST", .url = url.data, .json = body,
+                 .create = 1};
+    rc = dt_sandbox_call(ex, c, &rq, out);
+    dval__free(body);
+    dval__buf_free(&url);
+    return rc;
+}
+
+typedef struct list_ctx {
+    dt_exec *ex;
+    dval_call *c;
+    dval_sandbox_info_fn each;
+    void *each_ud;
+} list_ctx;
+
+static int list_item(dt_sandbox_out *o, void *ud)
+{
+    list_ctx *l = ud;
+    if (o->toolbox[0])
+        dt_tb_remember(l->ex, o->info->id, o->toolbox);
+    if (l->each && l->each(o->info, l->each_ud))
+        return dval__call_fail(l->c, DVAL_EABORTED, "list callback stopped "
+                               "the listing");
+    return 0;
+}
+
+static int list_page(dt_exec *ex, dval_call *c, const char *labels_json,
+                     dt_sandbox_page *pg)
+{
+    dval__buf url = {0};
+    int rc = dt_url(&url, ex->api_url, "/sandbox?limit=100");
+    if (!rc && labels_json)
+        rc = dt_url(&url, "", "&labels=%s", labels_json);
+    if (!rc && pg->next_cursor[0])
+        rc = dt_url(&url, "", "&cursor=%s", pg->next_cursor);
+    if (rc)
+        return oom(c, rc);
+    dt_req rq = {.method = "GET", .url = url.data};
+    rc = dt_json_call(ex, c, &rq, dt_json_sandbox_page, pg);
+    dval__buf_free(&url);
+    return rc;
+}
+
+int dt_sandbox_list(void *ud, dval_call *c, const char *const *labels,
+                    dval_sandbox_info_fn each, void *each_ud)
+{
+    dt_exec *ex = ud;
+    char *lj = NULL;
+    int rc = labels && labels[0] ? dt_json_labels(&lj, labels) : 0;
+    if (rc)
+        return oom(c, rc);
+    list_ctx l = {.ex = ex, .c = c, .each = each, .each_ud = each_ud};
+    dt_sandbox_page pg = {.item = list_item, .ud = &l};
+    int pages = 0;
+    do {
+        rc = list_page(ex, c, lj, &pg);
+    } while (!rc && pg.next_cursor[0] && ++pages < 10000);
+    dval__free(lj);
+    return rc;
+}

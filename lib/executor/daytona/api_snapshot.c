@@ -1,0 +1,118 @@
+/* Snapshot members: one API request each (PROTOCOL 2). */
+#include <string.h>
+
+#include "dt.h"
+#include "json_map.h"
+
+static int oom(dval_call *c, int rc)
+{
+    return dval__call_fail(c, rc, rc == DVAL_EINVAL
+                           ? "argument is not valid UTF-8" : "out of memory");
+}
+
+static int snap_req(dt_exec *ex, dval_call *c, const char *method,
+                    const char *fmt, const char *id, dval_snapshot_info *out)
+{
+    dval__buf url = {0};
+    int rc = dt_url(&url, ex->api_url, fmt, id);
+    if (rc)
+        return oom(c, rc);
+    dt_req rq = {.method = method, .url = url.data};
+    rc = dt_json_call(ex, c, &rq, out ? dt_json_snapshot : NULL, out);
+    dval__buf_free(&url);
+    return rc;
+}
+
+int dt_snapshot_get(void *ud, dval_call *c, const char *name,
+                    dval_snapshot_info *out)
+{
+    return snap_req(ud, c, "GET", "/snapshots/%s", name, out);
+}
+
+int dt_snapshot_activate(void *ud, dval_call *c, const char *id,
+                         dval_snapshot_info *out)
+{
+    return snap_req(ud, c, "POST", "/snapshots/%s/activate", id, out);
+}
+
+int dt_snapshot_delete(void *ud, dval_call *c, const char *id)
+{
+    return snap_req(ud, c, "DELETE", "/snapshots/%s", id, NULL);
+}
+
+int dt_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
+                       dval_snapshot_info *out, dval_chunk_fn log,
+                       void *log_ud)
+{
+    (void)log, (void)log_ud;   /* the build runs remotely: see logs */
+    dt_exec *ex = ud;
+    char *body = NULL;
+    dval__buf url = {0};
+    int rc = dt_json_snapshot_create(&body, s, s->target ? s->target
+                                                         : ex->target);
+    if (!rc)
+        rc = dt_url(&url, ex->api_url, "/snapshots");
+    if (rc) {
+        dval__free(body);
+        return oom(c, rc);
+    }
+    dt_req rq = {.method = "POST", .url = url.data, .json = body,
+                 .create = 1};
+    rc = dt_json_call(ex, c, &rq, dt_json_snapshot, out);
+    dval__free(body);
+    dval__buf_free(&url);
+    return rc;
+}
+
+typedef struct log_sink {
+    uint64_t skip;          /* bytes already delivered by earlier calls */
+    dval_chunk_fn log;
+    void *ud;
+    dval_call *c;
+} log_sink;
+
+static int build_log_chunk(const char *p, size_t n, void *ud)
+{
+    log_sink *s = ud;
+    if (s->skip >= n) {
+        s->skip -= n;
+        return 0;
+    }
+    p += s->skip;
+    n -= (size_t)s->skip;
+    s->skip = 0;
+    if (s->log && s->log(DVAL_STDOUT, p, n, s->ud))
+        return dval__call_fail(s->c, DVAL_EABORTED, "build log callback "
+                               "stopped the stream");
+    return 0;
+}
+
+int dt_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
+                     dval_chunk_fn log, void *log_ud)
+{
+    dt_exec *ex = ud;
+    dval__buf url = {0}, logs = {0};
+    int rc = dt_url(&url, ex->api_url, "/snapshots/%s/build-logs-url", id);
+    if (rc)
+        return oom(c, rc);
+    dt_req rq = {.method = "GET", .url = url.data};
+    rc = dt_json_call(ex, c, &rq, dt_json_url, &logs);
+    if (!rc)
+        rc = dval__buf_appendf(&logs, "%sfollow=true",
+                               strchr(logs.data, '?') ? "&" : "?")
+                 ? oom(c, DVAL_ENOMEM) : 0;
+    if (!rc) {
+        /* raw build output; it may never end (PROTOCOL 2.7): bounded
+         * by call->timeout_ms, which curl reports as ETIMEOUT */
+        log_sink s = {.skip = from, .log = log, .ud = log_ud, .c = c};
+        dt_req lr = {.method = "GET", .url = logs.data, .accept = "*/*",
+                     .max_body = INT64_MAX, .sink = build_log_chunk,
+                     .sink_ud = &s};
+        dt_resp rs;
+        rc = dt_http_do(ex, c, &lr, &rs);
+        dt_resp_free(&rs);
+    }
+    dval__buf_free(&url);
+    dval__buf_free(&logs);
+    return rc;
+}

@@ -1,0 +1,300 @@
+/* One HTTP request = one remote operation: headers, size limits while
+ * streaming, cancellation through call->cancel_fd, and the mapping of
+ * whatever went wrong to a dval status. No retries (the core decides). */
+#include <curl/curl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http_int.h"
+
+typedef struct xfer {
+    dt_exec *ex;
+    dval_call *c;
+    const dt_req *rq;
+    dt_resp *rs;
+    int64_t max_body;
+    int64_t got;
+    int abort_status;          /* why a callback stopped the transfer */
+    int64_t retry_after_s;     /* -1 none */
+    char status_line[128];
+} xfer;
+
+static int is_2xx(long s)
+{
+    return s >= 200 && s < 300;
+}
+
+static size_t stop(xfer *x, int status)
+{
+    if (!x->abort_status)
+        x->abort_status = status;
+    return 0;
+}
+
+/* "HTTP/1.1 502 Bad Gateway\r\n" starts a (new) response */
+static void status_line(xfer *x, const char *p, size_t n)
+{
+    const char *sp = memchr(p, ' ', n);
+    x->rs->status = sp ? strtol(sp + 1, NULL, 10) : 0;
+    x->rs->content_type[0] = '\0';
+    x->retry_after_s = -1;
+    size_t l = sp ? n - (size_t)(sp + 1 - p) : 0;
+    while (l && (sp[l] == '\r' || sp[l] == '\n'))
+        l--;
+    dval__fmt(x->status_line, sizeof x->status_line, "%.*s", (int)l,
+              sp ? sp + 1 : "");
+}
+
+static void retry_after(xfer *x, const char *v)
+{
+    char *end;
+    long long s = strtoll(v, &end, 10);
+    if (end != v && s >= 0 && s > x->retry_after_s)
+        x->retry_after_s = s;
+}
+
+static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
+{
+    xfer *x = ud;
+    size_t n = size * nmemb;
+    if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
+        status_line(x, p, n);
+        return n;
+    }
+    const char *colon = memchr(p, ':', n);
+    if (!colon)
+        return n;
+    char v[256];
+    size_t kl = (size_t)(colon - p), vl = n - kl - 1;
+    const char *vp = colon + 1;
+    while (vl && (*vp == ' ' || *vp == '\t'))
+        vp++, vl--;
+    while (vl && (vp[vl - 1] == '\r' || vp[vl - 1] == '\n' || vp[vl - 1] == ' '))
+        vl--;
+    dval__fmt(v, sizeof v, "%.*s", (int)vl, vp);
+    if (kl == 12 && strncasecmp(p, "content-type", 12) == 0) {
+        dval__strlcpy(x->rs->content_type, v, sizeof x->rs->content_type);
+    } else if (kl == 14 && strncasecmp(p, "content-length", 14) == 0) {
+        /* refuse an oversized body before a single byte is buffered */
+        if (is_2xx(x->rs->status) && strtoll(v, NULL, 10) > x->max_body)
+            return stop(x, DVAL_ETOOBIG);
+    } else if ((kl == 11 && strncasecmp(p, "retry-after", 11) == 0) ||
+               (kl > 12 && strncasecmp(p, "retry-after-", 12) == 0) ||
+               (kl > 18 && strncasecmp(p, "x-ratelimit-reset-", 18) == 0)) {
+        retry_after(x, v);
+    }
+    return n;
+}
+
+static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
+{
+    xfer *x = ud;
+    size_t n = size * nmemb;
+    if (!is_2xx(x->rs->status)) {
+        /* error bodies only feed the message: keep a bounded head */
+        size_t room = DT_ERRBODY_MAX - x->rs->body.len;
+        if (room && dval__buf_append(&x->rs->body, p, n < room ? n : room))
+            return stop(x, DVAL_ENOMEM);
+        return n;
+    }
+    x->got += (int64_t)n;
+    if (x->got > x->max_body)
+        return stop(x, DVAL_ETOOBIG);
+    if (x->rq->sink) {
+        int rc = x->rq->sink(p, n, x->rq->sink_ud);
+        return rc ? stop(x, rc) : n;
+    }
+    if (dval__buf_append(&x->rs->body, p, n))
+        return stop(x, DVAL_ENOMEM);
+    return n;
+}
+
+static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut,
+                       curl_off_t un)
+{
+    (void)dt, (void)dn, (void)ut, (void)un;
+    xfer *x = ud;
+    if (x->c->cancel_fd < 0)
+        return 0;
+    struct pollfd pfd = {.fd = x->c->cancel_fd, .events = POLLIN};
+    if (poll(&pfd, 1, 0) > 0) {
+        stop(x, DVAL_ECANCELED);
+        return 1;
+    }
+    return 0;
+}
+
+static size_t on_upload_read(char *buf, size_t size, size_t nitems, void *ud)
+{
+    xfer *x = ud;
+    size_t len = 0;
+    if (x->rq->up_src(buf, size * nitems, &len, x->rq->up_ud) != 0) {
+        stop(x, DVAL_EABORTED);
+        return CURL_READFUNC_ABORT;
+    }
+    return len;
+}
+
+/* files[0].path then files[0].file, the file streamed from up_src */
+static int upload_mime(CURL *e, xfer *x, curl_mime **out)
+{
+    const dt_req *rq = x->rq;
+    curl_mime *m = curl_mime_init(e);
+    curl_mimepart *pp = m ? curl_mime_addpart(m) : NULL;
+    curl_mimepart *fp = m ? curl_mime_addpart(m) : NULL;
+    const char *base = strrchr(rq->up_path, '/');
+    base = base && base[1] ? base + 1 : rq->up_path;
+    *out = m;
+    if (!fp || curl_mime_name(pp, "files[0].path") ||
+        curl_mime_data(pp, rq->up_path, CURL_ZERO_TERMINATED) ||
+        curl_mime_name(fp, "files[0].file") ||
+        curl_mime_filename(fp, base) ||
+        curl_mime_type(fp, "application/octet-stream") ||
+        curl_mime_data_cb(fp, rq->up_size >= 0 ? (curl_off_t)rq->up_size : -1,
+                          on_upload_read, NULL, NULL, x))
+        return DVAL_ENOMEM;
+    return curl_easy_setopt(e, CURLOPT_MIMEPOST, m) ? DVAL_ERROR : DVAL_OK;
+}
+
+static int set_method(CURL *e, xfer *x, curl_mime **mime)
+{
+    const dt_req *rq = x->rq;
+    CURLcode r = CURLE_OK;
+    if (rq->up_src)
+        return upload_mime(e, x, mime);
+    if (strcmp(rq->method, "POST") == 0) {
+        const char *b = rq->json ? rq->json : "";
+        r = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(b));
+        if (!r)
+            r = curl_easy_setopt(e, CURLOPT_POSTFIELDS, b);
+    } else if (strcmp(rq->method, "GET") != 0) {
+        r = curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, rq->method);
+    }
+    return r ? DVAL_ERROR : DVAL_OK;
+}
+
+static int setup(CURL *e, xfer *x, struct curl_slist *hdrs, char *ebuf,
+                 curl_mime **mime)
+{
+    int rc = dt_easy_common(x->ex->http, e, x->c->timeout_ms, 1);
+    CURLcode r = rc ? CURLE_FAILED_INIT : CURLE_OK;
+#define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
+    SET(CURLOPT_URL, x->rq->url);
+    SET(CURLOPT_HTTPHEADER, hdrs);
+    SET(CURLOPT_HEADERFUNCTION, on_header);
+    SET(CURLOPT_HEADERDATA, x);
+    SET(CURLOPT_WRITEFUNCTION, on_body);
+    SET(CURLOPT_WRITEDATA, x);
+    SET(CURLOPT_NOPROGRESS, 0L);
+    SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+    SET(CURLOPT_XFERINFODATA, x);
+    SET(CURLOPT_ERRORBUFFER, ebuf);
+#undef SET
+    if (r != CURLE_OK)
+        return DVAL_ERROR;
+    return set_method(e, x, mime);
+}
+
+int dt_curl_fail(dt_exec *ex, dval_call *c, CURLcode r, const char *ebuf)
+{
+    const char *m = ebuf && ebuf[0] ? ebuf : curl_easy_strerror(r);
+    int st;
+    switch (r) {
+    case CURLE_OPERATION_TIMEDOUT:
+        st = DVAL_ETIMEOUT;
+        break;
+    case CURLE_OUT_OF_MEMORY:
+        st = DVAL_ENOMEM;
+        break;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+        st = DVAL_EINVAL;
+        break;
+    default:
+        /* resolve, connect, reset, partial transfer, TLS: the network */
+        st = DVAL_ENETWORK;
+        break;
+    }
+    dval__fmt(c->errmsg, sizeof c->errmsg, "%s", m);
+    dt_scrub(ex, c->errmsg);
+    return st;
+}
+
+static int abort_fail(xfer *x)
+{
+    dval_call *c = x->c;
+    switch (x->abort_status) {
+    case DVAL_ETOOBIG:
+        return dval__call_fail(c, DVAL_ETOOBIG, "reply body larger than "
+                               "the %lld-byte limit", (long long)x->max_body);
+    case DVAL_ECANCELED:
+        return dval__call_fail(c, DVAL_ECANCELED, "canceled");
+    case DVAL_EABORTED:
+        if (!c->errmsg[0])
+            dval__call_fail(c, DVAL_EABORTED, "a callback stopped the "
+                            "transfer");
+        return DVAL_EABORTED;
+    case DVAL_ENOMEM:
+        return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
+    default:
+        return x->abort_status;   /* a sink's own status and message */
+    }
+}
+
+static int finish(xfer *x, CURLcode r, const char *ebuf)
+{
+    dval_call *c = x->c;
+    c->http_status = (int32_t)x->rs->status;
+    if (x->abort_status)
+        return abort_fail(x);
+    if (r != CURLE_OK)
+        return dt_curl_fail(x->ex, c, r, ebuf);
+    if (is_2xx(x->rs->status))
+        return DVAL_OK;
+    if (x->rs->status == 429 && x->retry_after_s >= 0)
+        c->retry_after_ms = x->retry_after_s * 1000;
+    return dt_fail_http(x->ex, c, x->rs->status, x->rq->create,
+                        x->rs->content_type, x->status_line,
+                        x->rs->body.data, x->rs->body.len);
+}
+
+int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
+{
+    xfer x = {.ex = ex, .c = c, .rq = rq, .rs = rs, .retry_after_s = -1};
+    x.max_body = rq->max_body > 0 ? rq->max_body : DT_JSON_MAX;
+    memset(rs, 0, sizeof *rs);
+    c->http_status = 0;
+    c->retry_after_ms = -1;
+    c->errmsg[0] = '\0';
+    struct curl_slist *hdrs = NULL;
+    curl_mime *mime = NULL;
+    char ebuf[CURL_ERROR_SIZE] = "";
+    int64_t t0 = dval__now_ms();
+    CURL *e = dt_easy_get(ex->http);
+    int rc = e ? dt_headers(ex, &hdrs, rq->accept ? rq->accept
+                            : "application/json",
+                            rq->json ? "application/json" : NULL)
+               : DVAL_ENOMEM;
+    if (!rc)
+        rc = setup(e, &x, hdrs, ebuf, &mime);
+    if (!rc)
+        rc = finish(&x, curl_easy_perform(e), ebuf);
+    else
+        rc = dval__call_fail(c, rc, "cannot prepare the HTTP request");
+    dt_log(ex, c, DVAL_LOG_DEBUG, "%s %s -> %ld (%lld ms)%s%s", rq->method,
+           rq->url, rs->status, (long long)(dval__now_ms() - t0),
+           rc ? ": " : "", rc ? c->errmsg : "");
+    curl_slist_free_all(hdrs);
+    if (e)
+        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
+    dt_easy_put(ex->http, e);   /* resets e, so mime is unused now */
+    curl_mime_free(mime);
+    return rc;
+}
+
+void dt_resp_free(dt_resp *rs)
+{
+    dval__buf_free(&rs->body);
+}

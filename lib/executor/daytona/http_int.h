@@ -1,0 +1,35 @@
+/* Private to http*.c: the transport structures (includes curl). */
+#ifndef DVAL_DT_HTTP_INT_H
+#define DVAL_DT_HTTP_INT_H
+
+#include <curl/curl.h>
+
+#include "dt.h"
+
+#define DT_NLOCKS CURL_LOCK_DATA_LAST
+#define DT_POOL_MAX 8
+
+struct dt_http {
+    CURLSH *share;
+    int share_connect;
+    pthread_mutex_t locks[DT_NLOCKS];
+    pthread_mutex_t pool_lock;
+    CURL *idle[DT_POOL_MAX];
+    int nidle;
+    char *ca_bundle;
+    int insecure;
+    int64_t connect_timeout_ms;
+    int64_t request_timeout_ms;
+};
+
+CURL *dt_easy_get(dt_http *h);
+void dt_easy_put(dt_http *h, CURL *e);
+/* Timeouts, TLS, no signals, share; call_timeout_ms 0 = none. */
+int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int share);
+/* Authorization, X-Daytona-*, User-Agent (+ org, Accept, Content-Type). */
+int dt_headers(dt_exec *ex, struct curl_slist **list, const char *accept,
+               const char *ctype);
+/* curl result → dval status with c->errmsg. */
+int dt_curl_fail(dt_exec *ex, dval_call *c, CURLcode r, const char *ebuf);
+
+#endif

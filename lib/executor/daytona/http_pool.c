@@ -1,0 +1,182 @@
+/* Transport resources of one executor: a CURLSH share handle (DNS cache,
+ * TLS sessions, connection cache) with one mutex per lock class, and a
+ * small pool of idle easy handles so keep-alive connections and TLS
+ * state are reused across requests and threads. */
+#include <curl/curl.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "http_int.h"
+
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access a,
+                       void *ud)
+{
+    (void)h;
+    (void)a;
+    dt_http *http = ud;
+    if (data >= 0 && data < DT_NLOCKS)
+        pthread_mutex_lock(&http->locks[data]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *ud)
+{
+    (void)h;
+    dt_http *http = ud;
+    if (data >= 0 && data < DT_NLOCKS)
+        pthread_mutex_unlock(&http->locks[data]);
+}
+
+static int share_setup(dt_http *h)
+{
+    CURLSH *s = curl_share_init();
+    if (!s)
+        return DVAL_ENOMEM;
+    h->share = s;
+    if (curl_share_setopt(s, CURLSHOPT_LOCKFUNC, share_lock) ||
+        curl_share_setopt(s, CURLSHOPT_UNLOCKFUNC, share_unlock) ||
+        curl_share_setopt(s, CURLSHOPT_USERDATA, h) ||
+        curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) ||
+        curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION))
+        return DVAL_ERROR;
+    /* the connection cache is optional (older builds lack it) */
+    h->share_connect =
+        curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) ==
+        CURLSHE_OK;
+    return DVAL_OK;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s && s[0] ? dval__strdup(s) : NULL;
+}
+
+int dt_http_new(dt_http **out, const dval__config *cfg, char *err,
+                size_t errlen)
+{
+    dt_http *h = dval__calloc(1, sizeof *h);
+    if (!h) {
+        dval__fmt(err, errlen, "out of memory");
+        return DVAL_ENOMEM;
+    }
+    for (int i = 0; i < DT_NLOCKS; i++)
+        pthread_mutex_init(&h->locks[i], NULL);
+    pthread_mutex_init(&h->pool_lock, NULL);
+    h->ca_bundle = dup_or_null(cfg->ca_bundle);
+    h->insecure = cfg->insecure_skip_tls_verify;
+    h->connect_timeout_ms = cfg->connect_timeout_ms > 0
+                                ? cfg->connect_timeout_ms : 10000;
+    h->request_timeout_ms = cfg->request_timeout_ms;
+    int rc = share_setup(h);
+    if (rc || (cfg->ca_bundle && cfg->ca_bundle[0] && !h->ca_bundle)) {
+        dval__fmt(err, errlen, "cannot set up the libcurl share handle");
+        dt_http_free(h);
+        return rc ? rc : DVAL_ENOMEM;
+    }
+    *out = h;
+    return DVAL_OK;
+}
+
+void dt_http_free(dt_http *h)
+{
+    if (!h)
+        return;
+    for (int i = 0; i < h->nidle; i++)
+        curl_easy_cleanup(h->idle[i]);
+    if (h->share)
+        curl_share_cleanup(h->share);
+    for (int i = 0; i < DT_NLOCKS; i++)
+        pthread_mutex_destroy(&h->locks[i]);
+    pthread_mutex_destroy(&h->pool_lock);
+    dval__free(h->ca_bundle);
+    dval__free(h);
+}
+
+CURL *dt_easy_get(dt_http *h)
+{
+    CURL *e = NULL;
+    pthread_mutex_lock(&h->pool_lock);
+    if (h->nidle > 0)
+        e = h->idle[--h->nidle];
+    pthread_mutex_unlock(&h->pool_lock);
+    return e ? e : curl_easy_init();
+}
+
+void dt_easy_put(dt_http *h, CURL *e)
+{
+    if (!e)
+        return;
+    /* reset drops options but keeps live connections and caches */
+    curl_easy_reset(e);
+    pthread_mutex_lock(&h->pool_lock);
+    if (h->nidle < DT_POOL_MAX) {
+        h->idle[h->nidle++] = e;
+        e = NULL;
+    }
+    pthread_mutex_unlock(&h->pool_lock);
+    if (e)
+        curl_easy_cleanup(e);
+}
+
+int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms,
+                   int share)
+{
+    int64_t t = h->request_timeout_ms;
+    if (call_timeout_ms > 0 && (t <= 0 || call_timeout_ms < t))
+        t = call_timeout_ms;
+    CURLcode r = CURLE_OK;
+#define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
+    SET(CURLOPT_NOSIGNAL, 1L);
+    SET(CURLOPT_CONNECTTIMEOUT_MS, (long)h->connect_timeout_ms);
+    SET(CURLOPT_TIMEOUT_MS, (long)(t > 0 ? t : 0));
+    SET(CURLOPT_TCP_KEEPALIVE, 1L);
+    SET(CURLOPT_PROTOCOLS_STR, "http,https");
+    SET(CURLOPT_SSL_VERIFYPEER, h->insecure ? 0L : 1L);
+    SET(CURLOPT_SSL_VERIFYHOST, h->insecure ? 0L : 2L);
+    if (h->ca_bundle)
+        SET(CURLOPT_CAINFO, h->ca_bundle);
+    if (share)
+        SET(CURLOPT_SHARE, h->share);
+#undef SET
+    return r == CURLE_OK ? DVAL_OK : DVAL_ERROR;
+}
+
+int dt_headers(dt_exec *ex, struct curl_slist **list, const char *accept,
+               const char *ctype)
+{
+    char line[4096];
+    struct curl_slist *l = NULL, *t;
+    const char *v[6] = {0};
+    int n = 0;
+    v[n++] = "X-Daytona-Source: " DT_SDK_SOURCE;
+    v[n++] = "X-Daytona-SDK-Version: " DT_SDK_VERSION;
+    v[n++] = "User-Agent: " DT_SDK_SOURCE "/" DVAL_VERSION_STRING;
+    dval__fmt(line, sizeof line, "Authorization: Bearer %s",
+              ex->token ? ex->token : "");
+    t = curl_slist_append(l, line);
+    for (int i = 0; t && i < n; i++)
+        t = curl_slist_append(l = t, v[i]);
+    if (t && ex->org_id) {
+        dval__fmt(line, sizeof line, "X-Daytona-Organization-ID: %s",
+                  ex->org_id);
+        t = curl_slist_append(l = t, line);
+    }
+    if (t && accept) {
+        dval__fmt(line, sizeof line, "Accept: %s", accept);
+        t = curl_slist_append(l = t, line);
+    }
+    if (t && ctype) {
+        dval__fmt(line, sizeof line, "Content-Type: %s", ctype);
+        t = curl_slist_append(l = t, line);
+    }
+    /* no 100-continue round trip before uploads */
+    if (t)
+        t = curl_slist_append(l = t, "Expect:");
+    memset(line, 0, sizeof line);   /* the token was in it */
+    if (!t) {
+        curl_slist_free_all(l);
+        *list = NULL;
+        return DVAL_ENOMEM;
+    }
+    *list = t;
+    return DVAL_OK;
+}

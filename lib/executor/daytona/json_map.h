@@ -1,0 +1,65 @@
+/* JSON ↔ dval structs for the Daytona API (the only jansson user).
+ * Parsers are tolerant: unknown fields are ignored, optional fields may
+ * be missing or null; a needed field of the wrong type, truncated JSON,
+ * HTML or an empty body give DVAL_EPROTOCOL with a message naming what
+ * was wrong. Builders return DVAL_ENOMEM or DVAL_EINVAL (bad UTF-8). */
+#ifndef DVAL_DT_JSON_MAP_H
+#define DVAL_DT_JSON_MAP_H
+
+#include "internal.h"
+
+/* message (string or array), fallback error, errors[] ; "" if none */
+void dt_json_error_message(const char *body, size_t len, char *msg,
+                           size_t cap);
+
+/* out: dval_snapshot_info */
+int dt_json_snapshot(const char *body, size_t len, void *out, char *err,
+                     size_t errlen);
+
+typedef struct dt_sandbox_out {
+    dval_sandbox_info *info;
+    char toolbox[1024];          /* toolboxProxyUrl or "" */
+} dt_sandbox_out;
+/* out: dt_sandbox_out */
+int dt_json_sandbox(const char *body, size_t len, void *out, char *err,
+                    size_t errlen);
+
+typedef struct dt_sandbox_page {
+    /* called per item; non-zero stops (returned as is) */
+    int (*item)(dt_sandbox_out *o, void *ud);
+    void *ud;
+    char next_cursor[1024];      /* "" when this was the last page */
+} dt_sandbox_page;
+int dt_json_sandbox_page(const char *body, size_t len, void *page,
+                         char *err, size_t errlen);
+
+/* out: char[DVAL_ID_MAX] (cmdId) */
+int dt_json_cmd_id(const char *body, size_t len, void *out, char *err,
+                   size_t errlen);
+typedef struct dt_cmd_status {
+    int finished;
+    int exit_code;
+} dt_cmd_status;
+int dt_json_cmd_status(const char *body, size_t len, void *out, char *err,
+                       size_t errlen);
+/* out: dval__buf receiving the "url" field */
+int dt_json_url(const char *body, size_t len, void *out, char *err,
+                size_t errlen);
+/* out: dval__buf receiving the raw "output" field of command logs */
+int dt_json_logs_output(const char *body, size_t len, void *out, char *err,
+                        size_t errlen);
+/* A bulk-download `error` part: statusCode (0 if absent) and message. */
+void dt_json_error_part(const char *body, size_t len, int *status,
+                        char *msg, size_t cap);
+
+int dt_json_snapshot_create(char **out, const dval_snapshot_spec *s,
+                            const char *target);
+int dt_json_sandbox_create(char **out, const dval_sandbox_options *o,
+                           const char *target);
+int dt_json_session_create(char **out, const char *session_id);
+int dt_json_exec(char **out, const char *command);
+int dt_json_paths(char **out, const char *path);
+/* {"k":"v",...} from "k=v" strings; *out NULL-free even for no labels */
+int dt_json_labels(char **out, const char *const *labels);
+
+#endif
