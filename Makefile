@@ -62,9 +62,16 @@ all: lib $(LIBEXEC_BINS) $(CLI_BIN) $(B)/daytona-validate.pc
 
 lib: $(SOLIB) $(ALIB)
 
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 $(B)/obj/%.o: %.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(SOLIB): $(LIB_OBJ) $(MAP)
 	@mkdir -p $(dir $@)
@@ -99,7 +106,8 @@ $(B)/daytona-validate.pc: pkgconfig/daytona-validate.pc.in Makefile
 define TEST_DIR_RULE
 $(B)/tests/$(1)_%: tests/$(1)/%.c $(ALIB) tests/harness.c tests/harness.h $(wildcard tests/$(1)/support_*.c tests/$(1)/*.h)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_CFLAGS) -Itests -Itests/$(1) -o $$@ $$< $(wildcard tests/$(1)/support_*.c) \
+	@$$(if $$(Q),echo "  TEST    $$@")
+	$$(Q)$$(CC) $$(ALL_CFLAGS) -Itests -Itests/$(1) -o $$@ $$< $(wildcard tests/$(1)/support_*.c) \
 		tests/harness.c $$(ALIB) $$(LDFLAGS) $$(DEP_LIBS)
 endef
 $(foreach d,$(TEST_DIRS),$(eval $(call TEST_DIR_RULE,$(d))))

@@ -1,0 +1,442 @@
+/* Scripted executor: behaves like a tiny Daytona whose state sequences and
+ * failures the test dictates, and records every operation it sees. */
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support_fake.h"
+
+int64_t fakeclock_now;
+int64_t fakeclock_sleeps[256];
+int fakeclock_nsleeps;
+
+static int64_t fc_now(void)
+{
+    return fakeclock_now;
+}
+
+static int fc_sleep(int64_t ms, int cancel_fd)
+{
+    if (fakeclock_nsleeps < 256)
+        fakeclock_sleeps[fakeclock_nsleeps++] = ms;
+    fakeclock_now += ms;
+    struct pollfd p = { .fd = cancel_fd, .events = POLLIN };
+    if (cancel_fd >= 0 && poll(&p, 1, 0) > 0)
+        return DVAL_ECANCELED;
+    return DVAL_OK;
+}
+
+void fakeclock_install(void)
+{
+    fakeclock_now = 1000000;
+    fakeclock_nsleeps = 0;
+    dval__set_clock(fc_now, fc_sleep);
+}
+
+void fake_init(fake *f)
+{
+    memset(f, 0, sizeof *f);
+    f->snap.struct_size = sizeof f->snap;
+    f->sb.struct_size = sizeof f->sb;
+}
+
+void fake_fail(fake *f, const char *op, int status, int64_t retry_after_ms)
+{
+    fake_err *e = &f->errs[f->nerrs++];
+    snprintf(e->op, sizeof e->op, "%s", op);
+    e->status = status;
+    e->retry_after_ms = retry_after_ms;
+}
+
+void fake_snap_seq(fake *f, int n, const int *states)
+{
+    memcpy(f->snap_seq, states, (size_t)n * sizeof *states);
+    f->snap_nseq = n;
+    f->snap_pos = 0;
+}
+
+void fake_sb_seq(fake *f, int n, const int *states)
+{
+    memcpy(f->sb_seq, states, (size_t)n * sizeof *states);
+    f->sb_nseq = n;
+    f->sb_pos = 0;
+}
+
+void fake_item_add(fake *f, int stream, const char *data, size_t len)
+{
+    f->items[f->nitems].stream = stream;
+    f->items[f->nitems].data = data;
+    f->items[f->nitems].len = len;
+    f->nitems++;
+}
+
+static void trace(fake *f, const char *op)
+{
+    size_t n = strlen(f->trace);
+    snprintf(f->trace + n, sizeof f->trace - n, "%s ", op);
+}
+
+/* Consumes the first injected failure for op, if any. */
+static int injected(fake *f, dval_call *c, const char *op)
+{
+    trace(f, op);
+    for (int i = 0; i < f->nerrs; i++) {
+        if (strcmp(f->errs[i].op, op))
+            continue;
+        int st = f->errs[i].status;
+        c->retry_after_ms = f->errs[i].retry_after_ms;
+        snprintf(c->errmsg, sizeof c->errmsg, "injected %s on %s",
+                 dval_status_name(st), op);
+        memmove(&f->errs[i], &f->errs[i + 1],
+                (size_t)(f->nerrs - i - 1) * sizeof f->errs[0]);
+        f->nerrs--;
+        return st;
+    }
+    return 0;
+}
+
+/* ---- snapshots */
+static int snap_get(void *ud, dval_call *c, const char *name,
+                    dval_snapshot_info *out)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "snap_get");
+    if (rc)
+        return rc;
+    (void)name;
+    if (f->snap_exists && f->snap_pos < f->snap_nseq) {
+        int st = f->snap_seq[f->snap_pos++];
+        if (st == FAKE_GONE)
+            f->snap_exists = 0;
+        else
+            f->snap.state = st;
+    }
+    if (!f->snap_exists)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "snapshot not found");
+    *out = f->snap;
+    return DVAL_OK;
+}
+
+static int snap_create(void *ud, dval_call *c, const dval_snapshot_spec *spec,
+                       dval_snapshot_info *out, dval_chunk_fn log, void *lud)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "snap_create");
+    if (rc)
+        return rc;
+    if (f->snap_exists)
+        return dval__call_fail(c, DVAL_EEXISTS, "snapshot exists");
+    f->snap_exists = 1;
+    f->snap_builds++;
+    snprintf(f->snap.id, sizeof f->snap.id, "snap-%d", f->snap_builds);
+    snprintf(f->snap.name, sizeof f->snap.name, "%s", spec->name);
+    if (f->snap_fail_builds > 0) {
+        f->snap_fail_builds--;
+        f->snap.state = DVAL_SNAPSHOT_BUILD_FAILED;
+        snprintf(f->snap.error_reason, sizeof f->snap.error_reason,
+                 "build %d failed", f->snap_builds);
+    } else {
+        f->snap.state = f->snap_create_state ? f->snap_create_state
+                                             : DVAL_SNAPSHOT_ACTIVE;
+        f->snap.error_reason[0] = '\0';
+    }
+    if (log)
+        log(DVAL_STDOUT, "building\n", 9, lud);
+    *out = f->snap;
+    return DVAL_OK;
+}
+
+static int snap_activate(void *ud, dval_call *c, const char *id,
+                         dval_snapshot_info *out)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "snap_activate");
+    if (rc)
+        return rc;
+    (void)id;
+    f->snap.state = DVAL_SNAPSHOT_PENDING;
+    *out = f->snap;
+    return DVAL_OK;
+}
+
+static int snap_delete(void *ud, dval_call *c, const char *id)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "snap_delete");
+    if (rc)
+        return rc;
+    (void)id;
+    f->snap.state = DVAL_SNAPSHOT_REMOVING;
+    /* gone at the next get */
+    f->snap_seq[0] = FAKE_GONE;
+    f->snap_nseq = 1;
+    f->snap_pos = 0;
+    return DVAL_OK;
+}
+
+/* ---- sandboxes */
+static int sb_get(void *ud, dval_call *c, const char *name,
+                  dval_sandbox_info *out)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "sb_get");
+    if (rc)
+        return rc;
+    (void)name;
+    if (f->sb_exists && f->sb_pos < f->sb_nseq) {
+        int st = f->sb_seq[f->sb_pos++];
+        if (st == FAKE_GONE)
+            f->sb_exists = 0;
+        else
+            f->sb.state = st;
+    }
+    if (!f->sb_exists)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
+    *out = f->sb;
+    return DVAL_OK;
+}
+
+static int sb_create(void *ud, dval_call *c, const dval_sandbox_options *o,
+                     dval_sandbox_info *out)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "sb_create");
+    if (rc)
+        return rc;
+    if (f->sb_exists && f->sb.state != DVAL_SANDBOX_DESTROYED)
+        return dval__call_fail(c, DVAL_EEXISTS, "sandbox exists");
+    if (f->sb_exists) /* replacing a destroyed record: old script is void */
+        f->sb_nseq = 0;
+    f->sb_exists = 1;
+    snprintf(f->sb.id, sizeof f->sb.id, "id-%s", o->name);
+    snprintf(f->sb.name, sizeof f->sb.name, "%s", o->name);
+    f->sb.state = f->sb_create_state ? f->sb_create_state : DVAL_SANDBOX_STARTED;
+    f->sb.recoverable = 0;
+    f->sb.error_reason[0] = '\0';
+    *out = f->sb;
+    return DVAL_OK;
+}
+
+static int sb_start(void *ud, dval_call *c, const char *id,
+                    dval_sandbox_info *out)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "sb_start");
+    if (rc)
+        return rc;
+    (void)id;
+    if (f->sb.state == DVAL_SANDBOX_STOPPING)
+        return dval__call_fail(c, DVAL_EBADREQUEST, "not in valid state");
+    f->sb.state = f->sb_start_state ? f->sb_start_state : DVAL_SANDBOX_STARTED;
+    *out = f->sb;
+    return DVAL_OK;
+}
+
+static int sb_stop(void *ud, dval_call *c, const char *id,
+                   dval_sandbox_info *out)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "sb_stop");
+    if (rc)
+        return rc;
+    (void)id;
+    f->sb.state = DVAL_SANDBOX_STOPPED;
+    *out = f->sb;
+    return DVAL_OK;
+}
+
+static int sb_delete(void *ud, dval_call *c, const char *id)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "sb_delete");
+    if (rc)
+        return rc;
+    (void)id;
+    f->sb_exists = 0;
+    f->sb_nseq = 0;
+    return DVAL_OK;
+}
+
+static int sb_recover(void *ud, dval_call *c, const char *id,
+                      dval_sandbox_info *out)
+{
+    fake *f = ud;
+    int rc = injected(f, c, "sb_recover");
+    if (rc)
+        return rc;
+    (void)id;
+    f->sb.state = DVAL_SANDBOX_STARTED;
+    f->sb.recoverable = 0;
+    *out = f->sb;
+    return DVAL_OK;
+}
+
+/* ---- sessions and commands */
+static int ses_create(void *ud, dval_call *c, const char *sb, const char *sid)
+{
+    fake *f = ud;
+    (void)sb;
+    (void)sid;
+    return injected(f, c, "ses_create");
+}
+
+static int ses_delete(void *ud, dval_call *c, const char *sb, const char *sid)
+{
+    fake *f = ud;
+    (void)sb;
+    (void)sid;
+    f->sessions_deleted++;
+    return injected(f, c, "ses_delete");
+}
+
+static int cmd_start(void *ud, dval_call *c, const char *sb, const char *sid,
+                     const char *cmd, char *id)
+{
+    fake *f = ud;
+    (void)sb;
+    (void)sid;
+    (void)cmd;
+    int rc = injected(f, c, "cmd_start");
+    if (!rc)
+        snprintf(id, DVAL_ID_MAX, "cmd-1");
+    return rc;
+}
+
+typedef struct fstream {
+    int pos;
+} fstream;
+
+static int cmd_status(void *ud, dval_call *c, const char *sb, const char *sid,
+                      const char *cmd, int *fin, int *code)
+{
+    fake *f = ud;
+    (void)sb;
+    (void)sid;
+    (void)cmd;
+    int rc = injected(f, c, "cmd_status");
+    if (rc)
+        return rc;
+    if (f->status_polls_before_exit > 0) {
+        f->status_polls_before_exit--;
+        *fin = 0;
+        return DVAL_OK;
+    }
+    *fin = 1;
+    *code = f->exit_code;
+    return DVAL_OK;
+}
+
+static int st_open(void *ud, dval_call *c, const char *sb, const char *sid,
+                   const char *cmd, void **out)
+{
+    fake *f = ud;
+    (void)sb;
+    (void)sid;
+    (void)cmd;
+    if (f->no_stream)
+        return dval__call_fail(c, DVAL_EUNSUPPORTED, "no stream");
+    int rc = injected(f, c, "st_open");
+    if (rc)
+        return rc;
+    fstream *s = dval__calloc(1, sizeof *s);
+    *out = s;
+    return s ? DVAL_OK : DVAL_ENOMEM;
+}
+
+static int st_read(void *ud, dval_call *c, void *stream, dval_chunk_fn sink,
+                   void *sud, int *closed)
+{
+    fake *f = ud;
+    fstream *s = stream;
+    if (f->hang) {
+        struct pollfd p = { .fd = c->cancel_fd, .events = POLLIN };
+        if (poll(&p, 1, (int)c->timeout_ms) > 0)
+            return DVAL_ECANCELED;
+        return DVAL_OK;
+    }
+    if (f->drop_after && f->drops_left > 0 && s->pos == f->drop_after) {
+        f->drops_left--;
+        return dval__call_fail(c, DVAL_ENETWORK, "connection dropped");
+    }
+    if (s->pos < f->nitems) {
+        fake_item *it = &f->items[s->pos++];
+        if (sink(it->stream, it->data, it->len, sud))
+            return DVAL_EABORTED;
+        return DVAL_OK;
+    }
+    if (!f->never_close)
+        *closed = 1;
+    else
+        dval__sleep_ms(c->timeout_ms, c->cancel_fd); /* idle, like a socket */
+    return DVAL_OK;
+}
+
+static void st_close(void *ud, void *stream)
+{
+    (void)ud;
+    dval__free(stream);
+}
+
+static int cmd_logs(void *ud, dval_call *c, const char *sb, const char *sid,
+                    const char *cmd, dval_chunk_fn sink, void *sud)
+{
+    fake *f = ud;
+    (void)sb;
+    (void)sid;
+    (void)cmd;
+    int rc = injected(f, c, "cmd_logs");
+    if (rc)
+        return rc;
+    for (int i = 0; i < f->nitems; i++)
+        if (f->items[i].stream == DVAL_STREAM_RAW &&
+            sink(DVAL_STREAM_RAW, f->items[i].data, f->items[i].len, sud))
+            return DVAL_EABORTED;
+    return DVAL_OK;
+}
+
+static int cmd_cancel(void *ud, dval_call *c, const char *sb, const char *sid,
+                      const char *cmd)
+{
+    fake *f = ud;
+    (void)c;
+    (void)sb;
+    (void)sid;
+    (void)cmd;
+    f->cmd_canceled++;
+    return DVAL_OK;
+}
+
+dval_client *fake_client(fake *f, int jitter)
+{
+    struct dval_executor ex;
+    dval_executor_init(&ex, sizeof ex);
+    ex.name = "fake";
+    ex.userdata = f;
+    ex.snapshot_get = snap_get;
+    ex.snapshot_create = snap_create;
+    ex.snapshot_activate = snap_activate;
+    ex.snapshot_delete = snap_delete;
+    ex.sandbox_get = sb_get;
+    ex.sandbox_create = sb_create;
+    ex.sandbox_start = sb_start;
+    ex.sandbox_stop = sb_stop;
+    ex.sandbox_delete = sb_delete;
+    ex.sandbox_recover = sb_recover;
+    ex.session_create = ses_create;
+    ex.session_delete = ses_delete;
+    ex.command_start = cmd_start;
+    ex.command_status = cmd_status;
+    ex.stream_open = st_open;
+    ex.stream_read = st_read;
+    ex.stream_close = st_close;
+    ex.command_logs = cmd_logs;
+    ex.command_cancel = cmd_cancel;
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.custom_executor = &ex;
+    o.retry_jitter = jitter;
+    dval_client *c = NULL;
+    if (dval_client_new(&c, &o) != DVAL_OK)
+        return NULL;
+    return c;
+}

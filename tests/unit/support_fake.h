@@ -1,0 +1,72 @@
+/* A scripted in-memory executor and a fake clock for core unit tests. */
+#ifndef SUPPORT_FAKE_H
+#define SUPPORT_FAKE_H
+
+#include "dval.h"
+#include "internal.h"
+
+#define FAKE_GONE (-1)   /* in a state sequence: the object disappears */
+#define FAKE_MAX 64
+
+typedef struct fake_err {
+    char op[32];
+    int status;
+    int64_t retry_after_ms;
+} fake_err;
+
+typedef struct fake_item {
+    int stream;          /* DVAL_STREAM_RAW, DVAL_STDOUT or DVAL_STDERR */
+    const char *data;
+    size_t len;
+} fake_item;
+
+typedef struct fake {
+    /* snapshot */
+    int snap_exists;
+    dval_snapshot_info snap;
+    int snap_seq[FAKE_MAX];      /* states returned by successive gets */
+    int snap_nseq, snap_pos;
+    int snap_create_state;       /* state after create (0 → pending) */
+    int snap_builds;             /* snapshot_create calls that built */
+    int snap_fail_builds;        /* this many builds end in build_failed */
+    /* sandbox */
+    int sb_exists;
+    dval_sandbox_info sb;
+    int sb_seq[FAKE_MAX];
+    int sb_nseq, sb_pos;
+    int sb_create_state;         /* 0 → started */
+    int sb_start_state;          /* 0 → started */
+    /* exec */
+    fake_item items[FAKE_MAX];
+    int nitems;
+    int drop_after;              /* stream fails after this many items (0 off) */
+    int drops_left;              /* how many connections drop */
+    int never_close;             /* stream never reports closed */
+    int hang;                    /* stream_read only waits (for cancel) */
+    int no_stream;               /* stream_open unsupported */
+    int exit_code;
+    int status_polls_before_exit;
+    int cmd_canceled;
+    int sessions_deleted;
+    /* injected failures, consumed in order per op */
+    fake_err errs[FAKE_MAX];
+    int nerrs;
+    /* trace of operations, "op(arg) " */
+    char trace[8192];
+} fake;
+
+void fake_init(fake *f);
+void fake_fail(fake *f, const char *op, int status, int64_t retry_after_ms);
+void fake_snap_seq(fake *f, int n, const int *states);
+void fake_sb_seq(fake *f, int n, const int *states);
+void fake_item_add(fake *f, int stream, const char *data, size_t len);
+/* A client using the fake executor; retry jitter off unless asked. */
+dval_client *fake_client(fake *f, int jitter);
+
+/* Fake clock: sleeps advance time instantly and are recorded. */
+void fakeclock_install(void);
+extern int64_t fakeclock_now;
+extern int64_t fakeclock_sleeps[256];
+extern int fakeclock_nsleeps;
+
+#endif
