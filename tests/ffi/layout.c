@@ -1,0 +1,32 @@
+/* Prints the C layout of the option structs ("struct field offset" and
+ * "struct sizeof N") so binding tests can compare their mirrors. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "dval.h"
+
+#define F(s, f) printf("%s %s %zu\n", #s, #f, offsetof(s, f))
+#define Z(s) printf("%s sizeof %zu\n", #s, sizeof(s))
+
+int main(void)
+{
+    Z(dval_client_options);
+    F(dval_client_options, api_url); F(dval_client_options, executor);
+    F(dval_client_options, log_fn); F(dval_client_options, log_level);
+    F(dval_client_options, retry_base_ms); F(dval_client_options, retry_jitter);
+    F(dval_client_options, request_timeout_ms); F(dval_client_options, state_dir);
+    F(dval_client_options, allow_unisolated); F(dval_client_options, max_download_bytes);
+    Z(dval_snapshot_spec);
+    F(dval_snapshot_spec, build_commands); F(dval_snapshot_spec, cpu);
+    F(dval_snapshot_spec, target); F(dval_snapshot_spec, rebuild_failed);
+    F(dval_snapshot_spec, build_timeout_ms);
+    Z(dval_sandbox_options);
+    F(dval_sandbox_options, labels); F(dval_sandbox_options, cpu);
+    F(dval_sandbox_options, network); F(dval_sandbox_options, target);
+    F(dval_sandbox_options, release); F(dval_sandbox_options, create_timeout_ms);
+    F(dval_sandbox_options, no_recover); F(dval_sandbox_options, on_state);
+    F(dval_sandbox_options, max_pids); F(dval_sandbox_options, max_cpu_ms);
+    Z(dval_exec_options);
+    F(dval_exec_options, cwd); F(dval_exec_options, timeout_ms);
+    return 0;
+}
