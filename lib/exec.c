@@ -26,6 +26,7 @@ typedef struct run {
     uint64_t raw_delivered;   /* raw bytes demuxed, over all connections */
     uint64_t raw_seen;        /* raw bytes seen on this connection */
     int got_raw;
+    int got_split;            /* executor delivers stdout/stderr itself */
     int aborted;              /* the output callback said stop */
     int finished;
     int exit_code;
@@ -61,6 +62,7 @@ static int sink(int stream, const char *data, size_t len, void *ud)
         r->raw_delivered = end;
         rc = dval__demux_feed(&r->demux, data + skip, len - skip, emit, r);
     } else {
+        r->got_split = 1;
         rc = dval__out_write(&r->out, stream, data, len);
     }
     if (rc)
@@ -223,7 +225,7 @@ out:
 /* Fetches the whole log once and shows what the stream missed. */
 static void reconcile(run *r)
 {
-    if (!r->x->command_logs || (!r->got_raw && r->x->stream_open))
+    if (!r->x->command_logs || r->got_split)
         return;
     dval_call call;
     dval__call_init(r->c, &call, 30000, -1);

@@ -1,0 +1,304 @@
+/* The exec engine over a scripted executor: demux through exec, byte-offset
+ * de-duplication across reconnects, never-closing streams, polling
+ * fallback, cancellation from another thread, callback aborts, timeouts,
+ * reentrancy. */
+#include <pthread.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "support_fake.h"
+
+static fake F;
+
+typedef struct got {
+    dval__buf s[3];
+    char channel[3][160];
+    dval_session *session;   /* for the reentrancy test */
+    int reenter_rc;
+    int stop_after;          /* return non-zero after this many chunks */
+    int chunks;
+} got;
+
+static int on_out(int stream, const char *channel, const char *d, size_t n,
+                  void *ud)
+{
+    got *g = ud;
+    snprintf(g->channel[stream], sizeof g->channel[stream], "%s", channel);
+    dval__buf_append(&g->s[stream], d, n);
+    g->chunks++;
+    if (g->session) {
+        int code;
+        g->reenter_rc = dval_session_exec(g->session, "true", NULL, NULL,
+                                          NULL, &code);
+    }
+    return g->stop_after && g->chunks >= g->stop_after;
+}
+
+static void got_free(got *g)
+{
+    for (int i = 0; i < 3; i++)
+        dval__buf_free(&g->s[i]);
+}
+
+static dval_client *C;
+static dval_sandbox *SB;
+static dval_session *S;
+
+static void setup(int fake_time)
+{
+    if (fake_time)
+        fakeclock_install();
+    fake_init(&F);
+    C = fake_client(&F, 0);
+    CHECK(C);
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = "dotnet-10-sandbox";
+    CHECK_INT(dval_sandbox_acquire(&SB, C, &o), DVAL_OK);
+    CHECK_INT(dval_session_open(&S, SB), DVAL_OK);
+}
+
+static void teardown(void)
+{
+    dval_session_free(S);
+    dval_sandbox_free(SB);
+    dval_client_free(C);
+}
+
+static const char LOG[] = "\1\1\1hello\n\2\2\2oops\n\1\1\1second line\n";
+
+static int run(got *g, int64_t timeout, int *code)
+{
+    dval_exec_options eo;
+    dval_exec_options_init(&eo, sizeof eo);
+    eo.channel_prefix = "DOTNET_SANDBOX_";
+    eo.timeout_ms = timeout;
+    return dval_session_exec(S, "dotnet run", &eo, on_out, g, code);
+}
+
+TEST(exec__session_id_is_sandbox_name_dash_uuid4)
+{
+    setup(1);
+    const char *id = dval_session_id(S);
+    CHECK(strncmp(id, "dotnet-10-sandbox-", 18) == 0);
+    CHECK_INT(strlen(id), 18 + 36);
+    CHECK(id[18 + 14] == '4'); /* version nibble */
+    dval_session *s2;
+    CHECK_INT(dval_session_open(&s2, SB), DVAL_OK);
+    CHECK(strcmp(dval_session_id(s2), id) != 0);
+    dval_session_free(s2);
+    teardown();
+}
+
+TEST(exec__raw_stream_is_demuxed_with_channels)
+{
+    setup(1);
+    /* markers split across frames, as the daemon may send them */
+    fake_item_add(&F, DVAL_STREAM_RAW, LOG, 2);
+    fake_item_add(&F, DVAL_STREAM_RAW, LOG + 2, 9);
+    fake_item_add(&F, DVAL_STREAM_RAW, LOG + 11, sizeof LOG - 1 - 11);
+    F.exit_code = 3;
+    got g = { 0 };
+    int code = -1;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    CHECK_INT(code, 3);
+    CHECK_STR(g.s[1].data, "hello\nsecond line\n");
+    CHECK_STR(g.s[2].data, "oops\n");
+    CHECK_STR(g.channel[1], "DOTNET_SANDBOX_COMMAND_EXECUTION_STDOUT");
+    CHECK_STR(g.channel[2], "DOTNET_SANDBOX_COMMAND_EXECUTION_STDERR");
+    got_free(&g);
+    teardown();
+}
+
+TEST(exec__reconnect_replay_is_deduplicated_by_offset)
+{
+    setup(1);
+    for (size_t i = 0; i < sizeof LOG - 1; i += 4)
+        fake_item_add(&F, DVAL_STREAM_RAW, LOG + i,
+                      sizeof LOG - 1 - i < 4 ? sizeof LOG - 1 - i : 4);
+    F.drop_after = 3;
+    F.drops_left = 2; /* two connections drop after 12 bytes; replay */
+    got g = { 0 };
+    int code;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    CHECK_STR(g.s[1].data, "hello\nsecond line\n");
+    CHECK_STR(g.s[2].data, "oops\n");
+    got_free(&g);
+    teardown();
+}
+
+TEST(exec__stream_that_never_closes_still_finishes)
+{
+    setup(1);
+    fake_item_add(&F, DVAL_STREAM_RAW, LOG, sizeof LOG - 1);
+    F.never_close = 1;
+    F.exit_code = 7;
+    F.status_polls_before_exit = 2;
+    got g = { 0 };
+    int code;
+    int64_t t0 = fakeclock_now;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    CHECK_INT(code, 7);
+    CHECK(fakeclock_now - t0 >= 2000); /* quiet period after exit */
+    CHECK(fakeclock_now - t0 < 10000);
+    CHECK_STR(g.s[1].data, "hello\nsecond line\n");
+    got_free(&g);
+    teardown();
+}
+
+TEST(exec__polling_fallback_reconciles_from_the_full_log)
+{
+    setup(1);
+    fake_item_add(&F, DVAL_STREAM_RAW, LOG, sizeof LOG - 1);
+    F.no_stream = 1;
+    F.status_polls_before_exit = 3;
+    got g = { 0 };
+    int code;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    CHECK_STR(g.s[1].data, "hello\nsecond line\n");
+    CHECK_STR(g.s[2].data, "oops\n");
+    got_free(&g);
+    teardown();
+}
+
+TEST(exec__stream_lost_for_good_falls_back_and_loses_nothing)
+{
+    setup(1);
+    for (size_t i = 0; i < sizeof LOG - 1; i += 5)
+        fake_item_add(&F, DVAL_STREAM_RAW, LOG + i,
+                      sizeof LOG - 1 - i < 5 ? sizeof LOG - 1 - i : 5);
+    F.drop_after = 2;
+    F.drops_left = 100; /* every connection drops */
+    got g = { 0 };
+    int code;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    CHECK_STR(g.s[1].data, "hello\nsecond line\n");
+    CHECK_STR(g.s[2].data, "oops\n");
+    got_free(&g);
+    teardown();
+}
+
+TEST(exec__separate_streams_are_passed_through)
+{
+    setup(1);
+    fake_item_add(&F, DVAL_STDOUT, "out \xe2\x82", 6);
+    fake_item_add(&F, DVAL_STDERR, "err\n", 4);
+    fake_item_add(&F, DVAL_STDOUT, "\xac\n", 2);
+    got g = { 0 };
+    int code;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    CHECK_STR(g.s[1].data, "out \xe2\x82\xac\n");
+    CHECK_STR(g.s[2].data, "err\n");
+    got_free(&g);
+    teardown();
+}
+
+static void *cancel_later(void *arg)
+{
+    usleep(150 * 1000);
+    dval_session_cancel(arg);
+    dval_session_cancel(arg); /* idempotent */
+    return NULL;
+}
+
+TEST(exec__cancel_from_another_thread)
+{
+    setup(0); /* real clock */
+    F.hang = 1;
+    F.status_polls_before_exit = 1000000;
+    pthread_t t;
+    pthread_create(&t, NULL, cancel_later, S);
+    got g = { 0 };
+    int code = -1;
+    CHECK_INT(run(&g, 0, &code), DVAL_ECANCELED);
+    pthread_join(t, NULL);
+    CHECK_INT(F.cmd_canceled, 1);
+    CHECK_INT(code, -1);
+    CHECK_STR(dval_session_errmsg(S), "canceled");
+    /* the session works again afterwards */
+    F.hang = 0;
+    F.status_polls_before_exit = 0;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    got_free(&g);
+    teardown();
+}
+
+TEST(exec__callback_stop_aborts_and_kills_the_command)
+{
+    setup(1);
+    fake_item_add(&F, DVAL_STREAM_RAW, LOG, 11);
+    fake_item_add(&F, DVAL_STREAM_RAW, LOG + 11, sizeof LOG - 1 - 11);
+    got g = { .stop_after = 1 };
+    int code;
+    CHECK_INT(run(&g, 0, &code), DVAL_EABORTED);
+    CHECK_INT(g.chunks, 1);
+    CHECK_INT(F.cmd_canceled, 1);
+    got_free(&g);
+    teardown();
+}
+
+TEST(exec__timeout_kills_the_command)
+{
+    setup(1);
+    F.never_close = 1;
+    F.status_polls_before_exit = 1000000;
+    got g = { 0 };
+    int code;
+    int64_t t0 = fakeclock_now;
+    CHECK_INT(run(&g, 3000, &code), DVAL_ETIMEOUT);
+    CHECK(fakeclock_now - t0 >= 3000 && fakeclock_now - t0 < 4000);
+    CHECK_INT(F.cmd_canceled, 1);
+    got_free(&g);
+    teardown();
+}
+
+TEST(exec__reentrant_call_from_the_callback_is_refused)
+{
+    setup(1);
+    fake_item_add(&F, DVAL_STDOUT, "x\n", 2);
+    got g = { 0 };
+    g.session = S;
+    int code;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    CHECK_INT(g.reenter_rc, DVAL_EREENTRANT);
+    got_free(&g);
+    teardown();
+}
+
+TEST(exec__closed_session_and_bad_commands)
+{
+    setup(1);
+    int code;
+    CHECK_INT(dval_session_exec(S, "", NULL, NULL, NULL, &code), DVAL_EINVAL);
+    CHECK_INT(dval_session_exec(S, NULL, NULL, NULL, NULL, &code), DVAL_EINVAL);
+    CHECK_INT(dval_session_exec(S, "echo \xff", NULL, NULL, NULL, &code),
+              DVAL_EINVAL);
+    CHECK_INT(dval_session_close(S), DVAL_OK);
+    CHECK_INT(F.sessions_deleted, 1);
+    CHECK_INT(dval_session_close(S), DVAL_OK); /* idempotent */
+    CHECK_INT(dval_session_exec(S, "true", NULL, NULL, NULL, &code),
+              DVAL_ESTATE);
+    CHECK_CONTAINS(dval_session_errmsg(S), "closed");
+    teardown();
+}
+
+TEST(exec__start_failure_reports_the_message)
+{
+    setup(1);
+    fake_fail(&F, "cmd_start", DVAL_ENOTFOUND, -1);
+    int code;
+    CHECK_INT(dval_session_exec(S, "true", NULL, NULL, NULL, &code),
+              DVAL_ENOTFOUND);
+    CHECK_CONTAINS(dval_session_errmsg(S), "injected DVAL_ENOTFOUND");
+    teardown();
+}
+
+TEST(exec__free_in_any_order)
+{
+    setup(1);
+    dval_client_free(C);   /* children keep it alive */
+    dval_sandbox_free(SB);
+    int code;
+    CHECK_INT(dval_session_exec(S, "true", NULL, NULL, NULL, &code), DVAL_OK);
+    dval_session_free(S);
+}
