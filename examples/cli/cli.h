@@ -41,7 +41,8 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_usage_hint(const char *cmd);
 
 /* client.c */
-int cli_client(dval_client **out, const cli_common *co);
+/* Returns 0 or the exit status; *status (may be NULL) gets the library's. */
+int cli_client(dval_client **out, const cli_common *co, int *status);
 int cli_exit_for(int status);
 
 /* term.c: progress on stderr (terminal or --verbose), colours on a

@@ -4,7 +4,7 @@
 
 #include "cli.h"
 
-int cli_client(dval_client **out, const cli_common *co)
+int cli_client(dval_client **out, const cli_common *co, int *status)
 {
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
@@ -15,6 +15,8 @@ int cli_client(dval_client **out, const cli_common *co)
         o.log_level = DVAL_LOG_INFO;
     }
     int rc = dval_client_new(out, &o);
+    if (status)
+        *status = rc;
     if (rc) {
         /* no client, so no errmsg: explain the usual causes ourselves,
          * never echoing credentials */

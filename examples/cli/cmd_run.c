@@ -230,10 +230,18 @@ static void print_json(const char *summary, const run_ctx *r)
            r->out.truncated || r->err.truncated ? "true" : "false");
 }
 
-static void print_failure_json(int rc, const char *msg)
+/* The same keys as a summary where they are known, plus "error". */
+static void print_failure_json(const run_args *a, dval_client *client, int rc,
+                               const char *msg)
 {
-    printf("{\"exit_code\":null,\"status\":\"%s\",\"error\":",
-           dval_status_name(rc));
+    const char *ex = dval_client_executor_name(client);
+    printf("{\"exit_code\":null,\"results\":{},\"thread_id\":");
+    jt_string(stdout, a->req.thread_id, strlen(a->req.thread_id));
+    fputs(",\"profile\":", stdout);
+    jt_string(stdout, a->req.profile, strlen(a->req.profile));
+    fputs(",\"executor\":", stdout);
+    jt_string(stdout, ex ? ex : "", ex ? strlen(ex) : 0);
+    printf(",\"status\":\"%s\",\"error\":", dval_status_name(rc));
     jt_string(stdout, msg, strlen(msg));
     fputs("}\n", stdout);
 }
@@ -273,7 +281,7 @@ static int finish(const run_args *a, run_ctx *r, dval_client *client, int rc,
     if (!summary) {
         const char *msg = dval_client_errmsg(client);
         if (a->json)
-            print_failure_json(rc, msg);
+            print_failure_json(a, client, rc, msg);
         cli_err("%s", *msg ? msg : dval_strerror(rc));
         return cli_exit_for(rc);
     }
@@ -304,8 +312,13 @@ int cmd_run(int argc, char **argv)
     }
     term_init(a.co.verbose);
     dval_client *client = NULL;
-    if ((ex = cli_client(&client, &a.co)))
+    int st = DVAL_OK;
+    if ((ex = cli_client(&client, &a.co, &st))) {
+        if (a.json)
+            printf("{\"exit_code\":null,\"status\":\"%s\",\"error\":"
+                   "\"cannot create a client\"}\n", dval_status_name(st));
         return ex;
+    }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);   /* a closed stdout must not kill cleanup */

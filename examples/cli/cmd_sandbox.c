@@ -110,7 +110,7 @@ int cmd_sandbox(int argc, char **argv)
         labels[nl++] = "dval.managed-by=daytona-validate";
     term_init(co.verbose);
     dval_client *c = NULL;
-    int ex = cli_client(&c, &co);
+    int ex = cli_client(&c, &co, NULL);
     if (ex)
         return ex;
     found *f = calloc(1, sizeof *f);

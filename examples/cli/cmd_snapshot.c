@@ -122,7 +122,7 @@ int cmd_snapshot(int argc, char **argv)
     }
     term_init(co.verbose);
     dval_client *c = NULL;
-    int ex = cli_client(&c, &co);
+    int ex = cli_client(&c, &co, NULL);
     if (ex)
         return ex;
     ex = each_profile(c, rm, argc - optind, argv + optind);

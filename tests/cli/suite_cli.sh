@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# End-to-end tests of the daytona-validate CLI: argument handling, then the
+# local executor (java and shell samples), then the daytona executor against
+# the emulator. Pieces that have not landed are reported as skipped, with
+# the reason, never as passed. Last line: "N passed, N failed, N skipped".
+set -u
+cd "$(dirname "$0")/../.."
+B=${B:-build}
+CLI=$B/bin/daytona-validate
+PY=/usr/bin/python3
+pass=0 fail=0 skip=0
+T=$(mktemp -d "${TMPDIR:-/tmp}/dval-cli.XXXXXX")
+EMU_PID=
+cleanup() {
+    [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/    /' <<<"$2" | head -n 30; }
+skipped() { skip=$((skip + 1)); echo "skip $1 ($2)"; }
+
+# run_cli NAME ARGS...: runs the CLI with stdout/stderr/status captured in
+# $T/NAME.{out,err,rc}; never on a terminal (no progress lines expected).
+run_cli() {
+    local name=$1; shift
+    timeout -k 5 "${DVAL_CLI_TIMEOUT:-600}" "$CLI" "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null
+    echo $? >"$T/$name.rc"
+}
+rc() { cat "$T/$1.rc"; }
+out() { cat "$T/$1.out"; }
+err() { cat "$T/$1.err"; }
+diag() { printf 'rc=%s\n--- stdout\n%s\n--- stderr\n%s\n' "$(rc "$1")" "$(out "$1" | head -c 3000)" "$(err "$1" | tail -c 3000)"; }
+# json_get FILE EXPR: evaluates a Python expression on the document `d`
+json_get() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
+# "not landed" = a stub answered: the library reports "not supported"
+not_landed() { grep -qiE 'not supported|unsupported' "$T/$1.err"; }
+
+if [ ! -x "$CLI" ]; then
+    bad "CLI built at $CLI" "run: make B=$B all"
+    echo "$pass passed, $fail failed, $skip skipped"
+    exit 1
+fi
+
+# ---------------------------------------------------------------- arguments
+run_cli help --help
+[ "$(rc help)" = 0 ] && grep -q '^usage: daytona-validate' "$T/help.out" && ok "--help on stdout, exit 0" || bad "--help" "$(diag help)"
+run_cli version --version
+[ "$(rc version)" = 0 ] && grep -qE '^daytona-validate [0-9]+\.[0-9]+\.[0-9]+' "$T/version.out" && ok "--version" || bad "--version" "$(diag version)"
+run_cli noargs
+[ "$(rc noargs)" = 64 ] && [ ! -s "$T/noargs.out" ] && ok "no arguments: usage on stderr, exit 64" || bad "no arguments" "$(diag noargs)"
+run_cli badcmd frobnicate
+[ "$(rc badcmd)" = 64 ] && grep -q "unknown command" "$T/badcmd.err" && ok "unknown command: exit 64" || bad "unknown command" "$(diag badcmd)"
+run_cli noprof run examples/validation/shell
+[ "$(rc noprof)" = 64 ] && grep -q -- "--profile" "$T/noprof.err" && ok "run without --profile: exit 64" || bad "run without --profile" "$(diag noprof)"
+run_cli nodir run --profile shell
+[ "$(rc nodir)" = 64 ] && ok "run without DIR: exit 64" || bad "run without DIR" "$(diag nodir)"
+run_cli badopt run --profile shell --bogus examples/validation/shell
+[ "$(rc badopt)" = 64 ] && grep -q -- "--bogus" "$T/badopt.err" && ok "unknown option: exit 64" || bad "unknown option" "$(diag badopt)"
+run_cli badrel run --profile shell --release sometimes examples/validation/shell
+[ "$(rc badrel)" = 64 ] && ok "bad --release: exit 64" || bad "bad --release" "$(diag badrel)"
+run_cli runhelp run --help
+[ "$(rc runhelp)" = 0 ] && grep -q -- "--results FILE" "$T/runhelp.out" && ok "run --help" || bad "run --help" "$(diag runhelp)"
+run_cli profiles profiles
+if [ "$(rc profiles)" = 0 ] && grep -q '^java .*sandbox=java-25-sandbox snapshot=validation-snapshot-java image=bellsoft/liberica-openjdk-debian:25-cds' "$T/profiles.out" &&
+   grep -q '^dotnet .*sandbox=dotnet-10-sandbox snapshot=validation-snapshot-dotnet image=mcr.microsoft.com/dotnet/sdk:10.0' "$T/profiles.out" &&
+   grep -q '^shell .*image=debian:12-slim' "$T/profiles.out"; then
+    ok "profiles: java, dotnet, shell as specified"
+else
+    bad "profiles" "$(diag profiles)"
+fi
+if command -v mandoc >/dev/null; then
+    l=$(mandoc -T lint -W warning man/man1/daytona-validate.1 2>&1)
+    [ -z "$l" ] && ok "man page lint-clean" || bad "man page lint" "$l"
+else
+    skipped "man page lint" "mandoc not installed"
+fi
+
+# Arguments the library checks need a client: use the local executor.
+S=$T/state
+run_cli badprof run --executor local --state-dir "$S" --profile cobol examples/validation/shell
+if not_landed badprof; then
+    skipped "unknown profile" "library piece not landed: $(head -n1 "$T/badprof.err")"
+else
+    [ "$(rc badprof)" = 64 ] && grep -q 'unknown profile "cobol"' "$T/badprof.err" && ok "unknown profile: exit 64 with a message" || bad "unknown profile" "$(diag badprof)"
+fi
+run_cli badtid run --executor local --state-dir "$S" --profile shell --thread '../x' examples/validation/shell
+if not_landed badtid; then
+    skipped "unsafe thread id" "library piece not landed: $(head -n1 "$T/badtid.err")"
+else
+    [ "$(rc badtid)" = 64 ] && grep -q 'thread id' "$T/badtid.err" && ok "unsafe thread id: exit 64" || bad "unsafe thread id" "$(diag badtid)"
+fi
+run_cli missingdir run --executor local --state-dir "$S" --profile shell "$T/does-not-exist"
+if not_landed missingdir; then
+    skipped "missing source dir" "library piece not landed: $(head -n1 "$T/missingdir.err")"
+else
+    [ "$(rc missingdir)" = 66 ] && grep -q 'does-not-exist' "$T/missingdir.err" && ok "missing source dir: exit 66" || bad "missing source dir" "$(diag missingdir)"
+fi
+
+# -------------------------------------------------------------- local executor
+check_java_ok() { # name label
+    local n=$1 what=$2
+    if [ "$(rc "$n")" != 0 ]; then bad "$what: exit 0" "$(diag "$n")"; return; fi
+    ok "$what: exit 0"
+    grep -q '^fibonacci(50) = 12586269025$' "$T/$n.out" && ok "$what: program stdout on stdout" || bad "$what: program stdout" "$(diag "$n")"
+    grep -q '^diagnostic: writing results to /sandbox/' "$T/$n.err" && ok "$what: program stderr on stderr" || bad "$what: program stderr" "$(diag "$n")"
+    ! grep -q 'diagnostic:' "$T/$n.out" && ! grep -q 'fibonacci(50)' "$T/$n.err" && ok "$what: streams not mixed" || bad "$what: streams mixed" "$(diag "$n")"
+    ! grep -q '^>>' "$T/$n.out" "$T/$n.err" && ok "$what: no progress lines off a terminal" || bad "$what: progress lines" "$(diag "$n")"
+}
+
+run_cli probe run --executor local --state-dir "$S" --profile shell --thread probe examples/validation/shell
+LOCAL=1
+if not_landed probe; then
+    LOCAL=0
+    skipped "local executor tests" "local executor not landed: $(head -n1 "$T/probe.err")"
+elif grep -q 'DVAL_EISOLATION\|isolation' "$T/probe.err" && [ "$(rc probe)" = 69 ]; then
+    LOCAL=0
+    skipped "local executor tests" "no isolation on this machine: $(head -n1 "$T/probe.err")"
+fi
+
+if [ $LOCAL = 1 ]; then
+    n=probe
+    if [ "$(rc $n)" = 0 ] && grep -q '^sum 1..100 = 5050$' "$T/$n.out"; then
+        ok "local shell sample: exit 0, program stdout"
+        # results JSON follows the program's output on stdout
+        sed -n '/^{/,$p' "$T/$n.out" >"$T/$n.json"
+        [ "$(json_get "$T/$n.json" 'd["results.json"]["sum_1_to_100"], d["results.json"]["thread_id"]')" = "(5050, 'probe')" ] &&
+            ok "local shell sample: results JSON on stdout after the output" || bad "local shell results" "$(diag $n)"
+    else
+        bad "local shell sample" "$(diag $n)"
+    fi
+
+    start=$(date +%s%N)
+    run_cli java run --executor local --state-dir "$S" --profile java --thread java1 --results "$T/java.results" examples/validation/java-javac
+    java_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    echo "     (java validation on the local executor: ${java_ms} ms, first run includes the snapshot)"
+    check_java_ok java "local java sample"
+    r=$(json_get "$T/java.results" 'd["results.json"]["fibonacci_50"], d["results.json"]["primes_below_100000"], d["results.json"]["sum_1_to_1000"], d["results.json"]["passed"]')
+    [ "$r" = "(12586269025, 9592, 500500, True)" ] && ok "local java: --results file has the computed values" || bad "local java results" "$r"
+    ! grep -q 'fibonacci_50' "$T/java.out" && ok "local java: --results keeps the JSON off stdout" || bad "--results and stdout" "$(diag java)"
+
+    start=$(date +%s%N)
+    run_cli java2 run --executor local --state-dir "$S" --profile java --thread java2 examples/validation/java-javac
+    echo "     (warm java validation on the local executor: $(( ($(date +%s%N) - start) / 1000000 )) ms)"
+    sed -n '/^{/,$p' "$T/java2.out" >"$T/java2.json"
+    [ "$(rc java2)" = 0 ] && [ "$(json_get "$T/java2.json" 'd["results.json"]["primes_below_100000"]')" = 9592 ] &&
+        ok "local java (warm): results JSON printed to stdout" || bad "local java (warm)" "$(diag java2)"
+
+    run_cli cerr run --executor local --state-dir "$S" --profile java examples/validation/java-compile-error
+    [ "$(rc cerr)" != 0 ] && ok "compile error: non-zero exit ($(rc cerr))" || bad "compile error exit" "$(diag cerr)"
+    grep -q 'Main.java:[0-9]*: error:' "$T/cerr.err" && ok "compile error: javac's message on stderr" || bad "compile error stderr" "$(diag cerr)"
+    ! grep -q 'error:' "$T/cerr.out" && ok "compile error: nothing of it on stdout" || bad "compile error stdout" "$(diag cerr)"
+
+    run_cli json run --executor local --state-dir "$S" --profile java --thread jsonrun --json examples/validation/java-javac
+    r=$(json_get "$T/json.out" 'd["exit_code"], d["thread_id"], d["profile"], d["executor"], d["results"]["results.json"]["fibonacci_50"], "fibonacci(50)" in d["stdout"], "diagnostic" in d["stderr"], sorted(d["timings_ms"])')
+    [ "$(rc json)" = 0 ] && [ "$r" = "(0, 'jsonrun', 'java', 'local', 12586269025, True, True, ['close', 'download', 'exec', 'session', 'sandbox', 'snapshot', 'total', 'upload'])" ] &&
+        ok "--json: one summary document on stdout" || bad "--json" "$r
+$(diag json)"
+
+    mkdir -p "$T/exit7" && printf 'echo partial\nexit 7\n' >"$T/exit7/run.sh"
+    run_cli exit7 run --executor local --state-dir "$S" --profile shell "$T/exit7"
+    [ "$(rc exit7)" = 7 ] && ok "exit status is the program's (7)" || bad "exit status passthrough" "$(diag exit7)"
+
+    mkdir -p "$T/nores" && printf 'echo no results\n' >"$T/nores/run.sh"
+    run_cli nores run --executor local --state-dir "$S" --profile shell "$T/nores"
+    [ "$(rc nores)" = 65 ] && grep -q 'no \*.json' "$T/nores.err" && ok "missing results: exit 65 with a message" || bad "missing results" "$(diag nores)"
+    run_cli nores2 run --executor local --state-dir "$S" --profile shell --allow-missing-results "$T/nores"
+    [ "$(rc nores2)" = 0 ] && ok "--allow-missing-results: exit 0" || bad "--allow-missing-results" "$(diag nores2)"
+
+    mkdir -p "$T/badjson" && printf 'mkdir -p "$DVAL_RESULTS_DIR"; echo "{not json" > "$DVAL_RESULTS_DIR/r.json"; printf "{\\"ok\\":1}" > "$DVAL_RESULTS_DIR/good.json"\n' >"$T/badjson/run.sh"
+    run_cli badjson run --executor local --state-dir "$S" --profile shell --json "$T/badjson"
+    r=$(json_get "$T/badjson.out" 'd["status"], d["results"], len(d["errors"]) > 0')
+    [ "$(rc badjson)" = 65 ] && [ "$r" = "('DVAL_ERESULTS', {'good.json': {'ok': 1}}, True)" ] && ok "invalid results: exit 65, valid ones still reported" || bad "invalid results" "$r
+$(diag badjson)"
+
+    mkdir -p "$T/escape" && cp examples/validation/shell/run.sh "$T/escape/" && ln -s /etc/passwd "$T/escape/passwd"
+    run_cli escape run --executor local --state-dir "$S" --profile shell "$T/escape"
+    [ "$(rc escape)" = 64 ] && grep -q 'outside the source directory' "$T/escape.err" && ok "symlink escaping the source dir is refused" || bad "symlink escape" "$(diag escape)"
+
+    mkdir -p "$T/nested/sub/dir" && printf 'cat sub/dir/data.txt; mkdir -p "$DVAL_RESULTS_DIR"; echo "{\\"n\\":$(cat sub/dir/data.txt)}" > "$DVAL_RESULTS_DIR/n.json"\n' >"$T/nested/run.sh" && echo 42 >"$T/nested/sub/dir/data.txt"
+    run_cli nested run --executor local --state-dir "$S" --profile shell --results "$T/nested.results" "$T/nested"
+    [ "$(rc nested)" = 0 ] && [ "$(json_get "$T/nested.results" 'd["n.json"]["n"]')" = 42 ] && ok "nested files uploaded with relative paths" || bad "nested upload" "$(diag nested)"
+
+    run_cli verbose run --executor local --state-dir "$S" --profile shell --verbose examples/validation/shell
+    grep -q '^>> exec' "$T/verbose.err" && ! grep -q '^>>' "$T/verbose.out" && ! grep -q $'\033' "$T/verbose.err" &&
+        ok "--verbose: progress on stderr only, no colours off a terminal" || bad "--verbose" "$(diag verbose)"
+
+    run_cli logs logs --state-dir "$S" java1
+    [ "$(rc logs)" = 0 ] && grep -q 'fibonacci(50) = 12586269025' "$T/logs.out" && ok "logs THREAD_ID prints the transcript" || bad "logs" "$(diag logs)"
+
+    run_cli sbls sandbox ls --executor local --state-dir "$S"
+    [ "$(rc sbls)" = 0 ] && grep -q 'java-25-sandbox' "$T/sbls.out" && ok "sandbox ls finds the managed sandboxes" || bad "sandbox ls" "$(diag sbls)"
+    run_cli sbrm sandbox rm --executor local --state-dir "$S" shell-sandbox
+    run_cli sbls2 sandbox ls --executor local --state-dir "$S"
+    [ "$(rc sbrm)" = 0 ] && ! grep -q 'shell-sandbox' "$T/sbls2.out" && ok "sandbox rm NAME reaps it" || bad "sandbox rm" "$(diag sbrm)
+$(diag sbls2)"
+
+    if command -v dotnet >/dev/null; then
+        skipped "dotnet unavailable locally" "this machine has dotnet"
+    else
+        run_cli dotnet run --executor local --state-dir "$S" --profile dotnet examples/validation/dotnet
+        [ "$(rc dotnet)" = 69 ] && grep -q 'DAYTONA_API_KEY' "$T/dotnet.err" && ok "dotnet locally without an SDK: exit 69 naming the daytona executor" || bad "dotnet unavailable" "$(diag dotnet)"
+    fi
+fi
+
+# ------------------------------------------------------- daytona via emulator
+EMU=tests/emulator/emulator.py
+if [ ! -f "$EMU" ]; then
+    skipped "daytona executor tests" "emulator not landed ($EMU missing)"
+elif ! "$PY" -c 'import aiohttp' 2>/dev/null; then
+    skipped "daytona executor tests" "python3-aiohttp missing"
+else
+    "$PY" "$EMU" --port-file "$T/port" --lifetime 600 >"$T/emu.log" 2>&1 &
+    EMU_PID=$!
+    for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
+    if [ ! -s "$T/port" ]; then
+        bad "emulator starts" "$(tail -n 20 "$T/emu.log")"
+    else
+        PORT=$(cat "$T/port")
+        curl -s -X POST "http://127.0.0.1:$PORT/_emu/config" -d '{"transition_ms":20,"snapshot_build_ms":50}' >/dev/null
+        export DAYTONA_API_URL=http://127.0.0.1:$PORT/api DAYTONA_API_KEY=test-key-secret
+        run_cli dshell run --executor daytona --profile shell --thread dshell --results "$T/dshell.results" examples/validation/shell
+        if not_landed dshell; then
+            skipped "daytona executor tests" "daytona executor not landed: $(head -n1 "$T/dshell.err")"
+        else
+            [ "$(rc dshell)" = 0 ] && grep -q '^sum 1..100 = 5050$' "$T/dshell.out" && grep -q '^diagnostic: thread dshell' "$T/dshell.err" &&
+                ok "daytona shell sample: exit 0, output split" || bad "daytona shell sample" "$(diag dshell)"
+            [ "$(json_get "$T/dshell.results" 'd["results.json"]["sum_1_to_100"]')" = 5050 ] && ok "daytona shell: results downloaded" || bad "daytona shell results" "$(diag dshell)"
+            ! grep -q 'test-key-secret' "$T/dshell.out" "$T/dshell.err" && ok "API key never printed" || bad "API key printed" "$(diag dshell)"
+
+            run_cli djava run --executor daytona --profile java --thread djava --json examples/validation/java-javac
+            r=$(json_get "$T/djava.out" 'd["exit_code"], d["executor"], d["results"]["results.json"]["fibonacci_50"], d["results"]["results.json"]["primes_below_100000"]')
+            [ "$(rc djava)" = 0 ] && [ "$r" = "(0, 'daytona', 12586269025, 9592)" ] && ok "daytona java sample: computed values in --json" || bad "daytona java sample" "$r
+$(diag djava)"
+
+            run_cli dcerr run --executor daytona --profile java examples/validation/java-compile-error
+            [ "$(rc dcerr)" != 0 ] && grep -q 'Main.java:[0-9]*: error:' "$T/dcerr.err" && ok "daytona compile error: non-zero, javac on stderr" || bad "daytona compile error" "$(diag dcerr)"
+
+            r=$(curl -s "http://127.0.0.1:$PORT/_emu/requests" | "$PY" -c 'import json,sys; rq=json.load(sys.stdin); print(any(r["method"]=="DELETE" and "/session/" in r["path"] for r in rq), any("dval.managed-by" in (r.get("body") or "") for r in rq if r["method"]=="POST" and r["path"].rstrip("/").endswith("/sandbox")))' 2>&1)
+            [ "$r" = "True True" ] && ok "daytona: sessions deleted, sandboxes labelled" || bad "daytona session close / labels" "$r"
+
+            run_cli dsbls sandbox ls --executor daytona
+            [ "$(rc dsbls)" = 0 ] && grep -q 'shell-sandbox' "$T/dsbls.out" && ok "daytona sandbox ls" || bad "daytona sandbox ls" "$(diag dsbls)"
+
+            DAYTONA_API_KEY= run_cli dnokey run --executor daytona --profile shell examples/validation/shell
+            [ "$(rc dnokey)" = 69 ] && grep -q 'DAYTONA_API_KEY' "$T/dnokey.err" && ok "daytona without a key: exit 69" || bad "daytona without a key" "$(diag dnokey)"
+        fi
+    fi
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
