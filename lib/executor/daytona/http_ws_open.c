@@ -1,0 +1,258 @@
+/* Opening the log WebSocket: curl connects (CONNECT_ONLY, HTTP/1.1 so
+ * ALPN cannot pick h2), then we send the Upgrade request ourselves and
+ * check the 101 reply, including Sec-WebSocket-Accept. */
+#include <curl/curl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+
+#include "http_ws_int.h"
+#include "sha1.h"
+
+/* Host header and request target from the http(s) URL. */
+static int url_parts(const char *url, dval__buf *host, dval__buf *target)
+{
+    CURLU *u = curl_url();
+    char *h = NULL, *port = NULL, *path = NULL, *query = NULL;
+    int rc = DVAL_EINVAL;
+    if (u && !curl_url_set(u, CURLUPART_URL, url, 0) &&
+        !curl_url_get(u, CURLUPART_HOST, &h, 0) &&
+        !curl_url_get(u, CURLUPART_PATH, &path, 0)) {
+        curl_url_get(u, CURLUPART_PORT, &port, 0);   /* absent: default */
+        curl_url_get(u, CURLUPART_QUERY, &query, 0);
+        rc = dval__buf_appendf(host, "%s%s%s", h, port ? ":" : "",
+                               port ? port : "");
+        if (!rc)
+            rc = dval__buf_appendf(target, "%s%s%s", path, query ? "?" : "",
+                                   query ? query : "");
+    }
+    curl_free(h);
+    curl_free(port);
+    curl_free(path);
+    curl_free(query);
+    curl_url_cleanup(u);
+    return rc;
+}
+
+static int upgrade_request(dt_exec *ex, const char *url, const char *key,
+                           dval__buf *req)
+{
+    dval__buf host = {0}, target = {0};
+    int rc = url_parts(url, &host, &target);
+    /* "websocket" exactly: the daemon compares case-sensitively */
+    if (!rc)
+        rc = dval__buf_appendf(req,
+            "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+            "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer %s\r\n"
+            "X-Daytona-Source: " DT_SDK_SOURCE "\r\n"
+            "X-Daytona-SDK-Version: " DT_SDK_VERSION "\r\n"
+            "User-Agent: " DT_SDK_SOURCE "/" DVAL_VERSION_STRING "\r\n",
+            target.data, host.data, key, ex->token ? ex->token : "");
+    if (!rc && ex->org_id)
+        rc = dval__buf_appendf(req, "X-Daytona-Organization-ID: %s\r\n",
+                               ex->org_id);
+    if (!rc)
+        rc = dval__buf_append(req, "\r\n", 2);
+    dval__buf_free(&host);
+    dval__buf_free(&target);
+    return rc;
+}
+
+/* Reads until the end of the reply head; *head_len includes CRLFCRLF. */
+static int read_head(dt_ws *ws, dval_call *c, int64_t deadline, size_t *have,
+                     size_t *head_len)
+{
+    for (;;) {
+        char *end = *have ? memmem(ws->buf, *have, "\r\n\r\n", 4) : NULL;
+        if (end) {
+            *head_len = (size_t)(end - (char *)ws->buf) + 4;
+            return DVAL_OK;
+        }
+        if (*have == sizeof ws->buf)
+            return dval__call_fail(c, DVAL_EPROTOCOL, "websocket handshake "
+                                   "reply head too long");
+        size_t n = 0;
+        CURLcode r = curl_easy_recv(ws->e, ws->buf + *have,
+                                    sizeof ws->buf - *have, &n);
+        if (r == CURLE_OK && n == 0)
+            return dval__call_fail(c, DVAL_ENETWORK, "connection closed "
+                                   "during the websocket handshake");
+        if (r == CURLE_OK) {
+            *have += n;
+            continue;
+        }
+        if (r != CURLE_AGAIN)
+            return dval__call_fail(c, DVAL_ENETWORK, "websocket handshake: "
+                                   "%s", curl_easy_strerror(r));
+        int64_t left = deadline - dval__now_ms();
+        if (left <= 0)
+            return dval__call_fail(c, DVAL_ETIMEOUT, "websocket handshake "
+                                   "timed out");
+        int w = dt_ws_wait(c, ws->fd, POLLIN, left);
+        if (w < 0)
+            return dval__call_fail(c, w, "canceled");
+    }
+}
+
+/* Value of header `name` in the head (NUL-terminated copy into out). */
+static int header(const char *head, const char *name, char *out, size_t cap)
+{
+    size_t nl = strlen(name);
+    for (const char *l = strstr(head, "\r\n"); l; l = strstr(l, "\r\n")) {
+        l += 2;
+        if (strncasecmp(l, name, nl) != 0 || l[nl] != ':')
+            continue;
+        const char *v = l + nl + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        size_t vl = strcspn(v, "\r\n");
+        while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+            vl--;
+        dval__fmt(out, cap, "%.*s", (int)vl, v);
+        return 1;
+    }
+    out[0] = '\0';
+    return 0;
+}
+
+/* A non-101 reply: read what fits of its body for the message. */
+static int refused(dt_exec *ex, dt_ws *ws, dval_call *c, long status,
+                   size_t have, size_t head_len, int64_t deadline)
+{
+    char ctype[128], clen[32], line[128];
+    const char *head = (const char *)ws->buf;
+    header(head, "Content-Type", ctype, sizeof ctype);
+    long want = header(head, "Content-Length", clen, sizeof clen)
+                    ? strtol(clen, NULL, 10) : 0;
+    size_t cap = sizeof ws->buf - 1;
+    while (want > 0 && have - head_len < (size_t)want && have < cap &&
+           dval__now_ms() < deadline) {
+        size_t n = 0;
+        CURLcode r = curl_easy_recv(ws->e, ws->buf + have, cap - have, &n);
+        if (r == CURLE_AGAIN &&
+            dt_ws_wait(c, ws->fd, POLLIN, deadline - dval__now_ms()) >= 0)
+            continue;
+        if (r != CURLE_OK || n == 0)
+            break;
+        have += n;
+    }
+    size_t sl = strcspn(head, "\r\n");
+    const char *sp = memchr(head, ' ', sl);
+    dval__fmt(line, sizeof line, "%.*s", sp ? (int)(sl - (size_t)(sp + 1 - head)) : 0,
+              sp ? sp + 1 : "");
+    size_t body = have - head_len;
+    if (want >= 0 && body > (size_t)want)
+        body = (size_t)want;
+    return dt_fail_http(ex, c, status, 0, ctype, line,
+                        (const char *)ws->buf + head_len, body);
+}
+
+static int check_101(dt_ws *ws, dval_call *c, const char *key)
+{
+    char v[256], accept[32];
+    const char *head = (const char *)ws->buf;
+    if (!header(head, "Upgrade", v, sizeof v) || strcasecmp(v, "websocket"))
+        return dval__call_fail(c, DVAL_EPROTOCOL, "101 reply without "
+                               "Upgrade: websocket");
+    if (!header(head, "Connection", v, sizeof v) || !strcasestr(v, "upgrade"))
+        return dval__call_fail(c, DVAL_EPROTOCOL, "101 reply without "
+                               "Connection: Upgrade");
+    dt_ws_accept(key, accept);
+    if (!header(head, "Sec-WebSocket-Accept", v, sizeof v) ||
+        strcmp(v, accept) != 0)
+        return dval__call_fail(c, DVAL_EPROTOCOL, "bad Sec-WebSocket-Accept "
+                               "in the handshake reply");
+    return DVAL_OK;
+}
+
+static int handshake(dt_exec *ex, dt_ws *ws, dval_call *c, const char *url,
+                     int64_t deadline)
+{
+    uint8_t nonce[16];
+    char key[32];
+    dval__buf req = {0};
+    if (getrandom(nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+        return dval__call_fail(c, DVAL_ERROR, "no randomness for the key");
+    dt_base64(nonce, sizeof nonce, key, sizeof key);
+    int rc = upgrade_request(ex, url, key, &req);
+    if (rc)
+        return dval__call_fail(c, rc, "cannot build the upgrade request");
+    rc = dt_ws_send_all(ws, c, req.data, req.len, deadline);
+    memset(req.data, 0, req.len);   /* it carried the token */
+    dval__buf_free(&req);
+    size_t have = 0, head_len = 0;
+    if (!rc)
+        rc = read_head(ws, c, deadline, &have, &head_len);
+    if (rc)
+        return rc;
+    ws->buf[head_len - 1] = '\0';   /* head as a string (last LF) */
+    const char *sp = strchr((const char *)ws->buf, ' ');
+    long status = sp ? strtol(sp + 1, NULL, 10) : 0;
+    c->http_status = (int32_t)status;
+    if (status != 101)
+        return refused(ex, ws, c, status, have, head_len, deadline);
+    rc = check_101(ws, c, key);
+    /* frames may have come in the same read as the head: keep them */
+    ws->pending_off = head_len;
+    ws->pending = have - head_len;
+    return rc;
+}
+
+static int connect_only(dt_exec *ex, dt_ws *ws, dval_call *c,
+                        const char *url)
+{
+    char ebuf[CURL_ERROR_SIZE] = "";
+    CURL *e = ws->e;
+    CURLcode r = dt_easy_common(ex->http, e, c->timeout_ms, 0)
+                     ? CURLE_FAILED_INIT : CURLE_OK;
+#define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
+    SET(CURLOPT_URL, url);
+    SET(CURLOPT_CONNECT_ONLY, 1L);
+    SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    SET(CURLOPT_HTTPPROXYTUNNEL, 1L);   /* a proxy must tunnel, not relay */
+    SET(CURLOPT_ERRORBUFFER, ebuf);
+#undef SET
+    if (r == CURLE_OK)
+        r = curl_easy_perform(e);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
+    if (r != CURLE_OK)
+        return dt_curl_fail(ex, c, r, ebuf);
+    curl_socket_t fd = CURL_SOCKET_BAD;
+    if (curl_easy_getinfo(e, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK ||
+        fd == CURL_SOCKET_BAD)
+        return dval__call_fail(c, DVAL_ENETWORK, "no socket after connect");
+    ws->fd = fd;
+    return DVAL_OK;
+}
+
+int dt_ws_open(dt_exec *ex, dval_call *c, const char *url, dt_ws **out)
+{
+    *out = NULL;
+    c->http_status = 0;
+    c->retry_after_ms = -1;
+    dt_ws *ws = dval__calloc(1, sizeof *ws);
+    if (!ws || !(ws->e = curl_easy_init())) {
+        dval__free(ws);
+        return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
+    }
+    /* server frames are <= 1 KiB (PROTOCOL 6.3); leave ample room */
+    ws->parser.max_frame = (uint64_t)1 << 20;
+    ws->parser.max_message = (uint64_t)64 << 20;
+    int64_t t = c->timeout_ms > 0 ? c->timeout_ms : 30000;
+    int64_t deadline = dval__now_ms() + t;
+    int rc = connect_only(ex, ws, c, url);
+    if (!rc)
+        rc = handshake(ex, ws, c, url, deadline);
+    dt_log(ex, c, DVAL_LOG_DEBUG, "websocket %s -> %d%s%s", url,
+           c->http_status, rc ? ": " : "", rc ? c->errmsg : "");
+    if (rc) {
+        dt_ws_free(ws);
+        return rc;
+    }
+    ws->last_send_ms = dval__now_ms();
+    *out = ws;
+    return DVAL_OK;
+}
