@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the build, the tests and the demo need,
+# only when they are missing (run as root; otherwise prints what to install).
+set -eu
+pkgs=(build-essential pkg-config libcurl4-openssl-dev libjansson-dev uuid-dev
+      python3-aiohttp python3-websockets python3-cffi golang-go abigail-tools
+      mandoc valgrind clang libclang-rt-14-dev nodejs npm iproute2 util-linux
+      default-jdk-headless ca-certificates)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$p")
+done
+# Node/npm may come from elsewhere (e.g. nodesource): accept working binaries.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+    missing=("${missing[@]/nodejs}"); missing=("${missing[@]/npm}")
+fi
+if command -v javac >/dev/null; then missing=("${missing[@]/default-jdk-headless}"); fi
+read -r -a missing <<<"${missing[*]:-}"
+[ ${#missing[@]} -eq 0 ] && { echo "deps: all present"; exit 0; }
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: missing packages (run as root): ${missing[*]}" >&2
+    exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: done"
