@@ -479,8 +479,11 @@ static char **parse_listing(char *text, size_t *count)
     char **names = dval__calloc(cap + 1, sizeof *names);
     if (!names)
         return NULL;
-    for (char *line = strtok(text ? text : "", "\n"); line;
-         line = strtok(NULL, "\n")) {
+    /* split in place (strtok is not thread-safe) */
+    for (char *line = text, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
         if (!strncmp(line, "./", 2))
             line += 2;
         if (!*line)

@@ -14,6 +14,7 @@
 #define CLI_EX_NOINPUT 66      /* source directory missing or unreadable */
 #define CLI_EX_UNAVAILABLE 69  /* profile/executor unavailable, credentials */
 #define CLI_EX_INFRA 70        /* sandbox infrastructure failed */
+#define CLI_EX_TIMEOUT 124     /* the program exceeded --timeout */
 #define CLI_EX_INTERRUPTED 130 /* stopped by SIGINT/SIGTERM */
 
 /* Options every command accepts. */

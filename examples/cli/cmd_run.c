@@ -283,6 +283,10 @@ static int finish(const run_args *a, run_ctx *r, dval_client *client, int rc,
         if (a->json)
             print_failure_json(a, client, rc, msg);
         cli_err("%s", *msg ? msg : dval_strerror(rc));
+        /* as timeout(1): the program ran out of its --timeout */
+        if (rc == DVAL_ETIMEOUT && a->req.timeout_ms > 0 &&
+            !strncmp(msg, "exec:", 5))
+            return CLI_EX_TIMEOUT;
         return cli_exit_for(rc);
     }
     int code = program_exit(summary);
