@@ -1,11 +1,274 @@
-/* Placeholder until the local executor lands. */
-#include "internal.h"
+/* The local executor: a one-machine Daytona built from Linux namespaces and
+ * overlayfs. This file holds the vtable, the helper lookup and spawning,
+ * and the isolation probe. */
+#include "local.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int is_exec(const char *p)
+{
+    struct stat st;
+    return p && stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+           access(p, X_OK) == 0;
+}
+
+static char *find_helper(void)
+{
+    const char *env = getenv("DVAL_LOCAL_HELPER");
+    if (env && *env)
+        return dval__strdup(env);
+    char self[4096] = "";
+    Dl_info info;
+    if (dladdr((void *)find_helper, &info) && info.dli_fname &&
+        strchr(info.dli_fname, '/'))
+        dval__fmt(self, sizeof self, "%s", info.dli_fname);
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    const char *bases[] = { self, exe };
+    for (int i = 0; i < 2; i++) {
+        char real[4096], cand[4200];
+        if (!bases[i][0] || !realpath(bases[i], real))
+            continue;
+        char *dir = dirname(real);
+        dval__fmt(cand, sizeof cand, "%s/../libexec/dval-local-helper", dir);
+        if (is_exec(cand))
+            return dval__strdup(cand);
+        dval__fmt(cand, sizeof cand,
+                  "%s/../libexec/daytona-validate/dval-local-helper", dir);
+        if (is_exec(cand))
+            return dval__strdup(cand);
+    }
+    return dval__strdup(DVAL_LIBEXECDIR "/dval-local-helper");
+}
+
+int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
+             int pgroup)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    argv[0] = x->helper;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &all);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
+                             POSIX_SPAWN_SETSIGDEF |
+                             (pgroup ? POSIX_SPAWN_SETPGROUP : 0));
+    for (int i = 0; i < 4; i++) {
+        if (fds[i] >= 0)
+            posix_spawn_file_actions_adddup2(&fa, fds[i], i);
+        else if (i < 3)
+            posix_spawn_file_actions_addopen(&fa, i, "/dev/null", O_RDWR, 0);
+    }
+    int rc = posix_spawn(pid, x->helper, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc != 0)
+        return dval__call_fail(c, DVAL_EEXEC, "cannot run %s: %s", x->helper,
+                               strerror(rc));
+    return DVAL_OK;
+}
+
+int lx_wait(pid_t pid, int *code)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return DVAL_EEXEC;
+    *code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return DVAL_OK;
+}
+
+/* Runs "helper probe <tmp>": namespaces + an overlay over the host root. */
+static int probe(lx *x, char *msg, size_t cap)
+{
+    if (!is_exec(x->helper)) {
+        dval__fmt(msg, cap, "helper executable %s not found (set "
+                  "DVAL_LOCAL_HELPER)", x->helper);
+        return -1;
+    }
+    char tmp[4096], d[4200];
+    dval__fmt(tmp, sizeof tmp, "%s/probe.%d", x->state_dir, (int)getpid());
+    const char *sub[] = { "m", "u", "w" };
+    for (int i = 0; i < 3; i++) {
+        dval__fmt(d, sizeof d, "%s/%s", tmp, sub[i]);
+        if (lx_mkdirs(d, 0700) < 0) {
+            dval__fmt(msg, cap, "cannot create %s: %s", d, strerror(errno));
+            return -1;
+        }
+    }
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return -1;
+    char *argv[] = { NULL, "probe", tmp, NULL };
+    int fds[4] = { -1, p[1], p[1], -1 };
+    pid_t pid;
+    int rc = lx_spawn(x, NULL, argv, fds, &pid, 1);
+    close(p[1]);
+    char out[512] = "";
+    size_t n = 0;
+    ssize_t r;
+    while (rc == DVAL_OK && n + 1 < sizeof out &&
+           (r = read(p[0], out + n, sizeof out - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = 0;
+    close(p[0]);
+    int code = 1;
+    if (rc == DVAL_OK)
+        lx_wait(pid, &code);
+    lx_rmtree(tmp);
+    if (code == 0 && !strncmp(out, "ok", 2))
+        return 0;
+    out[strcspn(out, "\n")] = 0;
+    dval__fmt(msg, cap, "isolation unavailable (%s)",
+              strncmp(out, "err: ", 5) ? out : out + 5);
+    return -1;
+}
+
+int lx_isolation(lx *x, dval_call *c, int *isolated)
+{
+    pthread_mutex_lock(&x->lock);
+    if (!x->probed)
+        x->probed = probe(x, x->probe_msg, sizeof x->probe_msg) == 0 ? 1 : -1;
+    int ok = x->probed == 1;
+    pthread_mutex_unlock(&x->lock);
+    *isolated = ok;
+    if (ok)
+        return DVAL_OK;
+    if (x->allow_unisolated && is_exec(x->helper)) {
+        LX_LOG(x, DVAL_LOG_WARN, "local executor: %s; running UNISOLATED "
+               "(allow_unisolated is set)", x->probe_msg);
+        return DVAL_OK;
+    }
+    return dval__call_fail(c, DVAL_EISOLATION, "local executor: %s; user/"
+                           "mount/pid namespaces and overlayfs are required "
+                           "(or allow unisolated execution)", x->probe_msg);
+}
+
+static void destroy(void *ud)
+{
+    lx *x = ud;
+    if (!x)
+        return;
+    lx_sessions_free(x);
+    pthread_mutex_destroy(&x->lock);
+    dval__free(x->state_dir);
+    dval__free(x->helper);
+    dval__free(x);
+}
+
+static char *default_state_dir(void)
+{
+    const char *xdg = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    char p[4096];
+    if (xdg && xdg[0] == '/')
+        dval__fmt(p, sizeof p, "%s/daytona-validate", xdg);
+    else if (home && home[0] == '/')
+        dval__fmt(p, sizeof p, "%s/.local/state/daytona-validate", home);
+    else
+        return NULL;
+    return dval__strdup(p);
+}
+
+static void fill(struct dval_executor *out, lx *x)
+{
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    out->name = "local";
+    out->userdata = x;
+    out->destroy = destroy;
+    out->snapshot_get = lx_snapshot_get;
+    out->snapshot_create = lx_snapshot_create;
+    out->snapshot_activate = lx_snapshot_activate;
+    out->snapshot_delete = lx_snapshot_delete;
+    out->snapshot_logs = lx_snapshot_logs;
+    out->sandbox_get = lx_sandbox_get;
+    out->sandbox_create = lx_sandbox_create;
+    out->sandbox_start = lx_sandbox_start;
+    out->sandbox_stop = lx_sandbox_stop;
+    out->sandbox_delete = lx_sandbox_delete;
+    out->sandbox_recover = lx_sandbox_recover;
+    out->sandbox_list = lx_sandbox_list;
+    out->session_create = lx_session_create;
+    out->session_delete = lx_session_delete;
+    out->command_start = lx_command_start;
+    out->command_status = lx_command_status;
+    out->stream_open = lx_stream_open;
+    out->stream_read = lx_stream_read;
+    out->stream_close = lx_stream_close;
+    out->command_logs = NULL;
+    out->file_upload = lx_file_upload;
+    out->file_download = lx_file_download;
+    out->folder_create = lx_folder_create;
+    out->command_cancel = lx_command_cancel;
+}
 
 int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
                          char *err, size_t errlen)
 {
-    (void)out;
-    (void)cfg;
-    dval__fmt(err, errlen, "the local executor is not built yet");
-    return DVAL_EUNSUPPORTED;
+    if (!out || !cfg) {
+        dval__fmt(err, errlen, "local executor: missing arguments");
+        return DVAL_EINVAL;
+    }
+    lx *x = dval__calloc(1, sizeof *x);
+    if (!x)
+        return DVAL_ENOMEM;
+    pthread_mutex_init(&x->lock, NULL);
+    x->log_fn = cfg->log_fn;
+    x->log_ud = cfg->log_userdata;
+    x->log_level = cfg->log_level;
+    x->allow_unisolated = cfg->allow_unisolated;
+    x->state_dir = cfg->state_dir && *cfg->state_dir
+                       ? dval__strdup(cfg->state_dir) : default_state_dir();
+    x->helper = find_helper();
+    if (!x->state_dir || !x->helper) {
+        dval__fmt(err, errlen, x->state_dir ? "out of memory"
+                  : "local executor: no state directory (set HOME or "
+                    "XDG_STATE_HOME)");
+        int rc = x->state_dir ? DVAL_ENOMEM : DVAL_EINVAL;
+        destroy(x);
+        return rc;
+    }
+    char d[4200];
+    dval__fmt(d, sizeof d, "%s/sandboxes", x->state_dir);
+    int bad = lx_mkdirs(d, 0700) < 0;
+    dval__fmt(d, sizeof d, "%s/snapshots", x->state_dir);
+    bad |= lx_mkdirs(d, 0700) < 0;
+    if (bad) {
+        dval__fmt(err, errlen, "local executor: cannot create %s: %s", d,
+                  strerror(errno));
+        destroy(x);
+        return DVAL_EIO;
+    }
+    char real[4096];
+    if (realpath(x->state_dir, real)) {
+        char *r = dval__strdup(real);
+        if (r) {
+            dval__free(x->state_dir);
+            x->state_dir = r;
+        }
+    }
+    LX_LOG(x, DVAL_LOG_DEBUG, "local executor: state %s, helper %s",
+           x->state_dir, x->helper);
+    fill(out, x);
+    return DVAL_OK;
 }

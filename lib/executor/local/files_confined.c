@@ -1,0 +1,240 @@
+/* File transfer confined to a sandbox's root: every path is resolved with
+ * openat2(RESOLVE_IN_ROOT) from the root of the sandbox's mount namespace
+ * (/proc/<init>/root), so "..", absolute symlinks and links pointing out
+ * all stay inside. Data is streamed in 64 KiB chunks. */
+#include "local.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define CHUNK 65536
+
+static int open_in(int root, const char *rel, int flags, mode_t mode)
+{
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (uint64_t)(flags | O_CLOEXEC);
+    how.mode = (flags & O_CREAT) ? mode : 0;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    return (int)syscall(SYS_openat2, root, rel[0] ? rel : ".", &how,
+                        sizeof how);
+}
+
+static int canceled(dval_call *c)
+{
+    struct pollfd p = { c ? c->cancel_fd : -1, POLLIN, 0 };
+    return c && c->cancel_fd >= 0 && poll(&p, 1, 0) > 0 &&
+           (p.revents & POLLIN);
+}
+
+/* Opens the sandbox's root and turns path into one relative to it
+ * (relative paths are relative to /home/daytona). */
+static int open_root(lx *x, dval_call *c, const char *sbid, const char *path,
+                     char *rel, size_t cap, int *rootfd)
+{
+    char msg[256], p[4200];
+    if (dval__check_remote_path(path, msg, sizeof msg) != DVAL_OK)
+        return dval__call_fail(c, DVAL_EINVAL, "%s", msg);
+    lx_sb sb;
+    int rc = lx_sb_open(x, c, sbid, &sb, NULL);
+    if (rc != DVAL_OK)
+        return rc;
+    rc = lx_sb_require_started(c, &sb);
+    if (rc == DVAL_OK) {
+        lx_sb_touch(&sb);
+        if (sb.isolated)
+            dval__fmt(p, sizeof p, "/proc/%d/root", (int)sb.pid);
+        else
+            dval__fmt(p, sizeof p, "%s/plain", sb.dir);
+        *rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (*rootfd < 0)
+            rc = dval__call_fail(c, DVAL_EIO, "open %s: %s", p,
+                                 strerror(errno));
+    }
+    lx_sb_close(&sb);
+    if (rc != DVAL_OK)
+        return rc;
+    while (*path == '/')
+        path++;
+    dval__fmt(rel, cap, "%s", path);
+    return DVAL_OK;
+}
+
+static int root_and_rel(lx *x, dval_call *c, const char *sbid,
+                        const char *path, char *rel, size_t cap, int *rootfd)
+{
+    char tmp[4200];
+    int abs = path && path[0] == '/';
+    int rc = open_root(x, c, sbid, path, tmp, sizeof tmp, rootfd);
+    if (rc != DVAL_OK)
+        return rc;
+    if (abs)
+        dval__fmt(rel, cap, "%s", tmp);
+    else
+        dval__fmt(rel, cap, "home/daytona/%s", tmp);
+    return DVAL_OK;
+}
+
+static int errno_status(int e)
+{
+    return e == ENOENT || e == ENOTDIR ? DVAL_ENOTFOUND
+           : e == EACCES || e == EPERM || e == EXDEV ? DVAL_EFORBIDDEN
+           : DVAL_EIO;
+}
+
+/* mkdir -p of rel inside root. */
+static int mkdirs_in(dval_call *c, int root, const char *rel)
+{
+    char prefix[4200];
+    size_t len = strlen(rel);
+    for (size_t i = 0; i <= len; i++) {
+        if (rel[i] != '/' && rel[i] != 0)
+            continue;
+        if (i == 0 || rel[i - 1] == '/')
+            continue;
+        dval__fmt(prefix, sizeof prefix, "%.*s", (int)i, rel);
+        int fd = open_in(root, prefix, O_PATH | O_DIRECTORY, 0);
+        if (fd >= 0) {
+            close(fd);
+            continue;
+        }
+        if (errno != ENOENT)
+            return dval__call_fail(c, errno_status(errno), "%s: %s", prefix,
+                                   strerror(errno));
+        char *slash = strrchr(prefix, '/');
+        const char *name = slash ? slash + 1 : prefix;
+        if (slash)
+            *slash = 0;
+        int parent = open_in(root, slash ? prefix : "", O_PATH | O_DIRECTORY,
+                             0);
+        if (parent < 0)
+            return dval__call_fail(c, errno_status(errno), "%s: %s", prefix,
+                                   strerror(errno));
+        int r = mkdirat(parent, name, 0755);
+        int e = errno;
+        close(parent);
+        if (r < 0 && e != EEXIST)
+            return dval__call_fail(c, errno_status(e), "mkdir %s: %s", rel,
+                                   strerror(e));
+    }
+    return DVAL_OK;
+}
+
+int lx_folder_create(void *ud, dval_call *c, const char *sbid,
+                     const char *path)
+{
+    char rel[4200];
+    int root;
+    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root);
+    if (rc != DVAL_OK)
+        return rc;
+    rc = mkdirs_in(c, root, rel);
+    close(root);
+    return rc;
+}
+
+static int write_from(dval_call *c, int fd, dval_read_fn src, void *src_ud)
+{
+    char buf[CHUNK];
+    for (;;) {
+        if (canceled(c))
+            return dval__call_fail(c, DVAL_ECANCELED, "canceled");
+        size_t n = 0;
+        if (src(buf, sizeof buf, &n, src_ud) != 0)
+            return dval__call_fail(c, DVAL_EABORTED, "upload source stopped");
+        if (n == 0)
+            return DVAL_OK;
+        for (size_t off = 0; off < n;) {
+            ssize_t w = write(fd, buf + off, n - off);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return dval__call_fail(c, errno == ENOSPC || errno == EDQUOT
+                                       ? DVAL_ETOOBIG : DVAL_EIO,
+                                       "write: %s", strerror(errno));
+            off += (size_t)w;
+        }
+    }
+}
+
+int lx_file_upload(void *ud, dval_call *c, const char *sbid, const char *path,
+                   dval_read_fn src, void *src_ud, int64_t size)
+{
+    (void)size;
+    char rel[4200];
+    int root;
+    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root);
+    if (rc != DVAL_OK)
+        return rc;
+    char *slash = strrchr(rel, '/');
+    if (!rel[0] || (slash && !slash[1])) {
+        close(root);
+        return dval__call_fail(c, DVAL_EINVAL, "%s is not a file path", path);
+    }
+    if (slash) {
+        *slash = 0;
+        rc = mkdirs_in(c, root, rel);
+        *slash = '/';
+    }
+    int fd = -1;
+    if (rc == DVAL_OK) {
+        fd = open_in(root, rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            rc = dval__call_fail(c, errno_status(errno), "%s: %s", path,
+                                 strerror(errno));
+    }
+    if (rc == DVAL_OK)
+        rc = write_from(c, fd, src, src_ud);
+    if (fd >= 0 && close(fd) < 0 && rc == DVAL_OK)
+        rc = dval__call_fail(c, DVAL_EIO, "close: %s", strerror(errno));
+    close(root);
+    return rc;
+}
+
+int lx_file_download(void *ud, dval_call *c, const char *sbid,
+                     const char *path, dval_data_fn sink, void *sink_ud)
+{
+    char rel[4200], buf[CHUNK];
+    int root;
+    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root);
+    if (rc != DVAL_OK)
+        return rc;
+    int fd = open_in(root, rel, O_RDONLY, 0);
+    close(root);
+    if (fd < 0)
+        return dval__call_fail(c, errno_status(errno), "%s: %s", path,
+                               strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return dval__call_fail(c, DVAL_ENOTFOUND, "%s is not a file", path);
+    }
+    for (;;) {
+        if (canceled(c)) {
+            rc = dval__call_fail(c, DVAL_ECANCELED, "canceled");
+            break;
+        }
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = dval__call_fail(c, DVAL_EIO, "read: %s", strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        if (sink && sink(buf, (size_t)n, sink_ud) != 0) {
+            rc = dval__call_fail(c, DVAL_EABORTED, "download sink stopped");
+            break;
+        }
+    }
+    close(fd);
+    return rc;
+}

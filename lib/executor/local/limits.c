@@ -1,0 +1,164 @@
+/* Resource limits of a sandbox: cgroup v2 when it has the memory and pids
+ * controllers, else cgroup v1 memory + pids, else setrlimit in each
+ * command; CPU time is always RLIMIT_CPU (cgroups only throttle CPU). */
+#include "local.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+static int put(const char *dir, const char *file, const char *val)
+{
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/%s", dir, file);
+    int fd = open(p, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, val, strlen(val));
+    close(fd);
+    return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+static int has_controllers(const char *root)
+{
+    char p[4200], buf[512] = "";
+    dval__fmt(p, sizeof p, "%s/cgroup.controllers", root);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    return strstr(buf, "memory") && strstr(buf, "pids");
+}
+
+static const char *v2_root(void)
+{
+    static const char *roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+    for (int i = 0; i < 2; i++) {
+        struct statfs sf;
+        if (statfs(roots[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC &&
+            has_controllers(roots[i]))
+            return roots[i];
+    }
+    return NULL;
+}
+
+static int make_group(const char *parent, const char *key, char *dir,
+                      size_t cap)
+{
+    char base[4200];
+    dval__fmt(base, sizeof base, "%s/daytona-validate", parent);
+    if (mkdir(base, 0755) < 0 && errno != EEXIST)
+        return -1;
+    dval__fmt(dir, cap, "%s/%s", base, key);
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+static int setup_v2(const char *root, const char *key, lx_limits *l)
+{
+    char dir[4096], base[4200], v[32];
+    dval__fmt(base, sizeof base, "%s/daytona-validate", root);
+    put(root, "cgroup.subtree_control", "+memory +pids");
+    if (make_group(root, key, dir, sizeof dir) < 0)
+        return -1;
+    put(base, "cgroup.subtree_control", "+memory +pids");
+    dval__fmt(v, sizeof v, "%lld", l->mem);
+    if (put(dir, "memory.max", v) < 0)
+        return -1;
+    put(dir, "memory.swap.max", "0");
+    dval__fmt(v, sizeof v, "%lld", l->pids);
+    if (put(dir, "pids.max", v) < 0)
+        return -1;
+    dval__fmt(l->procs[l->nprocs++], sizeof l->procs[0], "%s/cgroup.procs",
+              dir);
+    return 0;
+}
+
+static int setup_v1(const char *ctl, const char *file, long long val,
+                    const char *key, lx_limits *l)
+{
+    char root[64], dir[4096], v[32];
+    dval__fmt(root, sizeof root, "/sys/fs/cgroup/%s", ctl);
+    if (make_group(root, key, dir, sizeof dir) < 0)
+        return -1;
+    dval__fmt(v, sizeof v, "%lld", val);
+    if (put(dir, file, v) < 0)
+        return -1;
+    if (!strcmp(ctl, "memory"))
+        put(dir, "memory.memsw.limit_in_bytes", v); /* absent without swap
+                                                       accounting */
+    dval__fmt(l->procs[l->nprocs++], sizeof l->procs[0], "%s/cgroup.procs",
+              dir);
+    return 0;
+}
+
+void lx_limits_setup(lx *x, const char *key, lx_limits *l)
+{
+    l->nprocs = 0;
+    l->rl_as = l->rl_nproc = 0;
+    const char *v2 = v2_root();
+    if (v2 && setup_v2(v2, key, l) == 0)
+        return;
+    l->nprocs = 0;
+    int mem = setup_v1("memory", "memory.limit_in_bytes", l->mem, key, l) == 0;
+    int pids = setup_v1("pids", "pids.max", l->pids, key, l) == 0;
+    if (!mem) {
+        l->rl_as = 1;
+        LX_LOG(x, DVAL_LOG_WARN, "local executor: no memory cgroup; the "
+               "memory limit is enforced per process (RLIMIT_AS)");
+    }
+    if (!pids) {
+        if (geteuid() != 0) {
+            l->rl_nproc = 1;
+            LX_LOG(x, DVAL_LOG_WARN, "local executor: no pids cgroup; the "
+                   "process limit is per user (RLIMIT_NPROC)");
+        } else {
+            LX_LOG(x, DVAL_LOG_WARN, "local executor: no pids cgroup; the "
+                   "process limit (%lld) is NOT enforced", l->pids);
+        }
+    }
+}
+
+void lx_limits_remove(const char *key)
+{
+    static const char *roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified",
+                                   "/sys/fs/cgroup/memory",
+                                   "/sys/fs/cgroup/pids" };
+    char dir[4200];
+    for (int i = 0; i < 4; i++) {
+        dval__fmt(dir, sizeof dir, "%s/daytona-validate/%s", roots[i], key);
+        rmdir(dir);
+    }
+}
+
+void lx_limits_args(const lx_limits *l, char **argv, int *n, char bufs[3][32])
+{
+    for (int i = 0; i < l->nprocs; i++) {
+        argv[(*n)++] = "-g";
+        argv[(*n)++] = (char *)l->procs[i];
+    }
+    dval__fmt(bufs[0], 32, "%lld", (l->cpu_ms + 999) / 1000);
+    argv[(*n)++] = "-c";
+    argv[(*n)++] = bufs[0];
+    if (l->rl_as) {
+        dval__fmt(bufs[1], 32, "%lld", l->mem);
+        argv[(*n)++] = "-m";
+        argv[(*n)++] = bufs[1];
+    }
+    if (l->rl_nproc) {
+        dval__fmt(bufs[2], 32, "%lld", l->pids);
+        argv[(*n)++] = "-n";
+        argv[(*n)++] = bufs[2];
+    }
+}

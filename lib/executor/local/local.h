@@ -1,0 +1,165 @@
+/* Local executor internals: one-machine Daytona from namespaces + overlayfs.
+ * On-disk layout under the state dir:
+ *   snapshots/<enc name>/{state,build.log,lock,layer/,work/}
+ *   sandboxes/<name>/{state,lock,upper/,work/,swork/,lower/,root/,plain/} */
+#ifndef DVAL_LOCAL_H
+#define DVAL_LOCAL_H
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "internal.h"
+
+struct lx_session;
+
+typedef struct lx {
+    dval__config *cfg;          /* borrowed log settings */
+    dval_log_fn log_fn;
+    void *log_ud;
+    int log_level;
+    char *state_dir;
+    char *helper;               /* path of dval-local-helper, or NULL */
+    int allow_unisolated;
+    int probed;                 /* 0 unknown, 1 isolated, -1 unavailable */
+    char probe_msg[512];
+    pthread_mutex_t lock;       /* guards sessions and probe */
+    struct lx_session *sessions;
+    unsigned long next_cmd;
+} lx;
+
+#define LX_LOG(x, level, ...) \
+    dval__log((x)->log_fn, (x)->log_ud, (x)->log_level, (level), __VA_ARGS__)
+
+/* ---- state_store.c: key=value files, paths, locks */
+typedef struct lx_kv {
+    char **keys;
+    char **vals;
+    size_t n;
+} lx_kv;
+int lx_kv_load(lx_kv *kv, const char *path);     /* DVAL_ENOTFOUND if absent */
+int lx_kv_save(const lx_kv *kv, const char *path); /* atomic (rename) */
+const char *lx_kv_get(const lx_kv *kv, const char *key);
+long long lx_kv_num(const lx_kv *kv, const char *key, long long def);
+int lx_kv_set(lx_kv *kv, const char *key, const char *val); /* replaces */
+int lx_kv_add(lx_kv *kv, const char *key, const char *val); /* appends */
+int lx_kv_setnum(lx_kv *kv, const char *key, long long v);
+void lx_kv_free(lx_kv *kv);
+/* Filesystem-safe form of a snapshot name ("a/b:c" → "a%2Fb%3Ac"). */
+void lx_encode_name(char *dst, size_t cap, const char *name);
+int lx_mkdirs(const char *path, mode_t mode);
+int lx_rmtree(const char *path);
+/* flock(LOCK_EX) on path, polling cancel_fd; returns fd or a status < 0. */
+int lx_lock(dval_call *c, const char *path, int64_t timeout_ms);
+void lx_unlock(int fd);
+int64_t lx_wall_ms(void);
+
+/* ---- local.c */
+/* DVAL_OK when namespaces + overlayfs work (or unisolated is allowed, then
+ * *isolated = 0); DVAL_EISOLATION with c->errmsg otherwise. */
+int lx_isolation(lx *x, dval_call *c, int *isolated);
+/* posix_spawn()s the helper with argv (argv[0] is set here). fds: the
+ * child's fd 0..3 (-1 → /dev/null for 0-2, closed for 3). pgroup: put it
+ * in a new process group (so kill(-pid) reaches what it forks). */
+int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
+             int pgroup);
+/* Waits for a child, polling cancel; 128+N on signal. */
+int lx_wait(pid_t pid, int *code);
+
+/* ---- limits.c: cgroups (v2 with memory+pids, else v1), else rlimits */
+typedef struct lx_limits {
+    long long pids, mem, cpu_ms;
+    char procs[3][4096];        /* cgroup.procs files to join */
+    int nprocs;
+    int rl_as, rl_nproc;        /* enforce with setrlimit instead */
+} lx_limits;
+/* Prepares cgroups for sandbox key; logs any limit not enforced. */
+void lx_limits_setup(lx *x, const char *key, lx_limits *l);
+void lx_limits_remove(const char *key);
+/* Appends the helper options (-g/-c/-m/-n) for l to argv at *n. */
+void lx_limits_args(const lx_limits *l, char **argv, int *n, char bufs[3][32]);
+
+/* ---- sandbox_init.c (state, init process) and sandbox_ops.c (members) */
+typedef struct lx_sb {
+    char dir[4096];
+    lx_kv kv;
+    int isolated;
+    pid_t pid;                  /* live init pid, 0 when not running */
+} lx_sb;
+/* Loads a sandbox, refreshing its state (dead init → error, idle →
+ * stopped). Fills info when non-NULL. */
+int lx_sb_open(lx *x, dval_call *c, const char *id, lx_sb *sb,
+               dval_sandbox_info *info);
+void lx_sb_close(lx_sb *sb);
+/* Records activity (for auto-stop). */
+void lx_sb_touch(lx_sb *sb);
+/* Requires a started sandbox: DVAL_ESTATE otherwise. */
+int lx_sb_require_started(dval_call *c, const lx_sb *sb);
+void lx_sb_limits(lx *x, const lx_sb *sb, lx_limits *l);
+int lx_sb_path(lx *x, dval_call *c, const char *id, char *dir, size_t cap);
+int lx_sb_save(lx_sb *sb);
+void lx_sb_info(const lx_sb *sb, dval_sandbox_info *info); /* NULL ok */
+int lx_sb_set_state(lx_sb *sb, int state, const char *reason);
+/* Kills the init (and with it every process of the sandbox). */
+void lx_sb_kill(lx *x, lx_sb *sb);
+/* Starts the init (or, unisolated, prepares the plain directory). */
+int lx_sb_start(lx *x, dval_call *c, lx_sb *sb);
+
+int lx_sandbox_get(void *ud, dval_call *c, const char *id,
+                   dval_sandbox_info *out);
+int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
+                      dval_sandbox_info *out);
+int lx_sandbox_start(void *ud, dval_call *c, const char *id,
+                     dval_sandbox_info *out);
+int lx_sandbox_stop(void *ud, dval_call *c, const char *id,
+                    dval_sandbox_info *out);
+int lx_sandbox_delete(void *ud, dval_call *c, const char *id);
+int lx_sandbox_recover(void *ud, dval_call *c, const char *id,
+                       dval_sandbox_info *out);
+int lx_sandbox_list(void *ud, dval_call *c, const char *const *labels,
+                    dval_sandbox_info_fn each, void *each_ud);
+
+/* ---- snapshot_build.c */
+int lx_snapshot_get(void *ud, dval_call *c, const char *id,
+                    dval_snapshot_info *out);
+int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
+                       dval_snapshot_info *out, dval_chunk_fn log,
+                       void *log_ud);
+int lx_snapshot_activate(void *ud, dval_call *c, const char *id,
+                         dval_snapshot_info *out);
+int lx_snapshot_delete(void *ud, dval_call *c, const char *id);
+int lx_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
+                     dval_chunk_fn log, void *log_ud);
+/* Path of an active snapshot's layer (for sandboxes). */
+int lx_snapshot_layer(lx *x, dval_call *c, const char *name, char *dst,
+                      size_t cap);
+
+/* ---- session_proc.c */
+int lx_session_create(void *ud, dval_call *c, const char *sb,
+                      const char *sid);
+int lx_session_delete(void *ud, dval_call *c, const char *sb,
+                      const char *sid);
+int lx_command_start(void *ud, dval_call *c, const char *sb, const char *sid,
+                     const char *command, char *cmd_id);
+int lx_command_status(void *ud, dval_call *c, const char *sb,
+                      const char *sid, const char *cmd_id, int *finished,
+                      int *exit_code);
+int lx_stream_open(void *ud, dval_call *c, const char *sb, const char *sid,
+                   const char *cmd_id, void **stream);
+int lx_stream_read(void *ud, dval_call *c, void *stream, dval_chunk_fn sink,
+                   void *sink_ud, int *closed);
+void lx_stream_close(void *ud, void *stream);
+int lx_command_cancel(void *ud, dval_call *c, const char *sb, const char *sid,
+                      const char *cmd_id);
+/* Kills and forgets every session of a sandbox (stop/delete). */
+void lx_sessions_drop(lx *x, const char *sb);
+void lx_sessions_free(lx *x);
+
+/* ---- files_confined.c */
+int lx_file_upload(void *ud, dval_call *c, const char *sb, const char *path,
+                   dval_read_fn src, void *src_ud, int64_t size);
+int lx_file_download(void *ud, dval_call *c, const char *sb, const char *path,
+                     dval_data_fn sink, void *sink_ud);
+int lx_folder_create(void *ud, dval_call *c, const char *sb,
+                     const char *path);
+
+#endif

@@ -1,0 +1,306 @@
+/* Sandboxes of the local executor: each is a directory with a state file
+ * and an init process (started by the helper) that holds its namespaces.
+ * The init's pid and start time are persisted so that a fresh process can
+ * tell a live init from a dead one (error) or a reused pid. */
+#include "local.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int lx_sb_path(lx *x, dval_call *c, const char *id, char *dir, size_t cap)
+{
+    char msg[256];
+    if (dval__check_name("sandbox", id, 0, msg, sizeof msg) != DVAL_OK)
+        return dval__call_fail(c, DVAL_EINVAL, "%s", msg);
+    dval__fmt(dir, cap, "%s/sandboxes/%s", x->state_dir, id);
+    return DVAL_OK;
+}
+
+/* Start time (clock ticks since boot) of a live, non-zombie pid; 0 if
+ * dead. */
+static unsigned long long pid_start(pid_t pid)
+{
+    char p[64], buf[1024];
+    dval__fmt(p, sizeof p, "/proc/%d/stat", (int)pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *s = strrchr(buf, ')');
+    if (!s || s[1] != ' ' || s[2] == 'Z' || s[2] == 'X')
+        return 0;
+    s += 2; /* state is field 3; starttime is field 22 */
+    for (int f = 3; f < 22 && s; f++) {
+        s = strchr(s, ' ');
+        if (s)
+            s++;
+    }
+    return s ? strtoull(s, NULL, 10) : 0;
+}
+
+void lx_sb_info(const lx_sb *sb, dval_sandbox_info *info)
+{
+    if (!info)
+        return;
+    const char *name = lx_kv_get(&sb->kv, "name");
+    const char *reason = lx_kv_get(&sb->kv, "error_reason");
+    dval__strlcpy(info->id, name ? name : "", sizeof info->id);
+    dval__strlcpy(info->name, name ? name : "", sizeof info->name);
+    info->state = dval_sandbox_state_parse(lx_kv_get(&sb->kv, "state"));
+    info->recoverable = info->state == DVAL_SANDBOX_ERROR;
+    dval__strlcpy(info->error_reason, reason ? reason : "",
+                  sizeof info->error_reason);
+}
+
+int lx_sb_save(lx_sb *sb)
+{
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/state", sb->dir);
+    return lx_kv_save(&sb->kv, p);
+}
+
+int lx_sb_set_state(lx_sb *sb, int state, const char *reason)
+{
+    lx_kv_set(&sb->kv, "state", dval_sandbox_state_name(state));
+    lx_kv_set(&sb->kv, "error_reason", reason ? reason : "");
+    return lx_sb_save(sb);
+}
+
+void lx_sb_touch(lx_sb *sb)
+{
+    lx_kv_setnum(&sb->kv, "last_activity", lx_wall_ms());
+    lx_sb_save(sb);
+}
+
+void lx_sb_kill(lx *x, lx_sb *sb)
+{
+    const char *name = lx_kv_get(&sb->kv, "name");
+    if (sb->pid > 0) {
+        unsigned long long st = pid_start(sb->pid);
+        if (st && st == (unsigned long long)lx_kv_num(&sb->kv, "pid_start",
+                                                       0))
+            kill(sb->pid, SIGKILL);
+        for (int i = 0; i < 200 && pid_start(sb->pid) == st && st; i++)
+            usleep(10000);
+    }
+    sb->pid = 0;
+    lx_kv_set(&sb->kv, "pid", "0");
+    if (name) {
+        lx_sessions_drop(x, name);
+        lx_limits_remove(lx_kv_get(&sb->kv, "cgroup") ?
+                         lx_kv_get(&sb->kv, "cgroup") : "");
+    }
+}
+
+/* Dead init while "started" → error; idle past auto-stop → stopped. */
+static void refresh(lx *x, lx_sb *sb)
+{
+    const char *state = lx_kv_get(&sb->kv, "state");
+    if (!state || strcmp(state, "started") != 0)
+        return;
+    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
+    if (sb->isolated) {
+        unsigned long long st = sb->pid > 0 ? pid_start(sb->pid) : 0;
+        if (!st || st != (unsigned long long)lx_kv_num(&sb->kv, "pid_start",
+                                                        0)) {
+            char why[128];
+            dval__fmt(why, sizeof why, "the sandbox's init process (pid %d) "
+                      "is gone", (int)sb->pid);
+            sb->pid = 0;
+            lx_sb_kill(x, sb);
+            lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, why);
+            return;
+        }
+    }
+    long long minutes = lx_kv_num(&sb->kv, "auto_stop_minutes", 0);
+    long long last = lx_kv_num(&sb->kv, "last_activity", 0);
+    if (minutes > 0 && lx_wall_ms() - last > minutes * 60000) {
+        LX_LOG(x, DVAL_LOG_INFO, "local executor: sandbox %s idle for more "
+               "than %lld minutes; stopping it", lx_kv_get(&sb->kv, "name"),
+               minutes);
+        lx_sb_kill(x, sb);
+        lx_sb_set_state(sb, DVAL_SANDBOX_STOPPED, NULL);
+    }
+}
+
+int lx_sb_open(lx *x, dval_call *c, const char *id, lx_sb *sb,
+               dval_sandbox_info *info)
+{
+    memset(sb, 0, sizeof *sb);
+    int rc = lx_sb_path(x, c, id, sb->dir, sizeof sb->dir);
+    if (rc != DVAL_OK)
+        return rc;
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/state", sb->dir);
+    rc = lx_kv_load(&sb->kv, p);
+    if (rc == DVAL_ENOTFOUND)
+        return dval__call_fail(c, rc, "sandbox %s not found", id);
+    if (rc != DVAL_OK)
+        return dval__call_fail(c, rc, "cannot read %s", p);
+    sb->isolated = (int)lx_kv_num(&sb->kv, "isolated", 1);
+    refresh(x, sb);
+    lx_sb_info(sb, info);
+    return DVAL_OK;
+}
+
+void lx_sb_close(lx_sb *sb)
+{
+    lx_kv_free(&sb->kv);
+}
+
+int lx_sb_require_started(dval_call *c, const lx_sb *sb)
+{
+    const char *st = lx_kv_get(&sb->kv, "state");
+    if (st && !strcmp(st, "started"))
+        return DVAL_OK;
+    return dval__call_fail(c, DVAL_ESTATE, "sandbox %s is %s, not started",
+                           lx_kv_get(&sb->kv, "name"), st ? st : "unknown");
+}
+
+void lx_sb_limits(lx *x, const lx_sb *sb, lx_limits *l)
+{
+    (void)x;
+    memset(l, 0, sizeof *l);
+    l->pids = lx_kv_num(&sb->kv, "max_pids", 512);
+    l->mem = lx_kv_num(&sb->kv, "max_memory", 2LL << 30);
+    l->cpu_ms = lx_kv_num(&sb->kv, "max_cpu_ms", 600000);
+    const char *procs = lx_kv_get(&sb->kv, "cgroup_procs");
+    for (const char *s = procs; s && *s && l->nprocs < 3;) {
+        size_t n = strcspn(s, ":");
+        dval__fmt(l->procs[l->nprocs++], sizeof l->procs[0], "%.*s", (int)n,
+                  s);
+        s += n + (s[n] == ':');
+    }
+    l->rl_as = (int)lx_kv_num(&sb->kv, "rl_as", 0);
+    l->rl_nproc = (int)lx_kv_num(&sb->kv, "rl_nproc", 0);
+}
+
+/* Reads the helper's "pid N" line (or its error) within timeout. */
+static int read_reply(dval_call *c, int fd, char *out, size_t cap)
+{
+    size_t n = 0;
+    int64_t end = dval__now_ms() + 30000;
+    for (;;) {
+        struct pollfd p[2] = { { fd, POLLIN, 0 },
+                               { c ? c->cancel_fd : -1, POLLIN, 0 } };
+        int64_t left = end - dval__now_ms();
+        if (left <= 0)
+            return DVAL_ETIMEOUT;
+        if (poll(p, 2, (int)left) < 0 && errno != EINTR)
+            return DVAL_EEXEC;
+        if (p[1].revents & POLLIN)
+            return DVAL_ECANCELED;
+        if (p[0].revents) {
+            ssize_t r = read(fd, out + n, cap - 1 - n);
+            if (r <= 0 || (n += (size_t)r) + 1 >= cap)
+                break;
+        }
+    }
+    out[n] = 0;
+    return DVAL_OK;
+}
+
+static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
+{
+    char layer[4096] = "-", hide[4096];
+    const char *snap = lx_kv_get(&sb->kv, "snapshot");
+    int rc = DVAL_OK;
+    if (snap && *snap)
+        rc = lx_snapshot_layer(x, c, snap, layer, sizeof layer);
+    if (rc != DVAL_OK)
+        return rc;
+    const char *sub[] = { "upper", "work", "swork", "lower", "root" };
+    for (int i = 0; i < 5; i++) {
+        char d[4200];
+        dval__fmt(d, sizeof d, "%s/%s", sb->dir, sub[i]);
+        if (lx_mkdirs(d, 0755) < 0)
+            return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
+                                   strerror(errno));
+    }
+    lx_limits l;
+    lx_sb_limits(x, sb, &l);
+    lx_limits_setup(x, lx_kv_get(&sb->kv, "cgroup"), &l);
+    dval__buf procs = { 0 };
+    for (int i = 0; i < l.nprocs; i++)
+        dval__buf_appendf(&procs, "%s%s", i ? ":" : "", l.procs[i]);
+    lx_kv_set(&sb->kv, "cgroup_procs", procs.data ? procs.data : "");
+    dval__buf_free(&procs);
+    lx_kv_setnum(&sb->kv, "rl_as", l.rl_as);
+    lx_kv_setnum(&sb->kv, "rl_nproc", l.rl_nproc);
+    dval__fmt(hide, sizeof hide, "%s", x->state_dir);
+    char *argv[16] = { NULL, "init", sb->dir, layer,
+                       lx_kv_num(&sb->kv, "network", 0) ? "1" : "0", hide };
+    int n = 6;
+    for (int i = 0; i < l.nprocs; i++) {
+        argv[n++] = "-g";
+        argv[n++] = l.procs[i];
+    }
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
+    int fds[4] = { -1, p[1], p[1], -1 };
+    pid_t pid;
+    rc = lx_spawn(x, c, argv, fds, &pid, 0);
+    close(p[1]);
+    char out[1024] = "";
+    if (rc == DVAL_OK) {
+        rc = read_reply(c, p[0], out, sizeof out);
+        if (rc != DVAL_OK)
+            kill(pid, SIGKILL);
+        int code;
+        lx_wait(pid, &code);
+    }
+    close(p[0]);
+    if (rc != DVAL_OK)
+        return dval__call_fail(c, rc, "sandbox init did not start");
+    int ipid = 0;
+    if (sscanf(out, "pid %d", &ipid) != 1 || ipid <= 0) {
+        out[strcspn(out, "\n")] = 0;
+        return dval__call_fail(c, DVAL_EEXEC, "sandbox init failed: %s", out);
+    }
+    sb->pid = ipid;
+    lx_kv_setnum(&sb->kv, "pid", ipid);
+    lx_kv_setnum(&sb->kv, "pid_start", (long long)pid_start(ipid));
+    return DVAL_OK;
+}
+
+int lx_sb_start(lx *x, dval_call *c, lx_sb *sb)
+{
+    int isolated;
+    int rc = lx_isolation(x, c, &isolated);
+    if (rc != DVAL_OK)
+        return rc;
+    sb->isolated = isolated;
+    lx_kv_setnum(&sb->kv, "isolated", isolated);
+    if (isolated) {
+        rc = start_isolated(x, c, sb);
+    } else {
+        char d[4200];
+        dval__fmt(d, sizeof d, "%s/plain/home/daytona", sb->dir);
+        int bad = lx_mkdirs(d, 0755) < 0;
+        dval__fmt(d, sizeof d, "%s/plain/sandbox", sb->dir);
+        bad |= lx_mkdirs(d, 0755) < 0;
+        if (bad)
+            rc = dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
+                                 strerror(errno));
+    }
+    if (rc != DVAL_OK) {
+        if (rc != DVAL_ECANCELED && rc != DVAL_EISOLATION)
+            lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, c ? c->errmsg : "start failed");
+        return rc;
+    }
+    lx_kv_setnum(&sb->kv, "last_activity", lx_wall_ms());
+    return lx_sb_set_state(sb, DVAL_SANDBOX_STARTED, NULL);
+}

@@ -1,0 +1,249 @@
+/* Sandbox members of the local executor vtable. A per-sandbox lock file
+ * serialises state changes between threads and processes. */
+#include "local.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Locks the sandbox then loads it (refreshing its state). */
+static int open_locked(lx *x, dval_call *c, const char *id, lx_sb *sb,
+                       dval_sandbox_info *info, int *lockfd)
+{
+    char dir[4096], p[4200];
+    int rc = lx_sb_path(x, c, id, dir, sizeof dir);
+    if (rc != DVAL_OK)
+        return rc;
+    struct stat st;
+    if (stat(dir, &st) < 0)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox %s not found", id);
+    dval__fmt(p, sizeof p, "%s/lock", dir);
+    *lockfd = lx_lock(c, p, 60000);
+    if (*lockfd < 0)
+        return *lockfd;
+    rc = lx_sb_open(x, c, id, sb, info);
+    if (rc != DVAL_OK) {
+        lx_unlock(*lockfd);
+        *lockfd = -1;
+    }
+    return rc;
+}
+
+int lx_sandbox_get(void *ud, dval_call *c, const char *id,
+                   dval_sandbox_info *out)
+{
+    lx_sb sb;
+    int rc = lx_sb_open(ud, c, id, &sb, out);
+    if (rc == DVAL_OK)
+        lx_sb_close(&sb);
+    return rc;
+}
+
+static unsigned long long fnv(const char *a, const char *b)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (const char *s = a; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ '/') * 1099511628211ULL;
+    for (const char *s = b; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int fill_new(lx *x, lx_sb *sb, const dval_sandbox_options *o)
+{
+    char cg[64];
+    dval__fmt(cg, sizeof cg, "sb-%016llx", fnv(x->state_dir, o->name));
+    int rc = lx_kv_set(&sb->kv, "name", o->name);
+    rc |= lx_kv_set(&sb->kv, "snapshot", o->snapshot ? o->snapshot : "");
+    rc |= lx_kv_set(&sb->kv, "state", "creating");
+    rc |= lx_kv_set(&sb->kv, "cgroup", cg);
+    rc |= lx_kv_setnum(&sb->kv, "network", o->network == DVAL_NETWORK_ALLOW);
+    rc |= lx_kv_setnum(&sb->kv, "max_pids", o->max_pids > 0 ? o->max_pids
+                                                              : 512);
+    rc |= lx_kv_setnum(&sb->kv, "max_memory", o->max_memory_bytes > 0
+                       ? o->max_memory_bytes : 2LL << 30);
+    rc |= lx_kv_setnum(&sb->kv, "max_cpu_ms", o->max_cpu_ms > 0
+                       ? o->max_cpu_ms : 600000);
+    rc |= lx_kv_setnum(&sb->kv, "auto_stop_minutes",
+                       o->auto_stop_minutes > 0 ? o->auto_stop_minutes : 0);
+    rc |= lx_kv_setnum(&sb->kv, "created", lx_wall_ms());
+    for (const char *const *l = o->labels; l && *l; l++)
+        rc |= lx_kv_add(&sb->kv, "label", *l);
+    for (const char *const *e = o->env; e && *e; e++)
+        if (strchr(*e, '='))
+            rc |= lx_kv_add(&sb->kv, "env", *e);
+    return rc ? DVAL_ENOMEM : DVAL_OK;
+}
+
+int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
+                      dval_sandbox_info *out)
+{
+    lx *x = ud;
+    lx_sb sb;
+    memset(&sb, 0, sizeof sb);
+    if (!o || !o->name)
+        return dval__call_fail(c, DVAL_EINVAL, "sandbox name required");
+    int rc = lx_sb_path(x, c, o->name, sb.dir, sizeof sb.dir);
+    if (rc != DVAL_OK)
+        return rc;
+    char layer[4096];
+    if (o->snapshot && *o->snapshot) {
+        rc = lx_snapshot_layer(x, c, o->snapshot, layer, sizeof layer);
+        if (rc != DVAL_OK)
+            return rc;
+    } else if (o->image) {
+        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: image %s ignored; the "
+               "sandbox runs on the host's root", o->image);
+    }
+    int isolated;
+    rc = lx_isolation(x, c, &isolated);
+    if (rc != DVAL_OK)
+        return rc;
+    if (mkdir(sb.dir, 0700) < 0)
+        return dval__call_fail(c, errno == EEXIST ? DVAL_EEXISTS : DVAL_EIO,
+                               "sandbox %s: %s", o->name, strerror(errno));
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/lock", sb.dir);
+    int lk = lx_lock(c, p, 60000);
+    rc = lk < 0 ? lk : fill_new(x, &sb, o);
+    if (rc == DVAL_OK)
+        rc = lx_sb_save(&sb);
+    if (rc == DVAL_OK)
+        rc = lx_sb_start(x, c, &sb);
+    if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED)
+        lx_rmtree(sb.dir);
+    if (rc == DVAL_OK)
+        lx_sb_info(&sb, out);
+    lx_unlock(lk);
+    lx_sb_close(&sb);
+    return rc;
+}
+
+int lx_sandbox_start(void *ud, dval_call *c, const char *id,
+                     dval_sandbox_info *out)
+{
+    lx *x = ud;
+    lx_sb sb;
+    int lk;
+    int rc = open_locked(x, c, id, &sb, NULL, &lk);
+    if (rc != DVAL_OK)
+        return rc;
+    const char *st = lx_kv_get(&sb.kv, "state");
+    if (st && !strcmp(st, "started"))
+        lx_sb_touch(&sb);
+    else
+        rc = lx_sb_start(x, c, &sb);
+    lx_sb_info(&sb, out);
+    lx_unlock(lk);
+    lx_sb_close(&sb);
+    return rc;
+}
+
+int lx_sandbox_stop(void *ud, dval_call *c, const char *id,
+                    dval_sandbox_info *out)
+{
+    lx *x = ud;
+    lx_sb sb;
+    int lk;
+    int rc = open_locked(x, c, id, &sb, NULL, &lk);
+    if (rc != DVAL_OK)
+        return rc;
+    sb.pid = (pid_t)lx_kv_num(&sb.kv, "pid", 0);
+    lx_sb_kill(x, &sb);
+    rc = lx_sb_set_state(&sb, DVAL_SANDBOX_STOPPED, NULL);
+    if (rc != DVAL_OK)
+        dval__call_fail(c, rc, "cannot save the state of %s", id);
+    lx_sb_info(&sb, out);
+    lx_unlock(lk);
+    lx_sb_close(&sb);
+    return rc;
+}
+
+int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
+{
+    lx *x = ud;
+    lx_sb sb;
+    int lk;
+    int rc = open_locked(x, c, id, &sb, NULL, &lk);
+    if (rc != DVAL_OK)
+        return rc;
+    sb.pid = (pid_t)lx_kv_num(&sb.kv, "pid", 0);
+    lx_sb_kill(x, &sb);
+    /* rename first so a concurrent get sees "not found", not half a tree */
+    char trash[4200];
+    dval__fmt(trash, sizeof trash, "%s/sandboxes/.trash-%s-%d", x->state_dir,
+              id, (int)getpid());
+    if (rename(sb.dir, trash) < 0 || lx_rmtree(trash) < 0)
+        rc = dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb.dir,
+                             strerror(errno));
+    lx_unlock(lk);
+    lx_sb_close(&sb);
+    return rc;
+}
+
+int lx_sandbox_recover(void *ud, dval_call *c, const char *id,
+                       dval_sandbox_info *out)
+{
+    lx *x = ud;
+    lx_sb sb;
+    int lk;
+    int rc = open_locked(x, c, id, &sb, NULL, &lk);
+    if (rc != DVAL_OK)
+        return rc;
+    const char *st = lx_kv_get(&sb.kv, "state");
+    if (!st || strcmp(st, "started") != 0) {
+        sb.pid = (pid_t)lx_kv_num(&sb.kv, "pid", 0);
+        lx_sb_kill(x, &sb);
+        rc = lx_sb_start(x, c, &sb); /* files are kept */
+    }
+    lx_sb_info(&sb, out);
+    lx_unlock(lk);
+    lx_sb_close(&sb);
+    return rc;
+}
+
+static int has_labels(const lx_kv *kv, const char *const *labels)
+{
+    for (const char *const *l = labels; l && *l; l++) {
+        int found = 0;
+        for (size_t i = 0; i < kv->n && !found; i++)
+            found = !strcmp(kv->keys[i], "label") && !strcmp(kv->vals[i], *l);
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+int lx_sandbox_list(void *ud, dval_call *c, const char *const *labels,
+                    dval_sandbox_info_fn each, void *each_ud)
+{
+    lx *x = ud;
+    char dir[4200];
+    dval__fmt(dir, sizeof dir, "%s/sandboxes", x->state_dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return dval__call_fail(c, DVAL_EIO, "opendir %s: %s", dir,
+                               strerror(errno));
+    int rc = DVAL_OK;
+    struct dirent *e;
+    while (rc == DVAL_OK && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        lx_sb sb;
+        dval_sandbox_info info;
+        memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        if (lx_sb_open(x, NULL, e->d_name, &sb, &info) != DVAL_OK)
+            continue;
+        int match = has_labels(&sb.kv, labels);
+        lx_sb_close(&sb);
+        if (match && each && each(&info, each_ud) != 0)
+            rc = dval__call_fail(c, DVAL_EABORTED, "list stopped by callback");
+    }
+    closedir(d);
+    return rc;
+}

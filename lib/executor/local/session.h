@@ -1,0 +1,29 @@
+/* Session and command records shared by session_proc.c / session_cmd.c. */
+#ifndef DVAL_LOCAL_SESSION_H
+#define DVAL_LOCAL_SESSION_H
+
+#include "local.h"
+
+typedef struct lx_cmd {
+    struct lx_cmd *next;
+    char id[64];
+    pid_t helper;               /* our child; 0 once reaped */
+    pid_t pgid;                 /* the command's process group (host pid) */
+    int out, err;
+    int finished, code;
+} lx_cmd;
+
+struct lx_session {
+    struct lx_session *next;
+    char sb[DVAL_ID_MAX];
+    char id[DVAL_ID_MAX];
+    lx_cmd *cmds;
+};
+
+/* Call with x->lock held. */
+struct lx_session *lx_session_find(lx *x, const char *sb, const char *sid);
+lx_cmd *lx_cmd_find(struct lx_session *s, const char *id);
+/* Collects the helper's exit status (blocking or not). */
+void lx_cmd_reap(lx_cmd *m, int block);
+
+#endif

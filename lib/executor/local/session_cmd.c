@@ -1,0 +1,265 @@
+/* Commands of the local executor: start (helper "exec"), status, live
+ * output streams over the pipes, cancel (SIGKILL to the process group). */
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct lx_stream {
+    int fds[2];                 /* dups of the command's pipes; -1 at EOF */
+} lx_stream;
+
+#define MAX_ARGS 600
+
+/* Reads the command's pgid from the helper's fd 3 (EOF: it failed). */
+static pid_t read_pgid(int fd)
+{
+    char buf[32];
+    size_t n = 0;
+    struct pollfd p = { fd, POLLIN, 0 };
+    while (n + 1 < sizeof buf && poll(&p, 1, 10000) > 0) {
+        ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (memchr(buf, '\n', n))
+            break;
+    }
+    buf[n] = 0;
+    return (pid_t)strtol(buf, NULL, 10);
+}
+
+static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
+                     lx_cmd *m)
+{
+    char *argv[MAX_ARGS], pidbuf[32], root[4200], lim[3][32];
+    int n = 1;
+    lx_limits l;
+    lx_sb_limits(x, sb, &l);
+    dval__fmt(pidbuf, sizeof pidbuf, "%d", (int)sb->pid);
+    dval__fmt(root, sizeof root, "%s/plain", sb->dir);
+    argv[n++] = "exec";
+    argv[n++] = sb->isolated ? pidbuf : "-";
+    argv[n++] = root;
+    argv[n++] = "/home/daytona";
+    lx_limits_args(&l, argv, &n, lim);
+    for (size_t i = 0; i < sb->kv.n && n < MAX_ARGS - 4; i++) {
+        if (!strcmp(sb->kv.keys[i], "env")) {
+            argv[n++] = "-e";
+            argv[n++] = sb->kv.vals[i];
+        }
+    }
+    argv[n++] = "--";
+    argv[n++] = (char *)command;
+    argv[n] = NULL;
+    int out[2] = { -1, -1 }, err[2] = { -1, -1 }, pg[2] = { -1, -1 };
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
+        pipe2(pg, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(e));
+    }
+    int fds[4] = { -1, out[1], err[1], pg[1] };
+    int rc = lx_spawn(x, c, argv, fds, &m->helper, 1);
+    close(out[1]);
+    close(err[1]);
+    close(pg[1]);
+    if (rc == DVAL_OK)
+        m->pgid = read_pgid(pg[0]);
+    close(pg[0]);
+    m->out = out[0];
+    m->err = err[0];
+    if (rc != DVAL_OK) {
+        close(out[0]);
+        close(err[0]);
+    }
+    return rc;
+}
+
+int lx_command_start(void *ud, dval_call *c, const char *sbid,
+                     const char *sid, const char *command, char *cmd_id)
+{
+    lx *x = ud;
+    lx_sb sb;
+    pthread_mutex_lock(&x->lock);
+    int ok = lx_session_find(x, sbid, sid) != NULL;
+    unsigned long seq = ++x->next_cmd;
+    pthread_mutex_unlock(&x->lock);
+    if (!ok)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "session %s not found",
+                               sid);
+    int rc = lx_sb_open(x, c, sbid, &sb, NULL);
+    if (rc != DVAL_OK)
+        return rc;
+    rc = lx_sb_require_started(c, &sb);
+    lx_cmd *m = rc == DVAL_OK ? dval__calloc(1, sizeof *m) : NULL;
+    if (rc == DVAL_OK && !m)
+        rc = DVAL_ENOMEM;
+    if (rc == DVAL_OK) {
+        lx_sb_touch(&sb);
+        dval__fmt(m->id, sizeof m->id, "cmd-%lu", seq);
+        rc = spawn_cmd(x, c, &sb, command, m);
+    }
+    lx_sb_close(&sb);
+    if (rc != DVAL_OK) {
+        dval__free(m);
+        return rc;
+    }
+    pthread_mutex_lock(&x->lock);
+    struct lx_session *s = lx_session_find(x, sbid, sid);
+    if (s) {
+        m->next = s->cmds;
+        s->cmds = m;
+    }
+    pthread_mutex_unlock(&x->lock);
+    if (!s) { /* deleted meanwhile */
+        if (m->pgid > 0)
+            kill(-m->pgid, SIGKILL);
+        lx_cmd_reap(m, 1);
+        close(m->out);
+        close(m->err);
+        dval__free(m);
+        return dval__call_fail(c, DVAL_ENOTFOUND, "session %s deleted", sid);
+    }
+    dval__strlcpy(cmd_id, m->id, DVAL_ID_MAX);
+    return DVAL_OK;
+}
+
+/* Runs fn on the command under the lock; DVAL_ENOTFOUND when absent. */
+static int with_cmd(lx *x, dval_call *c, const char *sb, const char *sid,
+                    const char *cmd_id, lx_cmd *copy, int reap, int sig)
+{
+    pthread_mutex_lock(&x->lock);
+    lx_cmd *m = lx_cmd_find(lx_session_find(x, sb, sid), cmd_id);
+    if (m) {
+        if (sig && !m->finished && m->pgid > 0)
+            kill(-m->pgid, sig);
+        if (reap)
+            lx_cmd_reap(m, 0);
+        *copy = *m;
+    }
+    pthread_mutex_unlock(&x->lock);
+    if (!m)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "command %s not found",
+                               cmd_id);
+    return DVAL_OK;
+}
+
+int lx_command_status(void *ud, dval_call *c, const char *sb,
+                      const char *sid, const char *cmd_id, int *finished,
+                      int *exit_code)
+{
+    lx_cmd m;
+    int rc = with_cmd(ud, c, sb, sid, cmd_id, &m, 1, 0);
+    if (rc != DVAL_OK)
+        return rc;
+    *finished = m.finished;
+    *exit_code = m.finished ? m.code : 0;
+    return DVAL_OK;
+}
+
+int lx_command_cancel(void *ud, dval_call *c, const char *sb,
+                      const char *sid, const char *cmd_id)
+{
+    lx_cmd m;
+    return with_cmd(ud, c, sb, sid, cmd_id, &m, 0, SIGKILL);
+}
+
+int lx_stream_open(void *ud, dval_call *c, const char *sb, const char *sid,
+                   const char *cmd_id, void **stream)
+{
+    lx *x = ud;
+    lx_stream *st = dval__malloc(sizeof *st);
+    if (!st)
+        return DVAL_ENOMEM;
+    st->fds[0] = st->fds[1] = -1;
+    pthread_mutex_lock(&x->lock);
+    lx_cmd *m = lx_cmd_find(lx_session_find(x, sb, sid), cmd_id);
+    if (m) {
+        st->fds[0] = fcntl(m->out, F_DUPFD_CLOEXEC, 0);
+        st->fds[1] = fcntl(m->err, F_DUPFD_CLOEXEC, 0);
+    }
+    pthread_mutex_unlock(&x->lock);
+    if (!m || st->fds[0] < 0 || st->fds[1] < 0) {
+        lx_stream_close(ud, st);
+        return dval__call_fail(c, m ? DVAL_EEXEC : DVAL_ENOTFOUND,
+                               "command %s: cannot open its output", cmd_id);
+    }
+    *stream = st;
+    return DVAL_OK;
+}
+
+/* Delivers one read from fds[i]; 1 when data came, 0 at EOF, <0 error. */
+static int pull(dval_call *c, lx_stream *st, int i, dval_chunk_fn sink,
+                void *sink_ud)
+{
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(st->fds[i], buf, sizeof buf)) < 0 && errno == EINTR)
+        ;
+    if (n <= 0) {
+        close(st->fds[i]);
+        st->fds[i] = -1;
+        return 0;
+    }
+    if (sink && sink(i ? DVAL_STDERR : DVAL_STDOUT, buf, (size_t)n, sink_ud))
+        return dval__call_fail(c, DVAL_EABORTED, "output callback stopped");
+    return 1;
+}
+
+int lx_stream_read(void *ud, dval_call *c, void *stream, dval_chunk_fn sink,
+                   void *sink_ud, int *closed)
+{
+    (void)ud;
+    lx_stream *st = stream;
+    int64_t end = c && c->timeout_ms > 0 ? dval__now_ms() + c->timeout_ms : 0;
+    int got = 0;
+    *closed = 0;
+    while (st->fds[0] >= 0 || st->fds[1] >= 0) {
+        struct pollfd p[3] = { { st->fds[0], POLLIN, 0 },
+                               { st->fds[1], POLLIN, 0 },
+                               { c ? c->cancel_fd : -1, POLLIN, 0 } };
+        int wait = -1;
+        if (got)
+            wait = 0; /* drain what is ready, then return */
+        else if (end)
+            wait = (int)(end - dval__now_ms() > 0 ? end - dval__now_ms() : 0);
+        int r = poll(p, 3, wait);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (p[2].revents & POLLIN)
+            return dval__call_fail(c, DVAL_ECANCELED, "canceled");
+        if (r <= 0)
+            return DVAL_OK;
+        for (int i = 0; i < 2; i++) {
+            if (st->fds[i] >= 0 && p[i].revents) {
+                int k = pull(c, st, i, sink, sink_ud);
+                if (k < 0)
+                    return k;
+                got |= k;
+            }
+        }
+    }
+    *closed = 1;
+    return DVAL_OK;
+}
+
+void lx_stream_close(void *ud, void *stream)
+{
+    (void)ud;
+    lx_stream *st = stream;
+    if (!st)
+        return;
+    for (int i = 0; i < 2; i++)
+        if (st->fds[i] >= 0)
+            close(st->fds[i]);
+    dval__free(st);
+}

@@ -1,0 +1,152 @@
+/* Sessions and commands of the local executor. Sessions live in this
+ * process (like Daytona's, they do not survive a restart of the daemon).
+ * A command is the helper "exec" joined to the sandbox's namespaces; its
+ * stdout/stderr are pipes read here, its process group is killable. */
+#include "local.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "session.h"
+
+struct lx_session *lx_session_find(lx *x, const char *sb, const char *sid)
+{
+    for (struct lx_session *s = x->sessions; s; s = s->next)
+        if (!strcmp(s->sb, sb) && !strcmp(s->id, sid))
+            return s;
+    return NULL;
+}
+
+lx_cmd *lx_cmd_find(struct lx_session *s, const char *id)
+{
+    for (lx_cmd *m = s ? s->cmds : NULL; m; m = m->next)
+        if (!strcmp(m->id, id))
+            return m;
+    return NULL;
+}
+
+void lx_cmd_reap(lx_cmd *m, int block)
+{
+    int st;
+    if (m->helper <= 0)
+        return;
+    pid_t r;
+    while ((r = waitpid(m->helper, &st, block ? 0 : WNOHANG)) < 0 &&
+           errno == EINTR)
+        ;
+    if (r == m->helper) {
+        m->finished = 1;
+        m->code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        m->helper = 0;
+    } else if (r < 0) {
+        m->finished = 1; /* reaped elsewhere: code unknown */
+        m->code = 255;
+        m->helper = 0;
+    }
+}
+
+static void free_session(struct lx_session *s)
+{
+    for (lx_cmd *m = s->cmds; m;) {
+        lx_cmd *next = m->next;
+        if (!m->finished && m->pgid > 0)
+            kill(-m->pgid, SIGKILL);
+        if (m->helper > 0)
+            kill(m->helper, SIGKILL);
+        lx_cmd_reap(m, 1);
+        close(m->out);
+        close(m->err);
+        dval__free(m);
+        m = next;
+    }
+    dval__free(s);
+}
+
+int lx_session_create(void *ud, dval_call *c, const char *sb,
+                      const char *sid)
+{
+    lx *x = ud;
+    lx_sb s;
+    int rc = lx_sb_open(x, c, sb, &s, NULL);
+    if (rc != DVAL_OK)
+        return rc;
+    rc = lx_sb_require_started(c, &s);
+    if (rc == DVAL_OK)
+        lx_sb_touch(&s);
+    lx_sb_close(&s);
+    if (rc != DVAL_OK)
+        return rc;
+    struct lx_session *n = dval__calloc(1, sizeof *n);
+    if (!n)
+        return DVAL_ENOMEM;
+    dval__strlcpy(n->sb, sb, sizeof n->sb);
+    dval__strlcpy(n->id, sid, sizeof n->id);
+    pthread_mutex_lock(&x->lock);
+    if (lx_session_find(x, sb, sid)) {
+        rc = dval__call_fail(c, DVAL_EEXISTS, "session %s exists", sid);
+        dval__free(n);
+    } else {
+        n->next = x->sessions;
+        x->sessions = n;
+    }
+    pthread_mutex_unlock(&x->lock);
+    return rc;
+}
+
+int lx_session_delete(void *ud, dval_call *c, const char *sb,
+                      const char *sid)
+{
+    lx *x = ud;
+    pthread_mutex_lock(&x->lock);
+    struct lx_session **pp = &x->sessions, *s = NULL;
+    for (; *pp; pp = &(*pp)->next) {
+        if (!strcmp((*pp)->sb, sb) && !strcmp((*pp)->id, sid)) {
+            s = *pp;
+            *pp = s->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&x->lock);
+    if (!s)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "session %s not found",
+                               sid);
+    free_session(s);
+    return DVAL_OK;
+}
+
+void lx_sessions_drop(lx *x, const char *sb)
+{
+    pthread_mutex_lock(&x->lock);
+    struct lx_session **pp = &x->sessions, *drop = NULL;
+    while (*pp) {
+        struct lx_session *s = *pp;
+        if (!strcmp(s->sb, sb)) {
+            *pp = s->next;
+            s->next = drop;
+            drop = s;
+        } else {
+            pp = &s->next;
+        }
+    }
+    pthread_mutex_unlock(&x->lock);
+    while (drop) {
+        struct lx_session *next = drop->next;
+        free_session(drop);
+        drop = next;
+    }
+}
+
+void lx_sessions_free(lx *x)
+{
+    while (x->sessions) {
+        struct lx_session *s = x->sessions;
+        x->sessions = s->next;
+        free_session(s);
+    }
+}

@@ -1,0 +1,268 @@
+/* Persistence of the local executor: key=value state files written
+ * atomically, name encoding, recursive delete and cancellable flock. */
+#include "local.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t lx_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static char *unescape(const char *s, size_t n)
+{
+    char *out = dval__malloc(n + 1);
+    size_t j = 0;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n) {
+            i++;
+            out[j++] = s[i] == 'n' ? '\n' : s[i];
+        } else {
+            out[j++] = s[i];
+        }
+    }
+    out[j] = 0;
+    return out;
+}
+
+int lx_kv_load(lx_kv *kv, const char *path)
+{
+    memset(kv, 0, sizeof *kv);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return errno == ENOENT ? DVAL_ENOTFOUND : DVAL_EIO;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = DVAL_OK;
+    while (rc == DVAL_OK && (n = getline(&line, &cap, f)) > 0) {
+        if (line[n - 1] == '\n')
+            line[--n] = 0;
+        char *eq = strchr(line, '=');
+        if (!eq)
+            continue;
+        char *k = unescape(line, (size_t)(eq - line));
+        char *v = unescape(eq + 1, strlen(eq + 1));
+        if (k && v)
+            rc = lx_kv_add(kv, k, v);
+        else
+            rc = DVAL_ENOMEM;
+        dval__free(k);
+        dval__free(v);
+    }
+    free(line);
+    fclose(f);
+    if (rc != DVAL_OK)
+        lx_kv_free(kv);
+    return rc;
+}
+
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\n')
+            fputs("\\n", f);
+        else if (*s == '\\' || *s == '=')
+            fprintf(f, "\\%c", *s);
+        else
+            fputc(*s, f);
+    }
+}
+
+int lx_kv_save(const lx_kv *kv, const char *path)
+{
+    char tmp[4200];
+    dval__fmt(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return DVAL_EIO;
+    for (size_t i = 0; i < kv->n; i++) {
+        put_escaped(f, kv->keys[i]);
+        fputc('=', f);
+        for (const char *s = kv->vals[i]; *s; s++) {
+            if (*s == '\n')
+                fputs("\\n", f);
+            else if (*s == '\\')
+                fputs("\\\\", f);
+            else
+                fputc(*s, f);
+        }
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return DVAL_EIO;
+    }
+    return DVAL_OK;
+}
+
+const char *lx_kv_get(const lx_kv *kv, const char *key)
+{
+    for (size_t i = 0; i < kv->n; i++)
+        if (!strcmp(kv->keys[i], key))
+            return kv->vals[i];
+    return NULL;
+}
+
+long long lx_kv_num(const lx_kv *kv, const char *key, long long def)
+{
+    const char *v = lx_kv_get(kv, key);
+    return v && *v ? strtoll(v, NULL, 10) : def;
+}
+
+int lx_kv_add(lx_kv *kv, const char *key, const char *val)
+{
+    char **k = dval__realloc(kv->keys, (kv->n + 1) * sizeof *k);
+    if (!k)
+        return DVAL_ENOMEM;
+    kv->keys = k;
+    char **v = dval__realloc(kv->vals, (kv->n + 1) * sizeof *v);
+    if (!v)
+        return DVAL_ENOMEM;
+    kv->vals = v;
+    k[kv->n] = dval__strdup(key);
+    v[kv->n] = dval__strdup(val ? val : "");
+    if (!k[kv->n] || !v[kv->n]) {
+        dval__free(k[kv->n]);
+        dval__free(v[kv->n]);
+        return DVAL_ENOMEM;
+    }
+    kv->n++;
+    return DVAL_OK;
+}
+
+int lx_kv_set(lx_kv *kv, const char *key, const char *val)
+{
+    for (size_t i = 0; i < kv->n; i++) {
+        if (!strcmp(kv->keys[i], key)) {
+            char *v = dval__strdup(val ? val : "");
+            if (!v)
+                return DVAL_ENOMEM;
+            dval__free(kv->vals[i]);
+            kv->vals[i] = v;
+            return DVAL_OK;
+        }
+    }
+    return lx_kv_add(kv, key, val);
+}
+
+int lx_kv_setnum(lx_kv *kv, const char *key, long long v)
+{
+    char buf[32];
+    dval__fmt(buf, sizeof buf, "%lld", v);
+    return lx_kv_set(kv, key, buf);
+}
+
+void lx_kv_free(lx_kv *kv)
+{
+    for (size_t i = 0; i < kv->n; i++) {
+        dval__free(kv->keys[i]);
+        dval__free(kv->vals[i]);
+    }
+    dval__free(kv->keys);
+    dval__free(kv->vals);
+    memset(kv, 0, sizeof *kv);
+}
+
+void lx_encode_name(char *dst, size_t cap, const char *name)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t j = 0;
+    for (const unsigned char *p = (const unsigned char *)name;
+         *p && j + 4 < cap; p++) {
+        int safe = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                   (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
+                   (*p == '.' && p != (const unsigned char *)name);
+        if (safe) {
+            dst[j++] = (char)*p;
+        } else {
+            dst[j++] = '%';
+            dst[j++] = hex[*p >> 4];
+            dst[j++] = hex[*p & 15];
+        }
+    }
+    dst[j] = 0;
+}
+
+int lx_mkdirs(const char *path, mode_t mode)
+{
+    char p[4096];
+    dval__fmt(p, sizeof p, "%s", path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s == '/') {
+            *s = 0;
+            if (mkdir(p, mode) < 0 && errno != EEXIST)
+                return -1;
+            *s = '/';
+        }
+    }
+    if (mkdir(p, mode) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type,
+                  struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (type == FTW_DP)
+        return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
+    return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int lx_rmtree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : -1;
+    /* directories without write/search permission (made by builds) */
+    return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+int lx_lock(dval_call *c, const char *path, int64_t timeout_ms)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return dval__call_fail(c, DVAL_EIO, "open %s: %s", path,
+                               strerror(errno));
+    int64_t end = timeout_ms > 0 ? dval__now_ms() + timeout_ms : 0;
+    while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            close(fd);
+            return dval__call_fail(c, DVAL_EIO, "flock %s: %s", path,
+                                   strerror(errno));
+        }
+        if (end && dval__now_ms() >= end) {
+            close(fd);
+            return dval__call_fail(c, DVAL_ETIMEOUT, "waiting for %s", path);
+        }
+        struct pollfd p = { c ? c->cancel_fd : -1, POLLIN, 0 };
+        if (poll(&p, 1, 50) > 0 && (p.revents & POLLIN)) {
+            close(fd);
+            return dval__call_fail(c, DVAL_ECANCELED, "canceled");
+        }
+    }
+    return fd;
+}
+
+void lx_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* releases the flock */
+}

@@ -1,0 +1,41 @@
+/* Support for the local executor tests: drive the vtable directly. */
+#ifndef DVAL_LT_H
+#define DVAL_LT_H
+
+#include "harness.h"
+#include "internal.h"
+
+typedef struct lt {
+    struct dval_executor ex;
+    dval__config cfg;
+    char dir[512];
+    dval_call call;
+} lt;
+
+typedef struct lt_out {
+    dval__buf out, err;
+    int64_t first_out_ms;       /* dval__now_ms() of the first stdout chunk */
+    int64_t exit_ms;            /* when the command was seen finished */
+} lt_out;
+
+/* Fresh state dir /tmp/dval-local-tests/<name> (old inits killed); skips
+ * the test when isolation is unavailable. */
+void lt_open(lt *t, const char *name);
+void lt_close(lt *t);
+dval_call *lt_call(lt *t);
+/* Creates a started sandbox (opts may be NULL). */
+void lt_sandbox(lt *t, const char *name, dval_sandbox_options *opts);
+/* Runs command in a new session; returns the exit code. */
+int lt_run(lt *t, const char *sb, const char *command, lt_out *o);
+void lt_out_free(lt_out *o);
+/* Writes data to path inside the sandbox; returns the status. */
+int lt_upload(lt *t, const char *sb, const char *path, const char *data);
+/* Reads path from the sandbox into *out (NUL-terminated). */
+int lt_download(lt *t, const char *sb, const char *path, dval__buf *out);
+int lt_state(lt *t, const char *sb);
+/* Value of key in the sandbox's state file (static buffer). */
+const char *lt_state_key(lt *t, const char *sb, const char *key);
+void lt_set_state_key(lt *t, const char *sb, const char *key,
+                      const char *val);
+
+#endif

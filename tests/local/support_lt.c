@@ -1,0 +1,217 @@
+/* Shared helpers of the local executor tests (see lt.h). */
+#include "lt.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BASE "/tmp/dval-local-tests"
+
+static void logfn(int level, const char *msg, void *ud)
+{
+    (void)ud;
+    if (level <= DVAL_LOG_WARN || getenv("LT_VERBOSE"))
+        fprintf(stderr, "    [log %d] %s\n", level, msg);
+}
+
+static void kill_old(const char *dir)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/sandboxes", dir);
+    DIR *d = opendir(p);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char sp[1400], line[256];
+        snprintf(sp, sizeof sp, "%s/%s/state", p, e->d_name);
+        FILE *f = fopen(sp, "r");
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "pid=", 4) && atoi(line + 4) > 0)
+                kill(atoi(line + 4), SIGKILL);
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+}
+
+void lt_open(lt *t, const char *name)
+{
+    memset(t, 0, sizeof *t);
+    mkdir(BASE, 0755);
+    snprintf(t->dir, sizeof t->dir, BASE "/%s", name);
+    kill_old(t->dir);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+    if (system(cmd) != 0)
+        th_fail(__FILE__, __LINE__, "cannot clean %s", t->dir);
+    t->cfg.state_dir = t->dir;
+    t->cfg.log_fn = logfn;
+    t->cfg.log_level = DVAL_LOG_DEBUG;
+    char err[256] = "";
+    int rc = dval__local_executor(&t->ex, &t->cfg, err, sizeof err);
+    if (rc != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "executor: %s", err);
+    if (geteuid() != 0)
+        th_skip("the local executor tests need root (overlay over /)");
+}
+
+void lt_close(lt *t)
+{
+    kill_old(t->dir);
+    t->ex.destroy(t->ex.userdata);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", t->dir);
+}
+
+dval_call *lt_call(lt *t)
+{
+    memset(&t->call, 0, sizeof t->call);
+    t->call.struct_size = sizeof t->call;
+    t->call.cancel_fd = -1;
+    t->call.timeout_ms = 60000;
+    t->call.retry_after_ms = -1;
+    return &t->call;
+}
+
+void lt_sandbox(lt *t, const char *name, dval_sandbox_options *opts)
+{
+    dval_sandbox_options o;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    if (!opts)
+        opts = &o;
+    opts->name = name;
+    dval_sandbox_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    int rc = t->ex.sandbox_create(t->ex.userdata, lt_call(t), opts, &info);
+    if (rc == DVAL_EISOLATION)
+        th_skip(t->call.errmsg);
+    if (rc != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "sandbox_create: %d %s", rc,
+                t->call.errmsg);
+    CHECK_INT(info.state, DVAL_SANDBOX_STARTED);
+}
+
+static int sink(int stream, const char *data, size_t len, void *ud)
+{
+    lt_out *o = ud;
+    if (stream == DVAL_STDOUT && !o->first_out_ms)
+        o->first_out_ms = dval__now_ms();
+    CHECK(stream == DVAL_STDOUT || stream == DVAL_STDERR);
+    dval__buf_append(stream == DVAL_STDOUT ? &o->out : &o->err, data, len);
+    return 0;
+}
+
+int lt_run(lt *t, const char *sb, const char *command, lt_out *o)
+{
+    static int seq;
+    char sid[64], cmd[DVAL_ID_MAX];
+    void *ud = t->ex.userdata;
+    snprintf(sid, sizeof sid, "s%d", ++seq);
+    int rc = t->ex.session_create(ud, lt_call(t), sb, sid);
+    if (rc != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "session_create: %s", t->call.errmsg);
+    rc = t->ex.command_start(ud, lt_call(t), sb, sid, command, cmd);
+    if (rc != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "command_start: %s", t->call.errmsg);
+    void *st;
+    CHECK_INT(t->ex.stream_open(ud, lt_call(t), sb, sid, cmd, &st), DVAL_OK);
+    int closed = 0, finished = 0, code = -1;
+    while (!closed) {
+        dval_call *c = lt_call(t);
+        c->timeout_ms = 200;
+        CHECK_INT(t->ex.stream_read(ud, c, st, sink, o, &closed), DVAL_OK);
+    }
+    t->ex.stream_close(ud, st);
+    while (!finished) {
+        CHECK_INT(t->ex.command_status(ud, lt_call(t), sb, sid, cmd,
+                                       &finished, &code), DVAL_OK);
+        if (!finished)
+            usleep(5000);
+    }
+    o->exit_ms = dval__now_ms();
+    CHECK_INT(t->ex.session_delete(ud, lt_call(t), sb, sid), DVAL_OK);
+    return code;
+}
+
+void lt_out_free(lt_out *o)
+{
+    dval__buf_free(&o->out);
+    dval__buf_free(&o->err);
+}
+
+static int src(char *buf, size_t cap, size_t *len, void *ud)
+{
+    const char **p = ud;
+    size_t n = strlen(*p);
+    if (n > cap)
+        n = cap;
+    memcpy(buf, *p, n);
+    *p += n;
+    *len = n;
+    return 0;
+}
+
+int lt_upload(lt *t, const char *sb, const char *path, const char *data)
+{
+    return t->ex.file_upload(t->ex.userdata, lt_call(t), sb, path, src, &data,
+                             (int64_t)strlen(data));
+}
+
+static int dsink(const char *data, size_t len, void *ud)
+{
+    return dval__buf_append(ud, data, len);
+}
+
+int lt_download(lt *t, const char *sb, const char *path, dval__buf *out)
+{
+    return t->ex.file_download(t->ex.userdata, lt_call(t), sb, path, dsink,
+                               out);
+}
+
+int lt_state(lt *t, const char *sb)
+{
+    dval_sandbox_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    int rc = t->ex.sandbox_get(t->ex.userdata, lt_call(t), sb, &info);
+    return rc == DVAL_OK ? info.state : rc;
+}
+
+const char *lt_state_key(lt *t, const char *sb, const char *key)
+{
+    static char val[512];
+    char p[1024], line[600];
+    snprintf(p, sizeof p, "%s/sandboxes/%s/state", t->dir, sb);
+    FILE *f = fopen(p, "r");
+    val[0] = 0;
+    size_t kl = strlen(key);
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, key, kl) && line[kl] == '=') {
+            snprintf(val, sizeof val, "%s", line + kl + 1);
+            val[strcspn(val, "\n")] = 0;
+        }
+    }
+    if (f)
+        fclose(f);
+    return val;
+}
+
+void lt_set_state_key(lt *t, const char *sb, const char *key,
+                      const char *val)
+{
+    char p[1024], cmd[2400];
+    snprintf(p, sizeof p, "%s/sandboxes/%s/state", t->dir, sb);
+    snprintf(cmd, sizeof cmd, "sed -i 's/^%s=.*/%s=%s/' '%s'", key, key, val,
+             p);
+    if (system(cmd) != 0)
+        th_fail(__FILE__, __LINE__, "%s", cmd);
+}
