@@ -235,7 +235,7 @@ async def sandbox_create(request):
         return json_response(sbx.dto())
     emu.store.set_sandbox_state(sbx, "creating")
     err = await _wait_started(emu, sbx)
-    if err:
+    if err is not None:
         return api_error(request, 400, err)
     return json_response(sbx.dto())
 
@@ -251,7 +251,7 @@ def _lookup(request):
 
 async def sandbox_get(request):
     sbx, err = _lookup(request)
-    return err or json_response(sbx.dto())
+    return err if err is not None else json_response(sbx.dto())
 
 
 def _encode_cursor(n):
@@ -316,7 +316,7 @@ async def sandbox_list(request):
 async def sandbox_start(request):
     emu = emu_of(request)
     sbx, err = _lookup(request)
-    if err:
+    if err is not None:
         return err
     if sbx.state == "started" and sbx.desired == "started":
         return json_response(sbx.dto())
@@ -331,7 +331,7 @@ async def sandbox_start(request):
     emu.store.set_sandbox_state(sbx, {"archived": "restoring", "archiving": "restoring",
                                       "paused": "resuming"}.get(sbx.state, "starting"))
     err = await _wait_started(emu, sbx)
-    if err:
+    if err is not None:
         return api_error(request, 400, err)
     return json_response(sbx.dto())
 
@@ -339,7 +339,7 @@ async def sandbox_start(request):
 async def sandbox_stop(request):
     emu = emu_of(request)
     sbx, err = _lookup(request)
-    if err:
+    if err is not None:
         return err
     if sbx.state in ("error", "build_failed"):
         return api_error(request, 400, "Sandbox is not in a stoppable state")
@@ -356,7 +356,7 @@ async def sandbox_stop(request):
 async def sandbox_delete(request):
     emu = emu_of(request)
     sbx, err = _lookup(request)
-    if err:
+    if err is not None:
         return err
     if sbx.desired == "destroyed":
         return api_error(request, 409, "Sandbox state change in progress")
@@ -379,7 +379,7 @@ async def sandbox_delete(request):
 async def sandbox_recover(request):
     emu = emu_of(request)
     sbx, err = _lookup(request)
-    if err:
+    if err is not None:
         return err
     if sbx.state != "error":
         return api_error(request, 400, "Sandbox is not in an error state")
@@ -392,14 +392,14 @@ async def sandbox_recover(request):
     emu.store.set_sandbox_state(sbx, "stopping" if skip else "starting")
     if not skip:
         err = await _wait_started(emu, sbx)
-        if err:
+        if err is not None:
             return api_error(request, 400, err)
     return json_response(sbx.dto())
 
 
 async def sandbox_autotimer(request):
     sbx, err = _lookup(request)
-    if err:
+    if err is not None:
         return err
     try:
         minutes = int(request.match_info["minutes"])
@@ -413,7 +413,7 @@ async def sandbox_autotimer(request):
 
 async def sandbox_labels(request):
     sbx, err = _lookup(request)
-    if err:
+    if err is not None:
         return err
     body = await json_body(request)
     if isinstance(body, web.Response):
@@ -427,12 +427,12 @@ async def sandbox_labels(request):
 
 async def sandbox_toolbox_url(request):
     sbx, err = _lookup(request)
-    return err or json_response({"url": emu_of(request).toolbox_url})
+    return err if err is not None else json_response({"url": emu_of(request).toolbox_url})
 
 
 async def sandbox_last_activity(request):
     sbx, err = _lookup(request)
-    if err:
+    if err is not None:
         return err
     sbx.last_activity = now_iso()
     return web.Response(status=201, body=b"")
@@ -441,7 +441,7 @@ async def sandbox_last_activity(request):
 async def sandbox_build_logs_url(request):
     emu = emu_of(request)
     sbx, err = _lookup(request)
-    if err:
+    if err is not None:
         return err
     if sbx.build_info is None:
         return api_error(request, 400, "Sandbox %s has no build info" % sbx.name)

@@ -124,6 +124,8 @@ def drop_closing_boundary(resp):
     hdr_end = body.find(b"\r\n\r\n", start)
     if start >= 0 and hdr_end >= 0:
         payload = body[hdr_end + 4:]
+        if payload.endswith(b"\r\n"):
+            payload = payload[:-2]
         body = body[:hdr_end + 4] + payload[:len(payload) // 2]
     resp.body = body
     return resp

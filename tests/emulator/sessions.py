@@ -109,27 +109,11 @@ class Session:
 
     def start(self):
         os.makedirs(self.dir, exist_ok=True)
-        sbx_dir, home_dir = self.mgr.sandbox_dirs(self.sandbox)
-        env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-               "LANG": "C.UTF-8", "USER": self.sandbox.user, "LOGNAME": self.sandbox.user,
-               "DAYTONA_SANDBOX_ID": self.sandbox.id,
-               "DAYTONA_SANDBOX_SNAPSHOT": self.sandbox.snapshot or "",
-               "DAYTONA_SANDBOX_USER": self.sandbox.user}
-        iso = self.mgr.isolation
-        if iso == "none":
-            env["HOME"] = home_dir
-            argv, cwd = shell_path(), home_dir
-        else:
-            env["HOME"] = "/home/daytona"
-            base = (["unshare", "--mount", "--propagation", "private"] if iso == "root"
-                    else ["unshare", "-Urm", "--propagation", "private"])
-            argv = base + ["sh", "-c", MOUNT_SCRIPT, "emu-session", sbx_dir, home_dir] + shell_path()
-            cwd = home_dir
-        for k, v in (self.sandbox.env or {}).items():
-            env[str(k)] = str(v)
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=open(os.path.join(self.dir, "shell.err"), "wb"),
-                                     cwd=cwd, env=env, start_new_session=True, close_fds=True)
+        argv, cwd, env = self.mgr.shell_command(self.sandbox)
+        with open(os.path.join(self.dir, "shell.err"), "wb") as errf:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=errf, cwd=cwd, env=env,
+                                         start_new_session=True, close_fds=True)
         fd = self.proc.stdout.fileno()
         os.set_blocking(fd, False)
         asyncio.get_event_loop().add_reader(fd, self._on_status)
@@ -342,6 +326,35 @@ class SessionManager:
         for d in self.sandbox_dirs(sandbox):
             os.makedirs(d, exist_ok=True)
         os.makedirs(self.sessions_dir(sandbox), exist_ok=True)
+
+    def shell_command(self, sandbox, extra_env=None):
+        """(argv, cwd, env) of a shell in the sandbox's view of the file system."""
+        sbx_dir, home_dir = self.sandbox_dirs(sandbox)
+        env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+               "LANG": "C.UTF-8", "USER": sandbox.user, "LOGNAME": sandbox.user,
+               "DAYTONA_SANDBOX_ID": sandbox.id,
+               "DAYTONA_SANDBOX_SNAPSHOT": sandbox.snapshot or "",
+               "DAYTONA_SANDBOX_USER": sandbox.user}
+        if self.isolation == "none":
+            env["HOME"] = home_dir
+            argv = shell_path()
+        else:
+            env["HOME"] = "/home/daytona"
+            base = (["unshare", "--mount", "--propagation", "private"]
+                    if self.isolation == "root"
+                    else ["unshare", "-Urm", "--propagation", "private"])
+            argv = base + ["sh", "-c", MOUNT_SCRIPT, "emu-session", sbx_dir, home_dir] + shell_path()
+        for k, v in list((sandbox.env or {}).items()) + list((extra_env or {}).items()):
+            env[str(k)] = str(v)
+        return argv, home_dir, env
+
+    def spawn_oneshot(self, sandbox, extra_env):
+        """A fresh shell for /process/execute: script on stdin, stdout+stderr combined."""
+        self.ensure_dirs(sandbox)
+        argv, cwd, env = self.shell_command(sandbox, extra_env)
+        return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, cwd=cwd, env=env,
+                                start_new_session=True, close_fds=True)
 
     def sessions(self, sandbox):
         return self.by_sandbox.setdefault(sandbox.id, {})

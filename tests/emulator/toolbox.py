@@ -133,12 +133,12 @@ def _read_log(cmd):
 
 async def command_get(request):
     _, cmd, err = get_command(request)
-    return err or json_response(cmd.info())
+    return err if err is not None else json_response(cmd.info())
 
 
 async def command_logs(request):
     s, cmd, err = get_command(request)
-    if err:
+    if err is not None:
         return err
     if request.headers.get("Upgrade") == "websocket":
         return await wsfollow.follow(request, s, cmd)
@@ -157,7 +157,7 @@ async def command_logs(request):
 
 async def command_input(request):
     s, cmd, err = get_command(request)
-    if err:
+    if err is not None:
         return err
     body = await read_json(request)
     if body is None or not isinstance(body.get("data"), str):
