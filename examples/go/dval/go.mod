@@ -1,0 +1,3 @@
+module dval
+
+go 1.19
