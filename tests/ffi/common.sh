@@ -12,6 +12,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# the local executor's helper, from the same build
+[ -x "$BABS/libexec/dval-local-helper" ] && export DVAL_LOCAL_HELPER=$BABS/libexec/dval-local-helper
+
 have_lib() { [ -e "$BABS/lib/libdaytona-validate.so.0" ]; }
 
 # Starts tests/emulator/emulator.py on 127.0.0.1; exports DVAL_EMU_PORT on

@@ -766,9 +766,10 @@ page("dval_session_open",
      summary="open a command session in a sandbox",
      desc="""@dval_session_open creates a new remote session in the sandbox,
 named "<sandbox name>-<uuid4>" (a random UUID), and returns its handle.
-Commands run in a session share a shell: the working directory and
-exported variables persist from one @dval_session_exec to the next. The
-sandbox must be started.""",
+Commands of a session run one after the other; each runs in a child
+shell of the session, so a command cannot end the session (and "cd" or
+"export" in one command do not carry over to the next: use the cwd option
+of @dval_session_exec or prefix the command). The sandbox must be started.""",
      ret=R_ERRMSG("dval_sandbox_errmsg"),
      errors=[("DVAL_EINVAL", "<<out>> or <<sb>> is NULL."),
              ("DVAL_ESTATE", "The sandbox is not started (or was deleted)."),
@@ -821,9 +822,9 @@ page("dval_session_exec",
      summary="run a command in a session with live output",
      desc="""@dval_session_exec runs <<command>> (a shell command line) in
 the session and returns when it has exited. The command runs in a child
-shell, so "exit" or a crash does not end the session; the session's
-current directory and exported variables apply (<<opts>>->cwd overrides the
-directory for this command). <<opts>> may be NULL for defaults.
+shell of the session, so "exit" or a crash does not end the session;
+<<opts>>->cwd sets its working directory (default: the session's current
+directory). <<opts>> may be NULL for defaults.
 
 While it runs, its output is passed live to <<on_output>> (may be NULL)
 with <<userdata>>: <<stream>> is @DVAL_STDOUT or @DVAL_STDERR,
