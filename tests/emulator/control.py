@@ -2,7 +2,6 @@
 import asyncio
 import json
 
-from aiohttp import web
 
 from state import DESIRED_FOR
 from util import json_response

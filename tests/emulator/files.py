@@ -2,19 +2,17 @@
 directories: /sandbox/... -> <root>/<id>/sandbox, /home/daytona/... and
 relative paths -> <root>/<id>/home.  Other absolute paths are refused (403),
 so tests can never touch the host file system through this API."""
+import datetime
 import json
 import mimetypes
 import os
 import posixpath
 import shutil
 import stat
-import time
 import urllib.parse
-import datetime
 
 from aiohttp import web
 
-from toolbox import daemon_path, terr
 from util import json_response, now_iso, status_only
 
 BOUNDARY = "DAYTONA-FILE-BOUNDARY"

@@ -5,7 +5,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 
 from aiohttp import web
 
