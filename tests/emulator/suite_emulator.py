@@ -335,6 +335,14 @@ async def t_sandboxes(c):
     check("toolbox-proxy-url", st == 200 and js["url"] == c.base + "/toolbox")
     st, _, _, _ = await c.req("POST", "/api/sandbox/%s/last-activity" % b["id"])
     check("last-activity 201", st == 201)
+    st, js, _, _ = await c.req("POST", "/api/sandbox", {"name": "sb-built", "cpu": 2, "memory": 2,
+                                                        "buildInfo": {"dockerfileContent": "FROM alpine:3.20\n"}})
+    ok = st == 200 and js["state"] == "pending_build" and js["cpu"] == 2
+    js = await c.wait_sandbox("sb-built", ("started",))
+    st, u, _, _ = await c.req("GET", "/api/sandbox/sb-built/build-logs-url")
+    st2, _, raw, _ = await c.req("GET", urllib.parse.urlparse(u["url"]).path)
+    check("sandbox from buildInfo: pending_build -> started, build logs", ok and st == 200
+          and b"Step 1/1 : FROM alpine:3.20" in raw, raw)
     eph = await c.new_sandbox("sb-eph", autoDeleteInterval=0)
     await c.req("POST", "/api/sandbox/sb-eph/stop")
     gone = await c.wait_sandbox(eph["id"], ("gone",))
