@@ -22,6 +22,9 @@
 extern char **environ;
 
 #define MAX_DEPTH 64
+/* results listing written by the run command's trailer (in the workdir,
+ * outside results/ so it is never taken for a result) */
+#define LISTING ".dval-results-list"
 
 typedef struct vctx {
     dval_client *client;
@@ -435,10 +438,18 @@ static int build_command(vctx *v, dval__buf *cmd)
     rc = rc ? rc : dval__shell_quote(cmd, v->workdir);
     rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_RESULTS_DIR=");
     rc = rc ? rc : dval__shell_quote(cmd, v->resdir);
-    /* the subshell keeps `exit` or `cd` in a run command from touching the
-     * session shell */
+    /* The subshell keeps `exit` or `cd` in a run command from touching the
+     * session shell. The trailer lists the results into a file in the same
+     * exec: on Daytona a separate listing exec costs a round trip of its
+     * own, a file download much less. */
     rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && (%s)",
                                      run);
+    rc = rc ? rc : dval__buf_appendf(cmd, "; dval_rc=$?; (cd "
+                                     "\"$DVAL_RESULTS_DIR\" 2>/dev/null && "
+                                     "find . -type f -name '*.json' > "
+                                     "\"$DVAL_WORKDIR/" LISTING "\") "
+                                     "</dev/null >/dev/null 2>&1; "
+                                     "exit $dval_rc");
     return rc;
 }
 
@@ -527,12 +538,31 @@ static void fetch_one(vctx *v, const char *name)
     json_object_set_new(v->results, name, doc);
 }
 
+/* The listing the run command left; when it is missing (the program
+ * removed it, or the executor cannot download), list with an exec. */
+static int fetch_listing(vctx *v, dval__buf *list)
+{
+    char path[400];
+    dval__fmt(path, sizeof path, "%s/" LISTING, v->workdir);
+    char *data = NULL;
+    size_t len = 0;
+    if (dval_sandbox_download(v->sb, path, &data, &len) != DVAL_OK)
+        return -1;
+    int rc = dval__buf_append(list, data, len);
+    dval_free(data);
+    return rc ? -1 : 0;
+}
+
 static int do_download(vctx *v)
 {
     dval__buf list = {0};
     dval__buf cmd = {0};
     int code = -1;
-    int rc = dval__buf_appendf(&cmd, "cd ");
+    int rc = DVAL_OK;
+    if (fetch_listing(v, &list) == 0)
+        goto parse;
+    dval__buf_free(&list);
+    rc = dval__buf_appendf(&cmd, "cd ");
     rc = rc ? rc : dval__shell_quote(&cmd, v->resdir);
     rc = rc ? rc : dval__buf_appendf(&cmd, " 2>/dev/null && find . -type f "
                                      "-name '*.json'");
@@ -542,6 +572,7 @@ static int do_download(vctx *v)
         dval__buf_free(&list);
         return fail(v, rc, "download", dval_session_errmsg(v->sess));
     }
+parse:;
     size_t n = 0;
     char **names = parse_listing(list.data, &n);
     for (size_t i = 0; names && i < n && !v->aborted; i++)

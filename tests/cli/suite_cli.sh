@@ -33,7 +33,7 @@ out() { cat "$T/$1.out"; }
 err() { cat "$T/$1.err"; }
 diag() { printf 'rc=%s\n--- stdout\n%s\n--- stderr\n%s\n' "$(rc "$1")" "$(out "$1" | head -c 3000)" "$(err "$1" | tail -c 3000)"; }
 # json_get FILE EXPR: evaluates a Python expression on the document `d`
-json_get() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
+json_get() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print(($2))" "$1" 2>&1; }
 # "not landed" = a stub answered: the library reports "not supported"
 not_landed() { grep -qiE 'not supported|unsupported' "$T/$1.err"; }
 
@@ -154,13 +154,18 @@ if [ $LOCAL = 1 ]; then
 
     run_cli json run --executor local --state-dir "$S" --profile java --thread jsonrun --json examples/validation/java-javac
     r=$(json_get "$T/json.out" 'd["exit_code"], d["thread_id"], d["profile"], d["executor"], d["results"]["results.json"]["fibonacci_50"], "fibonacci(50)" in d["stdout"], "diagnostic" in d["stderr"], sorted(d["timings_ms"])')
-    [ "$(rc json)" = 0 ] && [ "$r" = "(0, 'jsonrun', 'java', 'local', 12586269025, True, True, ['close', 'download', 'exec', 'session', 'sandbox', 'snapshot', 'total', 'upload'])" ] &&
+    [ "$(rc json)" = 0 ] && [ "$r" = "(0, 'jsonrun', 'java', 'local', 12586269025, True, True, ['close', 'download', 'exec', 'sandbox', 'session', 'snapshot', 'total', 'upload'])" ] &&
         ok "--json: one summary document on stdout" || bad "--json" "$r
 $(diag json)"
 
     mkdir -p "$T/exit7" && printf 'echo partial\nexit 7\n' >"$T/exit7/run.sh"
     run_cli exit7 run --executor local --state-dir "$S" --profile shell "$T/exit7"
     [ "$(rc exit7)" = 7 ] && ok "exit status is the program's (7)" || bad "exit status passthrough" "$(diag exit7)"
+
+    mkdir -p "$T/slow" && printf 'echo started\nsleep 30\n' >"$T/slow/run.sh"
+    start=$(date +%s)
+    run_cli slow run --executor local --state-dir "$S" --profile shell --timeout 1 "$T/slow"
+    [ "$(rc slow)" = 124 ] && [ $(( $(date +%s) - start )) -lt 20 ] && ok "--timeout: program stopped, exit 124" || bad "--timeout" "$(diag slow)"
 
     mkdir -p "$T/nores" && printf 'echo no results\n' >"$T/nores/run.sh"
     run_cli nores run --executor local --state-dir "$S" --profile shell "$T/nores"
