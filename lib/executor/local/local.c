@@ -138,6 +138,8 @@ static int probe(lx *x, char *msg, size_t cap)
     if (code == 0 && !strncmp(out, "ok", 2))
         return 0;
     out[strcspn(out, "\n")] = 0;
+    if (!out[0])
+        dval__fmt(out, sizeof out, "the probe exited with code %d", code);
     dval__fmt(msg, cap, "isolation unavailable (%s)",
               strncmp(out, "err: ", 5) ? out : out + 5);
     return -1;

@@ -7,6 +7,7 @@
 typedef struct lx_cmd {
     struct lx_cmd *next;
     char id[64];
+    char session[DVAL_ID_MAX];
     pid_t helper;               /* our child; 0 once reaped */
     pid_t pgid;                 /* the command's process group (host pid) */
     int out, err;
@@ -23,6 +24,11 @@ struct lx_session {
 /* Call with x->lock held. */
 struct lx_session *lx_session_find(lx *x, const char *sb, const char *sid);
 lx_cmd *lx_cmd_find(struct lx_session *s, const char *id);
+/* "DVAL_SESSION=<our pid>:<sandbox>:<session>": set in every command's
+ * environment so session_delete also finds processes that left the
+ * command's process group (setsid, daemons). */
+void lx_session_marker(char *dst, size_t cap, const char *sb,
+                       const char *sid);
 /* Collects the helper's exit status (blocking or not). */
 void lx_cmd_reap(lx_cmd *m, int block);
 

@@ -40,7 +40,7 @@ static pid_t read_pgid(int fd)
 static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
                      lx_cmd *m)
 {
-    char *argv[MAX_ARGS], pidbuf[32], root[4200], lim[3][32];
+    char *argv[MAX_ARGS], pidbuf[32], root[4200], lim[3][32], mark[600];
     int n = 1;
     lx_limits l;
     lx_sb_limits(x, sb, &l);
@@ -57,6 +57,10 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
             argv[n++] = sb->kv.vals[i];
         }
     }
+    lx_session_marker(mark, sizeof mark, lx_kv_get(&sb->kv, "name"),
+                      m->session);
+    argv[n++] = "-e";
+    argv[n++] = mark;
     argv[n++] = "--";
     argv[n++] = (char *)command;
     argv[n] = NULL;
@@ -106,6 +110,7 @@ int lx_command_start(void *ud, dval_call *c, const char *sbid,
     if (rc == DVAL_OK) {
         lx_sb_touch(&sb);
         dval__fmt(m->id, sizeof m->id, "cmd-%lu", seq);
+        dval__strlcpy(m->session, sid, sizeof m->session);
         rc = spawn_cmd(x, c, &sb, command, m);
     }
     lx_sb_close(&sb);

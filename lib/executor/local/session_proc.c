@@ -4,7 +4,9 @@
  * stdout/stderr are pipes read here, its process group is killable. */
 #include "local.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -51,8 +53,59 @@ void lx_cmd_reap(lx_cmd *m, int block)
     }
 }
 
+void lx_session_marker(char *dst, size_t cap, const char *sb,
+                       const char *sid)
+{
+    dval__fmt(dst, cap, "DVAL_SESSION=%d:%s:%s", (int)getpid(), sb ? sb : "",
+              sid);
+}
+
+static int environ_has(int pid, const char *mark, size_t mlen)
+{
+    char p[64], buf[65536];
+    dval__fmt(p, sizeof p, "/proc/%d/environ", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
+        if (strlen(buf + i) == mlen && !memcmp(buf + i, mark, mlen))
+            return 1;
+    return 0;
+}
+
+/* Kills every process carrying the session's marker (best effort: a
+ * program that rewrites its environment escapes this sweep). */
+static void sweep(const struct lx_session *s)
+{
+    char mark[600];
+    lx_session_marker(mark, sizeof mark, s->sb, s->id);
+    size_t mlen = strlen(mark);
+    for (int round = 0; round < 3; round++) {
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        int hits = 0;
+        while (d && (e = readdir(d))) {
+            int pid = atoi(e->d_name);
+            if (pid > 1 && pid != getpid() && environ_has(pid, mark, mlen)) {
+                kill(pid, SIGKILL);
+                hits++;
+            }
+        }
+        if (d)
+            closedir(d);
+        if (!hits)
+            break;
+    }
+}
+
 static void free_session(struct lx_session *s)
 {
+    sweep(s);
     for (lx_cmd *m = s->cmds; m;) {
         lx_cmd *next = m->next;
         if (!m->finished && m->pgid > 0)

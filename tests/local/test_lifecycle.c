@@ -1,0 +1,190 @@
+/* Local executor lifecycle: snapshots built once, zombie inits, stop/start,
+ * state shared with a fresh process, auto-stop, labels, delete. */
+#include "lt.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int count_runs(int stream, const char *d, size_t n, void *ud)
+{
+    (void)stream;
+    for (size_t i = 0; i + 9 <= n; i++)
+        if (!memcmp(d + i, "BUILD-RUN", 9) && (i == 0 || d[i - 1] != ' '))
+            ++*(int *)ud;
+    return 0;
+}
+
+static int create_snap(lt *t, const char *cmd, int *runs,
+                       dval_snapshot_info *info)
+{
+    const char *steps[] = { "echo BUILD-RUN", cmd, NULL };
+    dval_snapshot_spec s = { .struct_size = sizeof s, .name = "py/snap:1",
+                             .image = "debian:12", .build_commands = steps };
+    memset(info, 0, sizeof *info);
+    info->struct_size = sizeof *info;
+    return t->ex.snapshot_create(t->ex.userdata, lt_call(t), &s, info,
+                                 count_runs, runs);
+}
+
+TEST(test_local_lifecycle__snapshot_built_once)
+{
+    lt t;
+    lt_open(&t, "lc-snap");
+    const char *cmd = "sleep 1; mkdir -p /opt/dval && echo layer > "
+                      "/opt/dval/marker";
+    /* two processes race to create it: exactly one builds */
+    pid_t kids[2];
+    for (int i = 0; i < 2; i++) {
+        kids[i] = fork();
+        if (kids[i] == 0) {
+            lt k = t;
+            int runs = 0;
+            dval_snapshot_info info;
+            int rc = create_snap(&k, cmd, &runs, &info);
+            _exit(rc == DVAL_OK && runs == 1 ? 10
+                  : rc == DVAL_EEXISTS && runs == 0 ? 11 : 1);
+        }
+    }
+    int st[2];
+    waitpid(kids[0], &st[0], 0);
+    waitpid(kids[1], &st[1], 0);
+    CHECK_INT(WEXITSTATUS(st[0]) + WEXITSTATUS(st[1]), 21);
+    int runs = 0;
+    dval_snapshot_info info;
+    CHECK_INT(create_snap(&t, cmd, &runs, &info), DVAL_EEXISTS);
+    CHECK_INT(runs, 0);
+    CHECK_INT(t.ex.snapshot_get(t.ex.userdata, lt_call(&t), "py/snap:1",
+                                &info), DVAL_OK);
+    CHECK_INT(info.state, DVAL_SNAPSHOT_ACTIVE);
+    CHECK_INT(t.ex.snapshot_logs(t.ex.userdata, lt_call(&t), "py/snap:1", 0,
+                                 count_runs, &runs), DVAL_OK);
+    CHECK_INT(runs, 1); /* the kept log is replayed */
+    dval_sandbox_options o = { .struct_size = sizeof o,
+                               .snapshot = "py/snap:1" };
+    lt_sandbox(&t, "a", &o);
+    lt_out out = { 0 };
+    CHECK_INT(lt_run(&t, "a", "cat /opt/dval/marker", &out), 0);
+    CHECK_STR(out.out.data, "layer\n");
+    lt_out_free(&out);
+    CHECK(access("/opt/dval/marker", F_OK) != 0); /* host untouched */
+    lt_close(&t);
+}
+
+TEST(test_local_lifecycle__failed_build_reports_reason)
+{
+    lt t;
+    lt_open(&t, "lc-fail");
+    int runs = 0;
+    dval_snapshot_info info;
+    CHECK_INT(create_snap(&t, "echo oops; exit 3", &runs, &info), DVAL_OK);
+    CHECK_INT(info.state, DVAL_SNAPSHOT_BUILD_FAILED);
+    CHECK_CONTAINS(info.error_reason, "exit code 3");
+    dval_sandbox_options o = { .struct_size = sizeof o,
+                               .snapshot = "py/snap:1", .name = "x" };
+    CHECK_INT(t.ex.sandbox_create(t.ex.userdata, lt_call(&t), &o, NULL),
+              DVAL_ESTATE);
+    CHECK_INT(t.ex.snapshot_delete(t.ex.userdata, lt_call(&t), "py/snap:1"),
+              DVAL_OK);
+    CHECK_INT(t.ex.snapshot_get(t.ex.userdata, lt_call(&t), "py/snap:1",
+                                &info), DVAL_ENOTFOUND);
+    lt_close(&t);
+}
+
+TEST(test_local_lifecycle__zombie_stop_start_recover)
+{
+    lt t;
+    lt_open(&t, "lc-states");
+    lt_sandbox(&t, "sb", NULL);
+    CHECK_INT(lt_upload(&t, "sb", "keep.txt", "kept"), DVAL_OK);
+    /* kill -9 of the init: error (recoverable), files kept */
+    int pid = atoi(lt_state_key(&t, "sb", "pid"));
+    CHECK(pid > 0);
+    CHECK(kill(pid, SIGKILL) == 0);
+    usleep(100000);
+    CHECK_INT(lt_state(&t, "sb"), DVAL_SANDBOX_ERROR);
+    dval_sandbox_info info = { .struct_size = sizeof info };
+    CHECK_INT(t.ex.sandbox_get(t.ex.userdata, lt_call(&t), "sb", &info),
+              DVAL_OK);
+    CHECK(info.recoverable);
+    CHECK_INT(t.ex.sandbox_recover(t.ex.userdata, lt_call(&t), "sb", &info),
+              DVAL_OK);
+    CHECK_INT(info.state, DVAL_SANDBOX_STARTED);
+    dval__buf b = { 0 };
+    CHECK_INT(lt_download(&t, "sb", "/home/daytona/keep.txt", &b), DVAL_OK);
+    CHECK_STR(b.data, "kept");
+    dval__buf_free(&b);
+    /* stop: init gone, files kept; start again */
+    CHECK_INT(t.ex.sandbox_stop(t.ex.userdata, lt_call(&t), "sb", &info),
+              DVAL_OK);
+    CHECK_INT(info.state, DVAL_SANDBOX_STOPPED);
+    CHECK_INT(lt_state(&t, "sb"), DVAL_SANDBOX_STOPPED);
+    CHECK_INT(lt_upload(&t, "sb", "x", "y"), DVAL_ESTATE);
+    CHECK_INT(t.ex.sandbox_start(t.ex.userdata, lt_call(&t), "sb", &info),
+              DVAL_OK);
+    CHECK_INT(info.state, DVAL_SANDBOX_STARTED);
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "sb", "cat keep.txt", &o), 0);
+    CHECK_STR(o.out.data, "kept");
+    lt_out_free(&o);
+    /* delete: gone */
+    CHECK_INT(t.ex.sandbox_delete(t.ex.userdata, lt_call(&t), "sb"), DVAL_OK);
+    CHECK_INT(lt_state(&t, "sb"), DVAL_ENOTFOUND);
+    CHECK_INT(t.ex.sandbox_delete(t.ex.userdata, lt_call(&t), "sb"),
+              DVAL_ENOTFOUND);
+    lt_close(&t);
+}
+
+TEST(test_local_lifecycle__state_survives_process)
+{
+    lt t;
+    lt_open(&t, "lc-fresh");
+    pid_t kid = fork();
+    if (kid == 0) {
+        lt k = t; /* another process, its own executor */
+        char err[128];
+        dval__local_executor(&k.ex, &k.cfg, err, sizeof err);
+        lt_sandbox(&k, "persist", NULL);
+        _exit(lt_upload(&k, "persist", "/sandbox/f", "from child") != 0);
+    }
+    int st;
+    waitpid(kid, &st, 0);
+    CHECK_INT(WEXITSTATUS(st), 0);
+    CHECK_INT(lt_state(&t, "persist"), DVAL_SANDBOX_STARTED);
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "persist", "cat /sandbox/f", &o), 0);
+    CHECK_STR(o.out.data, "from child");
+    lt_out_free(&o);
+    lt_close(&t);
+}
+
+static int collect(const dval_sandbox_info *info, void *ud)
+{
+    dval__buf_appendf(ud, "%s:%d,", info->name, info->state);
+    return 0;
+}
+
+TEST(test_local_lifecycle__auto_stop_and_labels)
+{
+    lt t;
+    lt_open(&t, "lc-auto");
+    const char *la[] = { "app=x", "tier=1", NULL }, *lb[] = { "app=y", NULL };
+    dval_sandbox_options a = { .struct_size = sizeof a, .labels = la,
+                               .auto_stop_minutes = 1 };
+    dval_sandbox_options b = { .struct_size = sizeof b, .labels = lb };
+    lt_sandbox(&t, "a", &a);
+    lt_sandbox(&t, "b", &b);
+    dval__buf got = { 0 };
+    const char *want[] = { "app=x", NULL };
+    CHECK_INT(t.ex.sandbox_list(t.ex.userdata, lt_call(&t), want, collect,
+                                &got), DVAL_OK);
+    CHECK_STR(got.data, "a:5,");
+    dval__buf_free(&got);
+    /* idle for longer than a minute: the next call stops it */
+    lt_set_state_key(&t, "a", "last_activity", "1000");
+    lt_set_state_key(&t, "b", "last_activity", "1000");
+    CHECK_INT(lt_state(&t, "a"), DVAL_SANDBOX_STOPPED);
+    CHECK_INT(lt_state(&t, "b"), DVAL_SANDBOX_STARTED); /* never */
+    lt_close(&t);
+}
