@@ -255,6 +255,7 @@ TEST(jwt_sends_organization_header)
     CHECK_STR(hdr(r, "x-daytona-organization-id"), "org-42");
     json_decref(list);
     free(body);
+    f.ex.destroy(f.ud);
     f.cfg.organization_id = NULL;
     CHECK_INT(dval__daytona_executor(&f.ex, &f.cfg, err, sizeof err),
               DVAL_EINVAL);

@@ -29,8 +29,8 @@ static int load(const char *body, size_t len, json_t **root, char *err,
     if (i == len)
         return perr(err, errlen, "empty response body where JSON was expected");
     if (body[i] == '<')
-        return perr(err, errlen, "expected JSON, got HTML or XML: \"%.60s\"",
-                    body + i);
+        return perr(err, errlen, "expected JSON, got HTML or XML: \"%.*s\"",
+                    (int)(len - i < 60 ? len - i : 60), body + i);
     json_error_t je;
     json_t *j = json_loadb(body, len, 0, &je);
     if (!j)
@@ -126,10 +126,11 @@ static int snapshot_obj(json_t *j, dval_snapshot_info *o, char *err,
 int dt_json_snapshot(const char *body, size_t len, void *out, char *err,
                      size_t errlen)
 {
+    dval_snapshot_info tmp;   /* callers may not want the DTO */
     json_t *j;
     int rc = load(body, len, &j, err, errlen);
     if (rc == DVAL_OK)
-        rc = snapshot_obj(j, out, err, errlen);
+        rc = snapshot_obj(j, out ? out : &tmp, err, errlen);
     json_decref(j);
     return rc;
 }
