@@ -191,6 +191,22 @@ $(diag badjson)"
     grep -q '^>> exec' "$T/verbose.err" && ! grep -q '^>>' "$T/verbose.out" && ! grep -q $'\033' "$T/verbose.err" &&
         ok "--verbose: progress on stderr only, no colours off a terminal" || bad "--verbose" "$(diag verbose)"
 
+    if command -v script >/dev/null; then
+        # stderr on a pseudo-terminal, stdout to a file
+        script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >$T/tty.out" /dev/null >"$T/tty.err" 2>&1 </dev/null
+        grep -q $'\033\\[1;34m>> exec' "$T/tty.err" && ! grep -q '>>' "$T/tty.out" && ! grep -q $'\033' "$T/tty.out" && grep -q '^sum 1..100 = 5050' "$T/tty.out" &&
+            ok "terminal: coloured progress on stderr, stdout clean" || bad "terminal progress" "$(cat -v "$T/tty.err" | head -n 20)"
+        NO_COLOR=1 script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >/dev/null" /dev/null >"$T/nc.err" 2>&1 </dev/null
+        grep -q '>> exec' "$T/nc.err" && ! grep -q $'\033' "$T/nc.err" && ok "NO_COLOR: progress without colours" || bad "NO_COLOR" "$(cat -v "$T/nc.err" | head -n 20)"
+    else
+        skipped "terminal progress" "script(1) not installed"
+    fi
+
+    run_cli snapls snapshot ls
+    [ "$(rc snapls)" = 0 ] && grep -q $'^java\tvalidation-snapshot-java\t' "$T/snapls.out" && ok "snapshot ls lists the profiles' snapshots" || bad "snapshot ls" "$(diag snapls)"
+    run_cli snapens snapshot ensure --executor local --state-dir "$S" shell
+    [ "$(rc snapens)" = 0 ] && grep -q $'^validation-snapshot-shell\tactive' "$T/snapens.out" && ok "snapshot ensure" || bad "snapshot ensure" "$(diag snapens)"
+
     run_cli logs logs --state-dir "$S" java1
     [ "$(rc logs)" = 0 ] && grep -q 'fibonacci(50) = 12586269025' "$T/logs.out" && ok "logs THREAD_ID prints the transcript" || bad "logs" "$(diag logs)"
 
