@@ -167,6 +167,12 @@ $(diag json)"
     run_cli slow run --executor local --state-dir "$S" --profile shell --timeout 1 "$T/slow"
     [ "$(rc slow)" = 124 ] && [ $(( $(date +%s) - start )) -lt 20 ] && ok "--timeout: program stopped, exit 124" || bad "--timeout" "$(diag slow)"
 
+    mkdir -p "$T/tick" && printf 'i=0; while [ $i -lt 150 ]; do echo tick $i; i=$((i+1)); sleep 0.2; done\n' >"$T/tick/run.sh"
+    "$CLI" run --executor local --state-dir "$S" --profile shell --allow-missing-results "$T/tick" >"$T/tick.out" 2>"$T/tick.err" </dev/null &
+    tick_pid=$!
+    sleep 2; kill -INT $tick_pid; start=$(date +%s); wait $tick_pid; tick_rc=$?
+    [ $tick_rc = 130 ] && [ $(( $(date +%s) - start )) -lt 10 ] && grep -q 'stopped' "$T/tick.err" && ok "SIGINT: run stops, exit 130" || bad "SIGINT" "rc=$tick_rc $(cat "$T/tick.err")"
+
     mkdir -p "$T/nores" && printf 'echo no results\n' >"$T/nores/run.sh"
     run_cli nores run --executor local --state-dir "$S" --profile shell "$T/nores"
     [ "$(rc nores)" = 65 ] && grep -q 'no \*.json' "$T/nores.err" && ok "missing results: exit 65 with a message" || bad "missing results" "$(diag nores)"
