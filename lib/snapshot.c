@@ -66,10 +66,16 @@ static int x_get(ensure *e, const char *name)
     struct dval_executor *x = &e->c->ex;
     if (!x->snapshot_get)
         return fail(e, DVAL_EUNSUPPORTED, "executor has no %s", "snapshot_get");
+    char key[DVAL_ID_MAX]; /* name may point into e->info, cleared below */
+    dval__strlcpy(key, name, sizeof key);
+    int prev = e->info.state;
     memset(&e->info, 0, sizeof e->info);
     e->info.struct_size = sizeof e->info;
-    return SNAP_CALL(e, "get snapshot", DVAL__IDEMPOTENT,
-                     x->snapshot_get(x->userdata, &e->call, name, &e->info));
+    int rc = SNAP_CALL(e, "get snapshot", DVAL__IDEMPOTENT,
+                       x->snapshot_get(x->userdata, &e->call, key, &e->info));
+    if (rc == DVAL_ENOTFOUND)
+        e->info.state = prev; /* remember what vanished (e.g. removing) */
+    return rc;
 }
 
 static int x_create(ensure *e)

@@ -103,7 +103,9 @@ static int snap_get(void *ud, dval_call *c, const char *name,
     int rc = injected(f, c, "snap_get");
     if (rc)
         return rc;
-    (void)name;
+    /* like the server: look up by id or name; an empty key finds nothing */
+    if (f->snap_exists && strcmp(name, f->snap.id) && strcmp(name, f->snap.name))
+        return dval__call_fail(c, DVAL_ENOTFOUND, "no snapshot \"%s\"", name);
     if (f->snap_exists && f->snap_pos < f->snap_nseq) {
         int st = f->snap_seq[f->snap_pos++];
         if (st == FAKE_GONE)
@@ -182,7 +184,8 @@ static int sb_get(void *ud, dval_call *c, const char *name,
     int rc = injected(f, c, "sb_get");
     if (rc)
         return rc;
-    (void)name;
+    if (f->sb_exists && strcmp(name, f->sb.id) && strcmp(name, f->sb.name))
+        return dval__call_fail(c, DVAL_ENOTFOUND, "no sandbox \"%s\"", name);
     if (f->sb_exists && f->sb_pos < f->sb_nseq) {
         int st = f->sb_seq[f->sb_pos++];
         if (st == FAKE_GONE)

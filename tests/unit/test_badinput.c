@@ -149,6 +149,7 @@ TEST(bad__names)
     sp.name = "org/snap:1.0"; /* slashes and colons are fine for snapshots */
     F.snap_exists = 1;
     F.snap.state = DVAL_SNAPSHOT_ACTIVE;
+    snprintf(F.snap.name, sizeof F.snap.name, "org/snap:1.0");
     CHECK_INT(dval_snapshot_ensure(&sn, c, &sp, NULL, NULL), DVAL_OK);
     dval_snapshot_free(sn);
     sp.name = "../etc";

@@ -21,6 +21,9 @@ static dval_client *setup(void)
 {
     fakeclock_install();
     fake_init(&F);
+    /* when a test marks the snapshot as existing, it has this name/id */
+    snprintf(F.snap.name, sizeof F.snap.name, "validation-snapshot-java");
+    snprintf(F.snap.id, sizeof F.snap.id, "snap-0");
     dval_client *c = fake_client(&F, 0);
     CHECK(c);
     return c;
