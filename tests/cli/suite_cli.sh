@@ -13,6 +13,9 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/dval-cli.XXXXXX")
 EMU_PID=
 cleanup() {
     [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null
+    # local sandboxes keep an init process until stopped: reap them before
+    # their state directory goes
+    [ -d "$T/state" ] && "$CLI" sandbox rm --all --executor local --state-dir "$T/state" >/dev/null 2>&1
     rm -rf "$T"
 }
 trap cleanup EXIT
