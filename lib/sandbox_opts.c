@@ -28,6 +28,7 @@ static int own(dval_sandbox *sb, size_t *n, size_t *cap, const char *s,
         if (!p)
             return DVAL_ENOMEM;
         sb->owned = p;
+        sb->owned[*n] = NULL; /* keep the list terminated if strdup fails */
         *cap = nc;
     }
     char *d = dval__strdup(s);
