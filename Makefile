@@ -26,6 +26,8 @@ REQ_CFLAGS := -std=c11 -D_GNU_SOURCE -DDVAL_BUILDING -fPIC -fvisibility=hidden \
 	-DDVAL_LIBEXECDIR='"$(LIBEXECDIR)"'
 ALL_CFLAGS = $(REQ_CFLAGS) $(CFLAGS) $(CPPFLAGS) $(EXTRA_CFLAGS)
 
+# sanitizer runtimes live in the executable, so sanitized .so links skip it
+NO_UNDEFINED ?= -Wl,--no-undefined
 SONAME := libdaytona-validate.so.$(MAJOR)
 SOLIB := $(B)/lib/libdaytona-validate.so.$(VERSION)
 ALIB := $(B)/lib/libdaytona-validate.a
@@ -76,7 +78,7 @@ $(B)/obj/%.o: %.c $(LIB_HDR)
 $(SOLIB): $(LIB_OBJ) $(MAP)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,-soname,$(SONAME) \
-		-Wl,--version-script,$(MAP) -Wl,--no-undefined \
+		-Wl,--version-script,$(MAP) $(NO_UNDEFINED) \
 		-Wl,-Bsymbolic-functions $(LDFLAGS) $(DEP_LIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(SONAME)
 	ln -sf $(SONAME) $(B)/lib/libdaytona-validate.so
@@ -143,11 +145,11 @@ abi-baseline: $(SOLIB)
 	B=$(B) tests/abi/abi-check.sh --update
 
 asan:
-	$(MAKE) B=build/asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	$(MAKE) B=build/asan NO_UNDEFINED= CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" check-c
 
 tsan:
-	$(MAKE) B=build/tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
+	DVAL_STRESS_SMALL=1 $(MAKE) B=build/tsan NO_UNDEFINED= CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
 
 valgrind:
 	$(MAKE) B=build/valgrind all tests

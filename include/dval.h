@@ -269,6 +269,10 @@ DVAL_API int dval_snapshot_spec_init(dval_snapshot_spec *spec, size_t size);
 DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *client,
                                   const dval_snapshot_spec *spec,
                                   dval_data_fn on_build_log, void *userdata);
+/* Looks a snapshot up by name or id without creating, building or
+ * waiting: DVAL_ENOTFOUND when absent. The state is whatever it is now. */
+DVAL_API int dval_snapshot_get(dval_snapshot **out, dval_client *client,
+                               const char *name_or_id);
 DVAL_API const char *dval_snapshot_name(const dval_snapshot *snap);
 DVAL_API const char *dval_snapshot_id(const dval_snapshot *snap);
 DVAL_API int dval_snapshot_state(const dval_snapshot *snap);
@@ -330,6 +334,10 @@ DVAL_API int dval_sandbox_options_init(dval_sandbox_options *opts, size_t size);
  * state it was left in (see dval_sandbox_acquire(3) for the ladder). */
 DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *client,
                                   const dval_sandbox_options *opts);
+/* Attaches to an existing sandbox by name or id without creating or
+ * starting it (e.g. to stop or delete it): DVAL_ENOTFOUND when absent. */
+DVAL_API int dval_sandbox_get(dval_sandbox **out, dval_client *client,
+                              const char *name_or_id);
 /* Re-reads the state from the executor. */
 DVAL_API int dval_sandbox_refresh(dval_sandbox *sb);
 DVAL_API int dval_sandbox_state(const dval_sandbox *sb);

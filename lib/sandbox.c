@@ -275,6 +275,46 @@ DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
     return DVAL_OK;
 }
 
+DVAL_API int dval_sandbox_get(dval_sandbox **out, dval_client *c,
+                              const char *name_or_id)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !c) {
+        if (c)
+            dval__client_seterr(c, "dval_sandbox_get: NULL argument");
+        return DVAL_EINVAL;
+    }
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = name_or_id;
+    dval_sandbox *sb = dval__calloc(1, sizeof *sb);
+    if (!sb)
+        return DVAL_ENOMEM;
+    char msg[DVAL_ERRMSG_MAX] = "";
+    int rc = dval__sandbox_opts_take(sb, c, &o, msg, sizeof msg);
+    if (rc) {
+        dval__client_seterr(c, "%s", msg[0] ? msg : dval_strerror(rc));
+        dval__sandbox_opts_free(sb);
+        dval__free(sb);
+        return rc;
+    }
+    atomic_init(&sb->refs, 1);
+    sb->client = c;
+    dval__client_ref(c);
+    rc = do_get(sb);
+    if (rc == DVAL_ENOTFOUND)
+        dval__client_seterr(c, "sandbox %s not found", name_or_id);
+    else if (rc)
+        dval__client_seterr(c, "%s", sb->errmsg);
+    if (rc) {
+        dval_sandbox_free(sb);
+        return rc;
+    }
+    *out = sb;
+    return DVAL_OK;
+}
+
 void dval__sandbox_ref(dval_sandbox *sb)
 {
     atomic_fetch_add(&sb->refs, 1);

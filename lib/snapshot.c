@@ -317,6 +317,49 @@ DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
     return DVAL_OK;
 }
 
+DVAL_API int dval_snapshot_get(dval_snapshot **out, dval_client *c,
+                               const char *name_or_id)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !c) {
+        if (c)
+            dval__client_seterr(c, "dval_snapshot_get: NULL argument");
+        return DVAL_EINVAL;
+    }
+    char msg[256];
+    int rc = dval__check_name("snapshot name", name_or_id, 1, msg, sizeof msg);
+    if (rc) {
+        dval__client_seterr(c, "%s", msg);
+        return rc;
+    }
+    ensure *e = dval__calloc(1, sizeof *e);
+    dval_snapshot *s = dval__calloc(1, sizeof *s);
+    if (!e || !s) {
+        dval__free(e);
+        dval__free(s);
+        return DVAL_ENOMEM;
+    }
+    e->c = c;
+    rc = x_get(e, name_or_id);
+    if (rc) {
+        dval__client_seterr(c, "snapshot %s: %s", name_or_id,
+                            e->call.errmsg[0] ? e->call.errmsg
+                                              : dval_strerror(rc));
+        dval__free(e);
+        dval__free(s);
+        return rc;
+    }
+    s->client = c;
+    dval__client_ref(c);
+    s->info = e->info;
+    if (!s->info.name[0])
+        dval__strlcpy(s->info.name, name_or_id, sizeof s->info.name);
+    dval__free(e);
+    *out = s;
+    return DVAL_OK;
+}
+
 DVAL_API const char *dval_snapshot_name(const dval_snapshot *s)
 {
     return s ? s->info.name : "";
@@ -348,8 +391,11 @@ DVAL_API int dval_snapshot_delete(dval_snapshot *s)
         rc = x->snapshot_delete(x->userdata, &call, s->info.id);
     } while (dval__retry_again(&r, rc, &call));
     rc = dval__retry_status(&r, rc);
+    if (rc == DVAL_ENOTFOUND)
+        rc = DVAL_OK; /* already gone */
     if (rc)
-        dval__fmt(s->errmsg, sizeof s->errmsg, "%s", call.errmsg);
+        dval__client_seterr(s->client, "delete snapshot %s: %s", s->info.name,
+                            call.errmsg[0] ? call.errmsg : dval_strerror(rc));
     else
         s->info.state = DVAL_SNAPSHOT_REMOVING;
     return rc;

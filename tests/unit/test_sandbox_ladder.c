@@ -328,3 +328,21 @@ TEST(sandbox__state_callback_sees_transitions)
     dval_sandbox_free(sb);
     dval_client_free(c);
 }
+
+TEST(sandbox__get_attaches_without_starting)
+{
+    dval_client *c = setup();
+    existing(DVAL_SANDBOX_STOPPED, 0);
+    dval_sandbox *sb = NULL;
+    CHECK_INT(dval_sandbox_get(&sb, c, "java-25-sandbox"), DVAL_OK);
+    CHECK_INT(dval_sandbox_state(sb), DVAL_SANDBOX_STOPPED);
+    CHECK_STR(F.trace, "sb_get "); /* no start */
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    CHECK(!F.sb_exists);
+    dval_sandbox_free(sb);
+    CHECK_INT(dval_sandbox_get(&sb, c, "java-25-sandbox"), DVAL_ENOTFOUND);
+    CHECK(sb == NULL);
+    CHECK_CONTAINS(dval_client_errmsg(c), "not found");
+    CHECK_INT(dval_sandbox_get(&sb, c, "a/b"), DVAL_EINVAL);
+    dval_client_free(c);
+}

@@ -276,3 +276,22 @@ TEST(snapshot__build_logs_reach_the_callback)
     dval_snapshot_free(s);
     dval_client_free(c);
 }
+
+TEST(snapshot__get_never_creates_or_waits)
+{
+    dval_client *c = setup();
+    dval_snapshot *s = NULL;
+    CHECK_INT(dval_snapshot_get(&s, c, "validation-snapshot-java"),
+              DVAL_ENOTFOUND);
+    CHECK(s == NULL);
+    CHECK_INT(F.snap_builds, 0);
+    F.snap_exists = 1;
+    F.snap.state = DVAL_SNAPSHOT_BUILDING;
+    CHECK_INT(dval_snapshot_get(&s, c, "validation-snapshot-java"), DVAL_OK);
+    CHECK_INT(dval_snapshot_state(s), DVAL_SNAPSHOT_BUILDING);
+    CHECK_INT(fakeclock_nsleeps, 0);
+    CHECK_INT(dval_snapshot_delete(s), DVAL_OK);
+    CHECK_INT(dval_snapshot_delete(s), DVAL_OK); /* already gone is fine */
+    dval_snapshot_free(s);
+    dval_client_free(c);
+}
