@@ -39,20 +39,15 @@ static int on_sandbox(const char *id, const char *name, int state, void *ud)
     return 0;
 }
 
-/* There is no "get without create" call in the public API, so acquiring
- * an existing sandbox by name (no snapshot or image given, so nothing can
- * be created) is how we get a handle. */
+/* Attaches without starting (dval_sandbox_get), then stops or deletes. */
 static int act(dval_client *c, const char *name, int state, int rm)
 {
     if (!rm && state == DVAL_SANDBOX_STOPPED) {
         printf("%s\tstopped\n", name);
         return 0;
     }
-    dval_sandbox_options o;
-    dval_sandbox_options_init(&o, sizeof o);
-    o.name = name;
     dval_sandbox *sb = NULL;
-    int rc = dval_sandbox_acquire(&sb, c, &o);
+    int rc = dval_sandbox_get(&sb, c, name);
     if (rc == DVAL_OK)
         rc = rm ? dval_sandbox_delete(sb) : dval_sandbox_stop(sb);
     if (rc) {

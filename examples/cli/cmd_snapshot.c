@@ -51,43 +51,72 @@ static int ensure(dval_client *c, const char *profile, dval_snapshot **out)
     return 0;
 }
 
+/* rm looks the snapshot up without building it (dval_snapshot_get). */
+static int remove_one(dval_client *c, const char *profile)
+{
+    const dval_profile *p = dval_profile_find(profile);
+    if (!p) {
+        cli_err("unknown profile '%s'", profile);
+        return CLI_EX_USAGE;
+    }
+    dval_snapshot *s = NULL;
+    int rc = dval_snapshot_get(&s, c, p->snapshot_name);
+    if (rc == DVAL_ENOTFOUND) {
+        printf("%s\tabsent\n", p->snapshot_name);
+        return 0;
+    }
+    if (rc == DVAL_OK)
+        rc = dval_snapshot_delete(s);
+    dval_snapshot_free(s);
+    if (rc) {
+        cli_err("rm %s: %s", p->snapshot_name, dval_client_errmsg(c));
+        return cli_exit_for(rc);
+    }
+    printf("%s\tremoved\n", p->snapshot_name);
+    return 0;
+}
+
 static int each_profile(dval_client *c, int rm, int argc, char **argv)
 {
     int worst = 0;
     for (int i = 0; i < argc; i++) {
-        dval_snapshot *s = NULL;
-        int ex = ensure(c, argv[i], &s);
-        if (!ex && rm) {
-            int rc = dval_snapshot_delete(s);
-            if (rc) {
-                cli_err("rm %s: %s", dval_snapshot_name(s),
-                        dval_client_errmsg(c));
-                ex = cli_exit_for(rc);
-            } else {
-                printf("%s\tremoved\n", dval_snapshot_name(s));
-            }
-        } else if (!ex) {
-            printf("%s\t%s\t%s\n", dval_snapshot_name(s),
-                   dval_snapshot_state_name(dval_snapshot_state(s)),
-                   dval_snapshot_id(s) ? dval_snapshot_id(s) : "-");
+        int ex;
+        if (rm) {
+            ex = remove_one(c, argv[i]);
+        } else {
+            dval_snapshot *s = NULL;
+            ex = ensure(c, argv[i], &s);
+            if (!ex)
+                printf("%s\t%s\t%s\n", dval_snapshot_name(s),
+                       dval_snapshot_state_name(dval_snapshot_state(s)),
+                       dval_snapshot_id(s)[0] ? dval_snapshot_id(s) : "-");
+            dval_snapshot_free(s);
         }
-        dval_snapshot_free(s);
         if (ex && !worst)
             worst = ex;
     }
     return worst;
 }
 
-static int list(void)
+/* ls shows each profile's snapshot and its current state, building nothing. */
+static int list(dval_client *c)
 {
     const char *const *names = NULL;
     dval_profile_names(&names);
-    printf("PROFILE\tSNAPSHOT\tIMAGE\n");
+    printf("PROFILE\tSNAPSHOT\tSTATE\tIMAGE\n");
     for (size_t i = 0; names && names[i]; i++) {
         const dval_profile *p = dval_profile_find(names[i]);
-        if (p)
-            printf("%s\t%s\t%s\n", p->name, p->snapshot_name,
-                   p->image ? p->image : "-");
+        if (!p)
+            continue;
+        dval_snapshot *s = NULL;
+        int rc = dval_snapshot_get(&s, c, p->snapshot_name);
+        const char *state = rc == DVAL_OK ? dval_snapshot_state_name(
+                                                dval_snapshot_state(s))
+                            : rc == DVAL_ENOTFOUND ? "absent"
+                                                   : "unknown";
+        printf("%s\t%s\t%s\t%s\n", p->name, p->snapshot_name, state,
+               p->image ? p->image : "-");
+        dval_snapshot_free(s);
     }
     return 0;
 }
@@ -112,10 +141,10 @@ int cmd_snapshot(int argc, char **argv)
         return CLI_EX_USAGE;
     }
     const char *sub = optind < argc ? argv[optind++] : NULL;
-    if (sub && !strcmp(sub, "ls"))
-        return list();
+    int ls = sub && !strcmp(sub, "ls");
     int rm = sub && !strcmp(sub, "rm");
-    if (!sub || (!rm && strcmp(sub, "ensure")) || optind >= argc) {
+    if (!sub || (!ls && !rm && strcmp(sub, "ensure")) ||
+        (!ls && optind >= argc)) {
         cli_err("snapshot: expected ensure|ls|rm and profile names");
         cli_usage_hint("snapshot ");
         return CLI_EX_USAGE;
@@ -125,7 +154,7 @@ int cmd_snapshot(int argc, char **argv)
     int ex = cli_client(&c, &co, NULL);
     if (ex)
         return ex;
-    ex = each_profile(c, rm, argc - optind, argv + optind);
+    ex = ls ? list(c) : each_profile(c, rm, argc - optind, argv + optind);
     dval_client_free(c);
     return ex;
 }

@@ -435,6 +435,22 @@ for _n, _what, _ret in (
          thread=T_GETTER,
          see=sees("dval_snapshot_ensure", "dval_snapshot_state", "dval(7)"))
 
+page("dval_snapshot_get",
+     summary="look a snapshot up without creating it",
+     desc="""@dval_snapshot_get asks the executor for the snapshot named (or
+identified by) <<name_or_id>> and returns a handle recording its current
+state. Unlike @dval_snapshot_ensure it never creates, activates, rebuilds or
+waits: a snapshot that is still building is returned in state
+@DVAL_SNAPSHOT_BUILDING. Transient failures (429, 5xx, resets) are retried
+with the client's backoff. Use it to inspect or delete snapshots.""",
+     ret=R_ERRMSG("dval_client_errmsg") + " On failure *<<out>> is NULL.",
+     errors=E_HANDLE + [("DVAL_EINVAL", "<<name_or_id>> is empty, too long, or contains '..', control characters or invalid UTF-8."),
+                        ("DVAL_ENOTFOUND", "No such snapshot.")] + E_ENOMEM + E_REMOTE,
+     own="""On success *<<out>> belongs to the caller: release it with
+@dval_snapshot_free. The handle holds a reference to the client.""",
+     thread=T_CLIENT,
+     see=sees("dval_snapshot_ensure", "dval_snapshot_delete", "dval_snapshot_free", "dval(7)"))
+
 page("dval_snapshot_state",
      summary="state of a snapshot",
      desc="""@dval_snapshot_state returns the state recorded in the handle
@@ -526,6 +542,22 @@ copied, including the release policy used later by @dval_sandbox_release.""",
 call. Two programs acquiring the same name concurrently end up sharing one
 sandbox.""",
      see=sees("dval_sandbox_options_init", "dval_sandbox_release", "dval_sandbox_free", "dval_session_open", "dval(7)"))
+
+page("dval_sandbox_get",
+     summary="attach to an existing sandbox without starting it",
+     desc="""@dval_sandbox_get looks the sandbox named (or identified by)
+<<name_or_id>> up and returns a handle recording its current state. Unlike
+@dval_sandbox_acquire it never creates, starts, recovers or waits, so a
+stopped sandbox stays stopped: this is how a reaper stops or deletes leaked
+sandboxes (@dval_sandbox_stop, @dval_sandbox_delete). Transient failures are
+retried with the client's backoff.""",
+     ret=R_ERRMSG("dval_client_errmsg") + " On failure *<<out>> is NULL.",
+     errors=E_HANDLE + [("DVAL_EINVAL", "<<name_or_id>> is empty, too long, or contains '/', '..', control characters or invalid UTF-8."),
+                        ("DVAL_ENOTFOUND", "No such sandbox.")] + E_ENOMEM + E_REMOTE,
+     own="""On success *<<out>> belongs to the caller: release it with
+@dval_sandbox_free. The handle holds a reference to the client.""",
+     thread=T_CLIENT,
+     see=sees("dval_sandbox_acquire", "dval_sandbox_list", "dval_sandbox_stop", "dval_sandbox_delete", "dval(7)"))
 
 page("dval_sandbox_refresh",
      summary="re-read a sandbox's state",
