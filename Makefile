@@ -122,7 +122,7 @@ $(B)/examples/%: examples/c/%.c $(SOLIB)
 tests: all $(TEST_BINS)
 examples: $(EX_BINS)
 
-check: all tests examples header-check symbols-check man-check
+check: all tests examples header-check symbols-check man-check abi-check
 	B=$(B) tests/run.sh
 
 header-check:
