@@ -1,9 +1,11 @@
 /* Emulator process control for the integration tests. */
 #include <curl/curl.h>
 #include <errno.h>
+#include <jansson.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dval.h"
 #include "harness.h"
 #include "support_emulator.h"
 
@@ -205,4 +208,81 @@ int raw_server(const char *reply, size_t len)
     pthread_create(&t, NULL, raw_main, r);
     pthread_detach(t);
     return ntohs(a.sin_port);
+}
+
+/* ---- additions for the public-API suites */
+
+int emu_fault(emu *e, const char *method, const char *path_regex, int times,
+              const char *rest)
+{
+    char j[4096];
+    snprintf(j, sizeof j, "{\"method\":\"%s\",\"path_regex\":\"%s\","
+             "\"times\":%d%s%s}", method, path_regex, times,
+             rest && *rest ? "," : "", rest ? rest : "");
+    return emu_post(e, "/_emu/faults", j);
+}
+
+int emu_force(emu *e, const char *kind, const char *name, const char *json)
+{
+    char path[512];
+    snprintf(path, sizeof path, "/_emu/%s/%s/state", kind, name);
+    return emu_post(e, path, json);
+}
+
+int emu_count(emu *e, const char *method, const char *path_re)
+{
+    char *text = emu_get(e, "/_emu/requests");
+    if (!text)
+        return -1;
+    regex_t re;
+    if (path_re && regcomp(&re, path_re, REG_EXTENDED | REG_NOSUB)) {
+        free(text);
+        return -1;
+    }
+    json_t *list = json_loads(text, 0, NULL);
+    free(text);
+    int n = json_is_array(list) ? 0 : -1;
+    size_t i;
+    json_t *r;
+    json_array_foreach(list, i, r) {
+        const char *m = json_string_value(json_object_get(r, "method"));
+        const char *p = json_string_value(json_object_get(r, "path"));
+        if (method && (!m || strcmp(m, method)))
+            continue;
+        if (path_re && (!p || regexec(&re, p, 0, NULL, 0)))
+            continue;
+        n++;
+    }
+    json_decref(list);
+    if (path_re)
+        regfree(&re);
+    return n;
+}
+
+dval_client *emu_client(emu *e, const char *api_key, int64_t base_ms,
+                        const dval_client_options *opts)
+{
+    dval_client_options o;
+    if (opts)
+        o = *opts;
+    else
+        dval_client_options_init(&o, sizeof o);
+    o.api_url = e->api;
+    o.api_key = api_key ? api_key : "dtn_test-key";
+    o.executor = "daytona";
+    o.retry_base_ms = base_ms;
+    if (!o.retry_attempts)
+        o.retry_attempts = 5;
+    if (!o.connect_timeout_ms)
+        o.connect_timeout_ms = 5000;
+    if (!o.request_timeout_ms)
+        o.request_timeout_ms = 60000;
+    if (o.log_fn && !o.log_level)
+        o.log_level = DVAL_LOG_DEBUG;
+    dval_client *c = NULL;
+    int rc = dval_client_new(&c, &o);
+    if (rc)
+        th_fail(__FILE__, __LINE__, "dval_client_new: %s",
+                dval_status_name(rc));
+    return c;
 }

@@ -5,6 +5,7 @@
 #define DVAL_SUPPORT_EMULATOR_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct emu {
@@ -28,5 +29,28 @@ char *emu_get(emu *e, const char *path);
  * closes it) from a thread; returns the port. Stops after one client or
  * 30 s. */
 int raw_server(const char *reply, size_t len);
+
+/* ---- additions for the public-API suites (test_api_*.c) */
+struct dval_client;
+struct dval_client_options;
+
+/* Adds a fault rule: {"method":M,"path_regex":RE,"times":N, <rest>}.
+ * rest is extra JSON members without braces ("\"action\":\"reset\"").
+ * Returns the HTTP status of the control call (200). */
+int emu_fault(emu *e, const char *method, const char *path_regex, int times,
+              const char *rest);
+/* POST /_emu/{kind}/{name}/state with json; kind "sandbox" or "snapshot". */
+int emu_force(emu *e, const char *kind, const char *name, const char *json);
+/* Recorded requests (since reset) with this method (NULL: any) whose path
+ * matches the extended regex path_re (NULL: any). -1 on error. */
+int emu_count(emu *e, const char *method, const char *path_re);
+/* A public-API client on the emulator: executor "daytona", api_url
+ * e->api, the given key (NULL: "dtn_test-key"), retry_base_ms base_ms
+ * without jitter, 5 attempts, connect/request timeouts 5 s/60 s, log_fn at
+ * DEBUG when set. opts (may be NULL) supplies other fields; its api_url,
+ * api_key, executor and retry_base_ms are overridden. Fails the test on
+ * error. */
+struct dval_client *emu_client(emu *e, const char *api_key, int64_t base_ms,
+                               const struct dval_client_options *opts);
 
 #endif
