@@ -1,0 +1,153 @@
+"""Turns the bench results (one JSON file per benchmark) into a table on
+stdout and report.json. Usage: report.py RESULTS_DIR REPORT_JSON"""
+import json
+import os
+import sys
+
+res_dir, report_path = sys.argv[1], sys.argv[2]
+
+
+def load(name):
+    p = os.path.join(res_dir, name)
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def ratio(a, b):
+    return round(a / b, 4) if a is not None and b else None
+
+
+def verdict(ok):
+    return "n/a" if ok is None else ("met" if ok else "GAP")
+
+
+rows, targets = [], []
+rep = {"meta": load("meta.json")}
+
+
+def row(section, metric, value, ref="", note=""):
+    rows.append((section, metric, value, ref, note))
+
+
+def fmt(v, unit="", nd=2):
+    if v is None:
+        return "-"
+    return ("%." + str(nd) + "f%s") % (v, unit)
+
+
+# ---- 1. loop
+c, s = load("loop_c.json"), load("loop_sdk.json")
+cru, sru = load("loop_c.rusage.json"), load("loop_sdk.rusage.json")
+if c:
+    loop = {"c": c, "sdk": s, "c_process": cru, "sdk_process": sru}
+    cpu_ratio = ratio(c["cpu_ms_per_loop"], s and s["cpu_ms_per_loop"])
+    rss_ratio = ratio(cru and cru["maxrss_kb"], sru and sru["maxrss_kb"])
+    proc_cpu_ratio = ratio(cru and cru["cpu_ms"], sru and sru["cpu_ms"])
+    loop.update(cpu_ratio=cpu_ratio, rss_ratio=rss_ratio, process_cpu_ratio=proc_cpu_ratio)
+    rep["loop"] = loop
+    n = c["n"]
+    row("1 loop", "client CPU per loop (loop only)", fmt(c["cpu_ms_per_loop"], " ms", 2),
+        "SDK " + fmt(s and s["cpu_ms_per_loop"], " ms", 2), "ratio " + fmt(cpu_ratio, "", 3))
+    row("1 loop", "client CPU, whole process", fmt(cru and cru["cpu_ms"], " ms", 0),
+        "SDK " + fmt(sru and sru["cpu_ms"], " ms", 0), "ratio " + fmt(proc_cpu_ratio, "", 3))
+    row("1 loop", "peak RSS (ru_maxrss)", fmt(cru and cru["maxrss_kb"] / 1024, " MiB", 1),
+        "SDK " + fmt(sru and sru["maxrss_kb"] / 1024, " MiB", 1), "ratio " + fmt(rss_ratio, "", 3))
+    row("1 loop", "wall per loop p50 (emulator-bound)", fmt(c["loop_wall_ms"]["p50"], " ms", 0),
+        "SDK " + fmt(s and s["loop_wall_ms"]["p50"], " ms", 0), "N=%d" % n)
+    row("1 loop", "HTTP requests / TCP conns per loop",
+        "%.1f / %.2f" % (c["requests"] / n, c["conns"] / n),
+        "SDK %.1f / %.2f" % (s["requests"] / n, s["conns"] / n) if s else "SDK -",
+        "conns include 1 WebSocket per loop")
+    targets.append(("CPU per loop <= 1/10 of SDK", fmt(cpu_ratio, "", 3), verdict(cpu_ratio and cpu_ratio <= 0.1)))
+    targets.append(("peak RSS <= 1/10 of SDK", fmt(rss_ratio, "", 3), verdict(rss_ratio and rss_ratio <= 0.1)))
+
+# ---- 2. latency
+ll, le = load("latency_local.json"), load("latency_emu.json")
+rep["latency"] = {"local": ll, "daytona_emulator": le}
+for name, d in (("local executor", ll), ("daytona (emulator)", le)):
+    if d:
+        L = d["latency_ms"]
+        row("2 log latency", name + " p50 / p99", "%.3f / %.3f ms" % (L["p50"], L["p99"]),
+            "", "%d lines, every %d us" % (L["n"], d["interval_us"]))
+if ll:
+    targets.append(("local log latency p99 < 5 ms", fmt(ll["latency_ms"]["p99"], " ms", 3),
+                    verdict(ll["latency_ms"]["p99"] < 5)))
+
+# ---- 3. local
+lo = load("local.json")
+if lo:
+    rep["local"] = lo
+    a, e = lo["acquire_ms"], lo["exec_true_ms"]
+    fp, ft, fs, fu = (lo["floor_helper_probe_ms"], lo["floor_spawn_true_ms"],
+                      lo["floor_sh_c_true_ms"], lo["floor_unshare_Urpfn_true_ms"])
+    row("3 local", "acquire (cached snapshot -> started) p50 / p99",
+        "%.1f / %.1f ms" % (a["p50"], a["p99"]),
+        "floor helper probe %.1f / %.1f ms" % (fp["p50"], fp["p99"]), "ns + overlay mount")
+    row("3 local", "exec `true` in a session p50 / p99", "%.1f / %.1f ms" % (e["p50"], e["p99"]),
+        "floor fork+exec %.2f / %.2f ms" % (ft["p50"], ft["p99"]),
+        "sh -c %.2f, unshare -Urpfn %.2f ms" % (fs["p50"], fu["p50"]))
+    row("3 local", "sandbox delete p50", fmt(lo["delete_ms"]["p50"], " ms", 1), "", "")
+    gap = e["p50"] - ft["p50"]
+    lo["exec_gap_to_floor_ms"] = round(gap, 3)
+    targets.append(("local acquire p50 < 20 ms", fmt(a["p50"], " ms", 1), verdict(a["p50"] < 20)))
+    targets.append(("exec `true` within 3 ms of fork+exec floor (p50)", "+" + fmt(gap, " ms", 1),
+                    verdict(gap <= 3)))
+
+# ---- 4. scale
+for key, fname in (("daytona (emulator)", "scale_emu.json"), ("local executor", "scale_local.json")):
+    d = load(fname)
+    if not d:
+        continue
+    rep.setdefault("scale", {})[key] = d
+    for lv in d["levels"]:
+        note = ""
+        if "emulator" in key:
+            http_req = lv["requests"] - lv["websockets"]
+            http_conn = lv["conns"] - lv["websockets"]
+            note = "%d HTTP req on %d TCP conns (+%d ws)" % (http_req, http_conn, lv["websockets"])
+        row("4 scale " + key.split()[0], "%2d sessions: loops/s" % lv["concurrency"],
+            "%.1f" % lv["loops_per_s"], "p50 %.0f ms" % lv["loop_ms"]["p50"],
+            note + ("; %d FAILED" % lv["failures"] if lv["failures"] else ""))
+
+# ---- 5. xfer
+x = load("xfer.json")
+if x and x["runs"]:
+    rep["xfer"] = x
+    best = {}
+    for k in x["runs"][0]:
+        vals = [r[k] for r in x["runs"]]
+        best[k] = (max if k.endswith("mb_s") else min)(vals)
+    x["best"] = best
+    row("5 transfer", "%d MiB upload MB/s" % x["mib"], fmt(best["lib_up_mb_s"], "", 0),
+        "curl -F " + fmt(best["curl_up_mb_s"], "", 0),
+        "CPU %.0f vs %.0f ms" % (best["lib_up_cpu_ms"], best["curl_up_cpu_ms"]))
+    row("5 transfer", "%d MiB download MB/s" % x["mib"], fmt(best["lib_down_mb_s"], "", 0),
+        "curl " + fmt(best["curl_down_mb_s"], "", 0),
+        "CPU %.0f vs %.0f ms" % (best["lib_down_cpu_ms"], best["curl_down_cpu_ms"]))
+    row("5 transfer", "peak RSS up / down", "%.1f / %.1f MiB" % (best["lib_up_hwm_kb"] / 1024,
+                                                               best["lib_down_hwm_kb"] / 1024),
+        "curl %.1f / %.1f MiB" % (best["curl_up_maxrss_kb"] / 1024, best["curl_down_maxrss_kb"] / 1024),
+        "lib: VmHWM of the phase")
+
+rep["targets"] = [{"target": t, "value": v, "status": st} for t, v, st in targets]
+with open(report_path, "w") as f:
+    json.dump(rep, f, indent=1)
+
+w = [max(len(str(r[i])) for r in rows) if rows else 5 for i in range(5)]
+hdr = ("section", "metric", "value", "reference (same run)", "note")
+w = [max(w[i], len(hdr[i])) for i in range(5)]
+line = "| " + " | ".join(h.ljust(w[i]) for i, h in enumerate(hdr)) + " |"
+print(line)
+print("|" + "|".join("-" * (w[i] + 2) for i in range(5)) + "|")
+for r in rows:
+    print("| " + " | ".join(str(v).ljust(w[i]) for i, v in enumerate(r)) + " |")
+print()
+print("| target | value | status |")
+print("|---|---|---|")
+for t, v, st in targets:
+    print("| %s | %s | %s |" % (t, v, st))
+print()
+print("report: " + report_path)
