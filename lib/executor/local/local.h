@@ -52,6 +52,8 @@ int lx_rmtree(const char *path);
 int lx_lock(dval_call *c, const char *path, int64_t timeout_ms);
 void lx_unlock(int fd);
 int64_t lx_wall_ms(void);
+/* Process-wide sequence number (>= 1) for unique temporary names. */
+unsigned long lx_seq(void);
 
 /* ---- local.c */
 /* DVAL_OK when namespaces + overlayfs work (or unisolated is allowed, then
@@ -84,13 +86,20 @@ typedef struct lx_sb {
     lx_kv kv;
     int isolated;
     pid_t pid;                  /* live init pid, 0 when not running */
+    int locked;                 /* the caller holds <dir>/lock */
 } lx_sb;
-/* Loads a sandbox, refreshing its state (dead init → error, idle →
- * stopped). Fills info when non-NULL. */
+/* Loads a sandbox without its lock, refreshing its state (dead init →
+ * error, idle → stopped): such a change is written under the lock, after
+ * reloading and checking again. Fills info when non-NULL. */
 int lx_sb_open(lx *x, dval_call *c, const char *id, lx_sb *sb,
                dval_sandbox_info *info);
+/* The same for a caller that already holds the sandbox's lock. */
+int lx_sb_open_held(lx *x, dval_call *c, const char *id, lx_sb *sb,
+                    dval_sandbox_info *info);
 void lx_sb_close(lx_sb *sb);
-/* Records activity (for auto-stop). */
+/* Records activity (for auto-stop) in the mtime of <dir>/activity: no
+ * read-modify-write of the state file, so no lock is needed and a
+ * concurrent state change is never undone. */
 void lx_sb_touch(lx_sb *sb);
 /* Requires a started sandbox: DVAL_ESTATE otherwise. */
 int lx_sb_require_started(dval_call *c, const lx_sb *sb);

@@ -80,8 +80,32 @@ int lx_sb_set_state(lx_sb *sb, int state, const char *reason)
 
 void lx_sb_touch(lx_sb *sb)
 {
-    lx_kv_setnum(&sb->kv, "last_activity", lx_wall_ms());
-    lx_sb_save(sb);
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/activity", sb->dir);
+    if (utimensat(AT_FDCWD, p, NULL, 0) == 0 || errno != ENOENT)
+        return;
+    /* first activity: a new file has the current mtime (a sandbox deleted
+     * meanwhile has no directory left: nothing is created) */
+    int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* Last activity: the later of the state's stamp (start) and the activity
+ * file's mtime (sessions, commands, files). */
+static long long last_activity(const lx_sb *sb)
+{
+    char p[4200];
+    struct stat st;
+    long long last = lx_kv_num(&sb->kv, "last_activity", 0);
+    dval__fmt(p, sizeof p, "%s/activity", sb->dir);
+    if (stat(p, &st) == 0) {
+        long long m = (long long)st.st_mtim.tv_sec * 1000 +
+                      st.st_mtim.tv_nsec / 1000000;
+        if (m > last)
+            last = m;
+    }
+    return last;
 }
 
 void lx_sb_kill(lx *x, lx_sb *sb)
@@ -104,39 +128,28 @@ void lx_sb_kill(lx *x, lx_sb *sb)
     }
 }
 
-/* Dead init while "started" → error; idle past auto-stop → stopped. */
-static void refresh(lx *x, lx_sb *sb)
+/* What refresh would change: 0 nothing, 1 the init is gone (error),
+ * 2 idle past auto-stop (stopped). Sets sb->pid for a started sandbox. */
+static int stale(const lx_sb *sb, pid_t *pid)
 {
     const char *state = lx_kv_get(&sb->kv, "state");
+    *pid = 0;
     if (!state || strcmp(state, "started") != 0)
-        return;
-    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
+        return 0;
+    *pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
     if (sb->isolated) {
-        unsigned long long st = sb->pid > 0 ? pid_start(sb->pid) : 0;
+        unsigned long long st = *pid > 0 ? pid_start(*pid) : 0;
         if (!st || st != (unsigned long long)lx_kv_num(&sb->kv, "pid_start",
-                                                        0)) {
-            char why[128];
-            dval__fmt(why, sizeof why, "the sandbox's init process (pid %d) "
-                      "is gone", (int)sb->pid);
-            sb->pid = 0;
-            lx_sb_kill(x, sb);
-            lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, why);
-            return;
-        }
+                                                        0))
+            return 1;
     }
     long long minutes = lx_kv_num(&sb->kv, "auto_stop_minutes", 0);
-    long long last = lx_kv_num(&sb->kv, "last_activity", 0);
-    if (minutes > 0 && lx_wall_ms() - last > minutes * 60000) {
-        LX_LOG(x, DVAL_LOG_INFO, "local executor: sandbox %s idle for more "
-               "than %lld minutes; stopping it", lx_kv_get(&sb->kv, "name"),
-               minutes);
-        lx_sb_kill(x, sb);
-        lx_sb_set_state(sb, DVAL_SANDBOX_STOPPED, NULL);
-    }
+    if (minutes > 0 && lx_wall_ms() - last_activity(sb) > minutes * 60000)
+        return 2;
+    return 0;
 }
 
-int lx_sb_open(lx *x, dval_call *c, const char *id, lx_sb *sb,
-               dval_sandbox_info *info)
+static int load(lx *x, dval_call *c, const char *id, lx_sb *sb)
 {
     memset(sb, 0, sizeof *sb);
     int rc = lx_sb_path(x, c, id, sb->dir, sizeof sb->dir);
@@ -149,10 +162,81 @@ int lx_sb_open(lx *x, dval_call *c, const char *id, lx_sb *sb,
         return dval__call_fail(c, rc, "sandbox %s not found", id);
     if (rc != DVAL_OK)
         return dval__call_fail(c, rc, "cannot read %s", p);
+    if (!lx_kv_get(&sb->kv, "state")) {
+        lx_kv_free(&sb->kv);
+        return dval__call_fail(c, DVAL_EIO, "%s has no state", p);
+    }
     sb->isolated = (int)lx_kv_num(&sb->kv, "isolated", 1);
-    refresh(x, sb);
+    return DVAL_OK;
+}
+
+/* Dead init while "started" → error; idle past auto-stop → stopped. The
+ * change is made under the sandbox's lock: without it, reload and look
+ * again (a stop/start may have replaced the init since we read). */
+static int refresh(lx *x, dval_call *c, const char *id, lx_sb *sb)
+{
+    int why = stale(sb, &sb->pid);
+    if (!why)
+        return DVAL_OK;
+    if (!sb->locked) {
+        char p[4200];
+        dval__fmt(p, sizeof p, "%s/lock", sb->dir);
+        int lk = lx_lock(NULL, p, 60000);
+        if (lk < 0)
+            return DVAL_OK; /* report what was read; the next call retries */
+        lx_kv_free(&sb->kv);
+        int rc = load(x, c, id, sb);
+        if (rc == DVAL_OK) {
+            sb->locked = 1;
+            rc = refresh(x, c, id, sb);
+            sb->locked = 0;
+        }
+        lx_unlock(lk);
+        return rc;
+    }
+    if (why == 1) {
+        char msg[128];
+        dval__fmt(msg, sizeof msg, "the sandbox's init process (pid %d) "
+                  "is gone", (int)sb->pid);
+        sb->pid = 0;
+        lx_sb_kill(x, sb);
+        lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, msg);
+    } else {
+        LX_LOG(x, DVAL_LOG_INFO, "local executor: sandbox %s idle for more "
+               "than %lld minutes; stopping it", lx_kv_get(&sb->kv, "name"),
+               lx_kv_num(&sb->kv, "auto_stop_minutes", 0));
+        lx_sb_kill(x, sb);
+        lx_sb_set_state(sb, DVAL_SANDBOX_STOPPED, NULL);
+    }
+    return DVAL_OK;
+}
+
+static int sb_open(lx *x, dval_call *c, const char *id, lx_sb *sb,
+                   dval_sandbox_info *info, int locked)
+{
+    int rc = load(x, c, id, sb);
+    if (rc != DVAL_OK)
+        return rc;
+    sb->locked = locked;
+    rc = refresh(x, c, id, sb);
+    if (rc != DVAL_OK) {
+        lx_sb_close(sb);
+        return rc;
+    }
     lx_sb_info(sb, info);
     return DVAL_OK;
+}
+
+int lx_sb_open(lx *x, dval_call *c, const char *id, lx_sb *sb,
+               dval_sandbox_info *info)
+{
+    return sb_open(x, c, id, sb, info, 0);
+}
+
+int lx_sb_open_held(lx *x, dval_call *c, const char *id, lx_sb *sb,
+                    dval_sandbox_info *info)
+{
+    return sb_open(x, c, id, sb, info, 1);
 }
 
 void lx_sb_close(lx_sb *sb)
@@ -165,8 +249,11 @@ int lx_sb_require_started(dval_call *c, const lx_sb *sb)
     const char *st = lx_kv_get(&sb->kv, "state");
     if (st && !strcmp(st, "started"))
         return DVAL_OK;
+    const char *name = lx_kv_get(&sb->kv, "name");
+    if (!name) /* never print "(null)": the directory is the name */
+        name = strrchr(sb->dir, '/') ? strrchr(sb->dir, '/') + 1 : sb->dir;
     return dval__call_fail(c, DVAL_ESTATE, "sandbox %s is %s, not started",
-                           lx_kv_get(&sb->kv, "name"), st ? st : "unknown");
+                           name, st ? st : "unknown");
 }
 
 void lx_sb_limits(lx *x, const lx_sb *sb, lx_limits *l)

@@ -24,7 +24,7 @@ static int open_locked(lx *x, dval_call *c, const char *id, lx_sb *sb,
     *lockfd = lx_lock(c, p, 60000);
     if (*lockfd < 0)
         return *lockfd;
-    rc = lx_sb_open(x, c, id, sb, info);
+    rc = lx_sb_open_held(x, c, id, sb, info);
     if (rc != DVAL_OK) {
         lx_unlock(*lockfd);
         *lockfd = -1;
@@ -103,19 +103,46 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     rc = lx_isolation(x, c, &isolated);
     if (rc != DVAL_OK)
         return rc;
-    if (mkdir(sb.dir, 0700) < 0)
-        return dval__call_fail(c, errno == EEXIST ? DVAL_EEXISTS : DVAL_EIO,
-                               "sandbox %s: %s", o->name, strerror(errno));
-    char p[4200];
-    dval__fmt(p, sizeof p, "%s/lock", sb.dir);
+    /* The sandbox appears whole: its directory is prepared (state
+     * "creating", lock held) under a temporary name and renamed into
+     * place, so a concurrent get never finds a directory without a state
+     * file, and a concurrent create of the same name fails the rename. */
+    char tmp[4200], p[4300];
+    dval__fmt(tmp, sizeof tmp, "%s/sandboxes/.new-%s-%d-%lu", x->state_dir,
+              o->name, (int)getpid(), lx_seq());
+    if (mkdir(tmp, 0700) < 0)
+        return dval__call_fail(c, DVAL_EIO, "sandbox %s: mkdir %s: %s",
+                               o->name, tmp, strerror(errno));
+    dval__fmt(p, sizeof p, "%s/lock", tmp);
     int lk = lx_lock(c, p, 60000);
     rc = lk < 0 ? lk : fill_new(x, &sb, o);
-    if (rc == DVAL_OK)
-        rc = lx_sb_save(&sb);
-    if (rc == DVAL_OK)
-        rc = lx_sb_start(x, c, &sb);
-    if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED)
-        lx_rmtree(sb.dir);
+    if (rc == DVAL_OK) {
+        dval__fmt(p, sizeof p, "%s/state", tmp);
+        rc = lx_kv_save(&sb.kv, p);
+        if (rc != DVAL_OK)
+            dval__call_fail(c, rc, "cannot write %s", p);
+    }
+    if (rc == DVAL_OK && rename(tmp, sb.dir) < 0) {
+        int e = errno;
+        rc = dval__call_fail(c, e == EEXIST || e == ENOTEMPTY ? DVAL_EEXISTS
+                             : DVAL_EIO, "sandbox %s: %s", o->name,
+                             e == ENOTEMPTY ? strerror(EEXIST) : strerror(e));
+    }
+    if (rc != DVAL_OK) {
+        lx_rmtree(tmp);
+        lx_unlock(lk);
+        lx_sb_close(&sb);
+        return rc;
+    }
+    sb.locked = 1;
+    rc = lx_sb_start(x, c, &sb);
+    if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED) {
+        /* leave no trace: out of sight first, as delete does */
+        dval__fmt(tmp, sizeof tmp, "%s/sandboxes/.trash-%s-%d-%lu",
+                  x->state_dir, o->name, (int)getpid(), lx_seq());
+        if (rename(sb.dir, tmp) == 0)
+            lx_rmtree(tmp);
+    }
     if (rc == DVAL_OK)
         lx_sb_info(&sb, out);
     lx_unlock(lk);
@@ -175,8 +202,9 @@ int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
     lx_sb_kill(x, &sb);
     /* rename first so a concurrent get sees "not found", not half a tree */
     char trash[4200];
-    dval__fmt(trash, sizeof trash, "%s/sandboxes/.trash-%s-%d", x->state_dir,
-              id, (int)getpid());
+    dval__fmt(trash, sizeof trash, "%s/sandboxes/.trash-%s-%d-%lld-%lu",
+              x->state_dir, id, (int)getpid(), (long long)lx_wall_ms(),
+              lx_seq());
     if (rename(sb.dir, trash) < 0 || lx_rmtree(trash) < 0)
         rc = dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb.dir,
                              strerror(errno));

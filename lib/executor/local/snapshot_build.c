@@ -111,8 +111,8 @@ int lx_snapshot_delete(void *ud, dval_call *c, const char *id)
     int lk = lx_lock(c, p, c && c->timeout_ms > 0 ? c->timeout_ms : 60000);
     if (lk < 0)
         return lk;
-    dval__fmt(p, sizeof p, "%s/snapshots/.trash-%d-%lld", x->state_dir,
-              (int)getpid(), (long long)dval__now_ms());
+    dval__fmt(p, sizeof p, "%s/snapshots/.trash-%d-%lld-%lu",
+              x->state_dir, (int)getpid(), (long long)lx_wall_ms(), lx_seq());
     if (rename(dir, p) < 0 || lx_rmtree(p) < 0)
         rc = dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", dir,
                              strerror(errno));

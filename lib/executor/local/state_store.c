@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,13 +84,30 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
+unsigned long lx_seq(void)
+{
+    static atomic_ulong seq;
+    return atomic_fetch_add(&seq, 1) + 1;
+}
+
+/* The temporary file is unique per call (pid, thread, sequence): threads
+ * of one process saving the same state file must not share it, or one
+ * thread's O_TRUNC empties the file another has just renamed into place
+ * (readers then see no keys at all). */
 int lx_kv_save(const lx_kv *kv, const char *path)
 {
     char tmp[4200];
-    dval__fmt(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "we");
-    if (!f)
+    dval__fmt(tmp, sizeof tmp, "%s.tmp.%d.%ld.%lu", path, (int)getpid(),
+              (long)gettid(), lx_seq());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
         return DVAL_EIO;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return DVAL_EIO;
+    }
     for (size_t i = 0; i < kv->n; i++) {
         put_escaped(f, kv->keys[i]);
         fputc('=', f);
@@ -238,9 +256,9 @@ int lx_rmtree(const char *path)
 int lx_lock(dval_call *c, const char *path, int64_t timeout_ms)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return dval__call_fail(c, DVAL_EIO, "open %s: %s", path,
-                               strerror(errno));
+    if (fd < 0) /* ENOENT: the directory was deleted (renamed) meanwhile */
+        return dval__call_fail(c, errno == ENOENT ? DVAL_ENOTFOUND : DVAL_EIO,
+                               "open %s: %s", path, strerror(errno));
     int64_t end = timeout_ms > 0 ? dval__now_ms() + timeout_ms : 0;
     while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
         if (errno != EWOULDBLOCK && errno != EINTR) {
