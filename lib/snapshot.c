@@ -229,10 +229,13 @@ static int ensure_once(ensure *e)
                 e->spec.name);
 }
 
-static int build_failure_retryable(const ensure *e, int rc)
+/* Another pass of the ladder: for our own failed build (a pre-existing
+ * failure is final) and a state change in flight (409). Transient call
+ * failures (429, 5xx, resets) were already retried by SNAP_CALL with the
+ * client's attempts: retrying them here too would multiply the requests. */
+static int pass_retryable(const ensure *e, int rc)
 {
-    /* our own build failed: try again; a pre-existing failure is final */
-    return rc == DVAL_EBUILD && e->we_built;
+    return (rc == DVAL_EBUILD && e->we_built) || rc == DVAL_ECONFLICT;
 }
 
 static int check_spec(dval_client *c, ensure *e, const dval_snapshot_spec *spec)
@@ -287,7 +290,7 @@ DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
         DVAL__LOG(c, DVAL_LOG_WARN, "snapshot %s: attempt %d/%d failed: %s",
                   e->spec.name, attempt, c->retry_attempts, e->call.errmsg);
         if (attempt >= c->retry_attempts ||
-            !(dval__retryable(rc) || build_failure_retryable(e, rc)))
+            !pass_retryable(e, rc))
             break;
         int64_t delay = dval__backoff_ms(c, attempt, e->call.retry_after_ms);
         DVAL__LOG(c, DVAL_LOG_INFO, "snapshot %s: retrying in %lld ms",
