@@ -25,10 +25,12 @@ typedef struct run {
     dval__out out;
     uint64_t raw_delivered;   /* raw bytes demuxed, over all connections */
     uint64_t raw_seen;        /* raw bytes seen on this connection */
+    uint64_t fresh;           /* bytes never delivered before (progress) */
     int got_raw;
     int got_split;            /* executor delivers stdout/stderr itself */
     int aborted;              /* the output callback said stop */
     int finished;
+    int stream_complete;      /* the live stream closed normally */
     int exit_code;
     int64_t last_data;
     int64_t deadline;         /* 0 = none */
@@ -60,9 +62,11 @@ static int sink(int stream, const char *data, size_t len, void *ud)
             skip = 0;
         r->raw_seen = end;
         r->raw_delivered = end;
+        r->fresh += len - skip;
         rc = dval__demux_feed(&r->demux, data + skip, len - skip, emit, r);
     } else {
         r->got_split = 1;
+        r->fresh += len;
         rc = dval__out_write(&r->out, stream, data, len);
     }
     if (rc)
@@ -171,7 +175,7 @@ static int follow(run *r)
             dval_call call;
             dval__call_init(r->c, &call, slice(r, READ_SLICE_MS),
                             r->s->cancel_pipe[0]);
-            int64_t seen = r->last_data;
+            uint64_t had = r->fresh;
             rc = r->x->stream_read(r->x->userdata, &call, stream, sink, r,
                                    &closed);
             if (rc && rc != DVAL_ECANCELED && !r->aborted) {
@@ -182,7 +186,10 @@ static int follow(run *r)
                 polling = ++failures >= MAX_RECONNECTS;
                 continue;
             }
-            if (r->last_data != seen)
+            /* only new bytes count as progress: every reconnect replays
+             * the log from byte 0, so a stream that always drops at the
+             * same point would otherwise be reopened forever */
+            if (r->fresh != had)
                 failures = 0;
         } else {
             dval__sleep_ms(slice(r, STATUS_EVERY_MS), r->s->cancel_pipe[0]);
@@ -199,6 +206,7 @@ static int follow(run *r)
             if (stream)
                 r->x->stream_close(r->x->userdata, stream);
             stream = NULL;
+            r->stream_complete = 1;
             while (!r->finished) {
                 if ((rc = check_interrupt(r)))
                     goto out;
@@ -222,10 +230,13 @@ out:
     return rc;
 }
 
-/* Fetches the whole log once and shows what the stream missed. */
+/* Fetches the whole log once and shows what the stream missed. Not after
+ * a normal close: the stream then carried the whole log, and the full log
+ * may not be byte-identical to it (JSON logs replace invalid UTF-8), so
+ * offsets into it would deliver a shifted tail twice. */
 static void reconcile(run *r)
 {
-    if (!r->x->command_logs || r->got_split)
+    if (!r->x->command_logs || r->got_split || r->stream_complete)
         return;
     dval_call call;
     dval__call_init(r->c, &call, 30000, -1);
