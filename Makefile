@@ -37,7 +37,11 @@ LIB_SRC := $(wildcard lib/*.c lib/executor/daytona/*.c lib/executor/local/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_HDR := $(wildcard include/*.h lib/*.h lib/executor/*/*.h)
 
-# Helper executables: libexec/<prog>/*.c → $(B)/libexec/<prog>
+# Helper executables: libexec/<prog>/*.c → $(B)/libexec/<prog>. Sanitizer
+# builds keep them plain: they run inside sandboxes with memory limits that
+# a sanitizer's shadow mappings cannot meet.
+LIBEXEC_CFLAGS ?= $(CFLAGS)
+LIBEXEC_LDFLAGS ?= $(LDFLAGS)
 LIBEXEC_PROGS := $(notdir $(wildcard libexec/*))
 LIBEXEC_BINS := $(LIBEXEC_PROGS:%=$(B)/libexec/%)
 
@@ -91,7 +95,7 @@ $(ALIB): $(LIB_OBJ)
 define LIBEXEC_RULE
 $(B)/libexec/$(1): $(wildcard libexec/$(1)/*.c libexec/$(1)/*.h)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_CFLAGS) -o $$@ $(wildcard libexec/$(1)/*.c) $$(LDFLAGS)
+	$$(CC) $$(REQ_CFLAGS) $$(LIBEXEC_CFLAGS) -o $$@ $(wildcard libexec/$(1)/*.c) $$(LIBEXEC_LDFLAGS)
 endef
 $(foreach p,$(LIBEXEC_PROGS),$(eval $(call LIBEXEC_RULE,$(p))))
 
@@ -145,11 +149,11 @@ abi-baseline: $(SOLIB)
 	B=$(B) tests/abi/abi-check.sh --update
 
 asan:
-	$(MAKE) B=build/asan NO_UNDEFINED= CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	$(MAKE) B=build/asan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" check-c
 
 tsan:
-	DVAL_STRESS_SMALL=1 $(MAKE) B=build/tsan NO_UNDEFINED= CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
+	DVAL_STRESS_SMALL=1 $(MAKE) B=build/tsan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
 
 valgrind:
 	$(MAKE) B=build/valgrind all tests
