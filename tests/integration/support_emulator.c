@@ -239,7 +239,8 @@ int emu_count(emu *e, const char *method, const char *path_re)
         free(text);
         return -1;
     }
-    json_t *list = json_loads(text, 0, NULL);
+    /* recorded bodies may hold NUL bytes (\u0000) */
+    json_t *list = json_loads(text, JSON_ALLOW_NUL, NULL);
     free(text);
     int n = json_is_array(list) ? 0 : -1;
     size_t i;
@@ -285,4 +286,24 @@ dval_client *emu_client(emu *e, const char *api_key, int64_t base_ms,
         th_fail(__FILE__, __LINE__, "dval_client_new: %s",
                 dval_status_name(rc));
     return c;
+}
+
+int emu_clear_faults(emu *e)
+{
+    char url[256];
+    snprintf(url, sizeof url, "%s/_emu/faults", e->base);
+    CURL *c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    body b = {0};
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    long status = -1;
+    if (curl_easy_perform(c) == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(c);
+    free(b.p);
+    return (int)status;
 }

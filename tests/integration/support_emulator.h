@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "dval.h"
+
 typedef struct emu {
     pid_t pid;
     int port;
@@ -31,14 +33,13 @@ char *emu_get(emu *e, const char *path);
 int raw_server(const char *reply, size_t len);
 
 /* ---- additions for the public-API suites (test_api_*.c) */
-struct dval_client;
-struct dval_client_options;
-
 /* Adds a fault rule: {"method":M,"path_regex":RE,"times":N, <rest>}.
  * rest is extra JSON members without braces ("\"action\":\"reset\"").
  * Returns the HTTP status of the control call (200). */
 int emu_fault(emu *e, const char *method, const char *path_regex, int times,
               const char *rest);
+/* DELETE /_emu/faults: drops every fault rule. Returns the HTTP status. */
+int emu_clear_faults(emu *e);
 /* POST /_emu/{kind}/{name}/state with json; kind "sandbox" or "snapshot". */
 int emu_force(emu *e, const char *kind, const char *name, const char *json);
 /* Recorded requests (since reset) with this method (NULL: any) whose path
@@ -50,7 +51,7 @@ int emu_count(emu *e, const char *method, const char *path_re);
  * DEBUG when set. opts (may be NULL) supplies other fields; its api_url,
  * api_key, executor and retry_base_ms are overridden. Fails the test on
  * error. */
-struct dval_client *emu_client(emu *e, const char *api_key, int64_t base_ms,
-                               const struct dval_client_options *opts);
+dval_client *emu_client(emu *e, const char *api_key, int64_t base_ms,
+                        const dval_client_options *opts);
 
 #endif
