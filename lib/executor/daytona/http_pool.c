@@ -134,8 +134,10 @@ int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms,
     SET(CURLOPT_SSL_VERIFYHOST, h->insecure ? 0L : 2L);
     if (h->ca_bundle)
         SET(CURLOPT_CAINFO, h->ca_bundle);
-    if (share)
+    if (share) {
         SET(CURLOPT_SHARE, h->share);
+        SET(CURLOPT_MAXCONNECTS, DT_MAXCONNECTS);
+    }
 #undef SET
     return r == CURLE_OK ? DVAL_OK : DVAL_ERROR;
 }
