@@ -103,6 +103,8 @@ static int poll_status(run *r)
     rc = dval__retry_status(&rt, rc);
     if (rc) {
         r->call = call;
+        dval__fmt(r->call.errmsg, sizeof r->call.errmsg, "command status: "
+                  "%s", call.errmsg[0] ? call.errmsg : dval_strerror(rc));
         return rc;
     }
     if (fin) {
