@@ -29,7 +29,9 @@ from inside callbacks of the same handle tree. It takes no lock: do not call
 it while another thread uses or frees the handle. See @dval_threads(3)."""
 
 T_FREE = """Must not race with any other use of the same handle; it may run
-concurrently with calls on other handles, including its parent."""
+concurrently with calls on other handles, including its parent. When the
+handle held the last reference to its client, the client is destroyed here
+as described in @dval_client_free(3)."""
 
 T_INIT = """Thread-safe: it touches only the caller's memory."""
 
