@@ -596,7 +596,7 @@ again, for at most 32 rounds. The recovery ladder is:
 = started :: use it.
 = stopped, archived, paused :: start it (a 409 reply means a change is in progress: wait and look again).
 = every other state except error, build_failed and destroyed (creating, starting, restoring, stopping, pending_build, ...) :: wait until it is stable, then look again.
-= error (recoverable), build_failed :: when the sandbox reports its error as recoverable, the state is error, no_recover is 0 and the executor can recover, recover it server-side; else (or when recovery fails) delete it, pause zombie_pause_ms and create it again. This is done at most twice per call. The local executor reports a sandbox whose init process died as error.
+= error, build_failed :: when the sandbox reports its error as recoverable, the state is error, no_recover is 0 and the executor can recover, recover it server-side; else (or when recovery fails) delete it, pause zombie_pause_ms and create it again. This is done at most twice per call. The local executor reports a sandbox whose init process died as error.
 = destroyed, or not found :: create it.
 = name taken during creation (@DVAL_EEXISTS) :: another client won the race: get it and continue on the ladder.
 
