@@ -23,6 +23,22 @@ static void on_chld(int sig)
     (void)sig;
 }
 
+/* SIGTERM ends the sandbox when it comes from outside its
+ * pid namespace (the host: a shutdown, an administrator, a test's
+ * cleanup): the sender's pid is not visible here, so si_pid is 0, and
+ * kill() gives SI_USER. Processes inside the sandbox see their own pids
+ * and cannot queue SI_USER to another process (rt_sigqueueinfo needs
+ * si_code < 0), so they cannot stop their sandbox this way (without a
+ * handler the kernel drops the signal for a namespace's init, from inside
+ * and from the host alike). Exiting kills everything in the namespace;
+ * the sandbox then reads as error (init gone) and recovers by restart. */
+static void on_term(int sig, siginfo_t *si, void *ctx)
+{
+    (void)ctx;
+    if (si && si->si_code == SI_USER && si->si_pid == 0)
+        _exit(128 + sig);
+}
+
 static void reap_forever(void)
 {
     sigset_t block, empty;
@@ -30,6 +46,10 @@ static void reap_forever(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_chld;
     sigaction(SIGCHLD, &sa, NULL);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_term;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGTERM, &sa, NULL);
     sigemptyset(&block);
     sigaddset(&block, SIGCHLD);
     sigprocmask(SIG_BLOCK, &block, NULL);

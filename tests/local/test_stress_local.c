@@ -8,7 +8,8 @@
  *    unknown, not started");
  *  - unlocked read-modify-write of the state file by activity stamps
  *    (lost a concurrent stop: a stopped sandbox came back as "started");
- * and that nothing of the sandboxes outlives their deletion. */
+ * and that nothing of the sandboxes outlives their deletion, and that a
+ * sandbox's init ends on a SIGTERM from the host (not from inside). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -123,11 +124,15 @@ static void fx_close(fx *f)
 {
     dval_snapshot_free(f->snap);
     dval_client_free(f->client);
+    char mark[64];
+    snprintf(mark, sizeof mark, "DVAL_SESSION=%d:", (int)getpid());
     int left = 0;
-    for (int i = 0; i < 100 && (left = count_procs(f->dir, 0)); i++)
+    for (int i = 0; i < 100 && (left = count_procs(f->dir, 0) +
+                                       count_procs(mark, 0)); i++)
         usleep(20000);
     if (left) {
         count_procs(f->dir, 1);
+        count_procs(mark, 1);
         th_fail(__FILE__, __LINE__, "%d processes of %s outlived their "
                 "sandboxes", left, f->dir);
     }
@@ -358,6 +363,78 @@ TEST(activity_stamp_does_not_undo_stop)
     CHECK_INT(ex.sandbox_delete(ex.userdata, &c, "victim"), DVAL_OK);
     ex.destroy(ex.userdata);
     CHECK_INT(bad, 0);
+    CHECK_INT(count_procs(dir, 1), 0);
+    rm_rf(dir);
+}
+
+/* The init ignored SIGTERM (a namespace's init without a handler): a host
+ * shutdown or cleanup script left sandboxes running. Now SIGTERM from the
+ * host ends it (and everything in it); from inside it still does not. */
+TEST(init_exits_on_host_sigterm_only)
+{
+    if (geteuid() != 0)
+        th_skip("needs root (overlay over /)");
+    char dir[] = BASE "/sigterm";
+    mkdir(BASE, 0755);
+    count_procs(dir, 1);
+    rm_rf(dir);
+    dval__config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.state_dir = dir;
+    cfg.log_fn = logfn;
+    cfg.log_level = DVAL_LOG_WARN;
+    struct dval_executor ex;
+    char err[256] = "";
+    CHECK_INT(dval__local_executor(&ex, &cfg, err, sizeof err), DVAL_OK);
+    dval_call c;
+    memset(&c, 0, sizeof c);
+    c.struct_size = sizeof c;
+    c.cancel_fd = -1;
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = "term";
+    dval_sandbox_info info = { .struct_size = sizeof info };
+    int rc = ex.sandbox_create(ex.userdata, &c, &o, &info);
+    if (rc == DVAL_EISOLATION)
+        th_skip(c.errmsg);
+    CHECK_INT(rc, DVAL_OK);
+    char p[512], line[128];
+    snprintf(p, sizeof p, "%s/sandboxes/term/state", dir);
+    int pid = 0;
+    FILE *f = fopen(p, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "pid=", 4))
+            pid = atoi(line + 4);
+    if (f)
+        fclose(f);
+    CHECK(pid > 1);
+    /* from inside: pid 1 of the sandbox ignores it */
+    CHECK_INT(ex.session_create(ex.userdata, &c, "term", "s1"), DVAL_OK);
+    char cmd[DVAL_ID_MAX];
+    CHECK_INT(ex.command_start(ex.userdata, &c, "term", "s1",
+                               "kill -TERM 1; sleep 0.2", cmd), DVAL_OK);
+    int fin = 0, code = -1;
+    for (int i = 0; i < 500 && !fin; i++) {
+        CHECK_INT(ex.command_status(ex.userdata, &c, "term", "s1", cmd, &fin,
+                                    &code), DVAL_OK);
+        usleep(10000);
+    }
+    CHECK(fin);
+    CHECK_INT(ex.session_delete(ex.userdata, &c, "term", "s1"), DVAL_OK);
+    CHECK_INT(kill(pid, 0), 0);
+    CHECK_INT(ex.sandbox_get(ex.userdata, &c, "term", &info), DVAL_OK);
+    CHECK_INT(info.state, DVAL_SANDBOX_STARTED);
+    /* from the host: the init exits and the sandbox reads as error */
+    CHECK_INT(kill(pid, SIGTERM), 0);
+    for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
+        usleep(10000);
+    CHECK(kill(pid, 0) != 0);
+    CHECK_INT(ex.sandbox_get(ex.userdata, &c, "term", &info), DVAL_OK);
+    CHECK_INT(info.state, DVAL_SANDBOX_ERROR);
+    CHECK_INT(ex.sandbox_recover(ex.userdata, &c, "term", &info), DVAL_OK);
+    CHECK_INT(info.state, DVAL_SANDBOX_STARTED);
+    CHECK_INT(ex.sandbox_delete(ex.userdata, &c, "term"), DVAL_OK);
+    ex.destroy(ex.userdata);
     CHECK_INT(count_procs(dir, 1), 0);
     rm_rf(dir);
 }

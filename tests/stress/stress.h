@@ -9,7 +9,8 @@
  * nothing runs, so rounds can be compared (leaks show up as growth).
  *
  * Size: 32 threads × 20 sessions; 8 × 5 when DVAL_STRESS_SMALL=1, and by
- * default in sanitizer or valgrind runs (DVAL_STRESS_SMALL=0 forces full). */
+ * default in sanitizer or valgrind runs (DVAL_STRESS_SMALL=0 forces full);
+ * DVAL_STRESS_THREADS / DVAL_STRESS_ROUNDS override either. */
 #ifndef DVAL_STRESS_H
 #define DVAL_STRESS_H
 
@@ -72,6 +73,13 @@ static inline void stress_size(int *threads, int *rounds)
                   : STRESS_SANITIZED || (scale && atoi(scale) > 1);
     *threads = small ? 8 : 32;
     *rounds = small ? 5 : 20;
+    /* for investigations: DVAL_STRESS_THREADS, DVAL_STRESS_ROUNDS */
+    const char *t = getenv("DVAL_STRESS_THREADS");
+    const char *r = getenv("DVAL_STRESS_ROUNDS");
+    if (t && atoi(t) > 0)
+        *threads = atoi(t);
+    if (r && atoi(r) >= 3)
+        *rounds = atoi(r) < STRESS_MAX_ROUNDS ? atoi(r) : STRESS_MAX_ROUNDS;
 }
 
 static inline long stress_fd_count(void)
