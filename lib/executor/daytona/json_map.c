@@ -411,8 +411,8 @@ static int sandbox_create_fields(json_t *o, const dval_sandbox_options *s)
         if (!rc && s->disk_gib > 0)
             rc = put_int(o, "disk", s->disk_gib);
     }
-    int stop = s->auto_stop_minutes == 0 ? 60 :
-               s->auto_stop_minutes < 0 ? 0 : s->auto_stop_minutes;
+    /* resolved by the core: 0 means never (its default, 60, is explicit) */
+    int stop = s->auto_stop_minutes < 0 ? 0 : s->auto_stop_minutes;
     if (!rc)
         rc = put_int(o, "autoStopInterval", stop);
     if (!rc && s->auto_archive_minutes > 0)
