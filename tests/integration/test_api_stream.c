@@ -133,18 +133,33 @@ static void cap_check_clean(const cap *c)
 }
 
 /* ---- the 10 MB interleaved generator and its expected text */
-#define LINES 142000
 #define ALPHA "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
 
-static const char gen_cmd[] =
-    "awk 'BEGIN { a = \"" ALPHA ALPHA "\"; "
-    "for (i = 0; i < 142000; i++) { s = substr(a, 1 + i % 64, 64); "
-    "if (i % 3 == 0) printf \"e%07d %s\\n\", i, s > \"/dev/stderr\"; "
-    "else printf \"o%07d %s\\n\", i, s } }'";
+/* 142000 lines of 74 bytes (10.5 MB); a 20th under valgrind or sanitizers
+ * (DVAL_TEST_TIMEOUT_SCALE set), which are ~50 times slower per byte */
+static int scale(void)
+{
+    const char *s = getenv("DVAL_TEST_TIMEOUT_SCALE");
+    return s && atoi(s) > 1 ? atoi(s) : 1;
+}
+
+static int lines(void)
+{
+    return scale() > 1 ? 7100 : 142000;
+}
+
+static void gen_cmd(char *cmd, size_t cap_)
+{
+    snprintf(cmd, cap_, "awk 'BEGIN { a = \"" ALPHA ALPHA "\"; "
+             "for (i = 0; i < %d; i++) { s = substr(a, 1 + i %% 64, 64); "
+             "if (i %% 3 == 0) printf \"e%%07d %%s\\n\", i, s > \"/dev/stderr\"; "
+             "else printf \"o%%07d %%s\\n\", i, s } }'", lines());
+}
 
 static void expected(char **out, size_t *nout, char **err, size_t *nerr)
 {
     static const char a[] = ALPHA ALPHA;
+    const int LINES = lines();
     size_t cap_ = (size_t)LINES * 80;
     char *o = malloc(cap_), *e = malloc(cap_);
     size_t no = 0, ne = 0;
@@ -184,10 +199,12 @@ static void run_10mb(const char *config, const char *label)
     cap c = {0};
     dval_exec_options eo;
     dval_exec_options_init(&eo, sizeof eo);
-    eo.timeout_ms = 45000;
+    eo.timeout_ms = 45000LL * scale();
+    char cmd[512];
+    gen_cmd(cmd, sizeof cmd);
     int code = -1;
     int64_t t0 = now_ms();
-    int rc = dval_session_exec(f.s, gen_cmd, &eo, on_output, &c, &code);
+    int rc = dval_session_exec(f.s, cmd, &eo, on_output, &c, &code);
     int64_t took = now_ms() - t0;
     char *stats = emu_get(&f.e, "/_emu/stats");
     fprintf(stderr, "    %s: %zu + %zu bytes in %lld ms, %d callbacks; "
@@ -216,8 +233,10 @@ TEST(ten_mb_interleaved_stream_dropping_repeatedly)
 {
     /* every connection is cut after 2 MB: the log is replayed from byte 0
      * on each reconnect and the rest has to come from elsewhere */
-    run_10mb("{\"ws_frame_max\":1000,\"ws_mode\":\"drop_after:2000000\"}",
-             "10 MB, drop_after 2 MB");
+    char cfg[128];
+    snprintf(cfg, sizeof cfg, "{\"ws_frame_max\":1000,\"ws_mode\":"
+             "\"drop_after:%d\"}", lines() * 74 / 5);
+    run_10mb(cfg, "10 MB, drop_after 2 MB");
 }
 
 static void small_exec(fx *f, const char *cmd, cap *c, int want_code,

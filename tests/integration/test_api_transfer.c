@@ -15,7 +15,15 @@
 #include "support_emulator.h"
 
 #define SNAP "snap-files"
-#define BIG (100u << 20)
+
+/* 100 MiB; 10 MiB under valgrind or sanitizers (DVAL_TEST_TIMEOUT_SCALE
+ * set), whose own memory also makes the RSS bound meaningless there */
+static int instrumented(void)
+{
+    const char *s = getenv("DVAL_TEST_TIMEOUT_SCALE");
+    return s && atoi(s) > 1;
+}
+#define BIG (instrumented() ? 10u << 20 : 100u << 20)
 
 static int64_t now_ms(void)
 {
@@ -222,19 +230,20 @@ TEST(hundred_mb_round_trip_byte_exact_in_bounded_memory)
             th_fail(__FILE__, __LINE__, "%s: %s: %s", names[i],
                     dval_status_name(r.rc[i]), r.msg[i]);
     long growth = r.hwm1 - r.hwm0;
-    fprintf(stderr, "    100 MiB: upload %lld ms (%.0f MB/s), download_file "
+    fprintf(stderr, "    %u MiB: upload %lld ms (%.0f MB/s), download_file "
             "%lld ms (%.0f MB/s), download_to %lld ms (%.0f MB/s); peak RSS "
             "growth %ld KiB (peak reset: %s), largest chunk %zu\n",
-            (long long)r.ms[0], 100.0 * 1000 / (double)(r.ms[0] + 1),
-            (long long)r.ms[1], 100.0 * 1000 / (double)(r.ms[1] + 1),
-            (long long)r.ms[2], 100.0 * 1000 / (double)(r.ms[2] + 1), growth,
+            BIG >> 20, (long long)r.ms[0],
+            (BIG >> 20) * 1048.576 / (double)(r.ms[0] + 1), (long long)r.ms[1],
+            (BIG >> 20) * 1048.576 / (double)(r.ms[1] + 1), (long long)r.ms[2],
+            (BIG >> 20) * 1048.576 / (double)(r.ms[2] + 1), growth,
             r.peak_reset ? "yes" : "no", r.v.max_chunk);
     uint64_t size = 0;
     CHECK_INT(pattern_prefix(dst, &size), BIG);
     CHECK_INT(size, BIG);
     CHECK_INT(r.v.off, BIG);
     CHECK_INT(r.v.bad, 0);
-    CHECK(growth < 16 * 1024);
+    CHECK(instrumented() || growth < 16 * 1024);
     fx_stop(&f);
 }
 
