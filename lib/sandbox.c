@@ -196,7 +196,10 @@ static int fix_zombie(dval_sandbox *sb, int *rounds)
     return DVAL_OK;
 }
 
-static int acquire_ladder(dval_sandbox *sb)
+/* acquire: anything goes (create, recover, start); start only: a broken or
+ * vanished sandbox is reported, never deleted or re-created behind the
+ * caller's back. */
+static int acquire_ladder(dval_sandbox *sb, int start_only)
 {
     int rounds = 0;
     int rc = do_get(sb);
@@ -215,9 +218,18 @@ static int acquire_ladder(dval_sandbox *sb)
             break;
         case DVAL_SANDBOX_ERROR:
         case DVAL_SANDBOX_BUILD_FAILED:
+            if (start_only)
+                return fail(sb, DVAL_ESTATE, "sandbox %s is %s (%s); "
+                            "dval_sandbox_acquire recovers it", sb->opts.name,
+                            dval_sandbox_state_name(sb->info.state),
+                            sb->info.error_reason[0] ? sb->info.error_reason
+                                                     : "no reason given");
             rc = fix_zombie(sb, &rounds);
             break;
         case DVAL_SANDBOX_DESTROYED:
+            if (start_only)
+                return fail(sb, DVAL_ENOTFOUND, "sandbox %s no longer exists",
+                            sb->opts.name);
             rc = do_create(sb);
             if (rc == DVAL_EEXISTS) { /* someone else created it */
                 sb->info.id[0] = '\0';
@@ -265,7 +277,7 @@ DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
     sb->client = c;
     dval__client_ref(c);
     dval__strlcpy(sb->info.name, sb->opts.name, sizeof sb->info.name);
-    rc = acquire_ladder(sb);
+    rc = acquire_ladder(sb, 0);
     if (rc) {
         dval__client_seterr(c, "%s", sb->errmsg);
         dval_sandbox_free(sb);
@@ -310,6 +322,12 @@ DVAL_API int dval_sandbox_get(dval_sandbox **out, dval_client *c,
     if (rc) {
         dval_sandbox_free(sb);
         return rc;
+    }
+    /* looked up by id: name the handle (and its sessions) by its name */
+    if (sb->info.name[0] && strcmp(sb->info.name, sb->opts.name) &&
+        dval__sandbox_opts_rename(sb, sb->info.name) != DVAL_OK) {
+        dval_sandbox_free(sb);
+        return DVAL_ENOMEM;
     }
     *out = sb;
     return DVAL_OK;
@@ -372,7 +390,7 @@ DVAL_API int dval_sandbox_start(dval_sandbox *sb)
     if (!sb)
         return DVAL_EINVAL;
     sb->errmsg[0] = '\0';
-    return acquire_ladder(sb);
+    return acquire_ladder(sb, 1);
 }
 
 DVAL_API int dval_sandbox_stop(dval_sandbox *sb)
@@ -383,6 +401,8 @@ DVAL_API int dval_sandbox_stop(dval_sandbox *sb)
     for (int i = 0; i < 8; i++) {
         int rc = call_op(sb, "stop sandbox", sb->client->ex.sandbox_stop,
                          sb->info.id, DVAL__IDEMPOTENT, sb->opts.start_timeout_ms);
+        if (rc == DVAL_ENOTFOUND)
+            return fail(sb, rc, "sandbox %s no longer exists", sb->opts.name);
         if (rc && rc != DVAL_ECONFLICT)
             return rc;
         rc = wait_stable(sb, sb->opts.start_timeout_ms);

@@ -146,6 +146,15 @@ int dval__sandbox_opts_take(dval_sandbox *sb, dval_client *c,
     return DVAL_OK;
 }
 
+int dval__sandbox_opts_rename(dval_sandbox *sb, const char *name)
+{
+    size_t n = 0, cap = 0;
+    while (sb->owned && sb->owned[n])
+        n++;
+    cap = n + 1; /* forces own() to grow the list */
+    return own(sb, &n, &cap, name, &sb->opts.name);
+}
+
 void dval__sandbox_opts_free(dval_sandbox *sb)
 {
     for (size_t i = 0; sb->owned && sb->owned[i]; i++)

@@ -8,4 +8,6 @@ int dval__sandbox_opts_take(dval_sandbox *sb, dval_client *c,
                             const dval_sandbox_options *opts, char *msg,
                             size_t cap);
 void dval__sandbox_opts_free(dval_sandbox *sb);
+/* Replaces the handle's name with an owned copy of name. */
+int dval__sandbox_opts_rename(dval_sandbox *sb, const char *name);
 #endif

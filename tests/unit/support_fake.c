@@ -228,6 +228,8 @@ static int sb_start(void *ud, dval_call *c, const char *id,
     if (rc)
         return rc;
     (void)id;
+    if (!f->sb_exists)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
     if (f->sb.state == DVAL_SANDBOX_STOPPING)
         return dval__call_fail(c, DVAL_EBADREQUEST, "not in valid state");
     f->sb.state = f->sb_start_state ? f->sb_start_state : DVAL_SANDBOX_STARTED;
@@ -243,6 +245,8 @@ static int sb_stop(void *ud, dval_call *c, const char *id,
     if (rc)
         return rc;
     (void)id;
+    if (!f->sb_exists)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
     f->sb.state = DVAL_SANDBOX_STOPPED;
     *out = f->sb;
     return DVAL_OK;
@@ -268,6 +272,8 @@ static int sb_recover(void *ud, dval_call *c, const char *id,
     if (rc)
         return rc;
     (void)id;
+    if (!f->sb_exists)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
     f->sb.state = DVAL_SANDBOX_STARTED;
     f->sb.recoverable = 0;
     *out = f->sb;

@@ -346,3 +346,40 @@ TEST(sandbox__get_attaches_without_starting)
     CHECK_INT(dval_sandbox_get(&sb, c, "a/b"), DVAL_EINVAL);
     dval_client_free(c);
 }
+
+TEST(sandbox__start_never_recreates_or_deletes)
+{
+    dval_client *c = setup();
+    existing(DVAL_SANDBOX_STOPPED, 0);
+    dval_sandbox *sb;
+    CHECK_INT(dval_sandbox_get(&sb, c, "java-25-sandbox"), DVAL_OK);
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    /* gone: start reports it instead of creating a new one */
+    CHECK_INT(dval_sandbox_start(sb), DVAL_ENOTFOUND);
+    CHECK(!F.sb_exists);
+    CHECK_CONTAINS(dval_sandbox_errmsg(sb), "no longer exists");
+    CHECK_INT(dval_sandbox_stop(sb), DVAL_ENOTFOUND);
+    CHECK_CONTAINS(dval_sandbox_errmsg(sb), "no longer exists");
+    dval_sandbox_free(sb);
+    /* broken: start reports it; acquire is the call that recovers */
+    existing(DVAL_SANDBOX_ERROR, 0);
+    CHECK_INT(dval_sandbox_get(&sb, c, "java-25-sandbox"), DVAL_OK);
+    CHECK_INT(dval_sandbox_start(sb), DVAL_ESTATE);
+    CHECK_CONTAINS(dval_sandbox_errmsg(sb), "runner lost");
+    CHECK(F.sb_exists);
+    CHECK(!strstr(F.trace, "sb_delete sb_create"));
+    dval_sandbox_free(sb);
+    dval_client_free(c);
+}
+
+TEST(sandbox__get_by_id_names_the_handle_by_its_name)
+{
+    dval_client *c = setup();
+    existing(DVAL_SANDBOX_STARTED, 0);
+    dval_sandbox *sb;
+    CHECK_INT(dval_sandbox_get(&sb, c, "id-java-25-sandbox"), DVAL_OK);
+    CHECK_STR(dval_sandbox_name(sb), "java-25-sandbox");
+    CHECK_STR(dval_sandbox_id(sb), "id-java-25-sandbox");
+    dval_sandbox_free(sb);
+    dval_client_free(c);
+}
