@@ -7,6 +7,7 @@
  *   dvbench local   STATE HELPER N          acquire / exec true vs floors
  *   dvbench scale   local STATE | emu BASE  LEVELS(1,4,16,64) LOOPS_PER_THREAD
  *   dvbench xfer    BASE FILE               256 MiB up/down vs curl
+ *   dvbench rssfloor                        VmHWM of a bare libcurl user
  *   dvbench rusage  OUT CMD ARGS...         runs CMD; its CPU and RSS → OUT
  *
  * BASE is the emulator's http://127.0.0.1:PORT. */
@@ -737,6 +738,18 @@ static int cmd_xfer(int argc, char **argv)
     return 0;
 }
 
+/* ------------------------------------------- RSS floor of a libcurl user */
+
+/* What any client linking this libcurl pays before doing anything: the
+ * process after curl_global_init and one easy handle (no library call). */
+static int cmd_rssfloor(void)
+{
+    CURL *e = curl_easy_init();
+    printf("{\"hwm_kb\":%ld}\n", proc_kb("VmHWM"));
+    curl_easy_cleanup(e);
+    return 0;
+}
+
 /* ------------------------------------------------------------ rusage */
 
 static int cmd_rusage(int argc, char **argv)
@@ -771,6 +784,8 @@ int main(int argc, char **argv)
         return cmd_local(argc - 2, argv + 2);
     if (!strcmp(m, "scale"))
         return cmd_scale(argc - 2, argv + 2);
+    if (!strcmp(m, "rssfloor"))
+        return cmd_rssfloor();
     if (!strcmp(m, "xfer"))
         return cmd_xfer(argc - 2, argv + 2);
     die("unknown mode %s", m);

@@ -55,6 +55,13 @@ if c:
         "SDK " + fmt(sru and sru["cpu_ms"], " ms", 0), "ratio " + fmt(proc_cpu_ratio, "", 3))
     row("1 loop", "peak RSS (ru_maxrss)", fmt(cru and cru["maxrss_kb"] / 1024, " MiB", 1),
         "SDK " + fmt(sru and sru["maxrss_kb"] / 1024, " MiB", 1), "ratio " + fmt(rss_ratio, "", 3))
+    fl = load("rss_floor.json")
+    if fl:
+        loop["rss_floor_kb"] = fl["hwm_kb"]
+        row("1 loop", "peak RSS floor: bench binary, libcurl initialised, no call",
+            fmt(fl["hwm_kb"] / 1024, " MiB", 1),
+            "SDK before its loop " + fmt(s and s["hwm_kb_before_loop"] / 1024, " MiB", 1),
+            "floor / SDK peak " + fmt(ratio(fl["hwm_kb"], sru and sru["maxrss_kb"]), "", 3))
     row("1 loop", "wall per loop p50 (emulator-bound)", fmt(c["loop_wall_ms"]["p50"], " ms", 0),
         "SDK " + fmt(s and s["loop_wall_ms"]["p50"], " ms", 0), "N=%d" % n)
     row("1 loop", "HTTP requests / TCP conns per loop",

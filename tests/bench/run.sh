@@ -110,6 +110,7 @@ if want loop; then
             >"$res/loop_sdk.json" || say "SDK loop failed"
     fi
     wait $c_pid || { say "C loop failed"; exit 1; }
+    "$out/dvbench" rssfloor >"$res/rss_floor.json"
 fi
 
 # ---- 2. log latency (local executor, emulator)
