@@ -35,6 +35,7 @@ typedef struct dval__out {
     unsigned char pend[2][4];  /* incomplete UTF-8 tail per stream */
     size_t npend[2];
     int stopped;               /* callback asked to stop */
+    int invalid;               /* some output was not valid UTF-8 */
 } dval__out;
 
 void dval__out_init(dval__out *o, const char *prefix, dval_output_fn fn,

@@ -11,8 +11,13 @@
 #include "retry.h"
 
 #define READ_SLICE_MS 200     /* one stream_read wait */
-#define STATUS_EVERY_MS 500   /* exit-code polling alongside the stream */
-#define QUIET_AFTER_EXIT_MS 2000 /* raw streams: no data for this long */
+#define STATUS_EVERY_MS 250   /* exit-code polling alongside the stream */
+/* Once the exit code is known the log is complete (the daemon writes it
+ * after flushing output) and the daemon sends new log bytes within ~20 ms,
+ * so a live stream quiet this long after we learned of the exit has
+ * delivered everything; the server's own close comes ~1 s later, or never
+ * (PROTOCOL §6.4, §6.6). */
+#define QUIET_AFTER_EXIT_MS 500
 #define MAX_RECONNECTS 5
 
 typedef struct run {
@@ -28,6 +33,7 @@ typedef struct run {
     uint64_t fresh;           /* bytes never delivered before (progress) */
     int got_raw;
     int got_split;            /* executor delivers stdout/stderr itself */
+    int quiet_finish;         /* stopped following after a quiet exit */
     int aborted;              /* the output callback said stop */
     int finished;
     int stream_complete;      /* the live stream closed normally */
@@ -148,7 +154,7 @@ static int follow(run *r)
 {
     void *stream = NULL;
     int failures = 0, polling = !r->x->stream_open || !r->x->stream_read;
-    int64_t next_status = 0;
+    int64_t next_status = 0, finished_at = 0;
     int rc;
     for (;;) {
         rc = check_interrupt(r);
@@ -202,6 +208,8 @@ static int follow(run *r)
             if (rc)
                 goto out;
             next_status = now + STATUS_EVERY_MS;
+            if (r->finished)
+                finished_at = dval__now_ms();
         }
         if (closed) {
             /* the stream ended: the exit code follows right away */
@@ -221,7 +229,12 @@ static int follow(run *r)
         /* exited and quiet: the stream may never close (§6.6); a local
          * stream stays open only while a background child holds it */
         int64_t quiet = r->got_raw ? QUIET_AFTER_EXIT_MS : 200;
-        if (r->finished && (!stream || now - r->last_data >= quiet)) {
+        int64_t since = r->last_data > finished_at ? r->last_data : finished_at;
+        if (r->finished && (!stream || now - since >= quiet)) {
+            /* a live stream quiet after the exit normally carried it all;
+             * reconcile still checks the tail (see reconcile) */
+            if (stream && r->got_raw)
+                r->quiet_finish = 1;
             rc = DVAL_OK;
             goto out;
         }
@@ -239,6 +252,10 @@ out:
 static void reconcile(run *r)
 {
     if (!r->x->command_logs || r->got_split || r->stream_complete)
+        return;
+    /* after a quiet finish the tail check is exact only while the output
+     * was valid UTF-8 (then the JSON log is byte-identical to the stream) */
+    if (r->quiet_finish && r->out.invalid)
         return;
     dval_call call;
     dval__call_init(r->c, &call, 30000, -1);
