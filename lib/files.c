@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -256,18 +257,26 @@ DVAL_API int dval_sandbox_download_to(dval_sandbox *sb, const char *remote_path,
     return download(sb, remote_path, &d);
 }
 
+/* Downloads into a temporary file next to local_path and renames it into
+ * place on success: a failed download never destroys or truncates an
+ * existing file, and never leaves a partial one. */
 DVAL_API int dval_sandbox_download_file(dval_sandbox *sb, const char *remote_path,
                                         const char *local_path)
 {
     int rc = check(sb, remote_path);
-    if (rc || !local_path)
+    if (rc || !local_path || !*local_path)
         return rc ? rc : DVAL_EINVAL;
-    int fd = open(local_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    dval__buf tmp = { 0 };
+    if (dval__buf_appendf(&tmp, "%s.dval-XXXXXX", local_path))
+        return DVAL_ENOMEM;
+    int fd = mkostemp(tmp.data, O_CLOEXEC);
     if (fd < 0) {
         dval__fmt(sb->errmsg, sizeof sb->errmsg, "%s: %s", local_path,
                   strerror(errno));
+        dval__buf_free(&tmp);
         return DVAL_EIO;
     }
+    fchmod(fd, 0644);
     dl d = { .fd = fd };
     rc = download(sb, remote_path, &d);
     if (close(fd) != 0 && rc == DVAL_OK) {
@@ -275,8 +284,14 @@ DVAL_API int dval_sandbox_download_file(dval_sandbox *sb, const char *remote_pat
                   strerror(errno));
         rc = DVAL_EIO;
     }
+    if (rc == DVAL_OK && rename(tmp.data, local_path) != 0) {
+        dval__fmt(sb->errmsg, sizeof sb->errmsg, "%s: %s", local_path,
+                  strerror(errno));
+        rc = DVAL_EIO;
+    }
     if (rc)
-        unlink(local_path); /* never leave a partial file behind */
+        unlink(tmp.data);
+    dval__buf_free(&tmp);
     return rc;
 }
 

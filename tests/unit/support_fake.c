@@ -415,6 +415,24 @@ static int cmd_cancel(void *ud, dval_call *c, const char *sb, const char *sid,
     return DVAL_OK;
 }
 
+static int file_dl(void *ud, dval_call *c, const char *sb, const char *path,
+                   dval_data_fn sink, void *sud)
+{
+    fake *f = ud;
+    (void)sb;
+    int rc = injected(f, c, "file_download");
+    if (rc)
+        return rc;
+    if (!f->file_data)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "%s: not found", path);
+    size_t n = strlen(f->file_data);
+    if (sink(f->file_data, f->file_cut ? n / 2 : n, sud))
+        return DVAL_EABORTED;
+    if (f->file_cut)
+        return dval__call_fail(c, DVAL_EPROTOCOL, "truncated");
+    return DVAL_OK;
+}
+
 dval_client *fake_client(fake *f, int jitter)
 {
     struct dval_executor ex;
@@ -440,6 +458,7 @@ dval_client *fake_client(fake *f, int jitter)
     ex.stream_close = st_close;
     ex.command_logs = cmd_logs;
     ex.command_cancel = cmd_cancel;
+    ex.file_download = file_dl;
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.custom_executor = &ex;

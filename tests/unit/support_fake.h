@@ -48,6 +48,10 @@ typedef struct fake {
     int status_polls_before_exit;
     int cmd_canceled;
     int sessions_deleted;
+    /* files: downloads deliver file_data (half of it, then fail, when
+     * file_cut is set) */
+    const char *file_data;
+    int file_cut;
     /* injected failures, consumed in order per op */
     fake_err errs[FAKE_MAX];
     int nerrs;
