@@ -242,3 +242,30 @@ TEST(output__large_writes_are_capped_at_64k_on_boundaries)
     free(big);
     dval__buf_free(&c.all[DVAL_STDOUT]);
 }
+
+/* ---- results check (lib/json.c) */
+#include "json.h"
+
+TEST(json_check__accepts_and_rejects)
+{
+    char m[256];
+    const char *ok[] = { "{}", "[]", " {\"a\":[1,-2.5e+3,true,false,null]} ",
+                         "\"x\\u00e9\\ud83d\\ude00\"", "0", "-0.0E1",
+                         "{\"k\":{\"n\":[[[]]]}}", "\"\xc3\xa9\"", NULL };
+    const char *no[] = { "", "{", "{\"a\":}", "[1,]", "01", "1.", "-",
+                         "\"\\x\"", "\"\\ud800\"", "\"\\udc00\"",
+                         "\"a\nb\"", "{\"a\" 1}", "tru", "[1] 2", "NaN",
+                         "\"\xff\"", "{1:2}", NULL };
+    for (int i = 0; ok[i]; i++)
+        CHECK_INT(dval__json_check(ok[i], strlen(ok[i]), m, sizeof m), DVAL_OK);
+    for (int i = 0; no[i]; i++) {
+        CHECK_INT(dval__json_check(no[i], strlen(no[i]), m, sizeof m),
+                  DVAL_ERESULTS);
+        CHECK(m[0]);
+    }
+    static char deep[5000];
+    memset(deep, '[', 2500);
+    memset(deep + 2500, ']', 2500);
+    CHECK_INT(dval__json_check(deep, 5000, m, sizeof m), DVAL_ERESULTS);
+    CHECK_CONTAINS(m, "nested too deeply");
+}
