@@ -29,6 +29,8 @@ int dt_json_call(dt_exec *ex, dval_call *c, dt_req *rq,
     if (rc == DVAL_OK && parse) {
         rc = parse(rs.body.data ? rs.body.data : "", rs.body.len, out,
                    c->errmsg, sizeof c->errmsg);
+        if (rc) /* parse errors may quote the reply, which may echo the key */
+            dt_scrub(ex, c->errmsg);
         if (rc)
             dt_log(ex, c, DVAL_LOG_DEBUG, "%s %s: %s", rq->method, rq->url,
                    c->errmsg);
