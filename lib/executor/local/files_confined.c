@@ -82,10 +82,13 @@ static int root_and_rel(lx *x, dval_call *c, const char *sbid,
     return DVAL_OK;
 }
 
+/* ENOSYS: no openat2 (Linux < 5.6, or valgrind): without it files cannot
+ * be confined to the sandbox, so fail closed. */
 static int errno_status(int e)
 {
     return e == ENOENT || e == ENOTDIR ? DVAL_ENOTFOUND
            : e == EACCES || e == EPERM || e == EXDEV ? DVAL_EFORBIDDEN
+           : e == ENOSYS ? DVAL_EISOLATION
            : DVAL_EIO;
 }
 
