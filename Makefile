@@ -110,7 +110,7 @@ $(B)/daytona-validate.pc: pkgconfig/daytona-validate.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 define TEST_DIR_RULE
-$(B)/tests/$(1)_%: tests/$(1)/%.c $(ALIB) tests/harness.c tests/harness.h $(wildcard tests/$(1)/support_*.c tests/$(1)/*.h)
+$(B)/tests/$(1)_%: tests/$(1)/%.c $(ALIB) tests/harness.c tests/harness.h $(wildcard tests/$(1)/support_*.c tests/$(1)/*.h tests/stress/*.h tests/fuzz/*.c tests/fuzz/*.h)
 	@mkdir -p $$(dir $$@)
 	@$$(if $$(Q),echo "  TEST    $$@")
 	$$(Q)$$(CC) $$(ALL_CFLAGS) -Itests -Itests/$(1) -o $$@ $$< $(wildcard tests/$(1)/support_*.c) \

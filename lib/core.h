@@ -7,6 +7,8 @@
 
 #include "internal.h"
 
+#define DVAL__ERR_RING 16
+
 struct dval_client {
     atomic_int refs;
     dval__config cfg;
@@ -17,9 +19,13 @@ struct dval_client {
     int32_t retry_factor;
     int64_t retry_cap_ms;
     int32_t retry_jitter;
-    pthread_mutex_t lock;          /* guards errmsg and rng */
+    pthread_mutex_t lock;          /* guards the error ring and rng */
     unsigned rng;
-    char errmsg[DVAL_ERRMSG_MAX];
+    /* The client may be shared by threads, so its messages go to a ring:
+     * a message stays readable until DVAL__ERR_RING newer ones were set,
+     * and each thread reads back its own last one (see client.c). */
+    char errring[DVAL__ERR_RING][DVAL_ERRMSG_MAX];
+    atomic_uint errseq;
 };
 
 struct dval_snapshot {

@@ -7,6 +7,9 @@
 
 #include "retry.h"
 
+/* Failures are reported on the client (dval_client_errmsg): sessions of
+ * one sandbox may be opened from several threads at once, and the client's
+ * messages are safe to share. */
 DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
 {
     if (out)
@@ -15,13 +18,13 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
         return DVAL_EINVAL;
     size_t nlen = strlen(sb->opts.name);
     if (nlen + 37 >= DVAL_ID_MAX) {
-        dval__fmt(sb->errmsg, sizeof sb->errmsg, "sandbox name too long for "
+        dval__client_seterr(sb->client, "sandbox name too long for "
                   "a session id (at most %d bytes)", DVAL_ID_MAX - 38);
         return DVAL_EINVAL;
     }
     struct dval_executor *x = &sb->client->ex;
     if (!x->session_create || !x->command_start || !x->command_status) {
-        dval__fmt(sb->errmsg, sizeof sb->errmsg, "executor %s cannot run "
+        dval__client_seterr(sb->client, "executor %s cannot run "
                   "sessions", sb->client->executor_name);
         return DVAL_EUNSUPPORTED;
     }
@@ -30,7 +33,7 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
         return DVAL_ENOMEM;
     if (pipe2(s->cancel_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         dval__free(s);
-        dval__fmt(sb->errmsg, sizeof sb->errmsg, "pipe: out of descriptors");
+        dval__client_seterr(sb->client, "pipe: out of descriptors");
         return DVAL_EIO;
     }
     uuid_t u;
@@ -54,7 +57,7 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
     } while (dval__retry_again(&r, rc, &call));
     rc = dval__retry_status(&r, rc);
     if (rc) {
-        dval__fmt(sb->errmsg, sizeof sb->errmsg, "create session %s: %s",
+        dval__client_seterr(sb->client, "create session %s: %s",
                   s->id, call.errmsg[0] ? call.errmsg : dval_strerror(rc));
         dval_session_free(s);
         return rc;

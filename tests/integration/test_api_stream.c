@@ -2,6 +2,7 @@
  * Every byte reaches the callback once, on its own stream, whatever the
  * WebSocket does (small frames, drops, never closing, stalling); output
  * is live; invalid UTF-8 passes through; exit codes; cancel. */
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
@@ -76,7 +77,7 @@ typedef struct cap {
     int64_t first_at[3];      /* when a needle was first seen per stream */
     const char *needle;
     int64_t needle_at;
-    volatile int *seen_flag;  /* set once any output arrived */
+    atomic_int *seen_flag;    /* set once any output arrived (other thread reads) */
 } cap;
 
 /* 1 when [d, d+n) ends inside a valid but incomplete UTF-8 sequence */
@@ -116,7 +117,7 @@ static int on_output(int stream, const char *channel, const char *data,
     if (c->needle && !c->needle_at && strstr(c->p[stream], c->needle))
         c->needle_at = now_ms();
     if (c->seen_flag)
-        *c->seen_flag = 1;
+        atomic_store(c->seen_flag, 1);
     return 0;
 }
 
@@ -370,14 +371,14 @@ TEST(exit_5_returns_5_and_the_session_stays_usable)
 
 typedef struct canceler {
     dval_session *s;
-    volatile int seen;
+    atomic_int seen;
     int64_t canceled_at;
 } canceler;
 
 static void *cancel_when_output(void *arg)
 {
     canceler *k = arg;
-    for (int i = 0; i < 1000 && !k->seen; i++)
+    for (int i = 0; i < 1000 && !atomic_load(&k->seen); i++)
         usleep(10000);
     usleep(300000);
     k->canceled_at = now_ms();

@@ -237,3 +237,42 @@ TEST(bad__global_init_is_counted)
     CHECK_INT(dval_global_cleanup(), n);
     CHECK_INT(dval_global_cleanup(), n - 1);
 }
+
+/* ---- client messages shared by threads */
+#include <pthread.h>
+
+static dval_client *SHARED;
+
+static void *bad_names_in_a_loop(void *arg)
+{
+    const char *name = arg;
+    char want[64];
+    snprintf(want, sizeof want, "\"%s\"", name);
+    for (int i = 0; i < 2000; i++) {
+        dval_sandbox_options o;
+        dval_sandbox_options_init(&o, sizeof o);
+        o.name = name;
+        dval_sandbox *sb;
+        if (dval_sandbox_acquire(&sb, SHARED, &o) != DVAL_EINVAL)
+            return (void *)1;
+        /* each thread reads back its own failure, never another's */
+        if (!strstr(dval_client_errmsg(SHARED), want))
+            return (void *)2;
+    }
+    return NULL;
+}
+
+TEST(bad__threads_read_their_own_client_message)
+{
+    SHARED = client();
+    const char *names[] = { "a/one", "b/two", "c/three", "d/four" };
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, bad_names_in_a_loop, (void *)names[i]);
+    for (int i = 0; i < 4; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        CHECK(r == NULL);
+    }
+    dval_client_free(SHARED);
+}

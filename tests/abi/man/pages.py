@@ -368,8 +368,8 @@ the last failure recorded on <<client>>, for example "snapshot
 validation-snapshot-java: snapshot validation-snapshot-java is build_failed:
 ...". The calls that record their failures here are @dval_snapshot_ensure,
 @dval_snapshot_get, @dval_snapshot_delete, @dval_sandbox_acquire,
-@dval_sandbox_get, @dval_sandbox_list and @dval_validate (which sets it to
-"" when it succeeds). The other calls on snapshots, sandboxes and sessions
+@dval_sandbox_get, @dval_sandbox_list, @dval_session_open and
+@dval_validate (which sets it to "" when it succeeds). The other calls on snapshots, sandboxes and sessions
 use @dval_sandbox_errmsg and @dval_session_errmsg. It is "" when no failure
 was recorded.
 
@@ -378,9 +378,13 @@ it: @DVAL_ENOMEM, a NULL argument other than the client, and
 @DVAL_EUNSUPPORTED from @dval_snapshot_delete leave the previous message in
 place. Check the status first.
 
-The message is kept per client (not thread-local), so Go and Python bindings
-need no thread pinning to read it; but it is one buffer shared by every
-thread that uses the client.""",
+Messages are kept per client in a ring of 16. A thread reads back the
+last message it caused itself while that one is among the 15 newest, so
+threads sharing a client do not see each other's failures; a thread that
+caused none (for example a Go goroutine that moved to another OS thread
+between the two calls) reads the newest one. Bindings therefore need no
+thread pinning. A returned string stays valid until 15 newer messages were
+recorded on the client: copy it soon.""",
      ret="""A NUL-terminated string; never NULL. For a NULL client it is the
 static string "no client".""",
      errors=[],
@@ -1005,8 +1009,9 @@ seconds after a start, those replies are retried like transient failures
 (see RETRIES in @dval_executor(3)); a name clash on a retry means an
 earlier attempt created the session and counts as success.""",
      ret=R_STATUS + """ After a failure other than a NULL argument or
-@DVAL_ENOMEM, @dval_sandbox_errmsg of <<sb>> describes it. On failure
-*<<out>> is NULL.""",
+@DVAL_ENOMEM, @dval_client_errmsg of the sandbox's client describes it
+(sessions of one sandbox may be opened from several threads, and the
+client's messages are safe to share). On failure *<<out>> is NULL.""",
      errors=[("DVAL_EINVAL", "<<out>> or <<sb>> is NULL, or the sandbox name is longer than 218 bytes (the session id would not fit in @DVAL_ID_MAX)."),
              ("DVAL_EUNSUPPORTED", "The executor lacks session_create, command_start or command_status."),
              ("DVAL_EIO", "The session's cancel pipe could not be created (out of file descriptors)."),
