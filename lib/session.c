@@ -7,9 +7,22 @@
 
 #include "retry.h"
 
-/* Failures are reported on the client (dval_client_errmsg): sessions of
- * one sandbox may be opened from several threads at once, and the client's
- * messages are safe to share. */
+/* Failures are reported on the client (safe when several threads open
+ * sessions of one sandbox) and, for single-threaded callers, on the
+ * sandbox as before. */
+static void open_fail(dval_sandbox *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void open_fail(dval_sandbox *sb, const char *fmt, ...)
+{
+    char msg[DVAL_ERRMSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    dval__vfmt(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    open_fail(sb, "%s", msg);
+    dval__strlcpy(sb->errmsg, msg, sizeof sb->errmsg);
+}
+
 DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
 {
     if (out)
@@ -18,13 +31,13 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
         return DVAL_EINVAL;
     size_t nlen = strlen(sb->opts.name);
     if (nlen + 37 >= DVAL_ID_MAX) {
-        dval__client_seterr(sb->client, "sandbox name too long for "
+        open_fail(sb, "sandbox name too long for "
                   "a session id (at most %d bytes)", DVAL_ID_MAX - 38);
         return DVAL_EINVAL;
     }
     struct dval_executor *x = &sb->client->ex;
     if (!x->session_create || !x->command_start || !x->command_status) {
-        dval__client_seterr(sb->client, "executor %s cannot run "
+        open_fail(sb, "executor %s cannot run "
                   "sessions", sb->client->executor_name);
         return DVAL_EUNSUPPORTED;
     }
@@ -33,7 +46,7 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
         return DVAL_ENOMEM;
     if (pipe2(s->cancel_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         dval__free(s);
-        dval__client_seterr(sb->client, "pipe: out of descriptors");
+        open_fail(sb, "pipe: out of descriptors");
         return DVAL_EIO;
     }
     uuid_t u;
@@ -57,7 +70,7 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
     } while (dval__retry_again(&r, rc, &call));
     rc = dval__retry_status(&r, rc);
     if (rc) {
-        dval__client_seterr(sb->client, "create session %s: %s",
+        open_fail(sb, "create session %s: %s",
                   s->id, call.errmsg[0] ? call.errmsg : dval_strerror(rc));
         dval_session_free(s);
         return rc;

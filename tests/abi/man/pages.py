@@ -1009,9 +1009,10 @@ seconds after a start, those replies are retried like transient failures
 (see RETRIES in @dval_executor(3)); a name clash on a retry means an
 earlier attempt created the session and counts as success.""",
      ret=R_STATUS + """ After a failure other than a NULL argument or
-@DVAL_ENOMEM, @dval_client_errmsg of the sandbox's client describes it
-(sessions of one sandbox may be opened from several threads, and the
-client's messages are safe to share). On failure *<<out>> is NULL.""",
+@DVAL_ENOMEM, @dval_sandbox_errmsg of <<sb>> and @dval_client_errmsg of
+the sandbox's client describe it; when several threads open sessions of one
+sandbox at once, read the client's, which is safe to share. On failure
+*<<out>> is NULL.""",
      errors=[("DVAL_EINVAL", "<<out>> or <<sb>> is NULL, or the sandbox name is longer than 218 bytes (the session id would not fit in @DVAL_ID_MAX)."),
              ("DVAL_EUNSUPPORTED", "The executor lacks session_create, command_start or command_status."),
              ("DVAL_EIO", "The session's cancel pipe could not be created (out of file descriptors)."),
