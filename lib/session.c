@@ -19,7 +19,7 @@ static void open_fail(dval_sandbox *sb, const char *fmt, ...)
     va_start(ap, fmt);
     dval__vfmt(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    open_fail(sb, "%s", msg);
+    dval__client_seterr(sb->client, "%s", msg);
     dval__strlcpy(sb->errmsg, msg, sizeof sb->errmsg);
 }
 
