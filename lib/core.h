@@ -68,6 +68,17 @@ int64_t dval__backoff_ms(dval_client *c, int attempt, int64_t retry_after_ms);
 /* 1 when status is worth retrying (network, 5xx, 429, timeout of a call). */
 int dval__retryable(int status);
 
+/* reentry.c: bracket every host callback with enter/leave; public calls
+ * check dval__reentered(client) first. */
+const dval_client *dval__cb_enter(const dval_client *c);
+void dval__cb_leave(const dval_client *prev);
+int dval__reentered(const dval_client *c);
+#define DVAL__NO_REENTRY(c)                                                \
+    do {                                                                   \
+        if (dval__reentered(c))                                            \
+            return DVAL_EREENTRANT;                                        \
+    } while (0)
+
 /* sandbox.c */
 void dval__sandbox_ref(dval_sandbox *sb);
 void dval__sandbox_unref(dval_sandbox *sb);

@@ -36,6 +36,7 @@ typedef struct dval__out {
     size_t npend[2];
     int stopped;               /* callback asked to stop */
     int invalid;               /* some output was not valid UTF-8 */
+    const struct dval_client *owner; /* for the reentrancy guard */
 } dval__out;
 
 void dval__out_init(dval__out *o, const char *prefix, dval_output_fn fn,

@@ -386,6 +386,7 @@ DVAL_API int dval_session_exec(dval_session *s, const char *command,
 {
     if (!s)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(s->sandbox->client);
     int expected = 0;
     if (!atomic_compare_exchange_strong(&s->busy, &expected, 1))
         return DVAL_EREENTRANT;
@@ -407,6 +408,7 @@ DVAL_API int dval_session_exec(dval_session *s, const char *command,
     r->deadline = o.timeout_ms > 0 ? dval__now_ms() + o.timeout_ms : 0;
     dval__demux_init(&r->demux);
     dval__out_init(&r->out, o.channel_prefix, on_output, userdata);
+    r->out.owner = r->c;
     if (canceled(r)) {
         rc = DVAL_ECANCELED;
         dval__fmt(s->errmsg, sizeof s->errmsg, "canceled");

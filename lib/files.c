@@ -15,6 +15,7 @@ static int check(dval_sandbox *sb, const char *path)
 {
     if (!sb)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(sb->client);
     sb->errmsg[0] = '\0';
     return dval__check_remote_path(path, sb->errmsg, sizeof sb->errmsg);
 }
@@ -130,6 +131,7 @@ typedef struct dl {
     int fd;                   /* or (-1) */
     dval_data_fn user;
     void *ud;
+    const dval_client *client; /* for the reentrancy guard */
     uint64_t bytes;
     int64_t max;              /* memory limit */
     int toobig, stopped, io_errno;
@@ -164,7 +166,10 @@ static int dl_sink(const char *data, size_t len, void *ud)
         }
         return 0;
     }
-    if (d->user(data, len, d->ud)) {
+    const dval_client *prev = dval__cb_enter(d->client);
+    int stop = d->user(data, len, d->ud);
+    dval__cb_leave(prev);
+    if (stop) {
         d->stopped = 1;
         return 1;
     }
@@ -253,7 +258,7 @@ DVAL_API int dval_sandbox_download_to(dval_sandbox *sb, const char *remote_path,
     int rc = check(sb, remote_path);
     if (rc || !sink)
         return rc ? rc : DVAL_EINVAL;
-    dl d = { .fd = -1, .user = sink, .ud = userdata };
+    dl d = { .fd = -1, .user = sink, .ud = userdata, .client = sb->client };
     return download(sb, remote_path, &d);
 }
 

@@ -1,6 +1,7 @@
 /* Output chunker: channel names, UTF-8 boundaries, 64 KiB chunk cap. */
 #include <string.h>
 
+#include "core.h"
 #include "demux.h"
 
 void dval__out_init(dval__out *o, const char *prefix, dval_output_fn fn,
@@ -30,9 +31,13 @@ static int deliver(dval__out *o, int s, const char *p, size_t n)
                  i++)
                 take--;
         }
-        if (o->fn && o->fn(s == 0 ? DVAL_STDOUT : DVAL_STDERR, o->channel[s],
-                           p, take, o->ud))
-            o->stopped = 1;
+        if (o->fn) {
+            const dval_client *prev = dval__cb_enter(o->owner);
+            if (o->fn(s == 0 ? DVAL_STDOUT : DVAL_STDERR, o->channel[s], p,
+                      take, o->ud))
+                o->stopped = 1;
+            dval__cb_leave(prev);
+        }
         p += take;
         n -= take;
     }

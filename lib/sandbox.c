@@ -27,9 +27,12 @@ static void set_state(dval_sandbox *sb, const dval_sandbox_info *info)
     if (old != info->state) {
         DVAL__LOG(sb->client, DVAL_LOG_INFO, "sandbox %s: %s",
                   sb->opts.name, dval_sandbox_state_name(info->state));
-        if (sb->opts.on_state)
+        if (sb->opts.on_state) {
+            const dval_client *prev = dval__cb_enter(sb->client);
             sb->opts.on_state(sb->opts.name, info->state,
                               sb->opts.state_userdata);
+            dval__cb_leave(prev);
+        }
     }
 }
 
@@ -262,6 +265,7 @@ DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
             dval__client_seterr(c, "dval_sandbox_acquire: NULL argument");
         return DVAL_EINVAL;
     }
+    DVAL__NO_REENTRY(c);
     dval_sandbox *sb = dval__calloc(1, sizeof *sb);
     if (!sb)
         return DVAL_ENOMEM;
@@ -297,6 +301,7 @@ DVAL_API int dval_sandbox_get(dval_sandbox **out, dval_client *c,
             dval__client_seterr(c, "dval_sandbox_get: NULL argument");
         return DVAL_EINVAL;
     }
+    DVAL__NO_REENTRY(c);
     dval_sandbox_options o;
     dval_sandbox_options_init(&o, sizeof o);
     o.name = name_or_id;
@@ -357,6 +362,7 @@ DVAL_API int dval_sandbox_refresh(dval_sandbox *sb)
 {
     if (!sb)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(sb->client);
     int rc = do_get(sb);
     if (rc == DVAL_ENOTFOUND) {
         sb->info.state = DVAL_SANDBOX_DESTROYED;
@@ -389,6 +395,7 @@ DVAL_API int dval_sandbox_start(dval_sandbox *sb)
 {
     if (!sb)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(sb->client);
     sb->errmsg[0] = '\0';
     return acquire_ladder(sb, 1);
 }
@@ -397,6 +404,7 @@ DVAL_API int dval_sandbox_stop(dval_sandbox *sb)
 {
     if (!sb)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(sb->client);
     sb->errmsg[0] = '\0';
     for (int i = 0; i < 8; i++) {
         int rc = call_op(sb, "stop sandbox", sb->client->ex.sandbox_stop,
@@ -420,6 +428,7 @@ DVAL_API int dval_sandbox_delete(dval_sandbox *sb)
 {
     if (!sb)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(sb->client);
     struct dval_executor *x = &sb->client->ex;
     if (!x->sandbox_delete)
         return fail(sb, DVAL_EUNSUPPORTED, "executor cannot delete sandboxes");
@@ -452,6 +461,7 @@ DVAL_API int dval_sandbox_release(dval_sandbox *sb)
 {
     if (!sb)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(sb->client);
     switch (sb->opts.release) {
     case DVAL_RELEASE_STOP:
         return dval_sandbox_stop(sb);
@@ -465,12 +475,16 @@ DVAL_API int dval_sandbox_release(dval_sandbox *sb)
 typedef struct list_ctx {
     dval_sandbox_list_fn each;
     void *ud;
+    const dval_client *client;
 } list_ctx;
 
 static int list_each(const dval_sandbox_info *info, void *ud)
 {
     list_ctx *l = ud;
-    return l->each(info->id, info->name, info->state, l->ud);
+    const dval_client *prev = dval__cb_enter(l->client);
+    int rc = l->each(info->id, info->name, info->state, l->ud);
+    dval__cb_leave(prev);
+    return rc;
 }
 
 DVAL_API int dval_sandbox_list(dval_client *c, const char *const *labels,
@@ -478,12 +492,13 @@ DVAL_API int dval_sandbox_list(dval_client *c, const char *const *labels,
 {
     if (!c || !each)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(c);
     if (!c->ex.sandbox_list) {
         dval__client_seterr(c, "executor %s cannot list sandboxes",
                             c->executor_name);
         return DVAL_EUNSUPPORTED;
     }
-    list_ctx l = { each, userdata };
+    list_ctx l = { each, userdata, c };
     dval_call call;
     dval__call_init(c, &call, 0, -1);
     int rc = c->ex.sandbox_list(c->ex.userdata, &call, labels, list_each, &l);

@@ -29,6 +29,7 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
         *out = NULL;
     if (!out || !sb)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(sb->client);
     size_t nlen = strlen(sb->opts.name);
     if (nlen + 37 >= DVAL_ID_MAX) {
         open_fail(sb, "sandbox name too long for "
@@ -110,6 +111,7 @@ DVAL_API int dval_session_close(dval_session *s)
         return DVAL_EINVAL;
     if (atomic_load(&s->busy))
         return DVAL_EREENTRANT;
+    DVAL__NO_REENTRY(s->sandbox->client);
     if (!s->open)
         return DVAL_OK;
     dval_sandbox *sb = s->sandbox;

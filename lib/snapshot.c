@@ -35,7 +35,12 @@ static int log_sink(int stream, const char *data, size_t len, void *ud)
     ensure *e = ud;
     (void)stream;
     e->log_offset += len;
-    if (e->on_log && e->on_log(data, len, e->log_ud)) {
+    if (!e->on_log)
+        return 0;
+    const dval_client *prev = dval__cb_enter(e->c);
+    int stop = e->on_log(data, len, e->log_ud);
+    dval__cb_leave(prev);
+    if (stop) {
         e->log_aborted = 1;
         return 1;
     }
@@ -268,6 +273,7 @@ DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
             dval__client_seterr(c, "dval_snapshot_ensure: NULL argument");
         return DVAL_EINVAL;
     }
+    DVAL__NO_REENTRY(c);
     ensure *e = dval__calloc(1, sizeof *e);
     if (!e)
         return DVAL_ENOMEM;
@@ -330,6 +336,7 @@ DVAL_API int dval_snapshot_get(dval_snapshot **out, dval_client *c,
             dval__client_seterr(c, "dval_snapshot_get: NULL argument");
         return DVAL_EINVAL;
     }
+    DVAL__NO_REENTRY(c);
     char msg[256];
     int rc = dval__check_name("snapshot name", name_or_id, 1, msg, sizeof msg);
     if (rc) {
@@ -382,6 +389,7 @@ DVAL_API int dval_snapshot_delete(dval_snapshot *s)
 {
     if (!s)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(s->client);
     struct dval_executor *x = &s->client->ex;
     if (!x->snapshot_delete)
         return DVAL_EUNSUPPORTED;

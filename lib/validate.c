@@ -57,8 +57,10 @@ static int emit(vctx *v, dval_event *ev)
     if (!v->on_event || v->aborted)
         return v->aborted;
     ev->struct_size = sizeof *ev;
+    const dval_client *prev = dval__cb_enter(v->client);
     if (v->on_event(ev, v->ud))
         v->aborted = 1;
+    dval__cb_leave(prev);
     return v->aborted;
 }
 
@@ -738,6 +740,7 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
         *result_json = NULL;
     if (!client)
         return DVAL_EINVAL;
+    DVAL__NO_REENTRY(client);
     if (!req)
         return fail(&(vctx){.client = client}, DVAL_EINVAL, "request",
                     "no request");

@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "support_fake.h"
+#include "core.h"
 
 static fake F;
 
@@ -301,4 +302,58 @@ TEST(exec__free_in_any_order)
     int code;
     CHECK_INT(dval_session_exec(S, "true", NULL, NULL, NULL, &code), DVAL_OK);
     dval_session_free(S);
+}
+
+/* Calls on the same client tree from inside a callback are refused; calls
+ * on another client are allowed (and so are getters and cancel). */
+typedef struct reenter {
+    dval_sandbox *sb;
+    dval_client *other;
+    int del, upload, open, acquire, other_ok, cancel;
+    const char *name;
+} reenter;
+
+static int reenter_cb(int stream, const char *ch, const char *d, size_t n,
+                      void *ud)
+{
+    reenter *r = ud;
+    (void)stream; (void)ch; (void)d; (void)n;
+    r->del = dval_sandbox_delete(r->sb);
+    r->upload = dval_sandbox_upload(r->sb, "/sandbox/x", "x", 1);
+    dval_session *s2 = NULL;
+    r->open = dval_session_open(&s2, r->sb);
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = "other";
+    dval_sandbox *sb2 = NULL;
+    r->acquire = dval_sandbox_acquire(&sb2, r->sb->client, &o);
+    r->name = dval_sandbox_name(r->sb);
+    r->cancel = dval_session_cancel(S) == DVAL_OK;
+    r->other_ok = dval_sandbox_acquire(&sb2, r->other, &o) != DVAL_EREENTRANT;
+    dval_sandbox_free(sb2);
+    return 0;
+}
+
+TEST(exec__calls_on_the_same_tree_from_a_callback_are_refused)
+{
+    setup(1);
+    fake_item_add(&F, DVAL_STDOUT, "x\n", 2);
+    fake f2;
+    fake_init(&f2);
+    reenter r = { .sb = SB, .other = fake_client(&f2, 0) };
+    int code;
+    int rc = dval_session_exec(S, "true", NULL, reenter_cb, &r, &code);
+    CHECK_INT(r.del, DVAL_EREENTRANT);
+    CHECK_INT(r.upload, DVAL_EREENTRANT);
+    CHECK_INT(r.open, DVAL_EREENTRANT);
+    CHECK_INT(r.acquire, DVAL_EREENTRANT);
+    CHECK_STR(r.name, "dotnet-10-sandbox");
+    CHECK(r.cancel);
+    CHECK(r.other_ok);
+    CHECK(F.sb_exists); /* nothing was deleted mid-exec */
+    CHECK_INT(rc, DVAL_ECANCELED); /* the cancel from the callback worked */
+    /* outside callbacks everything works again */
+    CHECK_INT(dval_sandbox_upload(SB, "/sandbox/x", "x", 1), DVAL_EUNSUPPORTED);
+    dval_client_free(r.other);
+    teardown();
 }

@@ -19,10 +19,10 @@ inside a callback of the same client is not detected. See
 
 T_HANDLE = """The handle (and the objects derived from it) must be used by one
 thread at a time; different handles may be used concurrently, also when they
-share a client. There is no reentrancy guard on this call: calling it from
-inside a callback of the same handle tree is not detected and not supported
-(only @dval_session_exec and @dval_session_close detect a running exec and
-return @DVAL_EREENTRANT). See @dval_threads(3)."""
+share a client. Called from inside a callback that the library is running
+for the same client (output, state, build log, download, list or event
+callbacks), it returns @DVAL_EREENTRANT and does nothing. See
+@dval_threads(3)."""
 
 T_GETTER = """A getter: it reads the handle only, does no I/O and may be called
 from inside callbacks of the same handle tree. It takes no lock: do not call
@@ -1405,7 +1405,7 @@ _MORE = {
     "DVAL_ESTATE": "The object is in a state that forbids the call: exec on a closed session, a sandbox that never reached started or stayed broken after recovery, a snapshot that kept changing state, HTTP 410, or (local executor) a sandbox that is not started or a snapshot that is not active.",
     "DVAL_EABORTED": "A callback of the program returned non-zero. Errors raised inside callbacks always come back as this code.",
     "DVAL_ECANCELED": "dval_session_cancel() was called for the session: the blocked dval_session_exec() killed its command and returned (or the next exec returned at once, when the cancel came while none was running).",
-    "DVAL_EREENTRANT": "dval_session_exec() or dval_session_close() was called on a session while a dval_session_exec() on it was running, from its output callback or from another thread. Other calls made from inside callbacks are not detected.",
+    "DVAL_EREENTRANT": "A call on a client's handle tree was made from inside a callback the library was running for that client, or dval_session_exec()/dval_session_close() was called on a session whose exec was running (also from another thread). Nothing was done.",
     "DVAL_EEXEC": "The executor failed in a way no other code describes; the handle's error message has the details.",
     "DVAL_EPASSTHROUGH": "Returned by a custom executor member to ask for the built-in behaviour. The library honours it from stream_open (it polls instead), command_logs (skipped) and command_cancel (it deletes the session); from any other member it is passed on to the program as a failure.",
     "DVAL_EUNSUPPORTED": "The executor does not implement the operation (a NULL vtable member), or a profile cannot run on the local executor (its local_requires test failed).",
@@ -1465,12 +1465,14 @@ the thread that called the dval_* function that takes it, during that call.
 = dval_global_init, dval_global_cleanup :: Thread-safe, reference counted.
 = profiles :: @dval_profile_find, @dval_profile_names and @dval_profile_register are serialised by a process-wide lock. Profiles and name arrays are never freed, so pointers returned earlier stay valid after a registration (they do not see it).
 
-Reentrancy: the only calls the library detects from inside a callback are
-@dval_session_exec and @dval_session_close on a session whose exec is
-running: they return @DVAL_EREENTRANT (also when called from another
-thread). Other dval_* calls on the same handle tree from inside a callback
-are not detected and not supported; getters, the *_errmsg functions and
-@dval_session_cancel are safe there.
+Reentrancy: while the library runs a host callback (output, sandbox state,
+build log, streamed download, sandbox list, validation event), every call
+on the same client's handle tree returns @DVAL_EREENTRANT and does nothing,
+so a callback cannot, say, delete the sandbox whose command it is
+streaming. Getters, the *_errmsg functions and @dval_session_cancel are
+allowed there, and so are calls on other clients. @dval_session_exec and
+@dval_session_close on a session whose exec is running also return
+@DVAL_EREENTRANT when called from another thread.
 
 Error messages are stored per handle, not in thread-local storage. A Go
 goroutine that moves to another OS thread between a failing call and
@@ -1698,3 +1700,21 @@ of size-prefixed structs. New behaviour comes as new functions. Use
      see=sees("dval_client_new", "dval_snapshot_ensure", "dval_sandbox_acquire",
               "dval_session_exec", "dval_validate", "dval_errors", "dval_threads",
               "dval_executor", "daytona-validate(1)"))
+
+
+# ------------------------------------------------ reentrancy guard (lib/reentry.c)
+# Every call below returns DVAL_EREENTRANT when made from inside a callback
+# the library is running for the same client.
+_GUARDED = {"dval_snapshot_ensure", "dval_snapshot_get", "dval_snapshot_delete",
+            "dval_sandbox_acquire", "dval_sandbox_get", "dval_sandbox_refresh",
+            "dval_sandbox_start", "dval_sandbox_stop", "dval_sandbox_delete",
+            "dval_sandbox_release", "dval_sandbox_list", "dval_sandbox_upload",
+            "dval_sandbox_upload_file", "dval_sandbox_download",
+            "dval_sandbox_download_to", "dval_sandbox_download_file",
+            "dval_sandbox_download_json", "dval_sandbox_mkdir",
+            "dval_session_open", "dval_session_exec", "dval_session_close",
+            "dval_validate"}
+for _p in PAGES:
+    if _p["name"] in _GUARDED and not any(e[0] == "DVAL_EREENTRANT" for e in _p.get("errors", [])):
+        _p["errors"] = list(_p.get("errors", [])) + [
+            ("DVAL_EREENTRANT", "Called from inside a callback the library was running for the same client; nothing was done.")]
