@@ -154,6 +154,31 @@ static int do_start(dval_sandbox *sb)
     return rc;
 }
 
+/* One delete request with transient retries. ENOTFOUND (already gone)
+ * counts as done; ECONFLICT (a change in flight) is returned as is. The
+ * message of any other failure is on the handle. */
+static int delete_remote(dval_sandbox *sb)
+{
+    struct dval_executor *x = &sb->client->ex;
+    if (!x->sandbox_delete)
+        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot delete sandboxes");
+    dval__retry r;
+    dval_call call;
+    int rc;
+    dval__retry_begin(&r, sb->client, "delete sandbox", DVAL__IDEMPOTENT, -1);
+    do {
+        dval__retry_call(&r, &call, 0);
+        rc = x->sandbox_delete(x->userdata, &call, sb->info.id);
+    } while (dval__retry_again(&r, rc, &call));
+    rc = dval__retry_status(&r, rc);
+    if (rc == DVAL_ENOTFOUND)
+        rc = DVAL_OK;
+    if (rc && rc != DVAL_ECONFLICT)
+        fail(sb, rc, "delete sandbox %s: %s", sb->opts.name,
+             call.errmsg[0] ? call.errmsg : dval_strerror(rc));
+    return rc;
+}
+
 /* error/build_failed: recover server-side, else delete, pause, recreate. */
 static int fix_zombie(dval_sandbox *sb, int *rounds)
 {
@@ -176,22 +201,11 @@ static int fix_zombie(dval_sandbox *sb, int *rounds)
         DVAL__LOG(sb->client, DVAL_LOG_WARN, "sandbox %s: recover failed (%s); "
                   "deleting it", sb->opts.name, sb->errmsg);
     }
-    if (!x->sandbox_delete)
-        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot delete sandboxes");
-    dval__retry r;
-    dval_call call;
-    int rc;
-    dval__retry_begin(&r, sb->client, "delete sandbox", DVAL__IDEMPOTENT, -1);
-    do {
-        dval__retry_call(&r, &call, 0);
-        rc = x->sandbox_delete(x->userdata, &call, sb->info.id);
-    } while (dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
+    int rc = delete_remote(sb);
     if (rc == DVAL_ECONFLICT)
         return DVAL_OK; /* not deletable yet: wait for the state to settle */
-    if (rc && rc != DVAL_ENOTFOUND)
-        return fail(sb, rc, "delete sandbox %s: %s", sb->opts.name,
-                    call.errmsg);
+    if (rc)
+        return rc;
     if (sb->opts.zombie_pause_ms > 0)
         dval__sleep_ms(sb->opts.zombie_pause_ms, -1);
     sb->info.id[0] = '\0';
@@ -429,26 +443,14 @@ DVAL_API int dval_sandbox_delete(dval_sandbox *sb)
     if (!sb)
         return DVAL_EINVAL;
     DVAL__NO_REENTRY(sb->client);
-    struct dval_executor *x = &sb->client->ex;
-    if (!x->sandbox_delete)
-        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot delete sandboxes");
     for (int i = 0; i < 8; i++) {
-        dval__retry r;
-        dval_call call;
-        int rc;
-        dval__retry_begin(&r, sb->client, "delete sandbox", DVAL__IDEMPOTENT, -1);
-        do {
-            dval__retry_call(&r, &call, 0);
-            rc = x->sandbox_delete(x->userdata, &call, sb->info.id);
-        } while (dval__retry_again(&r, rc, &call));
-        rc = dval__retry_status(&r, rc);
-        if (rc == DVAL_OK || rc == DVAL_ENOTFOUND) {
+        int rc = delete_remote(sb);
+        if (rc == DVAL_OK) {
             sb->info.state = DVAL_SANDBOX_DESTROYED;
             return DVAL_OK;
         }
         if (rc != DVAL_ECONFLICT)
-            return fail(sb, rc, "delete sandbox %s: %s", sb->opts.name,
-                        call.errmsg);
+            return rc;
         rc = wait_stable(sb, sb->opts.start_timeout_ms);
         if (rc)
             return rc;
