@@ -295,9 +295,3 @@ int64_t dval__backoff_ms(dval_client *c, int attempt, int64_t retry_after_ms)
     }
     return d;
 }
-
-int dval__retryable(int status)
-{
-    return status == DVAL_ENETWORK || status == DVAL_ESERVER ||
-           status == DVAL_ERATELIMIT || status == DVAL_ECONFLICT;
-}

@@ -65,8 +65,6 @@ void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
  * factor^(attempt-1), capped; full jitter when enabled; a server hint
  * (retry_after_ms >= 0) takes precedence. */
 int64_t dval__backoff_ms(dval_client *c, int attempt, int64_t retry_after_ms);
-/* 1 when status is worth retrying (network, 5xx, 429, timeout of a call). */
-int dval__retryable(int status);
 
 /* reentry.c: bracket every host callback with enter/leave; public calls
  * check dval__reentered(client) first. */
