@@ -93,6 +93,8 @@ static void sb_opts(dval_sandbox_options *o)
     o->name = NAME;
     o->snapshot = "race-snap";
     o->zombie_pause_ms = -1;
+    o->start_timeout_ms = 20000; /* a sandbox stuck "creating": fail, not
+                                    wait the default 3 minutes */
 }
 
 static void race_err(race *r, const char *what, const char *msg)
@@ -171,7 +173,19 @@ static int init_pid(const race *r)
     return pid;
 }
 
-enum start { ABSENT, STOPPED, STARTED, BROKEN };
+enum start { ABSENT, STOPPED, STARTED, BROKEN, INTERRUPTED };
+
+/* Rewrites the state file's state (as a creator killed mid-create would
+ * have left it). */
+static void set_state(const race *r, const char *state)
+{
+    char p[400], cmd[1000];
+    snprintf(p, sizeof p, "%s/sandboxes/" NAME "/state", r->dir);
+    snprintf(cmd, sizeof cmd, "sed -i 's/^state=.*/state=%s/' '%s'", state,
+             p);
+    if (system(cmd) != 0)
+        th_fail(__FILE__, __LINE__, "%s", cmd);
+}
 
 /* Puts the sandbox into the starting state of a loop. */
 static void prepare(race *r, enum start st)
@@ -187,6 +201,10 @@ static void prepare(race *r, enum start st)
         CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     else if (st == STOPPED)
         CHECK_INT(dval_sandbox_stop(sb), DVAL_OK);
+    else if (st == INTERRUPTED) {
+        CHECK_INT(dval_sandbox_stop(sb), DVAL_OK);
+        set_state(r, "creating");
+    }
     else if (st == BROKEN) {
         int pid = init_pid(r);
         CHECK(pid > 1);
@@ -264,3 +282,113 @@ TEST(acquire_race_absent) { run("absent", ABSENT); }
 TEST(acquire_race_stopped) { run("stopped", STOPPED); }
 TEST(acquire_race_started) { run("started", STARTED); }
 TEST(acquire_race_broken) { run("broken", BROKEN); }
+/* A creator that died between making the sandbox and starting it (state
+ * "creating", its lock free): acquirers recover it instead of waiting for
+ * a creation that will never end. */
+TEST(acquire_race_interrupted_create) { run("interrupted", INTERRUPTED); }
+
+/* Acquires racing with deletes: odd threads delete the sandbox they just
+ * acquired, even ones use it (their session may fail: the sandbox can be
+ * deleted under them). Whatever interleaving, no init may survive the
+ * last delete and nothing may be left in the state dir. A lock taken on a
+ * sandbox directory that a delete renamed away meanwhile guarded nothing:
+ * a start under it could run an init nobody would ever kill. */
+static void *churn(void *arg)
+{
+    race *r = arg;
+    static atomic_int next;
+    int t = atomic_fetch_add(&next, 1);
+    dval_sandbox_options o;
+    sb_opts(&o);
+    pthread_barrier_wait(&r->go);
+    for (int i = 0; i < 6; i++) {
+        dval_sandbox *sb = NULL;
+        int rc = dval_sandbox_acquire(&sb, r->client, &o);
+        if (rc != DVAL_OK) {
+            const char *m = dval_client_errmsg(r->client);
+            if (m && strstr(m, "(null)"))
+                race_err(r, "acquire", m);
+            continue;
+        }
+        if (t % 2) {
+            dval_sandbox_delete(sb);
+        } else {
+            dval_session *s = NULL;
+            if (dval_session_open(&s, sb) == DVAL_OK) {
+                int code;
+                dval_session_exec(s, "true", NULL, NULL, NULL, &code);
+                dval_session_close(s);
+                dval_session_free(s);
+            }
+        }
+        dval_sandbox_free(sb);
+    }
+    return NULL;
+}
+
+TEST(acquire_race_with_deletes)
+{
+    static race r;
+    memset(&r, 0, sizeof r);
+    if (geteuid() != 0)
+        th_skip("the local executor tests need root (overlay over /)");
+    mkdir(BASE, 0755);
+    snprintf(r.dir, sizeof r.dir, BASE "/churn");
+    count_procs(r.dir, 1);
+    rm_rf(r.dir);
+    pthread_mutex_init(&r.lock, NULL);
+    r.threads = env_int("DVAL_RACE_THREADS", 8, MAX_THREADS);
+    dval_client_options co;
+    dval_client_options_init(&co, sizeof co);
+    co.executor = "local";
+    co.state_dir = r.dir;
+    co.log_fn = logfn;
+    co.log_level = DVAL_LOG_WARN;
+    co.retry_base_ms = 20;
+    CHECK_INT(dval_client_new(&r.client, &co), DVAL_OK);
+    dval_snapshot_spec s;
+    dval_snapshot_spec_init(&s, sizeof s);
+    s.name = "race-snap";
+    dval_snapshot *snap = NULL;
+    int rc = dval_snapshot_ensure(&snap, r.client, &s, NULL, NULL);
+    if (rc == DVAL_EISOLATION)
+        th_skip(dval_client_errmsg(r.client));
+    CHECK_INT(rc, DVAL_OK);
+    dval_snapshot_free(snap);
+    pthread_t th[MAX_THREADS];
+    pthread_barrier_init(&r.go, NULL, (unsigned)r.threads);
+    for (int i = 0; i < r.threads; i++)
+        CHECK_INT(pthread_create(&th[i], NULL, churn, &r), 0);
+    for (int i = 0; i < r.threads; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&r.go);
+    dval_sandbox_options o;
+    sb_opts(&o);
+    dval_sandbox *sb = NULL;
+    CHECK_INT(dval_sandbox_acquire(&sb, r.client, &o), DVAL_OK);
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    dval_client_free(r.client);
+    int left = 0;
+    for (int i = 0; i < 100 && (left = count_procs(r.dir, 0)); i++)
+        usleep(20000);
+    count_procs(r.dir, 1);
+    char p[400];
+    snprintf(p, sizeof p, "%s/sandboxes", r.dir);
+    DIR *d = opendir(p);
+    struct dirent *e;
+    int entries = 0;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            fprintf(stderr, "    left in the state dir: %s\n", e->d_name);
+            entries++;
+        }
+    if (d)
+        closedir(d);
+    for (int i = 0; i < r.nerrs; i++)
+        fprintf(stderr, "      %s\n", r.errs[i]);
+    CHECK_INT(atomic_load(&r.null_msgs), 0);
+    CHECK_INT(left, 0);
+    CHECK_INT(entries, 0);
+    rm_rf(r.dir);
+}

@@ -129,11 +129,15 @@ void lx_sb_kill(lx *x, lx_sb *sb)
 }
 
 /* What refresh would change: 0 nothing, 1 the init is gone (error),
- * 2 idle past auto-stop (stopped). Sets sb->pid for a started sandbox. */
+ * 2 idle past auto-stop (stopped), 3 "creating" (its creator holds the
+ * lock until the sandbox is started or failed: wait for it; found so under
+ * the lock, the creator died). Sets sb->pid for a started sandbox. */
 static int stale(const lx_sb *sb, pid_t *pid)
 {
     const char *state = lx_kv_get(&sb->kv, "state");
     *pid = 0;
+    if (state && !strcmp(state, "creating"))
+        return 3;
     if (!state || strcmp(state, "started") != 0)
         return 0;
     *pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
@@ -181,7 +185,9 @@ static int refresh(lx *x, dval_call *c, const char *id, lx_sb *sb)
     if (!sb->locked) {
         char p[4200];
         dval__fmt(p, sizeof p, "%s/lock", sb->dir);
-        int lk = lx_lock(NULL, p, 60000);
+        /* a slow creation is reported as "creating" after 2 s (the core
+         * polls); a quick one is waited for, not polled every 100 ms */
+        int lk = lx_lock(NULL, p, why == 3 ? 2000 : 60000);
         if (lk < 0)
             return DVAL_OK; /* report what was read; the next call retries */
         lx_kv_free(&sb->kv);
@@ -194,7 +200,10 @@ static int refresh(lx *x, dval_call *c, const char *id, lx_sb *sb)
         lx_unlock(lk);
         return rc;
     }
-    if (why == 1) {
+    if (why == 3) {
+        lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "its creation was "
+                        "interrupted");
+    } else if (why == 1) {
         char msg[128];
         dval__fmt(msg, sizeof msg, "the sandbox's init process (pid %d) "
                   "is gone", (int)sb->pid);

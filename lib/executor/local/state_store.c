@@ -253,14 +253,39 @@ int lx_rmtree(const char *path)
     return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
+/* The lock is held on the file path names now: a lock taken on a file
+ * whose directory was renamed away meanwhile (delete moves a sandbox to
+ * the trash while we wait) would guard nothing, or another sandbox of the
+ * same name created since. 1 same file, 0 replaced, -1 gone. */
+static int lock_current(int fd, const char *path)
+{
+    struct stat a, b;
+    if (fstat(fd, &a) < 0)
+        return -1;
+    if (stat(path, &b) < 0)
+        return errno == ENOENT ? -1 : 0;
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int lx_lock(dval_call *c, const char *path, int64_t timeout_ms)
 {
+    int64_t end = timeout_ms > 0 ? dval__now_ms() + timeout_ms : 0;
+    int nap = 1;
+again:;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) /* ENOENT: the directory was deleted (renamed) meanwhile */
         return dval__call_fail(c, errno == ENOENT ? DVAL_ENOTFOUND : DVAL_EIO,
                                "open %s: %s", path, strerror(errno));
-    int64_t end = timeout_ms > 0 ? dval__now_ms() + timeout_ms : 0;
-    while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            int cur = lock_current(fd, path);
+            if (cur > 0)
+                return fd;
+            close(fd);
+            if (cur == 0)
+                goto again;
+            return dval__call_fail(c, DVAL_ENOTFOUND, "%s: deleted", path);
+        }
         if (errno != EWOULDBLOCK && errno != EINTR) {
             close(fd);
             return dval__call_fail(c, DVAL_EIO, "flock %s: %s", path,
@@ -270,13 +295,16 @@ int lx_lock(dval_call *c, const char *path, int64_t timeout_ms)
             close(fd);
             return dval__call_fail(c, DVAL_ETIMEOUT, "waiting for %s", path);
         }
+        /* flock cannot wait and watch cancel_fd at once: poll, 1 ms at
+         * first (a create or start holds the lock for ~10-20 ms), backing
+         * off to 50 ms */
         struct pollfd p = { c ? c->cancel_fd : -1, POLLIN, 0 };
-        if (poll(&p, 1, 50) > 0 && (p.revents & POLLIN)) {
+        if (poll(&p, 1, nap) > 0 && (p.revents & POLLIN)) {
             close(fd);
             return dval__call_fail(c, DVAL_ECANCELED, "canceled");
         }
+        nap = nap * 2 > 50 ? 50 : nap * 2;
     }
-    return fd;
 }
 
 void lx_unlock(int fd)
