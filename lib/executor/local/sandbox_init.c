@@ -123,8 +123,9 @@ void lx_sb_kill(lx *x, lx_sb *sb)
     lx_kv_set(&sb->kv, "pid", "0");
     if (name) {
         lx_sessions_drop(x, name);
-        lx_limits_remove(lx_kv_get(&sb->kv, "cgroup") ?
-                         lx_kv_get(&sb->kv, "cgroup") : "");
+        const char *cg = lx_kv_get(&sb->kv, "cgroup");
+        if (cg && *cg) /* never rmdir the parent "daytona-validate/" */
+            lx_limits_remove(cg);
     }
 }
 
@@ -212,7 +213,7 @@ static int refresh(lx *x, dval_call *c, const char *id, lx_sb *sb)
         lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, msg);
     } else {
         LX_LOG(x, DVAL_LOG_INFO, "local executor: sandbox %s idle for more "
-               "than %lld minutes; stopping it", lx_kv_get(&sb->kv, "name"),
+               "than %lld minutes; stopping it", id,
                lx_kv_num(&sb->kv, "auto_stop_minutes", 0));
         lx_sb_kill(x, sb);
         lx_sb_set_state(sb, DVAL_SANDBOX_STOPPED, NULL);
@@ -327,7 +328,14 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
     }
     lx_limits l;
     lx_sb_limits(x, sb, &l);
-    lx_limits_setup(x, lx_kv_get(&sb->kv, "cgroup"), &l);
+    const char *cg = lx_kv_get(&sb->kv, "cgroup");
+    if (!cg || !*cg) { /* a hand-made state file: never a "(null)" group */
+        lx_kv_set(&sb->kv, "cgroup", strrchr(sb->dir, '/') + 1);
+        cg = lx_kv_get(&sb->kv, "cgroup");
+        if (!cg)
+            return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
+    }
+    lx_limits_setup(x, cg, &l);
     dval__buf procs = { 0 };
     for (int i = 0; i < l.nprocs; i++)
         dval__buf_appendf(&procs, "%s%s", i ? ":" : "", l.procs[i]);
