@@ -148,12 +148,13 @@ abi-check: $(SOLIB)
 abi-baseline: $(SOLIB)
 	B=$(B) tests/abi/abi-check.sh --update
 
+# Sanitized runs are slower: tests scale their timeouts and sizes down.
 asan:
-	$(MAKE) B=build/asan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	DVAL_TEST_TIMEOUT_SCALE=4 $(MAKE) B=build/asan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" check-c
 
 tsan:
-	DVAL_STRESS_SMALL=1 $(MAKE) B=build/tsan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
+	DVAL_TEST_TIMEOUT_SCALE=4 DVAL_STRESS_SMALL=1 $(MAKE) B=build/tsan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
 
 valgrind:
 	$(MAKE) B=build/valgrind all tests

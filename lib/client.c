@@ -230,35 +230,35 @@ DVAL_API void dval_client_free(dval_client *c)
     dval__client_unref(c);
 }
 
-/* The calling thread's last message slot on some client. */
+/* The calling thread's own last message, and the client it was set on. */
 static _Thread_local const dval_client *tl_client;
-static _Thread_local unsigned tl_seq;
+static _Thread_local char tl_msg[DVAL_ERRMSG_MAX];
 
 void dval__client_seterr(dval_client *c, const char *fmt, ...)
 {
     va_list ap;
+    va_start(ap, fmt);
+    dval__vfmt(tl_msg, sizeof tl_msg, fmt, ap);
+    va_end(ap);
+    tl_client = c;
     pthread_mutex_lock(&c->lock);
     unsigned seq = atomic_load(&c->errseq) + 1;
-    va_start(ap, fmt);
-    dval__vfmt(c->errring[seq % DVAL__ERR_RING], DVAL_ERRMSG_MAX, fmt, ap);
-    va_end(ap);
+    memcpy(c->errring[seq % DVAL__ERR_RING], tl_msg, sizeof tl_msg);
     atomic_store(&c->errseq, seq);
     pthread_mutex_unlock(&c->lock);
-    tl_client = c;
-    tl_seq = seq;
 }
 
-/* This thread's own last message when it is still in the ring (threads
- * sharing a client do not read each other's failures), else the newest
- * (e.g. a Go goroutine that moved to another OS thread). */
+/* This thread's own last failure on c (threads sharing a client do not
+ * read each other's); otherwise the newest one on c, from the ring (a Go
+ * goroutine may have moved to another OS thread since its call failed). */
 DVAL_API const char *dval_client_errmsg(const dval_client *c)
 {
     if (!c)
         return "no client";
+    if (tl_client == c)
+        return tl_msg;
     unsigned now = atomic_load(&((dval_client *)c)->errseq);
-    unsigned seq = tl_client == c && now - tl_seq < DVAL__ERR_RING - 1
-                       ? tl_seq : now;
-    return c->errring[seq % DVAL__ERR_RING];
+    return c->errring[now % DVAL__ERR_RING];
 }
 
 DVAL_API const char *dval_client_executor_name(const dval_client *c)

@@ -21,9 +21,9 @@ struct dval_client {
     int32_t retry_jitter;
     pthread_mutex_t lock;          /* guards the error ring and rng */
     unsigned rng;
-    /* The client may be shared by threads, so its messages go to a ring:
-     * a message stays readable until DVAL__ERR_RING newer ones were set,
-     * and each thread reads back its own last one (see client.c). */
+    /* Shared by threads: each thread reads back its own last message
+     * (thread-local copy); others read the newest from this ring, where a
+     * message stays intact until DVAL__ERR_RING newer ones were set. */
     char errring[DVAL__ERR_RING][DVAL_ERRMSG_MAX];
     atomic_uint errseq;
 };

@@ -378,13 +378,14 @@ it: @DVAL_ENOMEM, a NULL argument other than the client, and
 @DVAL_EUNSUPPORTED from @dval_snapshot_delete leave the previous message in
 place. Check the status first.
 
-Messages are kept per client in a ring of 16. A thread reads back the
-last message it caused itself while that one is among the 15 newest, so
-threads sharing a client do not see each other's failures; a thread that
-caused none (for example a Go goroutine that moved to another OS thread
-between the two calls) reads the newest one. Bindings therefore need no
-thread pinning. A returned string stays valid until 15 newer messages were
-recorded on the client: copy it soon.""",
+A thread reads back the last message it caused itself on this client, so
+threads sharing a client never see each other's failures; that string
+stays valid until the thread's next failure on any client. A thread whose
+last failure was on another client, or that caused none (for example a Go
+goroutine that moved to another OS thread between the two calls), reads
+the newest message recorded on the client, which stays intact until 15
+newer ones were recorded. Bindings therefore need no thread pinning; copy
+the string soon.""",
      ret="""A NUL-terminated string; never NULL. For a NULL client it is the
 static string "no client".""",
      errors=[],
