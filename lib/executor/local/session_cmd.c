@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct lx_stream {
@@ -158,14 +159,55 @@ static int with_cmd(lx *x, dval_call *c, const char *sb, const char *sid,
     return DVAL_OK;
 }
 
+/* Both output pipes hung up: every writer is gone. The helper holds both
+ * (its fd 1 and 2) until it exits, so it is exiting now; the stream saw
+ * the EOF a moment before the exit status can be collected. */
+static int output_hung_up(const lx_cmd *m)
+{
+    struct pollfd p[2] = { { m->out, 0, 0 }, { m->err, 0, 0 } };
+    return poll(p, 2, 0) == 2 && (p[0].revents & POLLHUP) &&
+           (p[1].revents & POLLHUP);
+}
+
+/* Waits (without reaping) until pid can be reaped, at most ~100 ms. */
+static void await_exit(pid_t pid)
+{
+    for (int us = 20, total = 0; total < 100000; total += us, us *= 2) {
+        siginfo_t si;
+        si.si_pid = 0;
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+            si.si_pid == pid)
+            return;
+        usleep((useconds_t)(us > 5000 ? 5000 : us));
+    }
+}
+
 int lx_command_status(void *ud, dval_call *c, const char *sb,
                       const char *sid, const char *cmd_id, int *finished,
                       int *exit_code)
 {
+    lx *x = ud;
     lx_cmd m;
     int rc = with_cmd(ud, c, sb, sid, cmd_id, &m, 1, 0);
     if (rc != DVAL_OK)
         return rc;
+    /* The caller polls again in 10 ms when the stream has closed but the
+     * command is not finished (the usual case: the EOF comes first): a
+     * `true` took 12 ms instead of 1.6. Wait for the exit here instead. */
+    pid_t exiting = 0;
+    if (!m.finished && m.helper > 0) {
+        pthread_mutex_lock(&x->lock);
+        lx_cmd *cur = lx_cmd_find(lx_session_find(x, sb, sid), cmd_id);
+        if (cur && !cur->finished && cur->helper > 0 && output_hung_up(cur))
+            exiting = cur->helper;
+        pthread_mutex_unlock(&x->lock);
+    }
+    if (exiting) {
+        await_exit(exiting);
+        rc = with_cmd(ud, c, sb, sid, cmd_id, &m, 1, 0);
+        if (rc != DVAL_OK)
+            return rc;
+    }
     *finished = m.finished;
     *exit_code = m.finished ? m.code : 0;
     return DVAL_OK;
