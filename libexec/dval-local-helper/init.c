@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,8 +97,9 @@ static int init_child(void *p)
     dup2(null, 0);
     dup2(null, 1);
     dup2(null, 2);
-    for (int i = 3; i < 1024; i++)
-        close(i);
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
+        for (int i = 3; i < 1024; i++)
+            close(i);
     reap_forever();
     return 0;
 }

@@ -116,8 +116,14 @@ void lx_sb_kill(lx *x, lx_sb *sb)
         if (st && st == (unsigned long long)lx_kv_num(&sb->kv, "pid_start",
                                                        0))
             kill(sb->pid, SIGKILL);
-        for (int i = 0; i < 200 && pid_start(sb->pid) == st && st; i++)
-            usleep(10000);
+        /* the init dies within a millisecond or two: look every 0.2 ms
+         * at first, backing off to 10 ms (at most ~2 s in all); a fixed
+         * 10 ms step made every delete and stop take 10 ms or more */
+        for (int us = 200, total = 0; total < 2000000 && st &&
+             pid_start(sb->pid) == st; total += us) {
+            usleep((useconds_t)us);
+            us = us * 2 > 10000 ? 10000 : us * 2;
+        }
     }
     sb->pid = 0;
     lx_kv_set(&sb->kv, "pid", "0");
