@@ -217,10 +217,13 @@ static int follow(run *r)
                 r->x->stream_close(r->x->userdata, stream);
             stream = NULL;
             r->stream_complete = 1;
-            while (!r->finished) {
+            /* it was polled just above; the exit code follows the end of
+             * output closely, so retry after 1 ms, backing off to 50 */
+            for (int64_t wait = 1; !r->finished;
+                 wait = wait < 25 ? wait * 2 : 50) {
                 if ((rc = check_interrupt(r)))
                     goto out;
-                dval__sleep_ms(slice(r, 10), r->s->cancel_pipe[0]);
+                dval__sleep_ms(slice(r, wait), r->s->cancel_pipe[0]);
                 if ((rc = poll_status(r)))
                     goto out;
             }
