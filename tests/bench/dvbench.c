@@ -382,8 +382,14 @@ static int cmd_latency(int argc, char **argv)
         die("session: %s", dval_sandbox_errmsg(sb));
     lat l = {.cap = (size_t)n};
     l.v = calloc((size_t)n, sizeof *l.v);
+    /* the printer travels into the sandbox (its host path, e.g. under
+     * /tmp, need not be visible there) */
+    if (dval_sandbox_upload_file(sb, "/sandbox/bench-printer", printer))
+        die("upload printer: %s", dval_sandbox_errmsg(sb));
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "%s %d %d", printer, n, us);
+    snprintf(cmd, sizeof cmd,
+             "chmod +x /sandbox/bench-printer && /sandbox/bench-printer %d %d",
+             n, us);
     int code = -1;
     int64_t t0 = mono_ns();
     int rc = dval_session_exec(s, cmd, NULL, on_lat, &l, &code);
