@@ -697,8 +697,9 @@ it again, it is the new sandbox's id.""",
 page("dval_sandbox_name",
      summary="name of a sandbox",
      desc="""@dval_sandbox_name returns the sandbox's name as given in
-@dval_sandbox_options when it was acquired, or the <<name_or_id>> given to
-@dval_sandbox_get (which may be an id). Session ids are derived from it.
+@dval_sandbox_options when it was acquired or, for a handle from
+@dval_sandbox_get, the name the executor reports (also when it was looked
+up by id). Session ids are derived from it.
 It does no I/O.""",
      ret="""A NUL-terminated string, never NULL; "" when <<sb>> is NULL.""",
      errors=[],
@@ -717,8 +718,7 @@ status and server message where there was one. "" when there was none.
 @dval_sandbox_start, @dval_sandbox_stop and the file functions clear it
 when they begin; the others leave an older message in place when they
 succeed. A few failures record no message (@DVAL_EINVAL for a NULL
-pointer, @DVAL_ENOMEM, and @DVAL_ENOTFOUND from @dval_sandbox_stop), so
-check the status first.""",
+pointer, @DVAL_ENOMEM), so check the status first.""",
      ret="""A NUL-terminated string; never NULL. For a NULL <<sb>> it is the
 static string "no sandbox".""",
      errors=[],
@@ -732,24 +732,23 @@ the caller."""
 
 page("dval_sandbox_start",
      summary="bring a sandbox back to started",
-     desc="""@dval_sandbox_start runs the recovery ladder of
-@dval_sandbox_acquire(3) on the sandbox of the handle: it looks the sandbox
-up again, starts it when it is stopped, archived or paused, waits for
-transitions (start_timeout_ms of its options per wait), and returns when it
-is started. A sandbox that is already started is left alone.
+     desc="""@dval_sandbox_start looks the sandbox up again, starts it when it
+is stopped, archived or paused (waiting for a stop in progress first),
+waits for transitions (start_timeout_ms of its options per wait), and
+returns when it is started. A sandbox that is already started is left
+alone.
 
-Like acquire, it does not stop at states that cannot simply be started: a
-sandbox in error or build_failed is recovered, or deleted (with its files)
-and created again; a sandbox that no longer exists is created again from the
-snapshot or image of the handle's options (none for a handle from
-@dval_sandbox_get, so the executor's default). State changes are reported
+Unlike @dval_sandbox_acquire it never deletes, recovers or re-creates: a
+sandbox in error or build_failed is reported as @DVAL_ESTATE with its error
+reason, and one that no longer exists as @DVAL_ENOTFOUND (use
+@dval_sandbox_acquire to recover or re-create). State changes are reported
 to the on_state callback of the options the sandbox was acquired with.""",
      ret=R_STATUS + """ After a failure other than @DVAL_EINVAL,
 @dval_sandbox_errmsg describes it.""",
      errors=[("DVAL_EINVAL", "<<sb>> is NULL."),
              ("DVAL_ETIMEOUT", "A state did not settle within start_timeout_ms, or a create request took longer than create_timeout_ms."),
-             ("DVAL_ESTATE", "The sandbox was still broken after two recoveries, or never reached started within 32 rounds."),
-             ("DVAL_ENOTFOUND", "The sandbox had to be created again and its snapshot does not exist."),
+             ("DVAL_ESTATE", "The sandbox is in error or build_failed (the message carries its error reason), or never reached started within 32 rounds."),
+             ("DVAL_ENOTFOUND", "The sandbox no longer exists."),
              ("DVAL_EISOLATION", "Local executor: isolation is unavailable and allow_unisolated is 0."),
              ("DVAL_EIO", "Local executor: the sandbox's state could not be read or written.")] + E_REMOTE + E_ENOMEM,
      own=_SB_OWN,
@@ -768,10 +767,10 @@ stopped (state @DVAL_SANDBOX_DESTROYED). The local executor stops a
 stopped sandbox again without complaint; on Daytona the server decides.
 State changes are reported to the on_state callback of the options the
 sandbox was acquired with.""",
-     ret=R_STATUS + """ After most failures, @dval_sandbox_errmsg describes
-them; it is "" after @DVAL_ENOTFOUND.""",
+     ret=R_STATUS + """ After a failure other than @DVAL_EINVAL,
+@dval_sandbox_errmsg describes it.""",
      errors=[("DVAL_EINVAL", "<<sb>> is NULL."),
-             ("DVAL_ENOTFOUND", "The sandbox no longer exists (the error message is then empty)."),
+             ("DVAL_ENOTFOUND", "The sandbox no longer exists."),
              ("DVAL_ETIMEOUT", "The stop request took longer than start_timeout_ms, or the sandbox did not settle within it."),
              ("DVAL_ESTATE", "After eight rounds the sandbox was still not stopped (for example it kept being started by someone else), or the server answered HTTP 410.")] + E_REMOTE
             + [("DVAL_EIO", "Local executor: the sandbox's state could not be read or written.")],
@@ -917,9 +916,10 @@ call.""",
 page("dval_sandbox_download_file",
      summary="copy a file from a sandbox to a local file",
      desc="""@dval_sandbox_download_file streams <<remote_path>> into the
-local file <<local_path>>, created (mode 0644 before the umask) or
-truncated, with bounded memory. After a failure the library removes
-<<local_path>>, also when it existed before the call. The daytona executor
+local file <<local_path>> with bounded memory. It writes a temporary file
+next to <<local_path>> and renames it into place only when the download
+succeeded: after a failure an existing <<local_path>> is untouched and no
+partial file is left behind. The daytona executor
 refuses files larger than the client's max_download_bytes; the local
 executor applies no limit. """ + _FILES,
      ret=R_ERRMSG("dval_sandbox_errmsg"),
