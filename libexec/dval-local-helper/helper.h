@@ -3,6 +3,8 @@
  *   build <layer> <work> <mnt> <cmd>...          build a snapshot layer
  *   init  <sbdir> <layer|-> <net 0|1> <hide> [-g procs]...   start an init
  *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
+ *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
+ *          -u uid: the unprivileged host uid/gid the command runs as)
  *   probe <tmpdir>                               check isolation support */
 #ifndef DVAL_HELPER_H
 #define DVAL_HELPER_H
@@ -34,6 +36,12 @@ int loopback_up(void);
  * modules, raw I/O, ptrace, ...) from the bounding set; sets no_new_privs. */
 int drop_caps(void);
 int bind_ro(const char *path);
+
+/* seccomp.c: no_new_privs + the command filter (fails off x86_64). */
+int seccomp_install(void);
+/* privs.c: new session, own keyring, uid/gid uid (> 0) or, with uid 0
+ * (a single-id user namespace), no capabilities; then the filter. */
+int drop_privileges(long uid);
 
 int helper_build(int argc, char **argv);
 int helper_init(int argc, char **argv);

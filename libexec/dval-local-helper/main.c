@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -265,6 +266,13 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_DFL);
+    /* Die with the library thread that spawned us (a SIGKILLed caller
+     * leaves nothing running); it names itself so a parent that died
+     * before this line is noticed too. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    const char *parent = getenv("DVAL_HELPER_PARENT");
+    if (parent && atol(parent) != (long)getppid())
+        return 125;
     if (!strcmp(argv[1], "build"))
         return helper_build(argc - 2, argv + 2);
     if (!strcmp(argv[1], "init"))
