@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "executor/local/sandbox_ids.h"
+
 #define STACK_SIZE (256 * 1024)
 
 void die_fd(int fd, const char *what)
@@ -230,6 +232,21 @@ static int probe_child(void *p)
         die_fd(1, "mount namespace");
     if (mount_overlay("/", up, wk, mnt, 0) < 0)
         die_fd(1, "overlayfs");
+    /* what every command needs: dropping to an unprivileged uid (or all
+     * capabilities), a fresh keyring, the seccomp filter, which must
+     * then refuse a denied call */
+    pid_t kid = fork();
+    if (kid == 0) {
+        long uid = geteuid() == 0 ? LX_UID_DEFAULT : -1;
+        if (drop_privileges(uid) < 0)
+            die_fd(1, "seccomp filter or unprivileged uid");
+        if (syscall(SYS_keyctl, 0L, -3L, 0L) >= 0 || errno != EPERM ||
+            unshare(CLONE_NEWUSER) == 0)
+            die_fd(1, "seccomp filter not enforced");
+        _exit(0);
+    }
+    if (kid < 0 || wait_code(kid) != 0)
+        return 1;
     write_str(1, "ok\n");
     return 0;
 }

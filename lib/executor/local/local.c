@@ -190,7 +190,8 @@ int lx_isolation(lx *x, dval_call *c, int *isolated)
         return DVAL_OK;
     }
     return dval__call_fail(c, DVAL_EISOLATION, "local executor: %s; user/"
-                           "mount/pid namespaces and overlayfs are required "
+                           "mount/pid namespaces, overlayfs and seccomp are "
+                           "required "
                            "(or allow unisolated execution)", x->probe_msg);
 }
 
