@@ -3,6 +3,8 @@
  *   build <layer> <work> <mnt> <cmd>...          build a snapshot layer
  *   init  <sbdir> <layer|-> <net 0|1> <hide> [-g procs]...   start an init
  *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
+ *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
+ *          -u uid: the unprivileged host uid/gid the command runs as)
  *   probe <tmpdir>                               check isolation support */
 #ifndef DVAL_HELPER_H
 #define DVAL_HELPER_H
@@ -29,11 +31,21 @@ int mount_overlay(const char *lower, const char *upper, const char *work,
 int setup_dev(const char *root);
 int setup_sandbox_root(const char *root, const char *hide);
 int enter_root(const char *root);
+/* Masks /proc under root ("" for /) as Docker does. */
+int mask_proc(const char *root);
+/* New mount namespace with a /proc of the caller's pid namespace. */
+int mount_command_proc(void);
 int loopback_up(void);
 /* Drops capabilities that could reach past the sandbox (mounts, devices,
  * modules, raw I/O, ptrace, ...) from the bounding set; sets no_new_privs. */
 int drop_caps(void);
 int bind_ro(const char *path);
+
+/* seccomp.c: no_new_privs + the command filter (fails off x86_64). */
+int seccomp_install(void);
+/* privs.c: new session, own keyring, uid/gid uid (> 0) or, with uid 0
+ * (a single-id user namespace), no capabilities; then the filter. */
+int drop_privileges(long uid);
 
 int helper_build(int argc, char **argv);
 int helper_init(int argc, char **argv);

@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,11 +20,6 @@ struct init_args {
     int share_net;
     int status[2];
 };
-
-static void on_chld(int sig)
-{
-    (void)sig;
-}
 
 /* SIGTERM ends the sandbox when it comes from outside its
  * pid namespace (the host: a shutdown, an administrator, a test's
@@ -40,13 +37,20 @@ static void on_term(int sig, siginfo_t *si, void *ctx)
         _exit(128 + sig);
 }
 
-static void reap_forever(void)
+/* The sandbox's state directory (held open from before pivot_root) was
+ * deleted: nobody can reach or stop this sandbox any more. */
+static int state_gone(int dirfd)
 {
-    sigset_t block, empty;
+    struct stat st;
+    return fstat(dirfd, &st) < 0 || st.st_nlink == 0;
+}
+
+/* Reaps orphans; every second (no signal timers: a timed wait) checks
+ * that the state directory still exists, and exits when it is gone. */
+static void reap_forever(int dirfd)
+{
+    sigset_t block;
     struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_chld;
-    sigaction(SIGCHLD, &sa, NULL);
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_term;
     sa.sa_flags = SA_SIGINFO;
@@ -54,11 +58,13 @@ static void reap_forever(void)
     sigemptyset(&block);
     sigaddset(&block, SIGCHLD);
     sigprocmask(SIG_BLOCK, &block, NULL);
-    sigemptyset(&empty);
     for (;;) {
         while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
-        sigsuspend(&empty);
+        if (state_gone(dirfd))
+            _exit(0);
+        struct timespec ts = { 1, 0 };
+        sigtimedwait(&block, NULL, &ts);
     }
 }
 
@@ -88,6 +94,9 @@ static int init_child(void *p)
     if (!a->share_net && loopback_up() < 0)
         die_fd(fd, "bring up lo");
     sethostname("sandbox", 7);
+    int watch = open(a->sbdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (watch < 0)
+        die_fd(fd, "open the state directory");
     if (enter_root(root) < 0)
         die_fd(fd, "pivot_root");
     int null = open("/dev/null", O_RDWR);
@@ -97,10 +106,12 @@ static int init_child(void *p)
     dup2(null, 0);
     dup2(null, 1);
     dup2(null, 2);
-    if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
-        for (int i = 3; i < 1024; i++)
+    if (watch != 3 && (dup2(watch, 3) < 0 || close(watch) < 0))
+        die_fd(fd, "keep the state directory open");
+    if (syscall(SYS_close_range, 4U, ~0U, 0U) < 0)
+        for (int i = 4; i < 1024; i++)
             close(i);
-    reap_forever();
+    reap_forever(3);
     return 0;
 }
 

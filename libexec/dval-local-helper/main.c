@@ -10,9 +10,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "executor/local/sandbox_ids.h"
 
 #define STACK_SIZE (256 * 1024)
 
@@ -229,6 +232,21 @@ static int probe_child(void *p)
         die_fd(1, "mount namespace");
     if (mount_overlay("/", up, wk, mnt, 0) < 0)
         die_fd(1, "overlayfs");
+    /* what every command needs: dropping to an unprivileged uid (or all
+     * capabilities), a fresh keyring, the seccomp filter, which must
+     * then refuse a denied call */
+    pid_t kid = fork();
+    if (kid == 0) {
+        long uid = geteuid() == 0 ? LX_UID_DEFAULT : -1;
+        if (drop_privileges(uid) < 0)
+            die_fd(1, "seccomp filter or unprivileged uid");
+        if (syscall(SYS_keyctl, 0L, -3L, 0L) >= 0 || errno != EPERM ||
+            unshare(CLONE_NEWUSER) == 0)
+            die_fd(1, "seccomp filter not enforced");
+        _exit(0);
+    }
+    if (kid < 0 || wait_code(kid) != 0)
+        return 1;
     write_str(1, "ok\n");
     return 0;
 }
@@ -265,6 +283,13 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_DFL);
+    /* Die with the library thread that spawned us (a SIGKILLed caller
+     * leaves nothing running); it names itself so a parent that died
+     * before this line is noticed too. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    const char *parent = getenv("DVAL_HELPER_PARENT");
+    if (parent && atol(parent) != (long)getppid())
+        return 125;
     if (!strcmp(argv[1], "build"))
         return helper_build(argc - 2, argv + 2);
     if (!strcmp(argv[1], "init"))

@@ -30,6 +30,9 @@ int lt_run(lt *t, const char *sb, const char *command, lt_out *o);
 void lt_out_free(lt_out *o);
 /* Writes data to path inside the sandbox; returns the status. */
 int lt_upload(lt *t, const char *sb, const char *path, const char *data);
+/* Uploads the local file at local to path inside the sandbox. */
+int lt_upload_file(lt *t, const char *sb, const char *path,
+                   const char *local);
 /* Reads path from the sandbox into *out (NUL-terminated). */
 int lt_download(lt *t, const char *sb, const char *path, dval__buf *out);
 int lt_state(lt *t, const char *sb);

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,4 +223,23 @@ void lt_set_state_key(lt *t, const char *sb, const char *key,
              p);
     if (system(cmd) != 0)
         th_fail(__FILE__, __LINE__, "%s", cmd);
+}
+
+static int fsrc(char *buf, size_t cap, size_t *len, void *ud)
+{
+    ssize_t n = read(*(int *)ud, buf, cap);
+    *len = n > 0 ? (size_t)n : 0;
+    return n < 0;
+}
+
+int lt_upload_file(lt *t, const char *sb, const char *path,
+                   const char *local)
+{
+    int fd = open(local, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return DVAL_ENOTFOUND;
+    int rc = no_openat2(t->ex.file_upload(t->ex.userdata, lt_call(t), sb,
+                                          path, fsrc, &fd, -1));
+    close(fd);
+    return rc;
 }
