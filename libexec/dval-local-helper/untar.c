@@ -1,8 +1,8 @@
 /* "import" mode: extracts root filesystem tarballs (plain or gzip: gzip -dc
  * decompresses) into a directory, as root with ownership, modes and times
- * kept. "oci" applies OCI layer whiteouts (.wh.<name> removes name,
- * .wh..wh..opq empties the directory; the opaque marker is expected
- * before the directory's own entries, as image builders write it).
+ * kept. "oci" applies OCI layer whiteouts (.wh.<name> removes name from
+ * the layers below; .wh..wh..opq empties its directory of what the layers
+ * below put there, keeping what this layer has already extracted).
  * Safety: the extracting process is chrooted into the target, and each
  * entry is placed by walking its parent directories one by one with
  * O_NOFOLLOW, so an archive cannot write through a symlink (its own or
@@ -35,6 +35,8 @@ struct entry {
 struct tar_in {
     int fd;
     int oci;
+    char **seen;                /* names extracted from this layer (oci) */
+    size_t nseen, capseen;
     char pax_name[NAME_MAX_LEN], pax_link[NAME_MAX_LEN];
     long long pax_size;
 };
@@ -237,7 +239,37 @@ static int open_parent(const char *name, char *tmp, const char **base)
 
 static int remove_at(int dir, const char *name);
 
-static int empty_dir(int d)
+static int was_seen(const struct tar_in *in, const char *prefix,
+                    const char *name)
+{
+    size_t pl = strlen(prefix);
+    for (size_t i = 0; in && i < in->nseen; i++)
+        if (!strncmp(in->seen[i], prefix, pl) &&
+            !strcmp(in->seen[i] + pl, name))
+            return 1;
+    return 0;
+}
+
+static void remember(struct tar_in *in, const char *name)
+{
+    if (!in->oci)
+        return;
+    if (in->nseen == in->capseen) {
+        size_t cap = in->capseen ? in->capseen * 2 : 256;
+        char **v = realloc(in->seen, cap * sizeof *v);
+        if (!v)
+            return;
+        in->seen = v;
+        in->capseen = cap;
+    }
+    char *dup = strdup(name);
+    if (dup)
+        in->seen[in->nseen++] = dup;
+}
+
+/* Empties directory d, keeping names this layer extracted (prefix is the
+ * directory's name with '/', for the lookup; in NULL: keep nothing). */
+static int empty_dir(int d, const struct tar_in *in, const char *prefix)
 {
     DIR *ds = fdopendir(d);
     if (!ds) {
@@ -247,7 +279,8 @@ static int empty_dir(int d)
     struct dirent *de;
     int rc = 0;
     while ((de = readdir(ds)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+            !was_seen(in, prefix, de->d_name))
             rc |= remove_at(dirfd(ds), de->d_name);
     closedir(ds);
     return rc;
@@ -261,7 +294,7 @@ static int remove_at(int dir, const char *name)
         return -1;
     int d = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
                    O_CLOEXEC);
-    if (d < 0 || empty_dir(d) < 0)
+    if (d < 0 || empty_dir(d, NULL, "") < 0)
         return -1;
     return unlinkat(dir, name, AT_REMOVEDIR);
 }
@@ -342,13 +375,16 @@ static int create(struct tar_in *in, int dir, const char *base,
 }
 
 /* Whiteouts of OCI layers: 1 when e was one (and was applied). */
-static int whiteout(int dir, const char *base)
+static int whiteout(struct tar_in *in, int dir, const char *name,
+                    const char *base)
 {
     if (strncmp(base, ".wh.", 4) != 0)
         return 0;
     if (!strcmp(base, ".wh..wh..opq")) {
+        char prefix[NAME_MAX_LEN];
+        snprintf(prefix, sizeof prefix, "%.*s", (int)(base - name), name);
         int d = dup(dir);
-        return d < 0 || empty_dir(d) < 0 ? -1 : 1;
+        return d < 0 || empty_dir(d, in, prefix) < 0 ? -1 : 1;
     }
     return remove_at(dir, base + 4) < 0 ? -1 : 1;
 }
@@ -366,7 +402,7 @@ static int apply(struct tar_in *in, struct entry *e)
     int dir = open_parent(e->name, tmp, &base);
     if (dir < 0)
         return -1;
-    int rc = in->oci ? whiteout(dir, base) : 0;
+    int rc = in->oci ? whiteout(in, dir, e->name, base) : 0;
     if (rc != 0) {
         close(dir);
         return rc < 0 ? fail("cannot apply whiteout", e->name)
@@ -379,6 +415,8 @@ static int apply(struct tar_in *in, struct entry *e)
     if (rc == 0)
         rc = create(in, dir, base, e);
     close(dir);
+    if (rc == 0)
+        remember(in, e->name);
     return rc;
 }
 
