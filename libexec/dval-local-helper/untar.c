@@ -382,7 +382,9 @@ static int whiteout(struct tar_in *in, int dir, const char *name,
         return 0;
     if (!strcmp(base, ".wh..wh..opq")) {
         char prefix[NAME_MAX_LEN];
-        snprintf(prefix, sizeof prefix, "%.*s", (int)(base - name), name);
+        /* base is the last component of a copy of name */
+        snprintf(prefix, sizeof prefix, "%.*s",
+                 (int)(strlen(name) - strlen(base)), name);
         int d = dup(dir);
         return d < 0 || empty_dir(d, in, prefix) < 0 ? -1 : 1;
     }
