@@ -50,8 +50,8 @@ static void warm_image(lt *t)
     c->timeout_ms = 1800000;
     dval_snapshot_spec s = { .struct_size = sizeof s, .name = "lt-warm" };
     int rc = t->ex.snapshot_create(t->ex.userdata, c, &s, NULL, NULL, NULL);
-    if (rc == DVAL_EISOLATION)
-        th_skip(t->call.errmsg);
+    if (rc == DVAL_EISOLATION) /* the test itself skips, or wants that */
+        return;
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "base image: %s", t->call.errmsg);
     t->ex.snapshot_delete(t->ex.userdata, lt_call(t), "lt-warm");
