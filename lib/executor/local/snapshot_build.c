@@ -26,6 +26,17 @@ static int snap_dir(lx *x, dval_call *c, const char *name, char *dir,
     return DVAL_OK;
 }
 
+/* An active snapshot without a "lower" file was made by a version that
+ * layered snapshots over the host's root: it is reported absent (and
+ * rebuilt by the next create), never run. */
+static int legacy(const char *dir, const lx_kv *kv)
+{
+    char p[4200];
+    const char *st = lx_kv_get(kv, "state");
+    dval__fmt(p, sizeof p, "%s/lower", dir);
+    return st && !strcmp(st, "active") && access(p, F_OK) != 0;
+}
+
 static int load(lx *x, dval_call *c, const char *name, char *dir, size_t cap,
                 lx_kv *kv, dval_snapshot_info *out)
 {
@@ -39,6 +50,12 @@ static int load(lx *x, dval_call *c, const char *name, char *dir, size_t cap,
         return dval__call_fail(c, rc, rc == DVAL_ENOTFOUND
                                ? "snapshot %s not found"
                                : "cannot read snapshot %s", name);
+    if (legacy(dir, kv)) {
+        lx_kv_free(kv);
+        return dval__call_fail(c, DVAL_ENOTFOUND, "snapshot %s was built "
+                               "over the host's root by an older version: "
+                               "the next create rebuilds it", name);
+    }
     if (out) {
         const char *r = lx_kv_get(kv, "error_reason");
         dval__strlcpy(out->id, name, sizeof out->id);
@@ -285,6 +302,10 @@ static int taken(const char *dir, const char *name)
     dval__fmt(p, sizeof p, "%s/state", dir);
     if (lx_kv_load(&kv, p) != DVAL_OK)
         return 0;
+    if (legacy(dir, &kv)) {
+        lx_kv_free(&kv);
+        return 0;
+    }
     const char *st = lx_kv_get(&kv, "state");
     if (st && (!strcmp(st, "building") || !strcmp(st, "pending")))
         save_state(dir, name, DVAL_SNAPSHOT_BUILD_FAILED,
