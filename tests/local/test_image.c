@@ -218,3 +218,25 @@ TEST(test_local_image__snapshot_over_cached_base_is_cheap)
            "bookworm\n");
     lt_close(&t);
 }
+
+TEST(test_local_image__no_mmdebstrap_fails_closed)
+{
+    lt t;
+    lt_open(&t, "img-nomm");
+    char *path = dval__strdup(getenv("PATH"));
+    char cache[700];
+    snprintf(cache, sizeof cache, "%s/empty-cache", t.dir);
+    setenv("DVAL_LOCAL_CACHE_DIR", cache, 1);
+    setenv("PATH", "/nonexistent", 1);
+    CHECK_INT(lt_snapshot(&t, "needs-base", "debian:12", NULL, NULL),
+              DVAL_EISOLATION);
+    CHECK_CONTAINS(t.call.errmsg, "apt-get install mmdebstrap");
+    dval_sandbox_options o = { .struct_size = sizeof o, .name = "sb" };
+    CHECK_INT(t.ex.sandbox_create(t.ex.userdata, lt_call(&t), &o, NULL),
+              DVAL_EISOLATION);
+    CHECK_CONTAINS(t.call.errmsg, "mmdebstrap");
+    setenv("PATH", path, 1);
+    unsetenv("DVAL_LOCAL_CACHE_DIR");
+    dval__free(path);
+    lt_close(&t);
+}
