@@ -240,3 +240,35 @@ TEST(test_local_image__no_mmdebstrap_fails_closed)
     dval__free(path);
     lt_close(&t);
 }
+
+TEST(test_local_image__devices_and_symlinked_mount_points)
+{
+    lt t;
+    lt_open(&t, "img-devs");
+    lt_sh("rm -rf " W " && mkdir -p " W);
+    lt_mini_root(W "/root");
+    /* a device node in an image (here /dev/null's) opens nothing: nodev */
+    lt_sh("mknod " W "/root/mem c 1 3");
+    CHECK_INT(lt_snapshot(&t, "devs", "dir:" W "/root", NULL, NULL),
+              DVAL_OK);
+    run_in(&t, "devs", "d", "echo x > /mem 2>/dev/null || echo refused",
+           "refused\n");
+    /* and an imported tarball brings none */
+    lt_sh("tar -C " W "/root -cf " W "/devs.tar .");
+    CHECK_INT(lt_snapshot(&t, "devs-tar", "tar:" W "/devs.tar", NULL, NULL),
+              DVAL_OK);
+    char p[1024];
+    snprintf(p, sizeof p, "%s/snapshots/devs-tar/rootfs/mem", t.dir);
+    CHECK(access(p, F_OK) != 0);
+    /* a mount point that is a symlink is refused, not followed */
+    lt_sh("rm " W "/root/mem && ln -s /root " W "/root/tmp");
+    CHECK_INT(lt_snapshot(&t, "symtmp", "dir:" W "/root", NULL, NULL),
+              DVAL_OK);
+    dval_sandbox_options o = { .struct_size = sizeof o, .name = "s",
+                               .snapshot = "symtmp" };
+    CHECK(t.ex.sandbox_create(t.ex.userdata, lt_call(&t), &o, NULL) !=
+          DVAL_OK);
+    CHECK_CONTAINS(t.call.errmsg, "sandbox root");
+    lt_close(&t);
+    lt_sh("rm -rf " W);
+}
