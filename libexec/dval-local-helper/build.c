@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -138,7 +139,23 @@ int helper_mkimage(int argc, char **argv)
     snprintf(inc, sizeof inc, "--include=%s", argv[1]);
     char *mm[] = { "mmdebstrap", "--variant=minbase", "--mode=root", inc,
                    "bookworm", argv[0], NULL };
-    execvp("mmdebstrap", mm);
+    /* the caller's environment minus everything but the way to the
+     * archive: its secrets never reach the image's maintainer scripts */
+    static const char *keep[] = { "http_proxy", "https_proxy", "HTTP_PROXY",
+                                  "HTTPS_PROXY", "no_proxy", "NO_PROXY",
+                                  "TMPDIR" };
+    static char vars[8][4200];
+    char *env[12] = { build_env[0], "HOME=/root", "LANG=C.UTF-8" };
+    int n = 3;
+    for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
+        const char *v = getenv(keep[i]);
+        if (v && strlen(v) < 4000) {
+            snprintf(vars[i], sizeof vars[i], "%s=%s", keep[i], v);
+            env[n++] = vars[i];
+        }
+    }
+    env[n] = NULL;
+    execvpe("mmdebstrap", mm, env);
     write_str(2, "err: mmdebstrap is not installed (apt-get install "
               "mmdebstrap)\n");
     return 127;

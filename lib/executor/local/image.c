@@ -129,7 +129,7 @@ static int in_path(const char *prog)
     return 0;
 }
 
-static long long tree_bytes;
+static _Thread_local long long tree_bytes; /* nftw has no user pointer */
 
 static int add_size(const char *p, const struct stat *st, int type,
                     struct FTW *f)
@@ -144,7 +144,7 @@ static int add_size(const char *p, const struct stat *st, int type,
 /* Disk use of a tree (reported with each built image). */
 long long lx_tree_bytes(const char *dir)
 {
-    tree_bytes = 0; /* only called under an image or snapshot lock */
+    tree_bytes = 0;
     nftw(dir, add_size, 32, FTW_PHYS | FTW_MOUNT);
     return tree_bytes;
 }

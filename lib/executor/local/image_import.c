@@ -71,7 +71,7 @@ static json_t *pick(json_t *index, const char *tag)
     return tag ? NULL : json_array_get(list, 0);
 }
 
-/* Fills argv (from *n) with the layer blobs of the layout's image. */
+/* Fills paths (from *n) with the layer blobs of the layout's image. */
 static int oci_layers(dval_call *c, const char *layout, const char *tag,
                       char (*paths)[4200], int *n)
 {
@@ -149,25 +149,27 @@ int lx_image_import(lx *x, dval_call *c, const char *snapdir,
         return use_dir(c, img->path, dst, cap);
     char rootfs[4200], layout[4096];
     const char *tag = NULL;
-    static char paths[MAX_LAYERS][4200]; /* under the snapshot lock */
+    char (*paths)[4200] = dval__calloc(MAX_LAYERS, sizeof *paths);
     char *argv[MAX_LAYERS + 6] = { NULL, "import", rootfs,
                                    img->kind == LX_IMG_OCI ? "oci" : "tar" };
-    int n = 0, rc = DVAL_OK;
+    int n = 0, rc = paths ? DVAL_OK : DVAL_ENOMEM;
     dval__fmt(rootfs, sizeof rootfs, "%s/rootfs", snapdir);
-    if (img->kind == LX_IMG_OCI) {
+    if (rc == DVAL_OK && img->kind == LX_IMG_OCI) {
         split_tag(img->path, layout, sizeof layout, &tag);
         rc = oci_layers(c, layout, tag, paths, &n);
-    } else {
+    } else if (rc == DVAL_OK) {
         dval__fmt(paths[n++], sizeof *paths, "%s", img->path);
     }
-    if (rc != DVAL_OK)
-        return rc;
     for (int i = 0; i < n; i++)
         argv[4 + i] = paths[i];
     lx_rmtree(rootfs);
-    if (lx_mkdirs(rootfs, 0755) < 0)
-        return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", rootfs,
-                               strerror(errno));
+    if (rc == DVAL_OK && lx_mkdirs(rootfs, 0755) < 0)
+        rc = dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", rootfs,
+                             strerror(errno));
+    if (rc != DVAL_OK) {
+        dval__free(paths);
+        return rc;
+    }
     LX_LOG(x, DVAL_LOG_INFO, "local executor: importing %s (%d layer%s)",
            img->path, n, n == 1 ? "" : "s");
     int code = 0;
@@ -179,5 +181,6 @@ int lx_image_import(lx *x, dval_call *c, const char *snapdir,
         lx_rmtree(rootfs);
     else
         dval__fmt(dst, cap, "%s", rootfs);
+    dval__free(paths);
     return rc;
 }
