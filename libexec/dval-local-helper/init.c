@@ -68,6 +68,38 @@ static void reap_forever(int dirfd)
     }
 }
 
+/* The layer argument: "<dir>[:<dir>...]" (a snapshot's layer over its
+ * image, or an image alone) or "host[:<layer>]" (the host-root opt-in:
+ * the layers over an empty skeleton in lower/, the allow-list bound on
+ * top). Anything else, "-" (the host's own root, formerly) included, is
+ * refused. */
+static int is_host_root(const char *layer)
+{
+    return !strncmp(layer, "host", 4) && (!layer[4] || layer[4] == ':');
+}
+
+static int sandbox_lower(const char *layer, char *lower, size_t cap)
+{
+    if (!is_host_root(layer)) {
+        if (layer[0] != '/') {
+            errno = EINVAL;
+            return -1;
+        }
+        snprintf(lower, cap, "%s", layer);
+        return 0;
+    }
+    if (host_skeleton(lower) < 0)
+        return -1;
+    char skel[4096];
+    snprintf(skel, sizeof skel, "%s", lower);
+    if (layer[4] == ':' &&
+        snprintf(lower, cap, "%s:%s", layer + 5, skel) >= (int)cap) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
 static int init_child(void *p)
 {
     struct init_args *a = p;
@@ -81,14 +113,13 @@ static int init_child(void *p)
     snprintf(root, sizeof root, "%s/root", a->sbdir);
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         die_fd(fd, "make / private");
-    if (strcmp(a->layer, "-") != 0) {
-        if (mount_overlay("/", a->layer, swork, lower, 1) < 0)
-            die_fd(fd, "mount snapshot overlay");
-    } else {
-        snprintf(lower, sizeof lower, "/");
-    }
+    (void)swork;
+    if (sandbox_lower(a->layer, lower, sizeof lower) < 0)
+        die_fd(fd, "sandbox root image");
     if (mount_overlay(lower, upper, work, root, 0) < 0)
         die_fd(fd, "mount sandbox overlay");
+    if (is_host_root(a->layer) && host_root_binds(root) < 0)
+        die_fd(fd, "bind the host allow-list");
     if (setup_sandbox_root(root, a->hide) < 0)
         die_fd(fd, "set up sandbox root");
     if (!a->share_net && loopback_up() < 0)
