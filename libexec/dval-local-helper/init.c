@@ -1,6 +1,7 @@
 /* "init" mode: creates the sandbox's namespaces and root, then stays as its
  * pid 1 (reaping orphans) after the launching process has exited. */
 #include "helper.h"
+#include "upper_disk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@ struct init_args {
     const char *sbdir, *layer, *hide;
     int share_net;
     int status[2];
+    int disk_gib, disk_fd;      /* the bounded layer (upper_disk.c) */
 };
 
 static void on_chld(int sig)
@@ -81,10 +83,16 @@ static int init_child(void *p)
     } else {
         snprintf(lower, sizeof lower, "/");
     }
+    if (a->disk_gib > 0 && upper_disk_attach(a->disk_fd, a->sbdir,
+                                             a->disk_gib, upper, work,
+                                             sizeof upper) < 0)
+        die_fd(fd, "mount the sandbox disk");
     if (mount_overlay(lower, upper, work, root, 0) < 0)
         die_fd(fd, "mount sandbox overlay");
     if (setup_sandbox_root(root, a->hide) < 0)
         die_fd(fd, "set up sandbox root");
+    if (a->disk_gib > 0 && upper_disk_tmp(a->sbdir, root) < 0)
+        die_fd(fd, "bind /tmp to the sandbox disk");
     if (!a->share_net && loopback_up() < 0)
         die_fd(fd, "bring up lo");
     sethostname("sandbox", 7);
@@ -111,9 +119,14 @@ int helper_init(int argc, char **argv)
         return 2;
     }
     struct init_args a = { argv[0], argv[1], argv[3], argv[2][0] == '1',
-                           { -1, -1 } };
+                           { -1, -1 }, upper_disk_gib(argc, argv), -1 };
     setsid();
     join_cgroups(argc, argv);
+    /* the image is mounted while still host root (ext4 cannot be mounted
+     * inside a user namespace); ENOENT (no image): a sized tmpfs */
+    if (a.disk_gib > 0 && (a.disk_fd = upper_disk_open(a.sbdir)) < 0 &&
+        errno != ENOENT)
+        die_fd(1, "mount the sandbox disk image");
     if (pipe(a.status) < 0)
         die_fd(1, "pipe");
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
@@ -123,6 +136,8 @@ int helper_init(int argc, char **argv)
     if (pid < 0)
         die_fd(1, "create namespaces");
     close(a.status[1]);
+    if (a.disk_fd >= 0)
+        close(a.disk_fd);
     char buf[600];
     size_t n = 0;
     for (;;) {

@@ -3,6 +3,7 @@
  * The init's pid and start time are persisted so that a fresh process can
  * tell a live init from a dead one (error) or a reused pid. */
 #include "local.h"
+#include "upper_disk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -324,14 +325,18 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
         rc = lx_snapshot_layer(x, c, snap, layer, sizeof layer);
     if (rc != DVAL_OK)
         return rc;
-    const char *sub[] = { "upper", "work", "swork", "lower", "root" };
-    for (int i = 0; i < 5; i++) {
+    /* upper and work live on the sandbox's bounded disk (upper_disk.c) */
+    const char *sub[] = { "swork", "lower", "root" };
+    for (int i = 0; i < 3; i++) {
         char d[4200];
         dval__fmt(d, sizeof d, "%s/%s", sb->dir, sub[i]);
         if (lx_mkdirs(d, 0755) < 0)
             return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
                                    strerror(errno));
     }
+    rc = lx_disk_prepare(x, c, sb);
+    if (rc != DVAL_OK)
+        return rc;
     lx_limits l;
     lx_sb_limits(x, sb, &l);
     const char *cg = lx_kv_get(&sb->kv, "cgroup");
@@ -350,9 +355,12 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
     lx_kv_setnum(&sb->kv, "rl_as", l.rl_as);
     lx_kv_setnum(&sb->kv, "rl_nproc", l.rl_nproc);
     dval__fmt(hide, sizeof hide, "%s", x->state_dir);
-    char *argv[16] = { NULL, "init", sb->dir, layer,
-                       lx_kv_num(&sb->kv, "network", 0) ? "1" : "0", hide };
-    int n = 6;
+    char gib[16];
+    dval__fmt(gib, sizeof gib, "%d", lx_disk_gib(sb));
+    char *argv[20] = { NULL, "init", sb->dir, layer,
+                       lx_kv_num(&sb->kv, "network", 0) ? "1" : "0", hide,
+                       "-d", gib };
+    int n = 8;
     for (int i = 0; i < l.nprocs; i++) {
         argv[n++] = "-g";
         argv[n++] = l.procs[i];

@@ -68,6 +68,10 @@ static int fill_new(lx *x, lx_sb *sb, const dval_sandbox_options *o)
                        ? o->max_memory_bytes : 2LL << 30);
     rc |= lx_kv_setnum(&sb->kv, "max_cpu_ms", o->max_cpu_ms > 0
                        ? o->max_cpu_ms : 600000);
+    if (o->disk_gib > 0)
+        rc |= lx_kv_setnum(&sb->kv, "disk_gib", o->disk_gib);
+    if (o->cpu > 0)
+        rc |= lx_kv_setnum(&sb->kv, "cpu", o->cpu);
     rc |= lx_kv_setnum(&sb->kv, "auto_stop_minutes",
                        o->auto_stop_minutes > 0 ? o->auto_stop_minutes : 0);
     rc |= lx_kv_setnum(&sb->kv, "created", lx_wall_ms());
