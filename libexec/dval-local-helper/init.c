@@ -2,6 +2,7 @@
  * pid 1 (reaping orphans) after the launching process has exited. */
 #include "helper.h"
 #include "upper_disk.h"
+#include "init_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,8 +106,9 @@ static int init_child(void *p)
     dup2(null, 0);
     dup2(null, 1);
     dup2(null, 2);
-    if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
-        for (int i = 3; i < 1024; i++)
+    /* keeps INIT_LOCK_FD (3): the lock lives as long as this init */
+    if (syscall(SYS_close_range, INIT_LOCK_FD + 1U, ~0U, 0U) < 0)
+        for (int i = INIT_LOCK_FD + 1; i < 1024; i++)
             close(i);
     reap_forever();
     return 0;
@@ -122,6 +124,9 @@ int helper_init(int argc, char **argv)
                            { -1, -1 }, upper_disk_gib(argc, argv), -1 };
     setsid();
     join_cgroups(argc, argv);
+    if (init_lock(a.sbdir) < 0)
+        die_fd(1, errno == EWOULDBLOCK ? "another init runs for this "
+               "sandbox" : "lock the sandbox's init");
     /* the image is mounted while still host root (ext4 cannot be mounted
      * inside a user namespace); ENOENT (no image): a sized tmpfs */
     if (a.disk_gib > 0 && (a.disk_fd = upper_disk_open(a.sbdir)) < 0 &&
@@ -135,6 +140,7 @@ int helper_init(int argc, char **argv)
     pid_t pid = spawn_ns(flags, init_child, &a);
     if (pid < 0)
         die_fd(1, "create namespaces");
+    init_lock_pid(pid);
     close(a.status[1]);
     if (a.disk_fd >= 0)
         close(a.disk_fd);

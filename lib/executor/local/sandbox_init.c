@@ -4,6 +4,7 @@
  * tell a live init from a dead one (error) or a reused pid. */
 #include "local.h"
 #include "upper_disk.h"
+#include "init_evict.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -128,6 +129,12 @@ void lx_sb_kill(lx *x, lx_sb *sb)
     }
     sb->pid = 0;
     lx_kv_set(&sb->kv, "pid", "0");
+    /* an init the state lost (its creator was killed) and whatever is
+     * left in the sandbox's cgroups go too */
+    lx_init_evict(x, sb->dir);
+    lx_limits l;
+    lx_sb_limits(x, sb, &l);
+    lx_cgroup_sweep(x, &l);
     if (name) {
         lx_sessions_drop(x, name);
         const char *cg = lx_kv_get(&sb->kv, "cgroup");
@@ -334,6 +341,11 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
             return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
                                    strerror(errno));
     }
+    /* exactly one init: a stray one (from a killed creation) is killed
+     * before this one mounts the same layer */
+    if (lx_init_evict(x, sb->dir) < 0)
+        return dval__call_fail(c, DVAL_EEXEC, "a previous init of %s "
+                               "cannot be stopped", sb->dir);
     rc = lx_disk_prepare(x, c, sb);
     if (rc != DVAL_OK)
         return rc;
