@@ -79,3 +79,37 @@ TEST(test_hostile_creations__rm_unknown_or_invalid_fails_clearly)
     CHECK_INT(dval_sandbox_get(&sb, h.client, "a/b"), DVAL_EINVAL);
     hx_close(&h);
 }
+
+TEST(test_hostile_creations__leftovers_of_dead_processes_removed)
+{
+    hx h;
+    hx_open(&h, "cre-left");
+    /* what a probe, a creation and a delete killed mid-way leave behind
+     * (pid 4194000 is above any default pid_max: never alive) */
+    const char *left[] = { "probe.4194000", "sandboxes/.new-x-4194000-1",
+                           "sandboxes/.trash-x-4194000-7",
+                           "sandboxes/.trash-y-4194000-1700000000000-3" };
+    char p[900];
+    snprintf(p, sizeof p, "%s/sandboxes", h.dir);
+    mkdir(h.dir, 0755);
+    mkdir(p, 0755);
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", h.dir, left[i]);
+        CHECK(mkdir(p, 0700) == 0);
+    }
+    /* and one of a live owner (this process), which must stay */
+    snprintf(p, sizeof p, "%s/sandboxes/.new-z-%d-1", h.dir, (int)getpid());
+    CHECK(mkdir(p, 0700) == 0);
+    char *json = NULL;
+    CHECK_INT(hx_validate(&h, "sb", "t", "echo '{}' > results/r.json\n",
+                          &json), DVAL_OK);
+    dval_free(json);
+    for (int i = 0; i < 4; i++) {
+        char q[900];
+        snprintf(q, sizeof q, "%s/%s", h.dir, left[i]);
+        CHECK(access(q, F_OK) != 0);
+    }
+    CHECK(access(p, F_OK) == 0);
+    rmdir(p);
+    hx_close(&h);
+}

@@ -54,6 +54,9 @@ void lx_unlock(int fd);
 int64_t lx_wall_ms(void);
 /* Process-wide sequence number (>= 1) for unique temporary names. */
 unsigned long lx_seq(void);
+/* Removes what killed processes left in the state dir: probe.<pid>,
+ * sandboxes/.new-* and .trash-* whose owner is dead. */
+void lx_sweep_leftovers(const char *state_dir);
 
 /* ---- local.c */
 /* DVAL_OK when namespaces + overlayfs work (or unisolated is allowed, then

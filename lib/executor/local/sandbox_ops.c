@@ -107,6 +107,7 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     rc = lx_isolation(x, c, &isolated);
     if (rc != DVAL_OK)
         return rc;
+    lx_sweep_leftovers(x->state_dir);
     /* The sandbox appears whole: its directory is prepared (state
      * "creating", lock held) under a temporary name and renamed into
      * place, so a concurrent get never finds a directory without a state
@@ -214,6 +215,7 @@ int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
                              strerror(errno));
     lx_unlock(lk);
     lx_sb_close(&sb);
+    lx_sweep_leftovers(x->state_dir);
     return rc;
 }
 
