@@ -73,6 +73,7 @@ int lx_wait(pid_t pid, int *code);
 /* ---- limits.c: cgroups (v2 with memory+pids, else v1), else rlimits */
 typedef struct lx_limits {
     long long pids, mem, cpu_ms;
+    int cpus;                   /* CPU quota in CPUs, 0 = none */
     char procs[3][4096];        /* cgroup.procs files to join */
     int nprocs;
     int rl_as, rl_nproc;        /* enforce with setrlimit instead */

@@ -287,6 +287,7 @@ void lx_sb_limits(lx *x, const lx_sb *sb, lx_limits *l)
     l->pids = lx_kv_num(&sb->kv, "max_pids", 512);
     l->mem = lx_kv_num(&sb->kv, "max_memory", 2LL << 30);
     l->cpu_ms = lx_kv_num(&sb->kv, "max_cpu_ms", 600000);
+    l->cpus = (int)lx_kv_num(&sb->kv, "cpu", 0);
     const char *procs = lx_kv_get(&sb->kv, "cgroup_procs");
     for (const char *s = procs; s && *s && l->nprocs < 3;) {
         size_t n = strcspn(s, ":");
