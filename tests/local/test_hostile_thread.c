@@ -2,7 +2,9 @@
  * first keeps its own results; a run killed mid-way blocks nobody. */
 #include "hostile.h"
 
+#include <dirent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,31 @@ TEST(test_hostile_thread__second_run_refused_first_keeps_results)
     hx_close(&h);
 }
 
+/* Live processes whose command line is exactly cmd. */
+static int count_cmd(const char *cmd)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        char p[300], buf[256] = "";
+        snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(p, "r");
+        size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        for (size_t i = 0; i + 1 < len; i++)
+            if (!buf[i])
+                buf[i] = ' ';
+        buf[len] = 0;
+        if (len && !strcmp(buf, cmd))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 TEST(test_hostile_thread__killed_run_does_not_block)
 {
     hx h;
@@ -77,7 +104,8 @@ TEST(test_hostile_thread__killed_run_does_not_block)
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
-        hx_validate(&h, "sb", "same", "touch started; sleep 30\n", NULL);
+        hx_validate(&h, "sb", "same", "sleep 4242 & touch started; "
+                    "sleep 4242\n", NULL);
         _exit(0);
     }
     wait_marker(&h, "started");
@@ -88,5 +116,7 @@ TEST(test_hostile_thread__killed_run_does_not_block)
     CHECK_INT(rc, DVAL_OK);
     CHECK_CONTAINS(json, "\"after\":1");
     dval_free(json);
+    /* the next acquire swept what the killed caller's program left */
+    CHECK_INT(count_cmd("sleep 4242"), 0);
     hx_close(&h);
 }

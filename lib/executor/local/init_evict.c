@@ -101,3 +101,57 @@ void lx_cgroup_sweep(lx *x, const lx_limits *l)
         LX_LOG(x, DVAL_LOG_DEBUG, "local executor: cgroup sweep killed %d "
                "leftover process(es)", total);
 }
+
+/* The caller pid of a process's DVAL_SESSION=<pid>:<sandbox>:<session>
+ * marker (session_proc.c), 0 when it has none. */
+static pid_t marker_caller(pid_t pid, const char *name)
+{
+    char p[64], buf[65536], want[300];
+    dval__fmt(p, sizeof p, "/proc/%d/environ", (int)pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    int wl = snprintf(want, sizeof want, ":%s:", name);
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
+        const char *e = buf + i;
+        if (strncmp(e, "DVAL_SESSION=", 13))
+            continue;
+        char *end;
+        long caller = strtol(e + 13, &end, 10);
+        if (caller > 0 && wl > 0 && !strncmp(end, want, (size_t)wl))
+            return (pid_t)caller;
+    }
+    return 0;
+}
+
+void lx_sweep_dead_callers(lx *x, const lx_sb *sb)
+{
+    const char *name = lx_kv_get(&sb->kv, "name");
+    lx_limits l;
+    lx_sb_limits(x, sb, &l);
+    if (!name || !l.nprocs)
+        return;
+    /* every cgroup lists the same processes: the first is enough */
+    FILE *f = fopen(l.procs[0], "re");
+    int pid, n = 0;
+    while (f && fscanf(f, "%d", &pid) == 1) {
+        if (pid <= 1 || pid == sb->pid || pid == getpid())
+            continue;
+        pid_t caller = marker_caller(pid, name);
+        /* only what a session of a dead caller started: a live run's
+         * processes, and the helpers (no marker), are left alone */
+        if (caller > 0 && kill(caller, 0) < 0 && errno == ESRCH &&
+            kill(pid, SIGKILL) == 0)
+            n++;
+    }
+    if (f)
+        fclose(f);
+    if (n)
+        LX_LOG(x, DVAL_LOG_INFO, "local executor: killed %d process(es) of "
+               "a dead caller in sandbox %s", n, name);
+}

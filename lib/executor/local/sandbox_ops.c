@@ -1,6 +1,7 @@
 /* Sandbox members of the local executor vtable. A per-sandbox lock file
  * serialises state changes between threads and processes. */
 #include "local.h"
+#include "init_evict.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -37,8 +38,14 @@ int lx_sandbox_get(void *ud, dval_call *c, const char *id,
 {
     lx_sb sb;
     int rc = lx_sb_open(ud, c, id, &sb, out);
-    if (rc == DVAL_OK)
-        lx_sb_close(&sb);
+    if (rc != DVAL_OK)
+        return rc;
+    /* acquire starts with a get: the leftovers of a caller killed mid-run
+     * must not run on into this run */
+    if (sb.isolated && sb.pid > 0 && out &&
+        out->state == DVAL_SANDBOX_STARTED)
+        lx_sweep_dead_callers(ud, &sb);
+    lx_sb_close(&sb);
     return rc;
 }
 
