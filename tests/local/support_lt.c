@@ -35,6 +35,14 @@ static void kill_old(const char *dir)
                 kill(atoi(line + 4), SIGKILL);
         if (f)
             fclose(f);
+        /* an init whose pid the state lost (a creation killed or canceled
+         * mid-way) is named in the lock it holds */
+        snprintf(sp, sizeof sp, "%s/%s/init.lock", p, e->d_name);
+        f = fopen(sp, "r");
+        if (f && fgets(line, sizeof line, f) && atoi(line) > 1)
+            kill(atoi(line), SIGKILL);
+        if (f)
+            fclose(f);
     }
     if (d)
         closedir(d);

@@ -62,6 +62,9 @@ void lx_unlock(int fd);
 int64_t lx_wall_ms(void);
 /* Process-wide sequence number (>= 1) for unique temporary names. */
 unsigned long lx_seq(void);
+/* Removes what killed processes left in the state dir: probe.<pid>,
+ * sandboxes/.new-* and .trash-* whose owner is dead. */
+void lx_sweep_leftovers(const char *state_dir);
 
 /* ---- local.c */
 /* DVAL_OK when namespaces + overlayfs work (or unisolated is allowed, then
@@ -78,6 +81,7 @@ int lx_wait(pid_t pid, int *code);
 /* ---- limits.c: cgroups (v2 with memory+pids, else v1), else rlimits */
 typedef struct lx_limits {
     long long pids, mem, cpu_ms;
+    int cpus;                   /* CPU quota in CPUs, 0 = none */
     char procs[3][4096];        /* cgroup.procs files to join */
     int nprocs;
     int rl_as, rl_nproc;        /* enforce with setrlimit instead */
