@@ -269,6 +269,8 @@ int lt_upload_file(lt *t, const char *sb, const char *path,
                                           path, fsrc, &fd, -1));
     close(fd);
     return rc;
+}
+
 int lt_snapshot(lt *t, const char *name, const char *image,
                 const char *const *steps, dval_snapshot_info *info)
 {
