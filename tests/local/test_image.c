@@ -30,7 +30,7 @@ TEST(test_local_image__dir_and_tarball)
     lt_sh("rm -rf " W " && mkdir -p " W);
     lt_mini_root(W "/root");
     lt_sh("echo from-dir > " W "/root/marker && chown 1234:5678 " W
-          "/root/marker && chmod 640 " W "/root/marker");
+          "/root/marker && chmod 604 " W "/root/marker");
     CHECK_INT(lt_snapshot(&t, "from-dir", "dir:" W "/root", NULL, NULL),
               DVAL_OK);
     /* the image is the root: no /usr, no host files, the marker */
@@ -48,7 +48,7 @@ TEST(test_local_image__dir_and_tarball)
     CHECK_INT(stat(p, &st), 0);
     CHECK_INT((int)st.st_uid, 1234);
     CHECK_INT((int)st.st_gid, 5678);
-    CHECK_INT((int)(st.st_mode & 07777), 0640);
+    CHECK_INT((int)(st.st_mode & 07777), 0604);
     /* build steps run inside the imported root */
     const char *steps[] = { "echo built > /built", NULL };
     CHECK_INT(lt_snapshot(&t, "tar-built", "tar:" W "/root.tar.gz", steps,
