@@ -22,7 +22,7 @@ DEP_CFLAGS := $(shell pkg-config --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS := $(shell pkg-config --libs $(DEPS) 2>/dev/null) -lpthread
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 REQ_CFLAGS := -std=c11 -D_GNU_SOURCE -DDVAL_BUILDING -fPIC -fvisibility=hidden \
-	-Iinclude -Ilib $(WARN) $(DEP_CFLAGS) \
+	-Iinclude -Ilib -I$(B)/gen $(WARN) $(DEP_CFLAGS) \
 	-DDVAL_LIBEXECDIR='"$(LIBEXECDIR)"'
 ALL_CFLAGS = $(REQ_CFLAGS) $(CFLAGS) $(CPPFLAGS) $(EXTRA_CFLAGS)
 
@@ -42,7 +42,7 @@ LIB_HDR := $(wildcard include/*.h lib/*.h lib/executor/*/*.h)
 # a sanitizer's shadow mappings cannot meet.
 LIBEXEC_CFLAGS ?= $(CFLAGS)
 LIBEXEC_LDFLAGS ?= $(LDFLAGS)
-LIBEXEC_PROGS := $(notdir $(wildcard libexec/*))
+LIBEXEC_PROGS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard libexec/*/*.c)))))
 LIBEXEC_BINS := $(LIBEXEC_PROGS:%=$(B)/libexec/%)
 
 # The CLI
@@ -73,6 +73,15 @@ Q :=
 else
 Q := @
 endif
+
+# The java snapshot's compile service, base64 in the profile's build steps
+JAVAC_SVC := $(wildcard libexec/dval-javac-service/*)
+$(B)/gen/javac_service_files.h: $(JAVAC_SVC)
+	@mkdir -p $(dir $@)
+	$(Q)printf '#define JAVAC_SERVICE_JAVA_B64 "%s"\n#define JAVAC_SERVICE_CLIENT_B64 "%s"\n' \
+		"$$(base64 -w0 libexec/dval-javac-service/JavacService.java)" \
+		"$$(base64 -w0 libexec/dval-javac-service/dval-javac-client)" > $@
+$(B)/obj/lib/profile.o: $(B)/gen/javac_service_files.h
 
 $(B)/obj/%.o: %.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
