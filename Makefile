@@ -78,9 +78,10 @@ endif
 JAVAC_SVC := $(wildcard libexec/dval-javac-service/*)
 $(B)/gen/javac_service_files.h: $(JAVAC_SVC)
 	@mkdir -p $(dir $@)
-	$(Q)printf '#define JAVAC_SERVICE_JAVA_B64 "%s"\n#define JAVAC_SERVICE_CLIENT_B64 "%s"\n' \
-		"$$(base64 -w0 libexec/dval-javac-service/JavacService.java)" \
-		"$$(base64 -w0 libexec/dval-javac-service/dval-javac-client)" > $@
+	$(Q)printf '#define JAVAC_SERVICE_%s_B64 "%s"\n' \
+		JAVA "$$(base64 -w0 libexec/dval-javac-service/JavacService.java)" \
+		CDS "$$(base64 -w0 libexec/dval-javac-service/CdsSample.java)" \
+		CLIENT "$$(base64 -w0 libexec/dval-javac-service/dval-javac-client)" > $@
 $(B)/obj/lib/profile.o: $(B)/gen/javac_service_files.h
 
 $(B)/obj/%.o: %.c $(LIB_HDR)

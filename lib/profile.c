@@ -29,11 +29,18 @@
     "mkdir -p " DVAL_JAVAC_DIR " && echo " JAVAC_SERVICE_JAVA_B64            \
     " | base64 -d > " DVAL_JAVAC_DIR "/JavacService.java && echo "          \
     JAVAC_SERVICE_CLIENT_B64 " | base64 -d > " DVAL_JAVAC_CLIENT             \
+    " && echo " JAVAC_SERVICE_CDS_B64 " | base64 -d > " DVAL_JAVAC_DIR       \
+    "/CdsSample.java"                                                       \
     " && chmod 0755 " DVAL_JAVAC_DIR " " DVAL_JAVAC_CLIENT
 #define JAVA_SERVICE_BUILD                                                  \
     "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "                   \
     "-J-XX:ArchiveClassesAtExit=" DVAL_JAVAC_JSA " -d " DVAL_JAVAC_DIR " "  \
-    DVAL_JAVAC_DIR "/JavacService.java && chmod -R a+rX " DVAL_JAVAC_DIR    \
+    DVAL_JAVAC_DIR "/JavacService.java " DVAL_JAVAC_DIR "/CdsSample.java "  \
+    "&& java -XX:DumpLoadedClassList=/tmp/dval-cds.lst -cp " DVAL_JAVAC_DIR  \
+    " CdsSample >/dev/null && java -Xshare:dump "                           \
+    "-XX:SharedClassListFile=/tmp/dval-cds.lst -XX:SharedArchiveFile="      \
+    DVAL_JAVAC_RUN_JSA " >/dev/null && rm -f /tmp/dval-cds.lst "            \
+    "&& chmod -R a+rX " DVAL_JAVAC_DIR                                      \
     " && mkdir -p " DVAL_JAVAC_RUN_DIR " && chown " DVAL_JAVAC_UID_S ":"     \
     DVAL_JAVAC_UID_S " " DVAL_JAVAC_RUN_DIR " && chmod 0755 "               \
     DVAL_JAVAC_RUN_DIR

@@ -66,7 +66,7 @@ public final class JavacService {
         src.put("W.java", ("class W { public static void main(String[] a) {"
             + " System.out.println(java.util.List.of(a).size()); } }")
             .getBytes(StandardCharsets.UTF_8));
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 12; i++)
             compile(src, new LinkedHashMap<>(), new StringWriter());
     }
 
@@ -171,14 +171,22 @@ public final class JavacService {
     }
 
     /* One compile at a time: javac is not faster in parallel on the few
-     * cores a sandbox has, and the memory stays bounded. */
+     * cores a sandbox has, and the memory stays bounded. The platform's
+     * file manager is kept across compiles: it caches the JDK's class
+     * index, which is most of a warm compile's time otherwise. It lists
+     * nothing but the platform: the class, source and processor paths are
+     * empty. */
+    static StandardJavaFileManager std;
+
     static synchronized boolean compile(Map<String, byte[]> src, Map<String, byte[]> classes,
                                         Writer diag) {
-        StandardJavaFileManager std = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
         try {
-            std.setLocation(StandardLocation.CLASS_PATH, List.of());
-            std.setLocation(StandardLocation.SOURCE_PATH, List.of());
-            std.setLocation(StandardLocation.ANNOTATION_PROCESSOR_PATH, List.of());
+            if (std == null) {
+                std = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+                std.setLocation(StandardLocation.CLASS_PATH, List.of());
+                std.setLocation(StandardLocation.SOURCE_PATH, List.of());
+                std.setLocation(StandardLocation.ANNOTATION_PROCESSOR_PATH, List.of());
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -229,6 +237,7 @@ public final class JavacService {
                 throw new IOException("only class files are written");
             return new ClassOut(cls.replace('.', '/') + ".class", classes);
         }
+        @Override public void close() { /* the platform manager is shared */ }
         @Override public FileObject getFileForOutput(Location loc, String pkg,
                 String rel, FileObject sibling) throws IOException {
             throw new IOException("no other output is written");

@@ -62,6 +62,10 @@ static double one(dval_client *c, const char *src, const char *cmd, seen *s)
         die("validate", dval_client_errmsg(c));
     if (!strstr(json, "\"exit_code\":0"))
         die("the program failed", json);
+    if (getenv("BENCH_VERBOSE")) {
+        const char *t = strstr(json, "\"timings_ms\"");
+        fprintf(stderr, "javabench: %.1f ms %s\n", ms, t ? t : json);
+    }
     dval_free(json);
     return ms;
 }
@@ -81,6 +85,11 @@ int main(int argc, char **argv)
         die("client", NULL);
     const char *cmd = !strcmp(mode, "javac") ? TRACE JAVA_RUN_WITH("false")
                                              : TRACE JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]");
+    if (getenv("JAVABENCH_PREFIX")) { /* e.g. timing probes */
+        static char buf[16384];
+        snprintf(buf, sizeof buf, "%s%s", getenv("JAVABENCH_PREFIX"), cmd);
+        cmd = buf;
+    }
     seen s = { 0, 0, 0 };
     if (!strcmp(mode, "cold"))
         n = 1;
