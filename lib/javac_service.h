@@ -60,9 +60,9 @@
     "&& java -cp 'target/classes:target/dependency/*' \"$main\"; "          \
     "else rm -rf out && mkdir -p out && "                                   \
     "dval_javac $(find . -name '*.java' ! -path './out/*' | "               \
-    "sed 's|^\\./||' | LC_ALL=C sort) 1>&2 && "                             \
+    "sed 's|^\\./||' | LC_ALL=C sort) 1>&2 && { "                           \
     "rcds=; [ -f " DVAL_JAVAC_RUN_JSA " ] && "                              \
     "rcds=-XX:SharedArchiveFile=" DVAL_JAVAC_RUN_JSA "; "                   \
-    "java $rcds -cp out \"$main\"; fi"
+    "java $rcds -cp out \"$main\"; }; fi"
 
 #endif
