@@ -66,7 +66,7 @@ public final class JavacService {
         src.put("W.java", ("class W { public static void main(String[] a) {"
             + " System.out.println(java.util.List.of(a).size()); } }")
             .getBytes(StandardCharsets.UTF_8));
-        for (int i = 0; i < 12; i++)
+        for (int i = 0; i < 4; i++)
             compile(src, new LinkedHashMap<>(), new StringWriter());
     }
 
