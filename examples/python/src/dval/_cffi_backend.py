@@ -236,7 +236,9 @@ class Backend:
         self._fill(o, "dval_client_options", opts, keep)
         cb = None
         if log is not None:
-            cb = self.ffi.callback("dval_log_fn", lambda level, msg, _ud: log(level, self._s(msg)))
+            def logfn(level: int, msg: Any, _ud: Any) -> None:
+                log(level, self._s(msg))
+            cb = self.ffi.callback("dval_log_fn", logfn)
             o.log_fn = cb
         out = self.ffi.new("dval_client **")
         rc = self.lib.dval_client_new(out, o)
@@ -269,7 +271,9 @@ class Backend:
         self._fill(o, "dval_sandbox_options", opts, keep)
         cb = None
         if on_state is not None:
-            cb = self.ffi.callback("dval_state_fn", lambda n, st, _ud: on_state(self._s(n), st))
+            def state(n: Any, st: int, _ud: Any) -> None:
+                on_state(self._s(n), st)  # void: the result is dropped
+            cb = self.ffi.callback("dval_state_fn", state)
             o.on_state = cb
         out = self.ffi.new("dval_sandbox **")
         rc = self.lib.dval_sandbox_acquire(out, client, o)

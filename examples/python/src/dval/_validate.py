@@ -247,6 +247,14 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
             c.close()
 
 
+def _to_loop(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any]) -> Callable[..., None]:
+    """A callback that runs ``fn`` on the loop's thread (and never stops the
+    validation: it returns None)."""
+    def call(*a: Any) -> None:
+        loop.call_soon_threadsafe(fn, *a)
+    return call
+
+
 async def avalidate(profile: str, source_dir: str, **kwargs: Any) -> ValidationResult:
     """``await dval.avalidate(...)``: :func:`validate` in a worker thread,
     with the same arguments. ``on_output`` and ``on_event`` are called on the
@@ -268,7 +276,7 @@ async def avalidate(profile: str, source_dir: str, **kwargs: Any) -> ValidationR
     for name in ("on_output", "on_event"):
         fn = kwargs.get(name)
         if fn is not None:
-            kwargs[name] = (lambda f: lambda *a: loop.call_soon_threadsafe(f, *a))(fn)
+            kwargs[name] = _to_loop(loop, fn)
     fut = loop.run_in_executor(None, functools.partial(
         validate, profile, source_dir, _stop=stop, **kwargs))
     try:
