@@ -1,11 +1,17 @@
-// Whole lifecycle with the C++ wrapper: snapshot, sandbox, session with
-// live output, JSON upload/download, exception from a callback, cancel.
-// usage: example local STATE_DIR | example daytona API_URL
+// Tests of the C++ wrapper (examples/cpp/dval.hpp), built with -std=c++14
+// and -std=c++17 against the installed header: lifecycle, live output, JSON
+// upload/download, exception from a callback, cancel, dval::validate.
+// Everything it creates is deleted (DVAL_RELEASE_DELETE).
+// usage: test_cpp local STATE_DIR SRC_DIR | test_cpp daytona API_URL SRC_DIR
 // exit 0 = passed, 77 = executor not available (skip), 1 = failed.
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
+#if __cplusplus >= 201703L
+#include <string_view>
+#endif
 #include <chrono>
 
 #include "dval.hpp"
@@ -28,10 +34,11 @@ struct stop_here {};
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        std::cerr << "usage: example local STATE_DIR | example daytona API_URL\n";
+    if (argc < 4) {
+        std::cerr << "usage: test_cpp local STATE_DIR SRC_DIR | test_cpp daytona API_URL SRC_DIR\n";
         return 2;
     }
+    const std::string src = argv[3];
     const std::string executor = argv[1];
     dval::client_config cfg;
     cfg.executor = executor;
@@ -71,11 +78,19 @@ int main(int argc, char **argv)
             dval::session s = sb.open_session();
             std::string out, err;
             int code = s.exec("echo hello; echo oops >&2; exit 3",
-                              [&](int st, std::string_view, std::string_view d) {
-                                  (st == DVAL_STDOUT ? out : err).append(d);
+                              [&](int st, dval::bytes_view, dval::bytes_view d) {
+                                  (st == DVAL_STDOUT ? out : err) += d;
                                   return 0;
                               });
             expect(code == 3 && out == "hello\n" && err == "oops\n", "exec with live output");
+#if __cplusplus >= 201703L
+            std::string sv_out;
+            s.exec("echo sv", [&](int, std::string_view, std::string_view d) {
+                sv_out.append(d);
+                return 0;
+            });
+            expect(sv_out == "sv\n", "C++17: callbacks may take std::string_view");
+#endif
 
             sb.upload("/sandbox/ffi-cpp/in.json", R"({"numbers":[1,2,3]})");
             code = s.exec("cd /sandbox/ffi-cpp && sed s/numbers/values/ in.json > out.json");
@@ -85,7 +100,7 @@ int main(int argc, char **argv)
             bool caught = false;
             auto t0 = std::chrono::steady_clock::now();
             try {
-                s.exec("echo a; sleep 20", [](int, std::string_view, std::string_view) -> int {
+                s.exec("echo a; sleep 20", [](int, dval::bytes_view, dval::bytes_view) -> int {
                     throw stop_here{};
                 });
             } catch (const stop_here &) {
@@ -111,7 +126,51 @@ int main(int argc, char **argv)
             s.close();
         }
         sb.release();
-        expect(true, "release");
+        expect(true, "release (delete)");
+
+        // dval::validate with a plain sh program
+        {
+            std::ofstream(src + "/run.sh")
+                << "echo out; echo err >&2\n"
+                   "printf '{\"answer\":42,\"s\":\"a\\\\u00e9\"}' > \"$DVAL_RESULTS_DIR/r.json\"\n";
+            dval::validation req;
+            req.profile = "shell";
+            req.source_dir = src;
+            req.thread_id = "cpp-t1";
+            req.sandbox_name = "ffi-cpp-v-" + executor;
+            req.release = DVAL_RELEASE_DELETE;
+            std::string live;
+            req.on_output = [&](int, std::string ch, dval::bytes_view d) {
+                live += ch + ":" + d.str();
+                return 0;
+            };
+            dval::validation_result r = dval::validate(c, req);
+            expect(r.ok() && r.exit_code == 0 && r.thread_id == "cpp-t1", "validate ok, exit 0");
+            expect(r.stdout_text == "out\n" && r.stderr_text == "err\n", "validate output");
+            expect(live.find("SHELL_SANDBOX_COMMAND_EXECUTION_STDOUT:out\n") != std::string::npos,
+                   "validate on_output gets channel and data");
+            expect(r.result("r.json").find("\"answer\":42") != std::string::npos,
+                   "validate results: " + r.results_json);
+            std::ofstream(src + "/run.sh") << "echo started; sleep 30\n";
+            req.timeout_ms = 500;
+            int st = 0;
+            try {
+                dval::validate(c, req);
+            } catch (const dval::error &e) {
+                st = e.status();
+            }
+            expect(st == DVAL_ETIMEOUT, "validate timeout throws DVAL_ETIMEOUT");
+            req.isolation = "sandbox";
+            st = 0;
+            try {
+                dval::validate(c, req);
+            } catch (const dval::error &e) {
+                st = e.status();
+            }
+            expect(st == DVAL_EUNSUPPORTED, "isolation=sandbox is not supported yet");
+        }
+        expect(dval::json_member(R"({"a":{"b":[1,"}"]},"c":"x\"y"})", "c") == R"("x\"y")",
+               "json_member skips nested values and strings");
     } catch (const std::exception &e) {
         std::cout << "FAIL exception: " << e.what() << std::endl;
         return 1;
