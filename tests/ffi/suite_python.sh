@@ -41,7 +41,15 @@ else
         ok "no library: LibraryNotFoundError says how to fix it"
     else ko "no library message"; sed 's/^/    /' "$TMP/nf.log"; fi
 fi
+# `make install` copies the package where the system python3 looks
 cd "$ROOT"
+if install_tree && pydir=$INST$INST_PREFIX/lib/python3/dist-packages &&
+   (cd "$TMP" && env -u DVAL_LIB PYTHONPATH="$pydir" $PY -c \
+        'import dval, sys; assert dval.__file__.startswith(sys.argv[1]), dval.__file__; print(dval.version())' \
+        "$pydir") >"$TMP/mi.log" 2>&1 && grep -qx 0.1.0 "$TMP/mi.log"; then
+    ok "make install: the package imports and finds the installed library by SONAME"
+else ko "make install of the Python package"; sed 's/^/    /' "$TMP/mi.log" 2>/dev/null; fi
+unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 if cc -std=c99 -Iinclude -o "$TMP/layout" tests/ffi/layout.c 2>"$TMP/layout.err" && "$TMP/layout" >"$TMP/layout.txt"; then
     export DVAL_LAYOUT=$TMP/layout.txt
 fi
