@@ -65,10 +65,32 @@ def t_package():
     check(sys.path == path_before, "import dval changed sys.path")
     check(dval.__file__.startswith(sys.prefix), "dval imported from %s, not the venv %s"
           % (dval.__file__, sys.prefix))
+    import inspect
+    missing = []
     for name in dval.__all__:
         obj = getattr(dval, name)
-        if callable(obj) and not isinstance(obj, type(dval.Status.OK)):
-            check(getattr(obj, "__doc__", None), "%s has no docstring" % name)
+        items = []
+        if inspect.isclass(obj):
+            check(obj.__doc__, "%s has no docstring" % name)
+            if issubclass(obj, (BaseException, int)):
+                continue
+            for m, f in vars(obj).items():
+                if not m.startswith("_") or m == "__init__":
+                    items.append(("%s.%s" % (name, m), f.fget if isinstance(f, property) else f))
+        elif callable(obj):
+            items.append((name, obj))
+        for n, f in items:
+            if not callable(f):
+                continue
+            sig = inspect.signature(f)
+            if not f.__doc__ and not n.endswith("__init__"):
+                missing.append(n + ": no docstring")
+            if sig.return_annotation is inspect.Signature.empty:
+                missing.append(n + ": no return type")
+            missing += ["%s: parameter %s has no type" % (n, p.name) for p in sig.parameters.values()
+                        if p.name != "self" and p.kind != p.VAR_KEYWORD
+                        and p.annotation is inspect.Parameter.empty]
+    check(not missing, "; ".join(missing))
 
 
 def t_version():
