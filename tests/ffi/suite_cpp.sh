@@ -30,6 +30,9 @@ run() { # name, args...
     timeout -k 5 60 "$@" >"$TMP/$name.log" 2>&1
     local rc=$?
     sed "s/^/    $name| /" "$TMP/$name.log"
+    # each check inside the program counts (its PASS/FAIL lines)
+    pass=$((pass + $(grep -c '^PASS ' "$TMP/$name.log")))
+    fail=$((fail + $(grep -c '^FAIL ' "$TMP/$name.log")))
     case $rc in
         0) ok "$name" ;;
         77) echo "SKIP $name: $(grep -m1 '^SKIP' "$TMP/$name.log" | cut -c6-)"; skip=$((skip + 1)) ;;

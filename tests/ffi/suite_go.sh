@@ -22,6 +22,8 @@ if go build ./... >"$TMP/build.log" 2>&1; then ok "go build with pkg-config only
 else ko "go build with pkg-config only"; sed 's/^/    /' "$TMP/build.log"; fi
 if go vet ./... >"$TMP/vet.log" 2>&1; then ok "go vet"
 else ko "go vet"; sed 's/^/    /' "$TMP/vet.log"; fi
+if (cd ../tour && go vet ./...) >"$TMP/vet-tour.log" 2>&1; then ok "go vet (examples/go/tour)"
+else ko "go vet examples/go/tour"; sed 's/^/    /' "$TMP/vet-tour.log"; fi
 if [ -z "$(gofmt -l . ../tour)" ]; then ok "gofmt"; else ko "gofmt: $(gofmt -l . ../tour)"; fi
 start_emulator
 GODEBUG=cgocheck=2 timeout -k 5 170 go test -count=1 -v -timeout 160s ./... >"$TMP/test.log" 2>&1
