@@ -371,3 +371,24 @@ func TestValidateContext(t *testing.T) {
 		}
 	})
 }
+
+func TestValidateContextSilent(t *testing.T) {
+	if !CancelSupported() {
+		t.Skip("this library has no cancel token: a silent program runs to its timeout")
+	}
+	forExecutors(t, func(t *testing.T, e *env) {
+		req := e.req("silent", program(t, "sleep 30\n"))
+		ctx, cancel := context.WithTimeout(bg, time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := e.c.Validate(ctx, req)
+		took := time.Since(start)
+		t.Logf("canceled after %v (ctx deadline 1 s)", took)
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrCanceled) || took > 3*time.Second {
+			t.Fatalf("want canceled within 3 s, got %v after %v", err, time.Since(start))
+		}
+		if left := e.live(t); len(left) != 1 {
+			t.Fatalf("left after a canceled validation: %+v", left)
+		}
+	})
+}

@@ -149,11 +149,11 @@ func Validate(ctx context.Context, o ClientOptions, req Validation) (*Validation
 // of the program is not an error (see ValidationResult.ExitCode). Program
 // output goes live to req.Stdout/req.Stderr.
 //
-// ctx is checked before the call and at every event (each output chunk and
-// phase change): when it is done the validation stops there, closes its
-// session, releases the sandbox and returns an error that unwraps to
-// ctx.Err(). A program that prints nothing is stopped by req.Timeout. (When
-// the library gains its cancel token, ctx will stop every phase at once.)
+// When ctx is done the validation stops, closes its session, releases the
+// sandbox and returns an error that unwraps to ctx.Err(). With a library
+// that has the cancel token (CancelSupported) this happens at once in any
+// phase; with an older one at the next event (output chunk or phase
+// change), so a program that prints nothing is stopped by req.Timeout.
 func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResult, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
@@ -162,8 +162,9 @@ func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResul
 		return nil, &Error{Status: StatusUnsupported, Name: StatusUnsupported.String(),
 			Message: fmt.Sprintf("isolation %q is not supported by this library (only \"session\")", req.Isolation)}
 	}
-	var v C.dval_validation
-	C.dval_validation_init(&v, C.size_t(unsafe.Sizeof(v)))
+	var buf validationBuf
+	v := &buf.v
+	C.dval_validation_init(v, C.size_t(unsafe.Sizeof(*v)))
 	var cs cstrings
 	defer cs.free()
 	v.profile = cs.str(req.Profile)
@@ -196,8 +197,10 @@ func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResul
 	}}
 	h := cgo.NewHandle(st)
 	defer h.Delete()
+	disarm := armCancel(ctx, &buf)
 	var out *C.char
-	rc := cValidate(c.c, &v, uintptr(h), &out)
+	rc := cValidate(c.c, v, uintptr(h), &out)
+	disarm()
 	err := withCause(ctx, st.finish(mkerr(rc, c.errmsg())))
 	if out == nil {
 		return nil, err
