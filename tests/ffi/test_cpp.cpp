@@ -169,6 +169,22 @@ int main(int argc, char **argv)
             }
             expect(st == DVAL_EUNSUPPORTED, "isolation=sandbox is not supported yet");
         }
+        // nothing this program created is left (Daytona renames a sandbox
+        // DESTROYED_<name>_<ms> once it accepts the delete)
+        struct seen {
+            std::string prefix;
+            std::vector<std::string> live;
+        } left{"ffi-cpp-", {}};
+        auto each = [](const char *, const char *n, int st, void *ud) -> int {
+            auto *l = static_cast<seen *>(ud);
+            std::string name = n ? n : "";
+            if (name.compare(0, l->prefix.size(), l->prefix) == 0 && st != DVAL_SANDBOX_DESTROYED &&
+                st != DVAL_SANDBOX_DESTROYING)
+                l->live.push_back(name);
+            return 0;
+        };
+        expect(dval_sandbox_list(c.get(), nullptr, each, &left) == DVAL_OK && left.live.empty(),
+               "no sandbox left" + (left.live.empty() ? std::string() : ": " + left.live[0]));
         expect(dval::json_member(R"({"a":{"b":[1,"}"]},"c":"x\"y"})", "c") == R"("x\"y")",
                "json_member skips nested values and strings");
     } catch (const std::exception &e) {
