@@ -238,13 +238,14 @@ func TestCallbackErrorAndPanic(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s2.Close()
+		code, err := -1, error(nil)
 		func() {
 			defer func() {
 				if p := recover(); p != "boom" {
-					t.Fatalf("want panic boom re-raised, got %v", p)
+					t.Fatalf("want panic boom re-raised, got %v (exec returned %d, %v)", p, code, err)
 				}
 			}()
-			s2.Exec(bg, "echo a; sleep 20", ExecOptions{},
+			code, err = s2.Exec(bg, "echo a; sleep 20", ExecOptions{},
 				func(Stream, string, []byte) error { panic("boom") })
 		}()
 	})
