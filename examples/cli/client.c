@@ -7,6 +7,9 @@
 int cli_client_pb(dval_client **out, const cli_common *co, cli_problem *pb,
                   int *status)
 {
+    *out = NULL;
+    if (check_executor(co->executor, pb))
+        return pb->exit_status;
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = co->executor;

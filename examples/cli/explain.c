@@ -158,9 +158,12 @@ static void run_failed(run_info *ri, const char *phase, const char *detail)
 {
     cli_problem *p = &ri->pb;
     if (ri->signal) {
+        int exec = !strcmp(phase, "exec");
         snprintf(p->message, sizeof p->message, "interrupted (%s) while %s: "
-                 "the program was stopped and its session closed",
-                 ri->signal == 15 ? "SIGTERM" : "SIGINT", phase_words(phase));
+                 "%s", ri->signal == 15 ? "SIGTERM" : "SIGINT",
+                 phase_words(phase), exec ? "the program was stopped and its "
+                 "session closed" : ri->ran ? "the session was closed"
+                 : "stopped before the program ran");
         ri->status = "interrupted";
         p->exit_status = 128 + ri->signal;
         return;

@@ -141,7 +141,9 @@ static void phase_done_line(const dval_event *ev)
         return;
     }
     const char *word = ev->status == DVAL_ECANCELED ? "canceled" : "failed";
-    const char *why = exec_failed ? d : dval_strerror(ev->status);
+    const char *why = exec_failed ? d
+                      : ev->status == DVAL_ECANCELED ? ""
+                                                     : dval_strerror(ev->status);
     status_line("%s>> %-8s%s %s%-7s%s %6lld ms  %s%s%s", c("\033[1;34m"),
                 ev->phase, c("\033[0m"), c("\033[31m"), word, c("\033[0m"),
                 (long long)ev->elapsed_ms, c("\033[31m"), why, c("\033[0m"));
