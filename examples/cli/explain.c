@@ -35,7 +35,8 @@ static int has(const run_info *ri, const char *s)
 /* A hint from what the program printed last, or NULL. */
 static const char *output_hint(const run_info *ri)
 {
-    if ((has(ri, "[ERROR]") || has(ri, "mvn")) &&
+    /* Maven colours "[ERROR]" on a terminal: match on the messages */
+    if ((has(ri, "maven") || has(ri, "mvn")) &&
         (has(ri, "in offline mode") || has(ri, "Could not transfer artifact") ||
          has(ri, "Could not resolve dependencies") ||
          has(ri, "Unknown host") || has(ri, "Non-resolvable")))
@@ -64,10 +65,12 @@ static const char *output_hint(const run_info *ri)
 static void program_failed(run_info *ri)
 {
     cli_problem *p = &ri->pb;
-    int missing = ri->rc == DVAL_ERESULTS;
+    int bad = ri->rc == DVAL_ERESULTS;
+    int none = bad && ri->errmsg && strstr(ri->errmsg, "wrote no");
     snprintf(p->message, sizeof p->message, "the program failed with exit "
              "code %d%s", ri->exit_code,
-             missing ? " and wrote no valid results" : "");
+             none ? " and wrote no results"
+             : bad ? " and some of its results are invalid" : "");
     const char *h = output_hint(ri);
     if (h)
         snprintf(p->hint, sizeof p->hint, "%s", h);

@@ -204,6 +204,30 @@ static int live_retry(const char *msg)
     return 1;
 }
 
+/* Library log lines name statuses (DVAL_ENETWORK): show the words. */
+static void words_for_names(const char *msg, char *out, size_t cap)
+{
+    size_t n = 0;
+    while (*msg && n + 1 < cap) {
+        if (!strncmp(msg, "DVAL_E", 6)) {
+            size_t len = 5 + strspn(msg + 5, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+            const char *w = NULL;
+            for (int code = -1; code >= -64 && !w; code--)
+                if (strlen(dval_status_name(code)) == len &&
+                    !strncmp(dval_status_name(code), msg, len))
+                    w = dval_strerror(code);
+            if (w) {
+                n += (size_t)snprintf(out + n, cap - n, "%s", w);
+                n = n < cap ? n : cap - 1;
+                msg += len;
+                continue;
+            }
+        }
+        out[n++] = *msg++;
+    }
+    out[n] = '\0';
+}
+
 int term_wants_log(void)
 {
     return tty || verbose;
@@ -221,7 +245,9 @@ void term_log(int level, const char *msg, void *ud)
         return;
     if (!verbose)
         return;
+    char text[2048];
+    words_for_names(msg, text, sizeof text);
     status_line("%s[%s] %s%s", c("\033[2m"),
-                level >= 1 && level <= 4 ? names[level] : "log", msg,
+                level >= 1 && level <= 4 ? names[level] : "log", text,
                 c("\033[0m"));
 }
