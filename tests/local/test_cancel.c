@@ -97,6 +97,8 @@ TEST(test_local_cancel__validate_sleep_stops_within_1s)
     int rc = dval_validate(cl, &req, on_event, &c, &summary);
     int64_t done = dval__now_ms();
     pthread_join(th, NULL);
+    if (rc == DVAL_EISOLATION)   /* e.g. under valgrind: no namespaces */
+        th_skip(dval_client_errmsg(cl));
     CHECK_INT(rc, DVAL_ECANCELED);
     CHECK(summary == NULL);
     CHECK(c.fired_at > 0);
