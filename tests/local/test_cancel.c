@@ -4,6 +4,7 @@
  * the program's process is gone. */
 #include <dirent.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,7 +15,8 @@
 typedef struct ctx {
     dval_cancel *token;
     int64_t fired_at;
-    int exec_started, close_status, close_seen;
+    atomic_int exec_started, done;
+    int close_status, close_seen;
 } ctx;
 
 static int on_event(const dval_event *ev, void *ud)
@@ -34,8 +36,10 @@ static int on_event(const dval_event *ev, void *ud)
 static void *fire_when_running(void *arg)
 {
     ctx *c = arg;
-    for (int i = 0; i < 3000 && !c->exec_started; i++)
+    for (int i = 0; i < 3000 && !c->exec_started && !c->done; i++)
         usleep(10000);
+    if (c->done)
+        return NULL;
     usleep(500000);   /* the program is in its sleep by now */
     c->fired_at = dval__now_ms();
     dval_cancel_fire(c->token);
@@ -96,6 +100,7 @@ TEST(test_local_cancel__validate_sleep_stops_within_1s)
     char *summary = NULL;
     int rc = dval_validate(cl, &req, on_event, &c, &summary);
     int64_t done = dval__now_ms();
+    c.done = 1;
     pthread_join(th, NULL);
     if (rc == DVAL_EISOLATION)   /* e.g. under valgrind: no namespaces */
         th_skip(dval_client_errmsg(cl));
