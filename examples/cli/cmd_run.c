@@ -31,7 +31,18 @@ static const char run_usage[] =
     "  --label KEY=VALUE       extra sandbox label (repeatable)\n"
     "  --allow-missing-results  no results file is not an error\n"
     "  --state-dir DIR         local executor state (and run transcripts)\n"
-    "  --verbose               progress, build logs and library logs\n";
+    "  --verbose               progress, build logs and library logs\n"
+    "\n"
+    "Every argument is checked before any remote work. Ctrl-C or SIGTERM\n"
+    "stops the program, closes the session and exits 130 (143); a second\n"
+    "one exits at once. Failures are explained on stderr, with a hint.\n"
+    "--json prints one document of one shape for success and failure,\n"
+    "defined by daytona-validate-run.schema.json (see daytona-validate(1)).\n"
+    "\n"
+    "exit status: the program's when it ran and failed; else 0 ok, 64 usage,\n"
+    "65 results missing or invalid, 66 source dir or --results file,\n"
+    "69 unavailable, 70 infrastructure, 75 busy, 124 --timeout,\n"
+    "130 SIGINT, 143 SIGTERM.\n";
 
 static void capture_add(capture *c, const char *data, size_t len)
 {

@@ -135,7 +135,16 @@ static void list_failed(dval_client *c, int rc)
                           : "run again with --verbose for the details");
 }
 
-int cmd_sandbox(int argc, char **argv)
+typedef struct sb_args {
+    cli_common co;
+    const char *labels[MAX_LABELS + 2];
+    size_t nl;
+    int ls, rm;
+    int first;     /* argv index of the first NAME */
+} sb_args;
+
+/* Returns -1 to proceed, or the exit status. */
+static int parse_sb(sb_args *a, int argc, char **argv)
 {
     enum { OPT_LABEL = OPT_FIRST_CMD, OPT_ALL };
     static const struct option longopts[] = {
@@ -144,14 +153,11 @@ int cmd_sandbox(int argc, char **argv)
         {"all", 0, NULL, OPT_ALL},
         {NULL, 0, NULL, 0},
     };
-    cli_common co = {0};
-    const char *labels[MAX_LABELS + 2] = {0};
-    size_t nl = 0;
     int all = 0, opt;
     optind = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (cli_common_opt(&co, opt, optarg))
+        if (cli_common_opt(&a->co, opt, optarg))
             continue;
         if (opt == OPT_HELP) {
             fputs(sb_usage, stdout);
@@ -159,8 +165,8 @@ int cmd_sandbox(int argc, char **argv)
         } else if (opt == OPT_ALL) {
             all = 1;
         } else if (opt == OPT_LABEL && strchr(optarg, '=') &&
-                   nl < MAX_LABELS) {
-            labels[nl++] = optarg;
+                   a->nl < MAX_LABELS) {
+            a->labels[a->nl++] = optarg;
         } else {
             cli_err("sandbox: bad option '%s'", argv[optind - 1]);
             cli_usage_hint("sandbox ");
@@ -172,45 +178,66 @@ int cmd_sandbox(int argc, char **argv)
         fputs(sb_usage, stdout);
         return 0;
     }
-    int ls = sub && !strcmp(sub, "ls");
-    int rm = sub && !strcmp(sub, "rm");
-    if (!sub || (!ls && !rm && strcmp(sub, "stop")) ||
-        (ls && optind < argc)) {
+    a->ls = sub && !strcmp(sub, "ls");
+    a->rm = sub && !strcmp(sub, "rm");
+    int known = a->ls || a->rm || (sub && !strcmp(sub, "stop"));
+    if (!known || (a->ls && optind < argc)) {
         cli_err("sandbox: expected ls, stop or rm%s",
-                sub && (ls || rm || !strcmp(sub, "stop"))
-                    ? " (ls takes no NAME)" : "");
+                known ? " (ls takes no NAME)" : "");
         cli_usage_hint("sandbox ");
         return CLI_EX_USAGE;
     }
-    if (nl == 0 && !all)
-        labels[nl++] = "dval.managed-by=daytona-validate";
+    if (a->nl == 0 && !all)
+        a->labels[a->nl++] = "dval.managed-by=daytona-validate";
+    a->first = optind;
     /* names are checked before any remote work */
-    if (!ls && valid_names(argc, argv, optind))
+    if (!a->ls && valid_names(argc, argv, optind))
         return CLI_EX_USAGE;
-    term_init(co.verbose);
-    dval_client *c = NULL;
-    int ex = cli_client(&c, &co, NULL);
+    return -1;
+}
+
+/* stop/rm on the NAMEs given, else on every listed sandbox */
+static int act_all(dval_client *c, const found *f, const sb_args *a,
+                   int argc, char **argv)
+{
+    int ex = check_names(f, argc, argv, a->first);
     if (ex)
+        return ex;
+    for (size_t i = 0; i < f->n; i++) {
+        int wanted = a->first == argc;
+        for (int j = a->first; j < argc; j++)
+            wanted |= !strcmp(argv[j], f->name[i]);
+        int e = wanted ? act(c, f->name[i], f->state[i], a->rm) : 0;
+        if (e && !ex)
+            ex = e;
+    }
+    return ex;
+}
+
+int cmd_sandbox(int argc, char **argv)
+{
+    sb_args a;
+    memset(&a, 0, sizeof a);
+    int ex = parse_sb(&a, argc, argv);
+    if (ex >= 0)
+        return ex;
+    term_init(a.co.verbose);
+    dval_client *c = NULL;
+    if ((ex = cli_client(&c, &a.co, NULL)))
         return ex;
     found *f = calloc(1, sizeof *f);
     if (!f) {
         dval_client_free(c);
         return CLI_EX_INFRA;
     }
-    int rc = dval_sandbox_list(c, nl ? labels : NULL, on_sandbox, f);
+    int rc = dval_sandbox_list(c, a.labels, on_sandbox, f);
     if (rc) {
         list_failed(c, rc);
         ex = cli_exit_for(rc);
-    } else if (ls) {
+    } else if (a.ls) {
         print_list(f);
-    } else if (!(ex = check_names(f, argc, argv, optind))) {
-        for (size_t i = 0; i < f->n; i++) {
-            int wanted = optind == argc;
-            for (int j = optind; j < argc; j++)
-                wanted |= !strcmp(argv[j], f->name[i]);
-            int e = wanted ? act(c, f->name[i], f->state[i], rm) : 0;
-            ex = ex ? ex : e;
-        }
+    } else {
+        ex = act_all(c, f, &a, argc, argv);
     }
     for (size_t i = 0; i < f->n; i++) {
         free(f->name[i]);
