@@ -429,7 +429,10 @@ static int do_upload(vctx *v)
     if (code != 0)
         return fail(v, DVAL_EEXEC, "upload", "could not create the working "
                     "directory in the sandbox");
-    return walk(v, v->root, "", 0);
+    dval__cancel_scope(v->req.cancel);   /* a long upload ends when fired */
+    rc = walk(v, v->root, "", 0);
+    dval__cancel_scope(NULL);
+    return rc;
 }
 
 /* ---- exec */

@@ -237,6 +237,14 @@ $(diag slowjson)"
     r=$(json_get "$T/sigterm.out" 'd["status"], d["exit_status"], d["exit_code"], d["session"] is not None')
     [ "$(rc sigterm)" = 143 ] && [ "$(cat "$T/sigterm.ms")" -lt 1000 ] && grep -q 'interrupted (SIGTERM)' "$T/sigterm.err" && [ "$r" = "('interrupted', 143, None, True)" ] &&
         ok "SIGTERM on 'sleep 20': exit 143 in $(cat "$T/sigterm.ms") ms, --json says interrupted" || bad "SIGTERM on sleep 20" "rc=$(rc sigterm) ms=$(cat "$T/sigterm.ms") $r $(cat "$T/sigterm.err")"
+    # an interrupt during a long upload (10000 files) ends it too
+    mkdir -p "$T/many" && printf 'sleep 20\n' >"$T/many/run.sh" && (cd "$T/many" && for i in $(seq 10000); do : >"f$i"; done)
+    sig_run sigup INT 1.5 run --executor local --state-dir "$S" --profile shell --json "$T/many"
+    echo sigup >>"$T/json.list"
+    ph=$(json_get "$T/sigup.out" 'd["error"]["phase"]')
+    [ "$(rc sigup)" = 130 ] && [ "$(cat "$T/sigup.ms")" -lt 1000 ] && [ "$(json_get "$T/sigup.out" 'd["status"]')" = interrupted ] &&
+        ok "SIGINT during $ph of 10000 files: exit 130 in $(cat "$T/sigup.ms") ms" || bad "SIGINT during upload" "rc=$(rc sigup) ms=$(cat "$T/sigup.ms") $(diag sigup)"
+    rm -rf "$T/many"
     run_cli afterint run --executor local --state-dir "$S" --profile shell examples/validation/shell
     [ "$(rc afterint)" = 0 ] && ok "the sandbox works after an interrupted run" || bad "run after interrupt" "$(diag afterint)"
 
