@@ -1376,8 +1376,8 @@ having closed its session and released its sandbox as after any failure.
 The token is checked between the phases; while the program runs, firing
 it cancels the session's command (as @dval_session_cancel, so the command
 is killed); while the library waits for the snapshot or the sandbox to
-become ready, or backs off between retries of those phases, the wait ends
-at once. The close phase always runs and is not canceled. A token fires
+become ready, backs off between retries of those phases, or uploads the
+source directory, that ends at once. The close phase always runs and is not canceled. A token fires
 once for good: use a new token for the next validation.
 
 The library starts no thread for this; the token is a flag and a pipe.""",
@@ -1394,7 +1394,8 @@ page("dval_cancel_fire",
      summary="cancel the validation that uses a token",
      desc="""@dval_cancel_fire marks <<token>> fired. A @dval_validate that
 uses it stops its running phase: a running program is killed through
-@dval_session_cancel, a wait for the snapshot or sandbox ends, and the
+@dval_session_cancel, a wait for the snapshot or sandbox or an upload
+ends, and the
 call returns @DVAL_ECANCELED after closing the session. A validation that
 starts with a fired token runs no phase. Firing is idempotent: later calls
 do nothing.""",
