@@ -353,9 +353,15 @@ static int finish(const run_args *a, run_state *st, dval_client *client,
     ri.tail_len = st->tail_len;
     explain_run(&ri);
     term_done();
-    if (summary && !a->json && write_results(summary, a->results_file,
-                                             &ri.pb) && !ri.pb.exit_status)
-        ri.status = status_for_exit(ri.pb.exit_status);
+    cli_problem wp;
+    if (summary && !a->json && write_results(summary, a->results_file, &wp)) {
+        if (ri.pb.exit_status) {
+            term_problem(wp.message, wp.hint);   /* besides the first one */
+        } else {
+            ri.pb = wp;
+            ri.status = status_for_exit(wp.exit_status);
+        }
+    }
     if (ri.pb.exit_status) {
         term_problem(ri.pb.message, ri.pb.hint);
         runlog_write("error", ri.pb.message, strlen(ri.pb.message));

@@ -161,6 +161,8 @@ static void run_failed(run_info *ri, const char *phase, const char *detail)
 {
     cli_problem *p = &ri->pb;
     if (ri->signal) {
+        if (phase != ri->phase)
+            snprintf(ri->phase, sizeof ri->phase, "%s", phase);
         int exec = !strcmp(phase, "exec");
         snprintf(p->message, sizeof p->message, "interrupted (%s) while %s: "
                  "%s", ri->signal == 15 ? "SIGTERM" : "SIGINT",
@@ -205,7 +207,9 @@ void explain_run(run_info *ri)
     const char *detail = n ? colon + 2 : msg;
     memset(&ri->pb, 0, sizeof ri->pb);
     if (ri->signal) {
-        run_failed(ri, n ? ri->phase : "exec", detail);
+        /* a validation that completed was interrupted while closing */
+        run_failed(ri, ri->rc == DVAL_OK ? "close" : n ? ri->phase : "exec",
+                   detail);
     } else if (ri->ran && ri->exit_code != 0 &&
                (ri->rc == DVAL_OK || ri->rc == DVAL_ERESULTS)) {
         program_failed(ri);
