@@ -71,12 +71,11 @@ static int marked_process(void)
 TEST(test_local_cancel__validate_sleep_stops_within_1s)
 {
     lt t;
-    lt_open(&t, "cancel-validate");
-    lt_close(&t);   /* only the clean state dir and the root check */
+    lt_open(&t, "cancel-validate");   /* a clean state dir, root check */
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = "local";
-    o.state_dir = "/tmp/dval-local-tests/cancel-validate";
+    o.state_dir = t.dir;
     dval_client *cl = NULL;
     CHECK_INT(dval_client_new(&cl, &o), DVAL_OK);
     char dir[] = "/tmp/dval-cancel-src-XXXXXX";
@@ -116,4 +115,5 @@ TEST(test_local_cancel__validate_sleep_stops_within_1s)
     dval_client_free(cl);
     unlink(path);
     rmdir(dir);
+    lt_close(&t);   /* no sandbox init left behind */
 }
