@@ -348,6 +348,25 @@ private:
     sandbox_ptr sb_;
 };
 
+// A cancel token: fire() from any thread makes the dval::validate calls
+// given it end with DVAL_ECANCELED promptly, in any phase, their session
+// closed. Fired once for good; it must outlive the calls using it.
+class cancel_token {
+public:
+    cancel_token()
+    {
+        dval_cancel *t = nullptr;
+        detail::check(dval_cancel_new(&t));
+        t_.reset(t);
+    }
+    void fire() { detail::check(dval_cancel_fire(t_.get())); }
+    bool fired() const { return dval_cancel_fired(t_.get()) != 0; }
+    dval_cancel *get() const { return t_.get(); }
+
+private:
+    std::unique_ptr<dval_cancel, detail::deleter<dval_cancel, dval_cancel_free>> t_;
+};
+
 // One request for dval::validate.
 struct validation {
     std::string profile, source_dir;    // required
@@ -362,6 +381,7 @@ struct validation {
     bool allow_missing_results = false;
     output_fn on_output;                // live output (may be empty)
     event_fn on_event;                  // every progress event (may be empty)
+    cancel_token *cancel = nullptr;     // borrowed for the call (may be null)
 };
 
 // What a validation produced.
@@ -485,6 +505,7 @@ inline validation_result validate(client &c, const validation &req)
     v.release = req.release;
     v.labels = labels.get();
     v.allow_missing_results = req.allow_missing_results ? 1 : 0;
+    v.cancel = req.cancel ? req.cancel->get() : nullptr;
     validation_result res;
     detail::validate_state st{&req, &res, {nullptr, nullptr}};
     st.cb.fn = [&st](const dval_event &ev) -> int {

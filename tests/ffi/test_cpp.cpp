@@ -160,6 +160,29 @@ int main(int argc, char **argv)
                 st = e.status();
             }
             expect(st == DVAL_ETIMEOUT, "validate timeout throws DVAL_ETIMEOUT");
+            // a cancel token fired from another thread stops a silent program
+            std::ofstream(src + "/run.sh") << "sleep 30\n";
+            req.timeout_ms = 0;
+            dval::cancel_token token;
+            req.cancel = &token;
+            std::thread firer([&] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(500));
+                token.fire();
+            });
+            auto c0 = std::chrono::steady_clock::now();
+            st = 0;
+            try {
+                dval::validate(c, req);
+            } catch (const dval::error &e) {
+                st = e.status();
+            }
+            firer.join();
+            auto took = std::chrono::steady_clock::now() - c0;
+            expect(st == DVAL_ECANCELED && token.fired() && took < std::chrono::seconds(5),
+                   "cancel_token stops dval::validate (" +
+                       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) +
+                       " ms)");
+            req.cancel = nullptr;
             req.isolation = "sandbox";
             st = 0;
             try {

@@ -9,9 +9,9 @@
 //
 // The one-call form is Validate; the lifecycle API is Client →
 // EnsureSnapshot → AcquireSandbox → OpenSession → Exec. Every call that may
-// block takes a context.Context first. Exec stops as soon as its context is
-// done; the other calls check the context before they start and, where the
-// library calls back (build logs, validation events), at each callback.
+// block takes a context.Context first. Exec and Validate stop as soon as
+// their context is done; the other calls check the context before they
+// start and, where the library calls back (build logs), at each callback.
 //
 // Sandboxes outlive the program: the release policy is ReleaseKeep by
 // default, so after Sandbox.Close or Validate the sandbox (on the local

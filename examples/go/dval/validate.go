@@ -149,11 +149,9 @@ func Validate(ctx context.Context, o ClientOptions, req Validation) (*Validation
 // of the program is not an error (see ValidationResult.ExitCode). Program
 // output goes live to req.Stdout/req.Stderr.
 //
-// When ctx is done the validation stops, closes its session, releases the
-// sandbox and returns an error that unwraps to ctx.Err(). With a library
-// that has the cancel token (CancelSupported) this happens at once in any
-// phase; with an older one at the next event (output chunk or phase
-// change), so a program that prints nothing is stopped by req.Timeout.
+// When ctx is done the validation stops at once, in any phase (through the
+// library's cancel token), closes its session, releases the sandbox and
+// returns an error that unwraps to ctx.Err().
 func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResult, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
@@ -162,9 +160,9 @@ func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResul
 		return nil, &Error{Status: StatusUnsupported, Name: StatusUnsupported.String(),
 			Message: fmt.Sprintf("isolation %q is not supported by this library (only \"session\")", req.Isolation)}
 	}
-	var buf validationBuf
-	v := &buf.v
-	C.dval_validation_init(v, C.size_t(unsafe.Sizeof(*v)))
+	var cv C.dval_validation
+	v := &cv
+	C.dval_validation_init(v, C.size_t(unsafe.Sizeof(cv)))
 	var cs cstrings
 	defer cs.free()
 	v.profile = cs.str(req.Profile)
@@ -197,7 +195,7 @@ func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResul
 	}}
 	h := cgo.NewHandle(st)
 	defer h.Delete()
-	disarm := armCancel(ctx, &buf)
+	disarm := armCancel(ctx, v)
 	var out *C.char
 	rc := cValidate(c.c, v, uintptr(h), &out)
 	disarm()
