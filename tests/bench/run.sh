@@ -38,6 +38,8 @@ say() { echo "bench: $*" >&2; }
 cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -Ilib -o "$out/dvbench" "$here/dvbench.c" \
     "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
 cc -O2 -Wall -o "$out/printer" "$here/printer.c"
+# shellcheck disable=SC2046
+cc -O2 -g -std=c11 -Wall -Wextra -o "$out/dvfloor" "$here/floor.c" $(pkg-config --libs libcurl)
 export DVAL_LOCAL_HELPER=$root/$B/libexec/dval-local-helper
 [ -x "$DVAL_LOCAL_HELPER" ] || DVAL_LOCAL_HELPER=$(cd "$B/libexec" && pwd)/dval-local-helper
 
@@ -111,6 +113,9 @@ if want loop; then
     fi
     wait $c_pid || { say "C loop failed"; exit 1; }
     "$out/dvbench" rssfloor >"$res/rss_floor.json"
+    # the same requests back to back, on the C loop's emulator once it is idle
+    "$out/dvbench" rusage "$res/loop_floor.rusage.json" "$out/dvfloor" "$base_c" "$N_LOOP" \
+        >"$res/loop_floor.json" || say "floor client failed"
 fi
 
 # ---- 2. log latency (local executor, emulator)
