@@ -23,10 +23,17 @@
  *   streams new log bytes within 20 ms, §6.4: the burst, perhaps the
  *   command, is over);
  * - otherwise every max(gap, STATUS_FIRST_MS) ms (commands printing
- *   nothing, or no stream at all). */
+ *   nothing, or no stream at all);
+ * - in a command's first HOT_WINDOW_MS, when a poll right after new output
+ *   found it still running and nothing more came: again after 2, 4 and
+ *   8 ms (the exit code is written a moment after the last output, and a
+ *   loaded server may stream the output before it; later on, a few ms at
+ *   the end of a long command do not matter). */
 #define STATUS_FIRST_MS 25
 #define STATUS_MAX_MS 250
 #define BURST_END_MS 25
+#define HOT_WINDOW_MS 1000
+#define HOT_RETRIES 3
 /* after the exit, a stream without a final log behind it (the local
  * executor) is drained of what is ready, at most this many reads */
 #define DRAIN_READS 64
@@ -53,6 +60,9 @@ typedef struct run {
     int64_t last_data;
     int64_t last_poll;        /* status schedule, see STATUS_FIRST_MS */
     int64_t gap;
+    int64_t started;          /* when the command was started */
+    int hot;                  /* quick retries left (HOT_WINDOW_MS) */
+    int64_t hot_wait;
     int data_since_poll;
     unsigned char tail[TAIL_CHECK]; /* last raw bytes demuxed */
     size_t ntail;
@@ -206,6 +216,8 @@ static int64_t status_in(const run *r, int64_t now, int have_stream)
     if (!have_stream) /* polling only: the gap alone paces it */
         return r->last_poll + (r->gap ? r->gap : 1) - now;
     int64_t beat = r->gap > STATUS_FIRST_MS ? r->gap : STATUS_FIRST_MS;
+    if (r->hot && !r->data_since_poll && r->hot_wait < beat)
+        beat = r->hot_wait;
     int64_t due = r->last_poll + beat;
     if (r->data_since_poll) {
         int64_t on_data = r->last_poll + r->gap;
@@ -219,7 +231,17 @@ static int64_t status_in(const run *r, int64_t now, int have_stream)
 static int poll_scheduled(run *r)
 {
     int rc = poll_status(r);
-    r->last_poll = dval__now_ms();
+    int64_t now = dval__now_ms();
+    /* quick retries after a poll that followed new output; used up by
+     * polls without new output in between */
+    if (r->data_since_poll && now - r->started < HOT_WINDOW_MS) {
+        r->hot = HOT_RETRIES;
+        r->hot_wait = 2;
+    } else if (r->hot) {
+        r->hot--;
+        r->hot_wait *= 2;
+    }
+    r->last_poll = now;
     r->data_since_poll = 0;
     if (!rc && !r->finished)
         r->gap = !r->gap ? STATUS_FIRST_MS
@@ -317,7 +339,7 @@ static int follow(run *r)
     void *stream = NULL;
     int failures = 0, polling = !r->x->stream_open || !r->x->stream_read;
     int rc;
-    r->last_poll = dval__now_ms();
+    r->last_poll = r->started = dval__now_ms();
     for (;;) {
         if ((rc = check_interrupt(r)))
             break;
