@@ -273,8 +273,8 @@ static void open_stream(run *r, void **stream, int *failures, int *polling)
  * NULL); only new bytes reset the failure count: every reconnect replays
  * the log from byte 0, so a stream that always drops at the same point
  * would otherwise be reopened forever. */
-static int read_stream(run *r, void **stream, int64_t wait, int *failures,
-                       int *polling, int *closed)
+static void read_stream(run *r, void **stream, int64_t wait, int *failures,
+                        int *polling, int *closed)
 {
     dval_call call;
     dval__call_init(r->c, &call, slice(r, wait < 1 ? 1 : wait),
@@ -289,11 +289,10 @@ static int read_stream(run *r, void **stream, int64_t wait, int *failures,
         *stream = NULL;
         *polling = ++*failures >= MAX_RECONNECTS;
         *closed = 0;
-        return DVAL_OK;
+        return;
     }
     if (r->fresh != had)
         *failures = 0;
-    return DVAL_OK;
 }
 
 /* The stream closed normally, so it carried the whole log: the exit code
@@ -350,8 +349,8 @@ static int follow(run *r)
         int64_t wait = status_in(r, dval__now_ms(), stream != NULL);
         int closed = 0;
         if (stream && wait > 0)
-            rc = read_stream(r, &stream, wait < READ_SLICE_MS ? wait
-                             : READ_SLICE_MS, &failures, &polling, &closed);
+            read_stream(r, &stream, wait < READ_SLICE_MS ? wait
+                        : READ_SLICE_MS, &failures, &polling, &closed);
         else if (wait > 0)
             dval__sleep_ms(slice(r, wait), r->s->cancel_pipe[0]);
         if (closed) {
