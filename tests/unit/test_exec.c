@@ -149,6 +149,29 @@ TEST(exec__stream_that_never_closes_still_finishes)
     teardown();
 }
 
+/* Without a final log to reconcile against (the local executor) and a
+ * stream kept open after the exit (a background child holding the pipes):
+ * what is ready is taken and the exec returns, no quiet period. */
+TEST(exec__split_stream_held_open_after_exit_returns_at_once)
+{
+    setup(1);
+    C->ex.command_logs = NULL;
+    fake_item_add(&F, DVAL_STDOUT, "out\n", 4);
+    fake_item_add(&F, DVAL_STDERR, "err\n", 4);
+    F.never_close = 1;
+    F.status_polls_before_exit = 1;
+    got g = { 0 };
+    int code;
+    int64_t t0 = fakeclock_now;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    CHECK_INT(code, 0);
+    CHECK(fakeclock_now - t0 < 100);   /* it was 200 ms of quiet */
+    CHECK_STR(g.s[1].data, "out\n");
+    CHECK_STR(g.s[2].data, "err\n");
+    got_free(&g);
+    teardown();
+}
+
 TEST(exec__polling_fallback_reconciles_from_the_full_log)
 {
     setup(1);
