@@ -76,7 +76,8 @@ enum dval_status {
     DVAL_ETOOBIG = -24,     /* over a configured size limit */
     DVAL_EIO = -25,         /* local file I/O failed */
     DVAL_ERESULTS = -26,    /* results missing, not UTF-8 or not JSON */
-    DVAL_EBADREQUEST = -27  /* the server rejected the request (400/422) */
+    DVAL_EBADREQUEST = -27, /* the server rejected the request (400/422) */
+    DVAL_EBUSY = -28        /* the resource is in use by another run (e.g. a thread id) */
 };
 
 /* Static English text for a status; never NULL, thread-safe. */
@@ -464,6 +465,18 @@ typedef struct dval_event {
 
 typedef int (*dval_event_fn)(const dval_event *event, void *userdata);
 
+/* A cancel token for dval_validate (dval_validation.cancel). Fire it from
+ * any thread, any number of times: the running phase stops promptly (the
+ * running command is killed) and the session is closed. Not
+ * async-signal-safe: fire it from a thread, e.g. one waiting with
+ * sigwait() or reading a self-pipe. A token is fired once for good. */
+typedef struct dval_cancel dval_cancel;
+DVAL_API int dval_cancel_new(dval_cancel **out);
+DVAL_API int dval_cancel_fire(dval_cancel *token);
+DVAL_API int dval_cancel_fired(const dval_cancel *token);
+/* Must not race with a validation using the token. */
+DVAL_API void dval_cancel_free(dval_cancel *token);
+
 typedef struct dval_validation {
     size_t struct_size;
     const char *profile;         /* required: "java", "dotnet", "shell" */
@@ -477,6 +490,9 @@ typedef struct dval_validation {
     int32_t release;             /* enum dval_release for the sandbox */
     const char *const *labels;   /* extra sandbox labels */
     int32_t allow_missing_results; /* 1: no results is not an error */
+    /* Fired from any thread: the validation ends with DVAL_ECANCELED, its
+     * session closed. NULL → not cancelable. Borrowed for the call. */
+    dval_cancel *cancel;
 } dval_validation;
 
 DVAL_API int dval_validation_init(dval_validation *req, size_t size);
@@ -548,6 +564,10 @@ typedef int (*dval_sandbox_info_fn)(const dval_sandbox_info *info,
  * The struct is copied by dval_client_new(); destroy(userdata) is called
  * exactly once, when the client is freed.
  */
+/* file_list callback: non-zero stops the listing (DVAL_EABORTED). */
+typedef int (*dval_file_list_fn)(const char *relpath, int64_t size,
+                                 void *userdata);
+
 struct dval_executor {
     size_t struct_size;
     const char *name;
@@ -626,6 +646,22 @@ struct dval_executor {
      * deletes the session instead. */
     int (*command_cancel)(void *ud, dval_call *c, const char *sandbox_id,
                           const char *session_id, const char *cmd_id);
+    /* Lists the regular files under dir (recursively) from the host side,
+     * never by running a program in the sandbox: each gets a name relative
+     * to dir and its size. Symlinks, files with other hard links, FIFOs,
+     * devices and sockets are never followed or opened: each is reported
+     * with size -1 (refused). DVAL_ENOTFOUND when dir does not exist,
+     * DVAL_ERESULTS when dir itself is not a plain directory (a symlink).
+     * NULL → the core lists with a command in the sandbox. */
+    int (*file_list)(void *ud, dval_call *c, const char *sandbox_id,
+                     const char *dir, dval_file_list_fn each, void *each_ud);
+    /* Claims dir (a validation's working directory) for the caller until
+     * workdir_release: DVAL_EBUSY while another run holds it. A claim
+     * ends with its holder's process, so a crashed run blocks nobody.
+     * NULL → no claim (the executor cannot tell concurrent runs apart). */
+    int (*workdir_claim)(void *ud, dval_call *c, const char *sandbox_id,
+                         const char *dir, void **claim);
+    void (*workdir_release)(void *ud, void *claim);
 };
 
 /* Initialises an executor struct (all members NULL). */

@@ -18,6 +18,7 @@
 #include <uuid/uuid.h>
 
 #include "core.h"
+#include "workdir.h"
 
 extern char **environ;
 
@@ -41,6 +42,7 @@ typedef struct vctx {
     dval_sandbox *sb;
     dval_session *sess;
     char sess_id[DVAL_ID_MAX];
+    void *claim;            /* the executor's claim on workdir, or NULL */
     int ran;                /* the run command finished with an exit code */
     int exit_code;
     size_t files, bytes;    /* uploaded */
@@ -188,8 +190,12 @@ static int check_request(vctx *v, const dval_validation *req)
         return fail(v, DVAL_EIO, "request", m);
     }
     struct stat st;
-    if (stat(v->root, &st) || !S_ISDIR(st.st_mode))
-        return fail(v, DVAL_EINVAL, "request", "source_dir is not a directory");
+    if (stat(v->root, &st) || !S_ISDIR(st.st_mode)) {
+        char m[PATH_MAX + 64];
+        dval__fmt(m, sizeof m, "source_dir %s is not a directory",
+                  v->req.source_dir);
+        return fail(v, DVAL_EINVAL, "request", m);
+    }
     dval__fmt(v->workdir, sizeof v->workdir, "/sandbox/%s", v->thread_id);
     dval__fmt(v->resdir, sizeof v->resdir, "/sandbox/%s/results",
               v->thread_id);
@@ -404,8 +410,26 @@ static int walk(vctx *v, const char *dir, const char *rel, int depth)
     return rc;
 }
 
+/* Claims the thread id's working directory until close: a second run on
+ * the same thread id is refused (DVAL_EBUSY) before it can empty the
+ * directory under the first. */
+static int claim_workdir(vctx *v)
+{
+    int rc = dval__sandbox_claim(v->sb, v->workdir, &v->claim);
+    if (rc == DVAL_EBUSY) {
+        char m[DVAL_ERRMSG_MAX];
+        dval__fmt(m, sizeof m, "thread id %s: %s", v->thread_id,
+                  dval_sandbox_errmsg(v->sb));
+        return fail(v, rc, "upload", m);
+    }
+    return rc ? fail(v, rc, "upload", dval_sandbox_errmsg(v->sb)) : DVAL_OK;
+}
+
 static int do_upload(vctx *v)
 {
+    int crc = claim_workdir(v);
+    if (crc)
+        return crc;
     /* A fresh workdir each time: a sandbox is reused across runs, and a
      * rerun with the same thread id must not see the last run's files. */
     dval__buf cmd = {0};
@@ -425,7 +449,10 @@ static int do_upload(vctx *v)
     if (code != 0)
         return fail(v, DVAL_EEXEC, "upload", "could not create the working "
                     "directory in the sandbox");
-    return walk(v, v->root, "", 0);
+    dval__cancel_scope(v->req.cancel);   /* a long upload ends when fired */
+    rc = walk(v, v->root, "", 0);
+    dval__cancel_scope(NULL);
+    return rc;
 }
 
 /* ---- exec */
@@ -446,6 +473,10 @@ static int build_command(vctx *v, dval__buf *cmd)
      * own, a file download much less. */
     rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && (%s)",
                                      run);
+    /* an executor that lists from the host needs no trailer: nothing in
+     * the sandbox (which the program may have replaced) takes part */
+    if (!rc && dval__sandbox_can_list(v->sb))
+        return dval__buf_appendf(cmd, "; exit $?");
     rc = rc ? rc : dval__buf_appendf(cmd, "; dval_rc=$?; (cd "
                                      "\"$DVAL_RESULTS_DIR\" 2>/dev/null && "
                                      "find . -type f -name '*.json' > "
@@ -555,12 +586,53 @@ static int fetch_listing(vctx *v, dval__buf *list)
     return rc ? -1 : 0;
 }
 
+/* file_list callback: *.json names one per line into the listing; a
+ * refused entry (symlink, hard link, FIFO, device) is an error. */
+static int host_entry(const char *rel, int64_t size, void *ud)
+{
+    vctx *v = ((void **)ud)[0];
+    dval__buf *list = ((void **)ud)[1];
+    if (size < 0) {
+        note_error(v, "results/%s: %s", rel, "not a plain file (a symbolic "
+                   "link, hard link, FIFO or device): refused");
+        return 0;
+    }
+    size_t n = strlen(rel);
+    if (n < 5 || strcmp(rel + n - 5, ".json") || strchr(rel, '\n'))
+        return 0;
+    return dval__buf_appendf(list, "%s\n", rel) ? 1 : 0;
+}
+
+/* The listing made by the executor from the host side: 1 when the
+ * executor cannot list, else a status (DVAL_OK with no results dir). */
+static int host_listing(vctx *v, dval__buf *list)
+{
+    if (!dval__sandbox_can_list(v->sb))
+        return 1;
+    void *pair[2] = { v, list };
+    int rc = dval__sandbox_file_list(v->sb, v->resdir, host_entry, pair);
+    if (rc == DVAL_ENOTFOUND)
+        return DVAL_OK;
+    if (rc == DVAL_ERESULTS)
+        note_error(v, "%s%s", dval_sandbox_errmsg(v->sb), "");
+    return rc ? fail(v, rc, "download", dval_sandbox_errmsg(v->sb)) : rc;
+}
+
 static int do_download(vctx *v)
 {
     dval__buf list = {0};
     dval__buf cmd = {0};
     int code = -1;
-    int rc = DVAL_OK;
+    int rc = host_listing(v, &list);
+    if (rc <= 0) {
+        if (rc == DVAL_OK && dval__buf_append(&list, "", 0))
+            rc = fail(v, DVAL_ENOMEM, "download", NULL);
+        if (rc == DVAL_OK)
+            goto parse;
+        dval__buf_free(&list);
+        return rc;
+    }
+    rc = DVAL_OK;
     if (fetch_listing(v, &list) == 0)
         goto parse;
     dval__buf_free(&list);
@@ -612,6 +684,10 @@ static void do_close(vctx *v, int main_rc)
                        dval_session_errmsg(v->sess), "");
         dval_session_free(v->sess);
         v->sess = NULL;
+    }
+    if (v->sb && v->claim) { /* after the session: its processes are gone */
+        dval__sandbox_release(v->sb, v->claim);
+        v->claim = NULL;
     }
     if (v->sb) {
         int r2 = dval_sandbox_release(v->sb);
@@ -669,10 +745,15 @@ static int run_phase(vctx *v, const char *name, phase_fn fn,
                      const char *(*detail)(vctx *, char *, size_t))
 {
     int64_t t0;
+    if (dval_cancel_fired(v->req.cancel))
+        return fail(v, DVAL_ECANCELED, name, "canceled");
     int rc = phase_start(v, name, &t0);
     if (rc)
         return fail(v, rc, name, NULL);
     rc = fn(v);
+    /* whatever a canceled phase failed with, the cause is the token */
+    if (dval_cancel_fired(v->req.cancel) && rc != DVAL_EABORTED)
+        rc = fail(v, DVAL_ECANCELED, name, "canceled");
     char buf[300] = "";
     const char *d = rc == DVAL_OK && detail ? detail(v, buf, sizeof buf)
                                             : NULL;
@@ -717,7 +798,8 @@ static const char *exec_detail(vctx *v, char *buf, size_t cap)
 
 static const char *download_detail(vctx *v, char *buf, size_t cap)
 {
-    dval__fmt(buf, cap, "%zu result files", json_object_size(v->results));
+    size_t n = json_object_size(v->results);
+    dval__fmt(buf, cap, "%zu result file%s", n, n == 1 ? "" : "s");
     return buf;
 }
 
@@ -763,11 +845,17 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
         rc = fail(v, DVAL_ENOMEM, "request", NULL);
         goto out;
     }
+    /* the snapshot and sandbox waits take no descriptor of their own:
+     * the token ends them through the thread's ambient scope */
+    dval__cancel_scope(v->req.cancel);
     rc = run_phase(v, "snapshot", do_snapshot, snapshot_detail);
     if (!rc)
         rc = run_phase(v, "sandbox", do_sandbox, sandbox_detail);
+    dval__cancel_scope(NULL);
     if (!rc)
         rc = run_phase(v, "session", do_session, session_detail);
+    /* from here on, firing the token cancels the session's execs */
+    dval__cancel_attach(v->req.cancel, v->sess);
     if (!rc)
         rc = run_phase(v, "upload", do_upload, upload_detail);
     if (!rc)
@@ -777,6 +865,7 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
     /* keep the first failure's message: close must not overwrite it */
     char saved[DVAL_ERRMSG_MAX];
     dval__strlcpy(saved, dval_client_errmsg(client), sizeof saved);
+    dval__cancel_attach(v->req.cancel, NULL);
     do_close(v, rc);
     if (rc == DVAL_OK && v->aborted)
         rc = fail(v, DVAL_EABORTED, "close", NULL);
