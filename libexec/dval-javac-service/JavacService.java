@@ -133,10 +133,24 @@ public final class JavacService {
             left -= len;
             byte[] b = new byte[len];
             in.readFully(b);
+            if (!utf8(b)) /* javac reports these itself: the client falls back */
+                return "not UTF-8: " + name;
             if (src.put(name, b) != null)
                 return "duplicate source " + name;
         }
         return null;
+    }
+
+    static boolean utf8(byte[] b) {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                .decode(java.nio.ByteBuffer.wrap(b));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
     }
 
     /* relative, no "." or ".." component, a plain character set */

@@ -136,6 +136,17 @@ TEST(test_javac_service__same_results_as_javac)
               diag(&b, "dval-javac: javac\n"));
     lt_out_free(&a);
     lt_out_free(&b);
+    /* a source that is not UTF-8: javac's own diagnostics either way */
+    put(&t, "j", "/sandbox/enc1", "Main.java", "class Main { String s = "
+        "\"\xff\"; }\n");
+    put(&t, "j", "/sandbox/enc2", "Main.java", "class Main { String s = "
+        "\"\xff\"; }\n");
+    ea = run_in(&t, "j", "/sandbox/enc1", SVC, &a);
+    eb = run_in(&t, "j", "/sandbox/enc2", PLAIN, &b);
+    CHECK_INT(ea, eb);
+    CHECK_STR(diag(&a, "dval-javac: javac\n"), diag(&b, "dval-javac: javac\n"));
+    lt_out_free(&a);
+    lt_out_free(&b);
     lt_close(&t);
 }
 
