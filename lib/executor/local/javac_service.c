@@ -36,15 +36,17 @@ static struct svc {
 } svcs[LX_JAVAC_SLOTS];
 static pthread_mutex_t svc_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static int helper_alive(struct svc *s);
+
 static struct svc *slot_for(pid_t init)
 {
     struct svc *free_slot = NULL;
     for (int i = 0; i < LX_JAVAC_SLOTS; i++) {
         if (svcs[i].init == init)
             return &svcs[i];
-        if (svcs[i].init > 0 && kill(svcs[i].init, 0) < 0 && errno == ESRCH &&
-            svcs[i].helper == 0)
-            svcs[i].init = 0; /* that sandbox's init is gone */
+        if (svcs[i].init > 0 && kill(svcs[i].init, 0) < 0 &&
+            errno == ESRCH && !helper_alive(&svcs[i]))
+            svcs[i].init = 0; /* that sandbox's init is gone: reaped */
         if (!free_slot && svcs[i].init == 0)
             free_slot = &svcs[i];
     }
