@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -121,6 +122,30 @@ TEST(test_hostile_disk__default_is_ten_gib)
     CHECK_INT(sh(sb, "df -k /sandbox | tail -n 1 | awk '{print $2}'", &o), 0);
     long long kib = atoll(o.text);
     CHECK(kib > 9LL * 1024 * 1024 && kib <= 10LL * 1024 * 1024);
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    hx_close(&h);
+}
+
+TEST(test_hostile_disk__tmpfs_fallback_is_bounded_too)
+{
+    hx h;
+    hx_open(&h, "disk-tmpfs");
+    /* no image can be made (disks/ is a file): the layer is a tmpfs of
+     * the same size, still bounded */
+    char p[700];
+    mkdir(h.dir, 0755);
+    snprintf(p, sizeof p, "%s/disks", h.dir);
+    FILE *f = fopen(p, "w");
+    CHECK(f && fclose(f) == 0);
+    dval_sandbox *sb = acquire(&h, "sb", 1);
+    snprintf(p, sizeof p, "%s/sandboxes/sb/disk.img", h.dir);
+    CHECK(access(p, F_OK) != 0);
+    out o;
+    CHECK_INT(sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
+                 "2>&1; echo rc=$?; df -k /sandbox | tail -n 1", &o), 0);
+    CHECK_CONTAINS(o.text, "No space left on device");
+    CHECK(!strstr(o.text, "rc=0"));
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
     hx_close(&h);

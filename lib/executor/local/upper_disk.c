@@ -42,8 +42,17 @@ static int run_mkfs(const char *path, const char *skel, int gib, char *err,
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    /* sbin is often not on a caller's PATH */
+    static const char *const paths[] = { "/usr/sbin/mkfs.ext4",
+                                         "/sbin/mkfs.ext4", NULL };
+    const char *prog = "mkfs.ext4";
+    for (int i = 0; paths[i]; i++)
+        if (access(paths[i], X_OK) == 0) {
+            prog = paths[i];
+            break;
+        }
     pid_t pid;
-    int rc = posix_spawnp(&pid, "mkfs.ext4", &fa, NULL, argv, envp);
+    int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, envp);
     posix_spawn_file_actions_destroy(&fa);
     if (rc) {
         dval__fmt(err, cap, "mkfs.ext4: %s (install e2fsprogs)",
