@@ -122,6 +122,21 @@ TEST(test_hostile_disk__default_is_ten_gib)
     CHECK_INT(sh(sb, "df -k /sandbox | tail -n 1 | awk '{print $2}'", &o), 0);
     long long kib = atoll(o.text);
     CHECK(kib > 9LL * 1024 * 1024 && kib <= 10LL * 1024 * 1024);
+    /* a file written in one sandbox is not in the next one's fresh disk
+     * (the delete left a spare image that the next creation renames) */
+    CHECK_INT(sh(sb, "dd if=/dev/urandom of=/sandbox/mark bs=1M count=8 "
+                 "2>/dev/null; echo x > /tmp/mark", &o), 0);
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    char spare[700];
+    snprintf(spare, sizeof spare, "%s/disks/spare-10g.img", h.dir);
+    CHECK(access(spare, F_OK) == 0);
+    sb = acquire(&h, "sb2", 0);
+    CHECK(access(spare, F_OK) != 0);
+    CHECK_INT(sh(sb, "ls /sandbox/mark /tmp/mark 2>&1; df -k /sandbox | "
+                 "tail -n 1", &o), 0);
+    CHECK_CONTAINS(o.text, "No such file");
+    CHECK(!strstr(o.text, "\n/sandbox/mark\n"));
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
     hx_close(&h);
