@@ -165,3 +165,24 @@ TEST(test_hostile_disk__tmpfs_fallback_is_bounded_too)
     dval_sandbox_free(sb);
     hx_close(&h);
 }
+
+TEST(test_hostile_disk__unmountable_image_falls_back_bounded)
+{
+    hx h;
+    hx_open(&h, "disk-bad");
+    dval_sandbox *sb = acquire(&h, "sb", 1);
+    CHECK_INT(dval_sandbox_stop(sb), DVAL_OK);
+    /* an image that is not ext4 any more (damaged, or replaced) */
+    char p[700];
+    snprintf(p, sizeof p, "%s/sandboxes/sb/disk.img", h.dir);
+    FILE *f = fopen(p, "w");
+    CHECK(f && fputs("not a filesystem", f) >= 0 && fclose(f) == 0);
+    CHECK_INT(dval_sandbox_start(sb), DVAL_OK);
+    out o;
+    CHECK_INT(sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
+                 "2>&1; echo rc=$?", &o), 0);
+    CHECK_CONTAINS(o.text, "No space left on device");
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    hx_close(&h);
+}

@@ -383,6 +383,11 @@ static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
         out[strcspn(out, "\n")] = 0;
         return dval__call_fail(c, DVAL_EEXEC, "sandbox init failed: %s", out);
     }
+    const char *note = strstr(out, "note: ");
+    if (note) /* still bounded, but not on disk: say so */
+        LX_LOG(x, DVAL_LOG_WARN, "local executor: sandbox %s: %.*s",
+               lx_kv_get(&sb->kv, "name"), (int)strcspn(note + 6, "\n"),
+               note + 6);
     return DVAL_OK;
 }
 
