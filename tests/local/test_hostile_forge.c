@@ -43,12 +43,6 @@ static void *run_thread(void *p)
 
 TEST(test_hostile_forge__honest_runs_keep_their_results)
 {
-    /* TODO(lead): remove this skip once the per-validation uid separation
-     * (iso, H1) and the read-only image root (img, H2) are merged: on the
-     * integ branch alone the attacker still wins (run with
-     * DVAL_RUN_FORGE=1 to see it). */
-    if (!getenv("DVAL_RUN_FORGE"))
-        th_skip("SKIP: needs iso+img");
     hx h;
     hx_open(&h, "forge");
     char *json = NULL;

@@ -395,9 +395,8 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
 {
     char layer[4096] = "-";
     const char *snap = lx_kv_get(&sb->kv, "snapshot");
-    int rc = DVAL_OK;
-    if (snap && *snap)
-        rc = lx_snapshot_layer(x, c, snap, layer, sizeof layer);
+    /* no snapshot: the default root (image.c), never the host's */
+    int rc = lx_snapshot_layer(x, c, snap, layer, sizeof layer);
     if (rc != DVAL_OK)
         return rc;
     /* upper and work live on the sandbox's bounded disk (upper_disk.c) */

@@ -426,8 +426,14 @@ and a build timeout of 60 minutes per attempt. name is required by
 On Daytona, build_commands become a generated Dockerfile ("FROM image"
 plus one RUN line per command) and dockerfile replaces it; with neither,
 the snapshot is created from image directly; target is sent as the
-region. The local executor ignores image, dockerfile and the resources: it
-runs build_commands with /bin/sh in a layer over the host's root.""",
+region. The local executor ignores dockerfile and the resources; image
+names the snapshot's root filesystem: debian:12*, debian:bookworm* and the
+built-in profiles' images map to a Debian 12 root built once per machine
+with mmdebstrap (the java profile's to Debian 12 with OpenJDK 17 and Maven),
+"dir:/path", "tar:/path.tar[.gz]" and "oci:/layout[:tag]" import a root the
+user has, and any other image fails with @DVAL_EUNSUPPORTED. build_commands
+then run with /bin/sh inside that root, as root, with the network (see
+dval(7)).""",
      ret=R_STATUS,
      errors=[("DVAL_EINVAL", "<<spec>> is NULL."),
              ("DVAL_EABI", "<<size>> is smaller than struct_size itself.")],
