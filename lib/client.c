@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "executor.h"
 
 /* ---- global init: reference counted, serialised */
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -36,13 +36,7 @@ DVAL_API int dval_global_cleanup(void)
 
 DVAL_API int dval_client_options_init(dval_client_options *o, size_t size)
 {
-    if (!o)
-        return DVAL_EINVAL;
-    if (size < sizeof(size_t))
-        return DVAL_EABI;
-    memset(o, 0, size);
-    o->struct_size = size < sizeof *o ? size : sizeof *o;
-    return DVAL_OK;
+    return dval__opts_init(o, size, sizeof *o);
 }
 
 DVAL_API int dval_executor_init(struct dval_executor *ex, size_t size)
@@ -208,6 +202,13 @@ DVAL_API int dval_client_new(dval_client **out, const dval_client_options *opts)
     return DVAL_OK;
 }
 
+int dval__null_arg(dval_client *c, const char *function)
+{
+    if (c)
+        dval__client_seterr(c, "%s: NULL argument", function);
+    return DVAL_EINVAL;
+}
+
 void dval__client_ref(dval_client *c)
 {
     atomic_fetch_add(&c->refs, 1);
@@ -217,8 +218,7 @@ void dval__client_unref(dval_client *c)
 {
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
         return;
-    if (c->ex.destroy)
-        c->ex.destroy(c->ex.userdata);
+    dval__ex_destroy(c);
     config_free(&c->cfg);
     pthread_mutex_destroy(&c->lock);
     dval__free(c);

@@ -112,5 +112,8 @@ void dval__log(dval_log_fn fn, void *ud, int max_level, int level,
  * cover at least min bytes, and larger ones whose unknown tail is zero.
  * Copies min(size, known) bytes into dst and zeroes the rest. */
 int dval__opts_copy(void *dst, size_t known, const void *src, size_t min);
+/* The body of every public *_init(o, size): zeroes size bytes and sets
+ * struct_size to min(size, known). */
+int dval__opts_init(void *o, size_t size, size_t known);
 
 #endif

@@ -21,6 +21,8 @@ void dval__retry_call(dval__retry *r, dval_call *call, int64_t timeout_ms)
 
 static int worth_retrying(const dval__retry *r, int rc)
 {
+    if (r->flags & DVAL__NO_RETRY)
+        return 0;
     if (rc == DVAL_ERATELIMIT)
         return 1;
     if (r->flags & DVAL__ONCE)

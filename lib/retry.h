@@ -16,7 +16,12 @@ enum {
     DVAL__IDEMPOTENT = 1,    /* retry network/5xx failures too */
     DVAL__NAMED_CREATE = 2,  /* non-idempotent but recoverable by name */
     DVAL__TOOLBOX_WARMUP = 4,/* also retry 400/404-ish right after start */
-    DVAL__ONCE = 8           /* never retry (e.g. exec) except 429 */
+    DVAL__ONCE = 8,          /* never retry (e.g. exec) except 429 */
+    DVAL__NO_RETRY = 16,     /* one attempt: callbacks saw its output */
+    /* dispatch (executor.c) only: */
+    DVAL__EXISTS_DONE = 32,  /* EEXISTS after a retry: the earlier attempt
+                                did it */
+    DVAL__GONE_DONE = 64     /* ENOTFOUND is success (deletes) */
 };
 
 typedef struct dval__retry {

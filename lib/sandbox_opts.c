@@ -5,13 +5,7 @@
 
 DVAL_API int dval_sandbox_options_init(dval_sandbox_options *o, size_t size)
 {
-    if (!o)
-        return DVAL_EINVAL;
-    if (size < sizeof(size_t))
-        return DVAL_EABI;
-    memset(o, 0, size);
-    o->struct_size = size < sizeof *o ? size : sizeof *o;
-    return DVAL_OK;
+    return dval__opts_init(o, size, sizeof *o);
 }
 
 /* Owned strings live in one NULL-terminated array freed together. */
