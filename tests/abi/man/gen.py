@@ -1,15 +1,34 @@
 #!/usr/bin/python3
-"""Generates man/man3/*.3 and man/man7/dval.7 from pages.py.
+"""Generates man/man3/*.3 and man/man7/dval.7 from the page sources
+man/src/<name>.<section>.page (one file per page).
 
-SYNOPSIS blocks are copied verbatim from include/dval.h (prototypes and the
-types a page lists), so they cannot drift from the header.
+What a page can get wrong is not written in the sources but taken from the
+code: SYNOPSIS blocks are copied verbatim from include/dval.h (prototypes
+and the types a page lists); the THREAD SAFETY text of a class ("thread:
+handle") comes from shared.py; DVAL_EREENTRANT under ERRORS and the list of
+guarded entry points come from the guard calls in lib/*.c (facts.py); the
+status table of dval_errors(3) from enum dval_status and
+man/src/status.table; EXAMPLES from man/examples/<name>.c, which make
+man-examples compiles and links. --check also verifies the sources against
+the code (see check_page).
 
-Markup in pages.py text: blank line = new paragraph; "- " = bullet item;
+A page source: "key: value" lines (name, section, names, types, protos,
+summary, since, see, thread, example), then sections "## TITLE" (DESCRIPTION,
+RETURN VALUE, ERRORS, OWNERSHIP, THREAD SAFETY, or any other title, kept in
+order after THREAD SAFETY). An ERRORS section holds "= CODE :: text" entries
+(continuation lines indented), "@errors NAME" (a shared table of shared.py)
+or "(none)". In DESCRIPTION "@status-table" and "@guarded-list" expand to
+the generated lists.
+
+Markup in text: blank line = new paragraph; "- " = bullet item;
 "= TAG :: text" = tagged paragraph; @word = bold (function/constant name);
-<<arg>> = italic (parameter). Everything else is escaped for roff.
+<<arg>> = italic (parameter); a paragraph indented by two spaces is shown
+literally. Everything else is escaped for roff.
 
-Usage: gen.py [--check]   (--check: exit 1 when a page is out of date)
+Usage: gen.py [--check]   (--check: exit 1 when a page is out of date or
+contradicts the code)
 """
+import glob
 import os
 import re
 import sys
@@ -17,7 +36,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, HERE)
-import pages  # noqa: E402
+import facts  # noqa: E402
+import shared  # noqa: E402
 
 DATE = "2025-01-01"
 SOURCE = "libdaytona-validate 0.1.0"
@@ -178,11 +198,136 @@ def render(p, section):
     return "\n".join(out) + "\n"
 
 
+# ------------------------------------------------------------ page sources
+
+LISTS = ("names", "types", "protos", "see")
+SECTIONS = {"DESCRIPTION": "desc", "RETURN VALUE": "ret", "ERRORS": "errors",
+            "OWNERSHIP": "own", "THREAD SAFETY": "thread"}
+
+
+def parse_errors(body, where):
+    out = []
+    for l in body.strip("\n").split("\n"):
+        if l.strip() == "(none)":
+            continue
+        if l.startswith("@errors "):
+            name = l.split(None, 1)[1].strip()
+            if name not in shared.ERRORS:
+                raise SystemExit("%s: unknown error table %s" % (where, name))
+            out += list(shared.ERRORS[name])
+        elif l.startswith("= "):
+            code, _, why = l[2:].partition("::")
+            out.append((code.strip(), why.strip()))
+        elif l.startswith("    ") and out:
+            out[-1] = (out[-1][0], out[-1][1] + "\n" + l.strip())
+        elif l.strip():
+            raise SystemExit("%s: bad ERRORS line: %s" % (where, l))
+    return out
+
+
+def parse(path):
+    p, title, body = {"extra": []}, None, []
+    src = open(path, encoding="utf-8").read()
+
+    def flush():
+        if title is None:
+            return
+        text = "\n".join(body).strip("\n")
+        key = SECTIONS.get(title)
+        if key == "errors":
+            p["errors"] = parse_errors(text, path)
+        elif key == "thread":
+            p["thread_more"] = text
+        elif key:
+            p[key] = text
+        else:
+            p["extra"].append((title, text))
+
+    for l in src.split("\n"):
+        if l.startswith("## "):
+            flush()
+            title, body = l[3:].strip(), []
+        elif title is None:
+            if l.strip():
+                k, _, v = l.partition(":")
+                k, v = k.strip(), v.strip()
+                if k == "thread":
+                    k = "thread_class"
+                p[k] = [x.strip() for x in v.split(",") if x.strip()] if k in LISTS else v
+        else:
+            body.append(l)
+    flush()
+    return p
+
+
+def status_table():
+    codes = re.findall(r"^\s*(DVAL_[A-Z]+)\s*=\s*(-?\d+),?\s*/\*\s*(.*?)\s*\*/", HEADER, re.M)
+    codes = [("DVAL_OK", "0")] + [(n, v) for n, v, _ in codes if n != "DVAL_OK" and int(v) < 0]
+    text = {}
+    for l in open(os.path.join(ROOT, "man", "src", "status.table"), encoding="utf-8"):
+        if l.strip() and not l.startswith("#"):
+            n, _, t = l.partition("::")
+            text[n.strip()] = t.strip()
+    missing = [n for n, _ in codes if n not in text]
+    if missing:
+        raise SystemExit("man/src/status.table lacks " + ", ".join(missing))
+    return "\n".join("= %s (%s) :: %s" % (n, v, text[n]) for n, v in codes)
+
+
+def guarded_list(guarded):
+    return ", ".join("@" + n for n in sorted(guarded)) + "."
+
+
+def example(name):
+    path = os.path.join(ROOT, "man", "examples", name + ".c")
+    lines = open(path, encoding="utf-8").read().rstrip("\n").split("\n")
+    return "\n".join("  " + l if l.strip() else "  " for l in lines)
+
+
+def prepare(p, guarded):
+    """Fills in what comes from the code rather than from the source."""
+    cls, more = p.pop("thread_class", None), p.pop("thread_more", None)
+    if cls:
+        if cls not in shared.THREAD:
+            raise SystemExit("%s: unknown thread class %s" % (p["_src"], cls))
+        p["thread"] = shared.THREAD[cls] + (" " + more if more else "")
+    elif more:
+        p["thread"] = more
+    p["_class"] = cls
+    if p.get("desc"):
+        if "@status-table" in p["desc"]:
+            p["desc"] = p["desc"].replace("@status-table", status_table())
+        p["desc"] = p["desc"].replace("@guarded-list", guarded_list(guarded))
+    fns = p.get("protos", [p["name"]])
+    if "errors" in p and any(f in guarded for f in fns) and \
+            not any(e[0] == "DVAL_EREENTRANT" for e in p["errors"]):
+        p["errors"] = p["errors"] + [shared.E_REENTRANT]
+    if p.get("example"):
+        p["extra"].append(("EXAMPLES", example(p["example"])))
+    return p
+
+
+def load(guarded):
+    pages = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "man", "src", "*.page"))):
+        p = parse(path)
+        p["_src"] = os.path.relpath(path, ROOT)
+        pages.append(prepare(p, guarded))
+    return pages
+
+
 def main():
     check = "--check" in sys.argv
     stale = []
     written = 0
-    for p in pages.PAGES:
+    import pages as legacy
+    if legacy.PAGES:
+        print("pages.py holds pages in the old format: run tests/abi/man/convert.py, "
+              "then delete them from pages.py")
+        sys.exit(1)
+    guarded, codes = facts.scan()
+    pages = load(guarded)
+    for p in pages:
         sec = p.get("section", "3")
         path = os.path.join(ROOT, "man", "man" + sec, "%s.%s" % (p["name"], sec))
         data = render(p, sec)
@@ -199,7 +344,7 @@ def main():
         for s in stale:
             print("out of date (run tests/abi/man/gen.py): " + os.path.relpath(s, ROOT))
         sys.exit(1 if stale else 0)
-    print("gen.py: %d pages, %d written" % (len(pages.PAGES), written))
+    print("gen.py: %d pages, %d written" % (len(pages), written))
 
 
 if __name__ == "__main__":
