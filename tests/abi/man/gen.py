@@ -193,6 +193,12 @@ def render(p, section):
     for title, body in p.get("extra", []):
         out.append('.SH "%s"' % title)
         out += text(body)
+    if p.get("_example"):
+        out += ['.SH "EXAMPLES"', ".EX"]
+        for l in p["_example"]:
+            l = l.replace("\\", "\\e")
+            out.append("\\&" + l if l.startswith((".", "'")) else l)
+        out.append(".EE")
     out += [".SH SINCE", "libdaytona-validate %s." % p.get("since", "0.1.0")]
     out += [".SH \"SEE ALSO\""] + see_also(p.get("see", ["dval(7)"]))
     return "\n".join(out) + "\n"
@@ -279,18 +285,25 @@ def guarded_list(guarded):
 
 
 def example(name):
+    """The lines of man/examples/<name>.c, shown whole under EXAMPLES."""
     path = os.path.join(ROOT, "man", "examples", name + ".c")
-    lines = open(path, encoding="utf-8").read().rstrip("\n").split("\n")
-    return "\n".join("  " + l if l.strip() else "  " for l in lines)
+    return open(path, encoding="utf-8").read().rstrip("\n").split("\n")
 
 
 def prepare(p, guarded):
     """Fills in what comes from the code rather than from the source."""
     cls, more = p.pop("thread_class", None), p.pop("thread_more", None)
+    fns = p.get("protos", [p["name"]])
     if cls:
         if cls not in shared.THREAD:
             raise SystemExit("%s: unknown thread class %s" % (p["_src"], cls))
-        p["thread"] = shared.THREAD[cls] + (" " + more if more else "")
+        g = {f in guarded for f in fns}
+        if len(g) > 1:
+            raise SystemExit("%s: the page's functions differ in the reentrancy guard"
+                             % p["_src"])
+        r = shared.REENTRANCY_GUARDED if True in g else shared.REENTRANCY_UNGUARDED
+        p["thread"] = shared.THREAD[cls].replace("{reentrancy}", r) + \
+            (" " + more if more else "")
     elif more:
         p["thread"] = more
     p["_class"] = cls
@@ -298,12 +311,11 @@ def prepare(p, guarded):
         if "@status-table" in p["desc"]:
             p["desc"] = p["desc"].replace("@status-table", status_table())
         p["desc"] = p["desc"].replace("@guarded-list", guarded_list(guarded))
-    fns = p.get("protos", [p["name"]])
     if "errors" in p and any(f in guarded for f in fns) and \
             not any(e[0] == "DVAL_EREENTRANT" for e in p["errors"]):
         p["errors"] = p["errors"] + [shared.E_REENTRANT]
     if p.get("example"):
-        p["extra"].append(("EXAMPLES", example(p["example"])))
+        p["_example"] = example(p["example"])
     return p
 
 
@@ -314,6 +326,38 @@ def load(guarded):
         p["_src"] = os.path.relpath(path, ROOT)
         pages.append(prepare(p, guarded))
     return pages
+
+
+UNGUARDED_CLAIMS = ("not detected", "no reentrancy guard", "is not guarded")
+
+
+def check_page(p, guarded, codes):
+    """What a page says that the code must bear out; returns the problems."""
+    bad = []
+    fns = p.get("protos", [p["name"]]) if p.get("section", "3") == "3" else []
+    enum = set(re.findall(r"^\s*(DVAL_[A-Z]+)\s*=", HEADER, re.M))
+    listed = [e[0] for e in p.get("errors", [])]
+    for code in listed:
+        if code.startswith("DVAL_") and code not in enum:
+            bad.append("ERRORS lists %s, which enum dval_status lacks" % code)
+    for f in fns:
+        if f not in codes:
+            continue  # an overview page's prototypes
+        if "errors" in p:
+            for code in sorted(codes[f] - set(listed)):
+                bad.append("%s returns %s, which ERRORS does not list" % (f, code))
+        if "DVAL_EREENTRANT" in listed and f not in guarded and \
+                "DVAL_EREENTRANT" not in codes[f]:
+            bad.append("ERRORS lists DVAL_EREENTRANT but %s checks no guard" % f)
+        text = " ".join(str(p.get(k, "")) for k in ("desc", "thread")).lower()
+        text = re.sub(r"\s+", " ", text)
+        if f in guarded:
+            for claim in UNGUARDED_CLAIMS:
+                if claim in text:
+                    bad.append("says %r, but %s checks the reentrancy guard" % (claim, f))
+    if p.get("section", "3") == "3" and not p.get("example"):
+        bad.append("no EXAMPLES (example: NAME, for man/examples/NAME.c)")
+    return ["%s: %s" % (p["_src"], b) for b in bad]
 
 
 def main():
@@ -341,6 +385,11 @@ def main():
                     f.write(data)
                 written += 1
     if check:
+        problems = [b for p in pages for b in check_page(p, guarded, codes)]
+        for b in problems:
+            print(b)
+        if problems:
+            sys.exit(1)
         for s in stale:
             print("out of date (run tests/abi/man/gen.py): " + os.path.relpath(s, ROOT))
         sys.exit(1 if stale else 0)

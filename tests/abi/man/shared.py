@@ -12,18 +12,14 @@ inside callbacks. The returned string is static."""
 
 T_CLIENT = """The client may be shared by several threads: its configuration is
 immutable after @dval_client_new and shared caches are locked internally.
-The client has a single error message, shared by all threads: when several
-threads fail on one client at the same time, @dval_client_errmsg may show
-another thread's message. There is no reentrancy guard: calling this from
-inside a callback of the same client is not detected. See
-@dval_threads(3)."""
+Error messages are kept per thread: @dval_client_errmsg on the thread that
+made a failed call returns that call's message even when other threads fail
+on the same client meanwhile (other threads read the newest message from a
+ring of recent ones). {reentrancy} See @dval_threads(3)."""
 
 T_HANDLE = """The handle (and the objects derived from it) must be used by one
 thread at a time; different handles may be used concurrently, also when they
-share a client. Called from inside a callback that the library is running
-for the same client (output, state, build log, download, list or event
-callbacks), it returns @DVAL_EREENTRANT and does nothing. See
-@dval_threads(3)."""
+share a client. {reentrancy} See @dval_threads(3)."""
 
 T_GETTER = """A getter: it reads the handle only, does no I/O and may be called
 from inside callbacks of the same handle tree. It takes no lock: do not call
@@ -91,6 +87,14 @@ ERRORS = {
     "path": E_PATH,
     "localfs": E_LOCALFS,
 }
+
+# The {reentrancy} sentence of the classes above, chosen by whether the
+# function checks the reentrancy guard (facts.py reads that from lib/*.c).
+REENTRANCY_GUARDED = """Called from inside a callback that the library is
+running for the same client (output, state, build log, download, list or
+event callbacks), it returns @DVAL_EREENTRANT and does nothing."""
+REENTRANCY_UNGUARDED = """It does not check the reentrancy guard: it may be
+called from inside a callback, and acts as it would outside one."""
 
 # Added to ERRORS of every function that checks the reentrancy guard.
 E_REENTRANT = ("DVAL_EREENTRANT", "Called from inside a callback the library was running for the same client; nothing was done.")
