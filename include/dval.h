@@ -507,10 +507,24 @@ typedef struct dval_call {
     dval_log_fn log_fn;          /* may be NULL */
     void *log_userdata;
     /* outputs */
-    int32_t http_status;         /* 0 when not HTTP */
+    int32_t http_status;         /* 0 when not HTTP (informational) */
     int64_t retry_after_ms;      /* server hint; -1 none */
     char errmsg[DVAL_ERRMSG_MAX];
+    /* Appended in 0.1.1 (an executor writes it only when struct_size
+     * covers it): the executor's own reading of a failure, which the
+     * core's retry policy follows; 0 leaves the decision to the status. */
+    int32_t failure;             /* enum dval_failure */
 } dval_call;
+
+/* How a failed executor call may be retried (dval_call.failure). */
+enum dval_failure {
+    DVAL_FAILURE_BY_STATUS = 0,  /* the core decides from the status */
+    DVAL_FAILURE_TRANSIENT = 1,  /* repeating an idempotent call may work */
+    DVAL_FAILURE_PERMANENT = 2,  /* repeating it will not work */
+    DVAL_FAILURE_NOT_READY = 3,  /* the target is not ready yet (e.g. still
+                                    starting): repeat after a backoff */
+    DVAL_FAILURE_GONE = 4        /* the target no longer exists */
+};
 
 typedef struct dval_snapshot_info {
     size_t struct_size;

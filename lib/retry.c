@@ -19,25 +19,30 @@ void dval__retry_call(dval__retry *r, dval_call *call, int64_t timeout_ms)
     dval__call_init(r->client, call, timeout_ms, r->cancel_fd);
 }
 
-static int worth_retrying(const dval__retry *r, int rc)
+/* The executor knows its wire (a Daytona toolbox that answers 400/404
+ * while it starts, say); the core knows which calls are safe to repeat. */
+static int worth_retrying(const dval__retry *r, int rc, const dval_call *call)
 {
-    if (r->flags & DVAL__NO_RETRY)
+    int failure = call->failure;
+    int repeatable = (r->flags & (DVAL__IDEMPOTENT | DVAL__NAMED_CREATE)) != 0;
+    if ((r->flags & DVAL__NO_RETRY) || failure == DVAL_FAILURE_PERMANENT ||
+        failure == DVAL_FAILURE_GONE)
         return 0;
     if (rc == DVAL_ERATELIMIT)
         return 1;
     if (r->flags & DVAL__ONCE)
         return 0;
-    if (rc == DVAL_ENETWORK || rc == DVAL_ESERVER)
-        return (r->flags & (DVAL__IDEMPOTENT | DVAL__NAMED_CREATE)) != 0;
-    if (r->flags & DVAL__TOOLBOX_WARMUP)
-        return rc == DVAL_EBADREQUEST || rc == DVAL_ENOTFOUND;
-    return 0;
+    if (failure == DVAL_FAILURE_NOT_READY)
+        return 1;
+    if (failure == DVAL_FAILURE_TRANSIENT)
+        return repeatable;
+    return (rc == DVAL_ENETWORK || rc == DVAL_ESERVER) && repeatable;
 }
 
 int dval__retry_again(dval__retry *r, int rc, dval_call *call)
 {
     dval_client *c = r->client;
-    if (rc == DVAL_OK || rc == DVAL_EPASSTHROUGH || !worth_retrying(r, rc) ||
+    if (rc == DVAL_OK || rc == DVAL_EPASSTHROUGH || !worth_retrying(r, rc, call) ||
         r->attempt >= c->retry_attempts)
         return 0;
     int64_t delay = dval__backoff_ms(c, r->attempt, call->retry_after_ms);

@@ -62,7 +62,7 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
     char msg[DVAL_ERRMSG_MAX];
     dval__ex_op op;
     dval__ex_op_init(&op, "create session", DVAL__IDEMPOTENT |
-                     DVAL__TOOLBOX_WARMUP | DVAL__EXISTS_DONE, msg, sizeof msg);
+                     DVAL__EXISTS_DONE, msg, sizeof msg);
     op.subject = s->id;
     op.cancel_fd = s->cancel_pipe[0];
     dval__ex_cmd at = { sb->info.id, s->id, NULL };

@@ -48,6 +48,12 @@ void fake_fail(fake *f, const char *op, int status, int64_t retry_after_ms)
     e->retry_after_ms = retry_after_ms;
 }
 
+void fake_fail_class(fake *f, const char *op, int status, int failure)
+{
+    fake_fail(f, op, status, -1);
+    f->errs[f->nerrs - 1].failure = failure;
+}
+
 void fake_snap_seq(fake *f, int n, const int *states)
 {
     memcpy(f->snap_seq, states, (size_t)n * sizeof *states);
@@ -85,6 +91,7 @@ static int injected(fake *f, dval_call *c, const char *op)
             continue;
         int st = f->errs[i].status;
         c->retry_after_ms = f->errs[i].retry_after_ms;
+        c->failure = f->errs[i].failure;
         snprintf(c->errmsg, sizeof c->errmsg, "injected %s on %s",
                  dval_status_name(st), op);
         memmove(&f->errs[i], &f->errs[i + 1],

@@ -12,6 +12,7 @@ typedef struct fake_err {
     char op[32];
     int status;
     int64_t retry_after_ms;
+    int failure;         /* enum dval_failure the executor reports */
 } fake_err;
 
 typedef struct fake_item {
@@ -61,6 +62,8 @@ typedef struct fake {
 
 void fake_init(fake *f);
 void fake_fail(fake *f, const char *op, int status, int64_t retry_after_ms);
+/* As fake_fail, classifying the failure (dval_call.failure). */
+void fake_fail_class(fake *f, const char *op, int status, int failure);
 void fake_snap_seq(fake *f, int n, const int *states);
 void fake_sb_seq(fake *f, int n, const int *states);
 void fake_item_add(fake *f, int stream, const char *data, size_t len);

@@ -77,6 +77,8 @@ int dt_fail_http(dt_exec *ex, dval_call *c, long http, int create,
                  const char *body, size_t len);
 /* Replaces every occurrence of the token in msg by "***". */
 void dt_scrub(const dt_exec *ex, char *msg);
+/* Sets c->failure (enum dval_failure) when the core's dval_call has it. */
+void dt_classify(dval_call *c, int failure);
 
 /* ---- url.c (pure) */
 /* Appends s percent-encoded (everything but RFC 3986 unreserved). */
