@@ -218,6 +218,7 @@ static int sb_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     if (f->sb_exists) /* replacing a destroyed record: old script is void */
         f->sb_nseq = 0;
     f->sb_exists = 1;
+    f->sb_created = *o;
     snprintf(f->sb.id, sizeof f->sb.id, "id-%s", o->name);
     snprintf(f->sb.name, sizeof f->sb.name, "%s", o->name);
     f->sb.state = f->sb_create_state ? f->sb_create_state : DVAL_SANDBOX_STARTED;
@@ -440,7 +441,7 @@ static int file_dl(void *ud, dval_call *c, const char *sb, const char *path,
     return DVAL_OK;
 }
 
-dval_client *fake_client(fake *f, int jitter)
+dval_client *fake_client_opts(fake *f, const dval_client_options *base)
 {
     struct dval_executor ex;
     dval_executor_init(&ex, sizeof ex);
@@ -467,11 +468,21 @@ dval_client *fake_client(fake *f, int jitter)
     ex.command_cancel = cmd_cancel;
     ex.file_download = file_dl;
     dval_client_options o;
-    dval_client_options_init(&o, sizeof o);
+    if (base)
+        o = *base;
+    else
+        dval_client_options_init(&o, sizeof o);
     o.custom_executor = &ex;
-    o.retry_jitter = jitter;
     dval_client *c = NULL;
     if (dval_client_new(&c, &o) != DVAL_OK)
         return NULL;
     return c;
+}
+
+dval_client *fake_client(fake *f, int jitter)
+{
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.retry_jitter = jitter;
+    return fake_client_opts(f, &o);
 }

@@ -18,6 +18,18 @@
 typedef struct dt_http dt_http;          /* http.c: share handle + pool */
 typedef struct dt_tbcache dt_tbcache;    /* toolbox.c: id → base URL */
 
+/* config.c: the settings in effect (borrowed from the caller's options or
+ * the environment; valid during the constructor). */
+#define DEFAULT_API_URL "https://app.daytona.io/api"
+typedef struct dt_conf {
+    const char *api_url;
+    const char *api_key;
+    const char *jwt_token;
+    const char *organization_id;
+    const char *target;
+} dt_conf;
+void dt_conf_resolve(dt_conf *o, const dval__config *cfg);
+
 typedef struct dt_exec {
     char *api_url;        /* without trailing '/' */
     char *token;          /* API key or JWT */
