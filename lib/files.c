@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "results_json.h"
 #include "executor.h"
 
 static int check(dval_sandbox *sb, const char *path)

@@ -79,7 +79,7 @@ void dt_http_free(dt_http *h);
 int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs);
 void dt_resp_free(dt_resp *rs);
 
-/* ---- status.c (pure): HTTP status → dval status */
+/* ---- http_status.c (pure): HTTP status → dval status */
 int dt_map_status(long http, int create, const char *msg);
 /* Maps a non-2xx reply: c->errmsg = the server's message (JSON message,
  * fallback error, else the status line) without the credentials,
