@@ -6,7 +6,10 @@
  *
  * Conventions (see dval(7)):
  *  - every fallible function returns int: DVAL_OK (0) or a negative DVAL_E*;
- *  - handles are opaque; output parameters come first and are NULL on error;
+ *  - handles are opaque; output parameters come first and are NULL on error,
+ *    except the results of a call on a handle that comes first itself
+ *    (dval_sandbox_download, dval_sandbox_download_json, dval_session_exec,
+ *    dval_validate: the handle, the inputs, then the outputs);
  *  - options are size-prefixed structs: call dval_X_init(&o, sizeof o), or
  *    zero them and set struct_size; all-zero fields mean "default";
  *  - strings are UTF-8, durations are int64_t milliseconds;
