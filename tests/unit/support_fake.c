@@ -228,36 +228,58 @@ static int sb_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     return DVAL_OK;
 }
 
+/* The state changes of a sandbox, as a table: what each member refuses
+ * and what it leaves behind. */
+#define TO_START_STATE (-1)  /* sb_start_state, or started */
+static const struct sb_rule {
+    const char *op;
+    int refused_in;          /* answers 400 in this state (0: none) */
+    int to;                  /* state afterwards */
+    int clears_recoverable;
+} SB_RULES[] = {
+    { "sb_start", DVAL_SANDBOX_STOPPING, TO_START_STATE, 0 },
+    { "sb_stop", 0, DVAL_SANDBOX_STOPPED, 0 },
+    { "sb_recover", 0, DVAL_SANDBOX_STARTED, 1 },
+};
+
+static int sb_change(fake *f, dval_call *c, const struct sb_rule *r,
+                     dval_sandbox_info *out)
+{
+    int rc = injected(f, c, r->op);
+    if (rc)
+        return rc;
+    if (!f->sb_exists)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
+    if (r->refused_in && f->sb.state == r->refused_in)
+        return dval__call_fail(c, DVAL_EBADREQUEST, "not in valid state");
+    f->sb.state = r->to != TO_START_STATE ? r->to
+                  : f->sb_start_state     ? f->sb_start_state
+                                          : DVAL_SANDBOX_STARTED;
+    if (r->clears_recoverable)
+        f->sb.recoverable = 0;
+    *out = f->sb;
+    return DVAL_OK;
+}
+
 static int sb_start(void *ud, dval_call *c, const char *id,
                     dval_sandbox_info *out)
 {
-    fake *f = ud;
-    int rc = injected(f, c, "sb_start");
-    if (rc)
-        return rc;
     (void)id;
-    if (!f->sb_exists)
-        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
-    if (f->sb.state == DVAL_SANDBOX_STOPPING)
-        return dval__call_fail(c, DVAL_EBADREQUEST, "not in valid state");
-    f->sb.state = f->sb_start_state ? f->sb_start_state : DVAL_SANDBOX_STARTED;
-    *out = f->sb;
-    return DVAL_OK;
+    return sb_change(ud, c, &SB_RULES[0], out);
 }
 
 static int sb_stop(void *ud, dval_call *c, const char *id,
                    dval_sandbox_info *out)
 {
-    fake *f = ud;
-    int rc = injected(f, c, "sb_stop");
-    if (rc)
-        return rc;
     (void)id;
-    if (!f->sb_exists)
-        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
-    f->sb.state = DVAL_SANDBOX_STOPPED;
-    *out = f->sb;
-    return DVAL_OK;
+    return sb_change(ud, c, &SB_RULES[1], out);
+}
+
+static int sb_recover(void *ud, dval_call *c, const char *id,
+                      dval_sandbox_info *out)
+{
+    (void)id;
+    return sb_change(ud, c, &SB_RULES[2], out);
 }
 
 static int sb_delete(void *ud, dval_call *c, const char *id)
@@ -269,22 +291,6 @@ static int sb_delete(void *ud, dval_call *c, const char *id)
     (void)id;
     f->sb_exists = 0;
     f->sb_nseq = 0;
-    return DVAL_OK;
-}
-
-static int sb_recover(void *ud, dval_call *c, const char *id,
-                      dval_sandbox_info *out)
-{
-    fake *f = ud;
-    int rc = injected(f, c, "sb_recover");
-    if (rc)
-        return rc;
-    (void)id;
-    if (!f->sb_exists)
-        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
-    f->sb.state = DVAL_SANDBOX_STARTED;
-    f->sb.recoverable = 0;
-    *out = f->sb;
     return DVAL_OK;
 }
 
