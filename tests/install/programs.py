@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Every program the tests run on the host must come from a package that
-tests/deps.sh installs or that a minimal Debian 12 (Priority: required,
+tests/deps.sh installs or that a minimal Debian 12 (Priority: required and apt,
 plus build-essential and git) has, with their dependencies. A test that
 calls e.g. `pgrep` passes on a developer's machine that happens to have
 procps and fails on a fresh one: this check finds it without that machine.
@@ -12,7 +12,8 @@ machine (shell functions, builtins, variables) are skipped."""
 import os, re, shutil, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BASE = ["build-essential", "git"]
+# a minimal root (debootstrap --variant=minbase) is Priority: required plus apt
+BASE = ["apt", "build-essential", "git"]
 
 
 def sh(*cmd):
