@@ -51,6 +51,7 @@ typedef struct dval_client_options {
     const char *ca_bundle; int32_t insecure_skip_tls_verify;
     const char *state_dir; int32_t allow_unisolated;
     int64_t max_download_bytes;
+    const void *daytona; const void *local;  /* 0.1.1: executor options */
 } dval_client_options;
 
 typedef struct dval_snapshot_spec {

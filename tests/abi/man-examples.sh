@@ -15,8 +15,8 @@ for p in man/man3/*.3; do
     src=$out/$n.c
     # the .EX block after .SH "EXAMPLES", roff escapes undone
     awk '/^\.SH "?EXAMPLES"?/ { on = 1; next } on && /^\.SH/ { on = 0 }
-         on && /^\.EX/ { ex = 1; next } on && /^\.EE/ { ex = 0; next }
-         ex { gsub(/\\&/, ""); gsub(/\\e/, "\\"); print }' "$p" >"$src"
+         on && /^\.EX/ { code = 1; next } on && /^\.EE/ { code = 0; next }
+         code { gsub(/\\&/, ""); gsub(/\\e/, "\\"); print }' "$p" >"$src"
     pages=$((pages + 1))
     if [ ! -s "$src" ]; then echo "FAIL: $p has no EXAMPLES code"; fail=1; continue; fi
     sum=$(sha1sum <"$src" | cut -d' ' -f1)
