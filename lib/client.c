@@ -291,33 +291,3 @@ DVAL_API const char *dval_client_executor_name(const dval_client *c)
 {
     return c ? c->executor_name : "";
 }
-
-void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
-                     int cancel_fd)
-{
-    memset(call, 0, sizeof *call);
-    call->struct_size = sizeof *call;
-    call->timeout_ms = timeout_ms;
-    call->cancel_fd = cancel_fd;
-    call->log_fn = c->cfg.log_fn;
-    call->log_userdata = c->cfg.log_userdata;
-    call->retry_after_ms = -1;
-}
-
-int64_t dval__backoff_ms(dval_client *c, int attempt, int64_t retry_after_ms)
-{
-    if (retry_after_ms >= 0)
-        return retry_after_ms;
-    int64_t d = c->retry_base_ms;
-    for (int i = 1; i < attempt && d < c->retry_cap_ms; i++)
-        d *= c->retry_factor;
-    if (d > c->retry_cap_ms)
-        d = c->retry_cap_ms;
-    if (c->retry_jitter) {
-        pthread_mutex_lock(&c->lock);
-        unsigned r = (unsigned)rand_r(&c->rng);
-        pthread_mutex_unlock(&c->lock);
-        d = (int64_t)((double)d * ((double)r / ((double)RAND_MAX + 1.0)));
-    }
-    return d;
-}

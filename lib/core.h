@@ -61,6 +61,8 @@ void dval__client_seterr(dval_client *c, const char *fmt, ...)
 /* For a public function called with a NULL argument: says so on the
  * client (when there is one) and returns DVAL_EINVAL. */
 int dval__null_arg(dval_client *c, const char *function);
+
+/* retry.c (with the retry loop of retry.h) */
 /* Prepares a dval_call for the executor: timeout, cancel fd, logging. */
 void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
                      int cancel_fd);
