@@ -12,7 +12,8 @@ enum member {
     M_SANDBOX_RECOVER, M_SANDBOX_DELETE, M_SANDBOX_LIST,
     M_SESSION_CREATE, M_SESSION_DELETE, M_COMMAND_START, M_COMMAND_STATUS,
     M_COMMAND_CANCEL, M_COMMAND_LOGS, M_STREAM_OPEN, M_STREAM_READ,
-    M_FILE_UPLOAD, M_FILE_DOWNLOAD, M_FOLDER_CREATE
+    M_FILE_UPLOAD, M_FILE_DOWNLOAD, M_FOLDER_CREATE, M_FILE_LIST,
+    M_WORKDIR_CLAIM
 };
 
 /* The arguments of one member call, by role. */
@@ -27,6 +28,7 @@ typedef struct args {
         dval_read_fn read;
         dval_data_fn data;
         dval_sandbox_info_fn each;
+        dval_file_list_fn list;
     } fn;
     void *fn_ud;
     uint64_t from;
@@ -129,6 +131,11 @@ static int call_file(const struct dval_executor *x, dval_call *k,
     case M_FILE_DOWNLOAD:
         return x->file_download(x->userdata, k, a->sandbox, a->name,
                                 a->fn.data, a->fn_ud);
+    case M_FILE_LIST:
+        return x->file_list(x->userdata, k, a->sandbox, a->name, a->fn.list,
+                            a->fn_ud);
+    case M_WORKDIR_CLAIM:
+        return x->workdir_claim(x->userdata, k, a->sandbox, a->name, a->out);
     default:
         return x->folder_create(x->userdata, k, a->sandbox, a->name);
     }
@@ -156,7 +163,9 @@ static int word(dval__ex_op *op, int rc)
         return rc;
     const char *why = op->call.errmsg[0] ? op->call.errmsg
                                          : dval_strerror(rc);
-    if (op->subject)
+    if (!op->what)
+        dval__fmt(op->msg, op->cap, "%s", why);
+    else if (op->subject)
         dval__fmt(op->msg, op->cap, "%s %s: %s", op->what, op->subject, why);
     else
         dval__fmt(op->msg, op->cap, "%s: %s", op->what, why);
@@ -169,7 +178,7 @@ int dval__ex_need(const dval_client *c, dval__ex_op *op, size_t member_offset)
         return DVAL_OK;
     if (op->msg)
         dval__fmt(op->msg, op->cap, "executor %s cannot %s", c->executor_name,
-                  op->what);
+                  op->what ? op->what : "do this");
     return DVAL_EUNSUPPORTED;
 }
 
@@ -400,6 +409,31 @@ int dval__ex_folder_create(dval_client *c, dval__ex_op *op,
     args a = { .m = M_FOLDER_CREATE, .sandbox = sandbox_id,
                .name = remote_path };
     return run(c, op, OFF(folder_create), &a);
+}
+
+int dval__ex_file_list(dval_client *c, dval__ex_op *op,
+                       const char *sandbox_id, const char *dir,
+                       dval_file_list_fn each, void *each_ud)
+{
+    args a = { .m = M_FILE_LIST, .sandbox = sandbox_id, .name = dir,
+               .fn.list = each, .fn_ud = each_ud };
+    op->flags |= DVAL__NO_RETRY;
+    return run(c, op, OFF(file_list), &a);
+}
+
+int dval__ex_workdir_claim(dval_client *c, dval__ex_op *op,
+                           const char *sandbox_id, const char *dir,
+                           void **claim)
+{
+    args a = { .m = M_WORKDIR_CLAIM, .sandbox = sandbox_id, .name = dir,
+               .out = claim };
+    return run(c, op, OFF(workdir_claim), &a);
+}
+
+void dval__ex_workdir_release(dval_client *c, void *claim)
+{
+    if (claim && c->ex.workdir_release)
+        c->ex.workdir_release(c->ex.userdata, claim);
 }
 
 void dval__ex_destroy(dval_client *c)

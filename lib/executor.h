@@ -23,7 +23,8 @@
 
 typedef struct dval__ex_op {
     /* inputs (dval__ex_op_init sets the defaults noted) */
-    const char *what;        /* verb phrase for logs and messages */
+    const char *what;        /* verb phrase for logs and messages (NULL:
+                                the message is the executor's alone) */
     const char *subject;     /* what it acts on, for the message (NULL) */
     int flags;               /* DVAL__IDEMPOTENT, ... (retry.h) */
     int64_t timeout_ms;      /* per attempt (0 = none) */
@@ -131,6 +132,15 @@ int dval__ex_file_download(dval_client *c, dval__ex_op *op,
                            dval_data_fn sink, void *sink_ud);
 int dval__ex_folder_create(dval_client *c, dval__ex_op *op,
                            const char *sandbox_id, const char *remote_path);
+
+/* The listing is never retried (names were delivered). */
+int dval__ex_file_list(dval_client *c, dval__ex_op *op,
+                       const char *sandbox_id, const char *dir,
+                       dval_file_list_fn each, void *each_ud);
+int dval__ex_workdir_claim(dval_client *c, dval__ex_op *op,
+                           const char *sandbox_id, const char *dir,
+                           void **claim);
+void dval__ex_workdir_release(dval_client *c, void *claim);
 
 /* ---- lifetime (client.c) */
 void dval__ex_destroy(dval_client *c);

@@ -1,20 +1,39 @@
 /* "exec" mode: joins a sandbox's cgroups and namespaces, chroots into its
- * root and runs `sh -c command` in a new process group; the group's pid is
- * written to fd 3; exits with the command's code (128+N on signal N). */
+ * root and runs `sh -c command`. Its own pid (the session and process
+ * group it leads: kill(-pid) ends the command) is written to fd 3; it
+ * exits with the command's code (128+N on signal N).
+ *
+ * Isolated, the processes are:
+ *   helper (host pid ns, root; dies with the library thread: pdeathsig)
+ *    └ waiter (sandbox pid ns; dies with the helper) unshares a pid ns
+ *       └ reaper: pid 1 of the command's own pid namespace (dies with the
+ *          waiter); when it exits the kernel kills everything the command
+ *          started, however it detached itself (setsid, double fork)
+ *          └ sh -c command: own session, unprivileged uid, seccomp */
 #include "helper.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "executor/local/sandbox_ids.h"
+
 #define MAX_ENV 256
+
+struct exec_req {
+    const char *pid, *root, *cwd, *cmd;
+    char *env[MAX_ENV + 8];
+    long uid;
+};
 
 static void join_ns(const char *pid)
 {
@@ -52,74 +71,162 @@ static void set_limit(int res, const char *v)
         die_fd(2, "setrlimit");
 }
 
-int helper_exec(int argc, char **argv)
+static int parse(int argc, char **argv, struct exec_req *r)
 {
-    if (argc < 5) {
-        write_str(2, "usage: exec <pid|-> <root> <cwd> [opts] -- cmd\n");
-        return 125;
-    }
-    const char *pid = argv[0], *root = argv[1], *cwd = argv[2], *cmd = NULL;
-    char *env[MAX_ENV + 8];
     int nenv = 0;
-    env[nenv++] = "HOME=/home/daytona";
-    env[nenv++] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
-                  ":/sbin:/bin";
-    env[nenv++] = "LANG=C.UTF-8";
-    join_cgroups(argc, argv);
+    memset(r, 0, sizeof *r);
+    r->pid = argv[0];
+    r->root = argv[1];
+    r->cwd = argv[2];
+    r->uid = -1;
+    r->env[nenv++] = "HOME=/home/daytona";
+    r->env[nenv++] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
+                     ":/sbin:/bin";
+    r->env[nenv++] = "LANG=C.UTF-8";
     for (int i = 3; i < argc; i++) {
         if (!strcmp(argv[i], "--") && i + 1 < argc) {
-            cmd = argv[i + 1];
+            r->cmd = argv[i + 1];
             break;
         }
         if (i + 1 >= argc)
             break;
         if (!strcmp(argv[i], "-e") && nenv < MAX_ENV)
-            env[nenv++] = argv[++i];
+            r->env[nenv++] = argv[++i];
         else if (!strcmp(argv[i], "-c"))
             set_limit(RLIMIT_CPU, argv[++i]);
         else if (!strcmp(argv[i], "-m"))
             set_limit(RLIMIT_AS, argv[++i]);
         else if (!strcmp(argv[i], "-n"))
             set_limit(RLIMIT_NPROC, argv[++i]);
+        else if (!strcmp(argv[i], "-u"))
+            r->uid = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "-g"))
             i++;
     }
-    env[nenv] = NULL;
-    if (!cmd) {
-        write_str(2, "exec: missing -- command\n");
+    r->env[nenv] = NULL;
+    return r->cmd ? 0 : -1;
+}
+
+static int wait_code(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return 125;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* pdeathsig, then a check that the parent did not die before it was set:
+ * `alive` is a pipe whose other end only the parent holds. */
+static void die_with_parent(int alive)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        _exit(125);
+    struct pollfd p = { alive, POLLIN, 0 };
+    if (poll(&p, 1, 0) != 0)
+        _exit(125);
+    close(alive);
+}
+
+static void run_command(const struct exec_req *r, int isolated)
+{
+    const char *dir = isolated ? r->cwd : r->cwd + (r->cwd[0] == '/');
+    if (chdir(dir) < 0 && chdir(isolated ? "/" : ".") < 0)
+        _exit(126);
+    signal(SIGPIPE, SIG_DFL);
+    if (isolated && drop_privileges(r->uid) < 0) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "dval-local-helper: cannot drop "
+                 "privileges: %s\n", strerror(errno));
+        write_str(2, msg);
+        _exit(125);
+    }
+    char *const args[] = { "sh", "-c", (char *)r->cmd, NULL };
+    execve("/bin/sh", args, r->env);
+    _exit(127);
+}
+
+/* pid 1 of the command's pid namespace: runs it, reaps orphans, exits
+ * with its code (taking every other process of the namespace along). */
+static void reaper(const struct exec_req *r)
+{
+    /* as root this must work; in a single-id user namespace the kernel
+     * refuses a second /proc over a masked one: the sandbox's then stays
+     * (hidepid still hides other processes) */
+    if (mount_command_proc() < 0 && geteuid() == 0 && getuid() == 0 &&
+        r->uid > 0)
+        die_fd(2, "mount the command's /proc");
+    pid_t cmd = fork();
+    if (cmd < 0)
+        _exit(125);
+    if (cmd == 0)
+        run_command(r, 1);
+    int st, code = 125;
+    pid_t w;
+    while ((w = wait(&st)) != cmd)
+        if (w < 0 && errno != EINTR)
+            _exit(125);
+    code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    _exit(code);
+}
+
+/* In the sandbox's pid namespace: a new one below it for the command
+ * (unshare(CLONE_NEWPID) works only for a process already inside). */
+static void waiter(const struct exec_req *r, int alive)
+{
+    die_with_parent(alive);
+    if (unshare(CLONE_NEWPID) < 0)
+        die_fd(2, "pid namespace");
+    int life[2];
+    if (pipe2(life, O_CLOEXEC) < 0)
+        die_fd(2, "pipe");
+    pid_t p = fork();
+    if (p < 0)
+        die_fd(2, "fork");
+    if (p == 0) {
+        close(life[1]);
+        die_with_parent(life[0]);
+        reaper(r);
+    }
+    close(life[0]);
+    _exit(wait_code(p));
+}
+
+int helper_exec(int argc, char **argv)
+{
+    struct exec_req r;
+    if (argc < 5 || (join_cgroups(argc, argv), parse(argc, argv, &r) < 0)) {
+        write_str(2, "usage: exec <pid|-> <root> <cwd> [opts] -- cmd\n");
         return 125;
     }
-    if (strcmp(pid, "-") != 0)
-        join_ns(pid);
-    else if (chdir(root) < 0)
-        die_fd(2, root);
+    int isolated = strcmp(r.pid, "-") != 0;
+    if (isolated && r.uid <= 0 && getuid() == 0 && geteuid() == 0) {
+        /* root joins no user namespace: never run a command as root */
+        r.uid = LX_UID_DEFAULT;
+    }
+    if (isolated)
+        join_ns(r.pid);
+    else if (chdir(r.root) < 0)
+        die_fd(2, r.root);
+    int life[2];
+    if (pipe2(life, O_CLOEXEC) < 0)
+        die_fd(2, "pipe");
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+    write_str(3, buf);
+    close(3);
     pid_t child = fork();
     if (child < 0)
         die_fd(2, "fork");
     if (child == 0) {
-        setpgid(0, 0);
-        close(3);
-        /* unisolated: cwd is relative to the sandbox directory */
-        const char *dir = strcmp(pid, "-") ? cwd : cwd + (cwd[0] == '/');
-        if (chdir(dir) < 0 && chdir(strcmp(pid, "-") ? "/" : ".") < 0)
-            _exit(126);
-        signal(SIGPIPE, SIG_DFL);
-        if (strcmp(pid, "-") != 0 && drop_caps() < 0)
-            _exit(125);
-        char *const args[] = { "sh", "-c", (char *)cmd, NULL };
-        execve("/bin/sh", args, env);
-        _exit(127);
+        close(life[1]);
+        if (isolated)
+            waiter(&r, life[0]);
+        die_with_parent(life[0]);
+        run_command(&r, 0);
     }
-    setpgid(child, child);
-    char buf[32];
-    snprintf(buf, sizeof buf, "%d\n", (int)child);
-    write_str(3, buf);
-    close(3);
+    close(life[0]);
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
-    int st;
-    while (waitpid(child, &st, 0) < 0)
-        if (errno != EINTR)
-            return 125;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return wait_code(child);
 }

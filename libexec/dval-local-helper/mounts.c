@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/capability.h>
@@ -14,6 +15,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "executor/local/sandbox_ids.h"
 
 int mount_overlay(const char *lower, const char *upper, const char *work,
                   const char *target, int ro)
@@ -26,7 +29,19 @@ int mount_overlay(const char *lower, const char *upper, const char *work,
         errno = ENAMETOOLONG;
         return -1;
     }
-    return mount("overlay", target, "overlay", ro ? MS_RDONLY : 0, opts);
+    /* nodev: a device node in an image (an imported directory may have
+     * any) opens nothing; /dev is a tmpfs of its own with bound nodes */
+    return mount("overlay", target, "overlay",
+                 (ro ? MS_RDONLY : 0) | MS_NODEV, opts);
+}
+
+static int mkdir_in(const char *root, const char *rel, mode_t mode)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    if (mkdir(p, mode) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
 }
 
 static int bind_node(const char *root, const char *name)
@@ -43,8 +58,9 @@ static int bind_node(const char *root, const char *name)
 
 int setup_dev(const char *root)
 {
+    /* no "tty": the host's /dev/tty is the caller's terminal (TIOCSTI) */
     static const char *nodes[] = { "null", "zero", "full", "random",
-                                   "urandom", "tty" };
+                                   "urandom" };
     static const char *links[][2] = {
         { "/proc/self/fd", "fd" }, { "/proc/self/fd/0", "stdin" },
         { "/proc/self/fd/1", "stdout" }, { "/proc/self/fd/2", "stderr" },
@@ -55,7 +71,7 @@ int setup_dev(const char *root)
     if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0)
         return -1;
     for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
-        if (bind_node(root, nodes[i]) < 0 && strcmp(nodes[i], "tty") != 0)
+        if (bind_node(root, nodes[i]) < 0)
             return -1;
     for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
         snprintf(p, sizeof p, "%s/dev/%s", root, links[i][1]);
@@ -71,31 +87,119 @@ int setup_dev(const char *root)
     return mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
 }
 
-static int mkdir_in(const char *root, const char *rel, mode_t mode)
+/* What Docker masks: host-wide kernel state (memory, keys of every user,
+ * timers, scheduler, hardware) is covered by /dev/null or an empty
+ * read-only tmpfs; the kernel's knobs are read-only. */
+int mask_proc(const char *root)
 {
+    static const char *masked[] = { "proc/kcore", "proc/keys",
+        "proc/key-users", "proc/timer_list", "proc/timer_stats",
+        "proc/sched_debug", "proc/latency_stats", "proc/scsi", "proc/acpi",
+        "proc/asound", "proc/kallsyms", "proc/kmsg", "proc/sysvipc",
+        "sys/firmware", "sys/devices/virtual/powercap", "sys/kernel/debug" };
+    static const char *ro[] = { "proc/sys", "proc/sysrq-trigger", "proc/irq",
+                                "proc/bus", "proc/fs" };
     char p[4096];
-    snprintf(p, sizeof p, "%s/%s", root, rel);
-    if (mkdir(p, mode) < 0 && errno != EEXIST)
-        return -1;
+    struct stat st;
+    for (size_t i = 0; i < sizeof masked / sizeof *masked; i++) {
+        snprintf(p, sizeof p, "%s/%s", root, masked[i]);
+        if (lstat(p, &st) < 0)
+            continue;
+        int rc = S_ISDIR(st.st_mode)
+            ? mount("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV |
+                    MS_NOEXEC, "size=4k,mode=0555")
+            : mount("/dev/null", p, NULL, MS_BIND, NULL);
+        if (rc < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < sizeof ro / sizeof *ro; i++) {
+        snprintf(p, sizeof p, "%s/%s", root, ro[i]);
+        if (access(p, F_OK) == 0 && bind_ro(p) < 0)
+            return -1;
+    }
     return 0;
 }
 
-/* /proc, /dev, /tmp, /sandbox, /home/daytona; the state directory (hide)
- * is covered by an empty read-only tmpfs so sandboxes cannot see it. */
-int setup_sandbox_root(const char *root, const char *hide)
+/* A /proc of the command's own pid namespace (its getpid() is what
+ * /proc shows: ps, pgrep and the JVM look themselves up by pid), in a
+ * mount namespace of its own so no other command sees it. */
+int mount_command_proc(void)
+{
+    if (unshare(CLONE_NEWNS) < 0)
+        return -1;
+    unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    if (mount("proc", "/proc", "proc", fl, "hidepid=invisible") < 0 &&
+        mount("proc", "/proc", "proc", fl, NULL) < 0)
+        return -1;
+    return mask_proc("");
+}
+
+/* The sandbox's own /proc; hidepid: a command sees only the processes of
+ * its uid (not the init, the helpers or other validations). */
+static int mount_proc(const char *root)
 {
     char p[4096];
     if (mkdir_in(root, "proc", 0555) < 0)
         return -1;
     snprintf(p, sizeof p, "%s/proc", root);
-    if (mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+    unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    if (mount("proc", p, "proc", fl, "hidepid=invisible") < 0 &&
+        mount("proc", p, "proc", fl, "hidepid=2") < 0 &&
+        mount("proc", p, "proc", fl, NULL) < 0)
         return -1;
-    static const char *ro[] = { "sys", "sysrq-trigger", "irq", "bus" };
-    for (size_t i = 0; i < sizeof ro / sizeof *ro; i++) {
-        snprintf(p, sizeof p, "%s/proc/%s", root, ro[i]);
-        if (access(p, F_OK) == 0 && bind_ro(p) < 0)
+    return mask_proc(root);
+}
+
+/* /sandbox is shared (sticky, like /tmp); /home/daytona belongs to the
+ * default sandbox uid. Root-owned files stay read-only to commands. */
+static int own_dirs(const char *root)
+{
+    char p[4096];
+    if (geteuid() != 0)
+        return 0; /* a user namespace with one id: nothing to hand out */
+    snprintf(p, sizeof p, "%s/sandbox", root);
+    if (chown(p, 0, 0) < 0 || chmod(p, 01777) < 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/home/daytona", root);
+    struct stat st;
+    if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+        return -1;
+    if (st.st_uid == 0 && chown(p, (uid_t)LX_UID_DEFAULT,
+                                (gid_t)LX_UID_DEFAULT) < 0)
+        return -1;
+    return 0;
+}
+
+/* The root is an image (possibly imported from a tarball): a mount point
+ * that is a symlink there would be followed outside the new root while
+ * it is set up, so such an image is refused. */
+static int check_mountpoints(const char *root)
+{
+    static const char *mp[] = { "proc", "dev", "tmp", "sandbox", "home",
+                                "home/daytona" };
+    char p[4096];
+    struct stat st;
+    for (size_t i = 0; i < sizeof mp / sizeof *mp; i++) {
+        snprintf(p, sizeof p, "%s/%s", root, mp[i]);
+        if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            errno = ENOTDIR;
             return -1;
+        }
     }
+    return 0;
+}
+
+/* /proc, /dev, /tmp, /sandbox, /home/daytona; the state directory (hide)
+ * is covered by an empty read-only tmpfs so sandboxes cannot see it (with
+ * an image root it is not there anyway; with the host-root opt-in it
+ * could be under an allowed directory). */
+int setup_sandbox_root(const char *root, const char *hide)
+{
+    char p[4096];
+    if (check_mountpoints(root) < 0)
+        return -1;
+    if (mount_proc(root) < 0)
+        return -1;
     if (setup_dev(root) < 0)
         return -1;
     if (mkdir_in(root, "tmp", 01777) < 0)
@@ -104,7 +208,7 @@ int setup_sandbox_root(const char *root, const char *hide)
     if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
         return -1;
     if (mkdir_in(root, "sandbox", 0777) < 0 || mkdir_in(root, "home", 0755) < 0
-        || mkdir_in(root, "home/daytona", 0755) < 0)
+        || mkdir_in(root, "home/daytona", 0755) < 0 || own_dirs(root) < 0)
         return -1;
     struct stat st;
     snprintf(p, sizeof p, "%s/%s", root, hide);

@@ -30,6 +30,9 @@ int lt_run(lt *t, const char *sb, const char *command, lt_out *o);
 void lt_out_free(lt_out *o);
 /* Writes data to path inside the sandbox; returns the status. */
 int lt_upload(lt *t, const char *sb, const char *path, const char *data);
+/* Uploads the local file at local to path inside the sandbox. */
+int lt_upload_file(lt *t, const char *sb, const char *path,
+                   const char *local);
 /* Reads path from the sandbox into *out (NUL-terminated). */
 int lt_download(lt *t, const char *sb, const char *path, dval__buf *out);
 int lt_state(lt *t, const char *sb);
@@ -37,5 +40,15 @@ int lt_state(lt *t, const char *sb);
 const char *lt_state_key(lt *t, const char *sb, const char *key);
 void lt_set_state_key(lt *t, const char *sb, const char *key,
                       const char *val);
+
+/* Creates snapshot name from image (NULL → the default) and steps (may be
+ * NULL); returns the status, fills *info when non-NULL. */
+int lt_snapshot(lt *t, const char *name, const char *image,
+                const char *const *steps, dval_snapshot_info *info);
+/* A tiny root filesystem at dir: the host's sh, cat, ls, id and their
+ * libraries (enough to run commands in a sandbox over it). */
+void lt_mini_root(const char *dir);
+/* Runs a shell command on the host; fails the test when it fails. */
+void lt_sh(const char *cmd);
 
 #endif

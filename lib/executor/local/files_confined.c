@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sandbox_ids.h"
+
 #define CHUNK 65536
 
 static int open_in(int root, const char *rel, int flags, mode_t mode)
@@ -92,6 +94,37 @@ static int errno_status(int e)
            : DVAL_EIO;
 }
 
+/* New entries belong to the sandbox's commands, not to root (the library
+ * writes as root): an entry inherits the owner of its directory, and
+ * what is made in the shared, root-owned /sandbox goes to the default
+ * sandbox uid. Elsewhere under root-owned directories root stays owner
+ * (the system root is read-only to commands). Only a root caller with an
+ * isolated sandbox has other ids to give. */
+static uid_t owner_for(int parent, const char *parent_rel)
+{
+    struct stat st;
+    if (geteuid() != 0 || fstat(parent, &st) < 0)
+        return 0;
+    if (st.st_uid == 0 && !strcmp(parent_rel, "sandbox"))
+        return (uid_t)LX_UID_DEFAULT;
+    return st.st_uid;
+}
+
+/* Best effort: an entry left to root is read-only to commands. */
+static void give(int parent, const char *parent_rel, int fd)
+{
+    uid_t uid = owner_for(parent, parent_rel);
+    if (uid != 0)
+        (void)fchown(fd, uid, uid);
+}
+
+static void give_at(int parent, const char *parent_rel, const char *name)
+{
+    uid_t uid = owner_for(parent, parent_rel);
+    if (uid != 0)
+        (void)fchownat(parent, name, uid, uid, AT_SYMLINK_NOFOLLOW);
+}
+
 /* mkdir -p of rel inside root. */
 static int mkdirs_in(dval_call *c, int root, const char *rel)
 {
@@ -122,6 +155,8 @@ static int mkdirs_in(dval_call *c, int root, const char *rel)
                                    strerror(errno));
         int r = mkdirat(parent, name, 0755);
         int e = errno;
+        if (r == 0)
+            give_at(parent, slash ? prefix : "", name);
         close(parent);
         if (r < 0 && e != EEXIST)
             return dval__call_fail(c, errno_status(e), "mkdir %s: %s", rel,
@@ -167,6 +202,25 @@ static int write_from(dval_call *c, int fd, dval_read_fn src, void *src_ud)
     }
 }
 
+/* Hands a just-written file (rel inside root) to its directory's owner
+ * unless it already belongs to someone other than root. */
+static void give_file(int root, char *rel, int fd)
+{
+    struct stat st;
+    if (geteuid() != 0 || fstat(fd, &st) < 0 || st.st_uid != 0)
+        return;
+    char *slash = strrchr(rel, '/');
+    if (slash)
+        *slash = 0;
+    int parent = open_in(root, slash ? rel : "", O_PATH | O_DIRECTORY, 0);
+    if (parent >= 0) {
+        give(parent, slash ? rel : "", fd);
+        close(parent);
+    }
+    if (slash)
+        *slash = '/';
+}
+
 int lx_file_upload(void *ud, dval_call *c, const char *sbid, const char *path,
                    dval_read_fn src, void *src_ud, int64_t size)
 {
@@ -193,6 +247,8 @@ int lx_file_upload(void *ud, dval_call *c, const char *sbid, const char *path,
             rc = dval__call_fail(c, errno_status(errno), "%s: %s", path,
                                  strerror(errno));
     }
+    if (fd >= 0)
+        give_file(root, rel, fd);
     if (rc == DVAL_OK)
         rc = write_from(c, fd, src, src_ud);
     if (fd >= 0 && close(fd) < 0 && rc == DVAL_OK)
@@ -209,15 +265,29 @@ int lx_file_download(void *ud, dval_call *c, const char *sbid,
     int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root);
     if (rc != DVAL_OK)
         return rc;
-    int fd = open_in(root, rel, O_RDONLY, 0);
+    /* Downloads carry results: no symlink anywhere on the path, no FIFO
+     * (O_NONBLOCK: opening one must not hang), nothing with a second hard
+     * link (it may be another validation's file). */
+    struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+                                     O_CLOEXEC,
+                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+                                       RESOLVE_NO_MAGICLINKS };
+    int fd = (int)syscall(SYS_openat2, root, rel[0] ? rel : ".", &how,
+                          sizeof how);
     close(root);
+    if (fd < 0 && errno == ELOOP)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "%s: a symbolic link "
+                               "(refused)", path);
     if (fd < 0)
         return dval__call_fail(c, errno_status(errno), "%s: %s", path,
                                strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink > 1) {
         close(fd);
-        return dval__call_fail(c, DVAL_ENOTFOUND, "%s is not a file", path);
+        return dval__call_fail(c, S_ISREG(st.st_mode) ? DVAL_EFORBIDDEN
+                               : DVAL_ENOTFOUND, "%s is not a plain file%s",
+                               path, S_ISREG(st.st_mode) ? " (it has other "
+                               "hard links: refused)" : "");
     }
     for (;;) {
         if (canceled(c)) {

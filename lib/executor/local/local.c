@@ -2,6 +2,7 @@
  * overlayfs. This file holds the vtable, the helper lookup and spawning,
  * and the isolation probe. */
 #include "local.h"
+#include "files_list.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,8 +16,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 static int is_exec(const char *p)
 {
@@ -55,12 +54,42 @@ static char *find_helper(void)
     return dval__strdup(DVAL_LIBEXECDIR "/dval-local-helper");
 }
 
+/* The helper's environment, from an allow-list: never the caller's (its
+ * API keys would be readable in /proc/<pid>/environ of the sandbox's
+ * init). Builds also get the proxy settings they may need. */
+static void helper_env(char **env, size_t cap, char bufs[][4200],
+                       const char *mode)
+{
+    static const char *pass[] = { "http_proxy", "https_proxy", "no_proxy",
+                                  "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY" };
+    size_t n = 0, b = 0;
+    env[n++] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+               "/sbin:/bin";
+    env[n++] = "LANG=C.UTF-8";
+    env[n++] = geteuid() == 0 ? "HOME=/root" : "HOME=/";
+    dval__fmt(bufs[b], sizeof bufs[b], "DVAL_HELPER_PARENT=%d",
+              (int)getpid());
+    env[n++] = bufs[b++];
+    for (size_t i = 0; mode && !strcmp(mode, "build") &&
+         i < sizeof pass / sizeof *pass && n + 1 < cap; i++) {
+        const char *v = getenv(pass[i]);
+        if (v && strlen(v) < 4000) {
+            dval__fmt(bufs[b], sizeof bufs[b], "%s=%s", pass[i], v);
+            env[n++] = bufs[b++];
+        }
+    }
+    env[n] = NULL;
+}
+
 int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
              int pgroup)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
+    char *env[16], bufs[8][4200];
+    (void)pgroup; /* always: a session of its own leads a group */
     argv[0] = x->helper;
+    helper_env(env, sizeof env / sizeof *env, bufs, argv[1]);
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&at);
     sigset_t none, all;
@@ -68,17 +97,18 @@ int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
     sigfillset(&all);
     posix_spawnattr_setsigmask(&at, &none);
     posix_spawnattr_setsigdefault(&at, &all);
-    posix_spawnattr_setpgroup(&at, 0);
+    /* its own session: no controlling terminal (the caller's tty would
+     * let a program type into the user's shell), and kill(-pid) reaches
+     * the helper's whole process group */
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-                             POSIX_SPAWN_SETSIGDEF |
-                             (pgroup ? POSIX_SPAWN_SETPGROUP : 0));
+                             POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
     for (int i = 0; i < 4; i++) {
         if (fds[i] >= 0)
             posix_spawn_file_actions_adddup2(&fa, fds[i], i);
-        else if (i < 3)
+        else /* never inherit whatever the caller has open there */
             posix_spawn_file_actions_addopen(&fa, i, "/dev/null", O_RDWR, 0);
     }
-    int rc = posix_spawn(pid, x->helper, &fa, &at, argv, environ);
+    int rc = posix_spawn(pid, x->helper, &fa, &at, argv, env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     if (rc != 0)
@@ -161,7 +191,8 @@ int lx_isolation(lx *x, dval_call *c, int *isolated)
         return DVAL_OK;
     }
     return dval__call_fail(c, DVAL_EISOLATION, "local executor: %s; user/"
-                           "mount/pid namespaces and overlayfs are required "
+                           "mount/pid namespaces, overlayfs and seccomp are "
+                           "required "
                            "(or allow unisolated execution)", x->probe_msg);
 }
 
@@ -222,6 +253,7 @@ static void fill(struct dval_executor *out, lx *x)
     out->file_download = lx_file_download;
     out->folder_create = lx_folder_create;
     out->command_cancel = lx_command_cancel;
+    lx_files_list_install(out);
 }
 
 int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
