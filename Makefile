@@ -35,7 +35,9 @@ MAP := lib/libdaytona-validate.map
 
 LIB_SRC := $(wildcard lib/*.c lib/executor/daytona/*.c lib/executor/local/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
-LIB_HDR := $(wildcard include/*.h lib/*.h lib/executor/*/*.h)
+# Each object depends on the headers it includes, as the compiler lists
+# them (-MMD); -MP keeps a removed header from breaking the build.
+DEP_FILES := $(LIB_OBJ:.o=.d)
 
 # Helper executables: libexec/<prog>/*.c → $(B)/libexec/<prog>. Sanitizer
 # builds keep them plain: they run inside sandboxes with memory limits that
@@ -59,9 +61,9 @@ TEST_BINS := $(foreach d,$(TEST_DIRS),$(patsubst tests/$(d)/%.c,$(B)/tests/$(d)_
 EX_SRC := $(wildcard examples/c/*.c)
 EX_BINS := $(EX_SRC:examples/c/%.c=$(B)/examples/%)
 
-.PHONY: all lib check check-run test tests examples install uninstall clean demo demo-run deps \
+.PHONY: all lib check check-run tests examples install uninstall clean demo demo-run deps \
 	abi-check abi-baseline asan tsan valgrind fuzz bench help header-check \
-	symbols-check man-check
+	symbols-check man-check man-examples
 .DELETE_ON_ERROR:
 
 all: lib $(LIBEXEC_BINS) $(CLI_BIN) $(B)/daytona-validate.pc
@@ -84,10 +86,15 @@ $(B)/gen/javac_service_files.h: $(JAVAC_SVC)
 		CLIENT "$$(base64 -w0 libexec/dval-javac-service/dval-javac-client)" > $@
 $(B)/obj/lib/profile.o: $(B)/gen/javac_service_files.h
 
-$(B)/obj/%.o: %.c $(LIB_HDR)
+# An object without its .d file (a first build, or one from before -MMD) is
+# rebuilt: the empty rule makes a missing .d count as changed.
+$(B)/obj/%.o: %.c $(B)/obj/%.d
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(DEP_FILES):
+include $(wildcard $(DEP_FILES))
 
 $(SOLIB): $(LIB_OBJ) $(MAP)
 	@mkdir -p $(dir $@)
@@ -143,8 +150,14 @@ examples: $(EX_BINS)
 check: deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: all tests examples header-check symbols-check man-check abi-check
-	B=$(B) tests/run.sh
+# make check T=<suite>[/<test>]: build, then run only the suites whose name
+# contains <suite> (e.g. unit_test_exec, cli), and in C suites only the
+# tests whose name contains <test>; the header/man/ABI gates are skipped.
+T ?=
+T_SUITE = $(firstword $(subst /, ,$(T)))
+T_TEST = $(word 2,$(subst /, ,$(T)))
+check-run: all tests examples $(if $(T),,header-check symbols-check man-check man-examples abi-check)
+	B=$(B) $(if $(T),DVAL_SUITES="$(T_SUITE)" DVAL_TEST_FILTER="$(T_TEST)") tests/run.sh
 
 header-check:
 	@mkdir -p $(B)/hc
@@ -158,6 +171,9 @@ symbols-check: $(SOLIB)
 
 man-check:
 	tests/abi/check-man.sh
+
+man-examples: $(SOLIB)
+	B=$(B) tests/abi/man-examples.sh
 
 abi-check: $(SOLIB)
 	B=$(B) tests/abi/abi-check.sh
@@ -243,4 +259,29 @@ clean:
 	rm -rf build
 
 help:
-	@echo "targets: all check demo deps install uninstall clean examples abi-check asan tsan valgrind fuzz bench"
+	@echo "all           library, helper, CLI and pkg-config file (default)"
+	@echo "lib           the shared and static library only"
+	@echo "check         deps, build, every gate and every test suite;"
+	@echo "              T=<suite>[/<test>] runs one suite (or test) only"
+	@echo "check-run     check without installing the deps first"
+	@echo "check-c       build, then the C suites only"
+	@echo "demo          deps, build, then the validation demo (DEMO=script)"
+	@echo "demo-run      the demo without installing the deps first"
+	@echo "deps          install the build and test dependencies (tests/deps.sh)"
+	@echo "tests         build the C test binaries"
+	@echo "examples      build the C examples (examples/c)"
+	@echo "header-check  dval.h compiles alone as C99 and C++11, -pedantic"
+	@echo "symbols-check exported symbols match lib/libdaytona-validate.map"
+	@echo "man-check     man pages: one per function, sections, lint, checked against the code"
+	@echo "man-examples  compile and link the EXAMPLES code of every man3 page"
+	@echo "abi-check     abidiff against tests/abi/libdaytona-validate.abi"
+	@echo "abi-baseline  record the current ABI as the baseline (deliberate change)"
+	@echo "asan          C suites under ASan+UBSan (build/asan)"
+	@echo "tsan          C suites under TSan (build/tsan)"
+	@echo "valgrind      C suites under valgrind (build/valgrind)"
+	@echo "fuzz          the fuzzers (tests/fuzz)"
+	@echo "bench         the benchmarks (tests/bench; minutes)"
+	@echo "install       install under PREFIX (DESTDIR honoured)"
+	@echo "uninstall     remove what install put there"
+	@echo "clean         remove build/"
+	@echo "help          this list"

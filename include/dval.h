@@ -6,7 +6,10 @@
  *
  * Conventions (see dval(7)):
  *  - every fallible function returns int: DVAL_OK (0) or a negative DVAL_E*;
- *  - handles are opaque; output parameters come first and are NULL on error;
+ *  - handles are opaque; output parameters come first and are NULL on error,
+ *    except the results of a call on a handle that comes first itself
+ *    (dval_sandbox_download, dval_sandbox_download_json, dval_session_exec,
+ *    dval_validate: the handle, the inputs, then the outputs);
  *  - options are size-prefixed structs: call dval_X_init(&o, sizeof o), or
  *    zero them and set struct_size; all-zero fields mean "default";
  *  - strings are UTF-8, durations are int64_t milliseconds;
@@ -190,10 +193,52 @@ typedef struct dval_sandbox dval_sandbox;
 typedef struct dval_session dval_session;
 struct dval_executor;
 
+/* Configuration of the built-in "daytona" executor (appended in 0.1.1).
+ * NULL strings and 0 numbers fall back to the deprecated fields of
+ * dval_client_options, then to the environment (DAYTONA_API_URL or
+ * DAYTONA_SERVER_URL, DAYTONA_API_KEY, DAYTONA_JWT_TOKEN,
+ * DAYTONA_ORGANIZATION_ID, DAYTONA_TARGET), then to the defaults. */
+typedef struct dval_daytona_options {
+    size_t struct_size;
+    const char *api_url;         /* → https://app.daytona.io/api */
+    const char *api_key;
+    const char *jwt_token;       /* needs organization_id */
+    const char *organization_id;
+    const char *target;          /* region */
+    const char *ca_bundle;       /* TLS CA bundle path (NULL = system) */
+    int32_t insecure_skip_tls_verify;  /* 1 disables TLS verification */
+    int64_t connect_timeout_ms;  /* 0 → 10000 */
+    int64_t request_timeout_ms;  /* 0 → 120000 */
+} dval_daytona_options;
+
+DVAL_API int dval_daytona_options_init(dval_daytona_options *opts, size_t size);
+
+/* Configuration of the built-in "local" executor (appended in 0.1.1).
+ * NULL/0 fall back to the deprecated fields of dval_client_options, then
+ * to the defaults. */
+typedef struct dval_local_options {
+    size_t struct_size;
+    /* NULL → $XDG_STATE_HOME/daytona-validate or
+     * ~/.local/state/daytona-validate */
+    const char *state_dir;
+    /* The namespace helper program (NULL → $DVAL_LOCAL_HELPER, then the
+     * libexec directory next to the library or program). */
+    const char *helper_path;
+    /* 1: run without isolation when namespaces are missing. */
+    int32_t allow_unisolated;
+    /* Default limits of sandboxes whose options leave them 0 (0 here →
+     * the executor's defaults: 512 pids, 2 GiB, 600 s CPU). */
+    int32_t max_pids;
+    int64_t max_memory_bytes;
+    int64_t max_cpu_ms;
+} dval_local_options;
+
+DVAL_API int dval_local_options_init(dval_local_options *opts, size_t size);
+
 typedef struct dval_client_options {
     size_t struct_size;
-    /* Daytona configuration; NULL → DAYTONA_API_URL, DAYTONA_API_KEY,
-     * DAYTONA_JWT_TOKEN, DAYTONA_ORGANIZATION_ID, DAYTONA_TARGET. */
+    /* Deprecated since 0.1.1 (still honoured): the fields of
+     * dval_daytona_options, which the daytona field below takes first. */
     const char *api_url;
     const char *api_key;
     const char *jwt_token;
@@ -213,18 +258,21 @@ typedef struct dval_client_options {
     int32_t retry_factor;       /* 0 → 2 */
     int64_t retry_cap_ms;       /* 0 → 60000 */
     int32_t retry_jitter;       /* 1 = full jitter; 0 = exact delays */
+    /* Deprecated since 0.1.1: the timeouts and TLS settings of
+     * dval_daytona_options. */
     int64_t connect_timeout_ms; /* 0 → 10000 */
     int64_t request_timeout_ms; /* 0 → 120000 (above the server's 30 s) */
-    /* TLS: CA bundle path (NULL = system); 1 disables verification. */
     const char *ca_bundle;
     int32_t insecure_skip_tls_verify;
-    /* Local executor: state directory (NULL → $XDG_STATE_HOME/
-     * daytona-validate or ~/.local/state/daytona-validate) and explicit
-     * opt-in to run without isolation when namespaces are missing. */
+    /* Deprecated since 0.1.1: see dval_local_options. */
     const char *state_dir;
     int32_t allow_unisolated;
     /* Largest download/results body accepted (0 → 64 MiB). */
     int64_t max_download_bytes;
+    /* Appended in 0.1.1: each executor's own configuration (NULL → the
+     * deprecated fields above). Read during dval_client_new only. */
+    const dval_daytona_options *daytona;
+    const dval_local_options *local;
 } dval_client_options;
 
 /* Initialises *opts to defaults. size is sizeof *opts as the caller knows
@@ -523,10 +571,24 @@ typedef struct dval_call {
     dval_log_fn log_fn;          /* may be NULL */
     void *log_userdata;
     /* outputs */
-    int32_t http_status;         /* 0 when not HTTP */
+    int32_t http_status;         /* 0 when not HTTP (informational) */
     int64_t retry_after_ms;      /* server hint; -1 none */
     char errmsg[DVAL_ERRMSG_MAX];
+    /* Appended in 0.1.1 (an executor writes it only when struct_size
+     * covers it): the executor's own reading of a failure, which the
+     * core's retry policy follows; 0 leaves the decision to the status. */
+    int32_t failure;             /* enum dval_failure */
 } dval_call;
+
+/* How a failed executor call may be retried (dval_call.failure). */
+enum dval_failure {
+    DVAL_FAILURE_BY_STATUS = 0,  /* the core decides from the status */
+    DVAL_FAILURE_TRANSIENT = 1,  /* repeating an idempotent call may work */
+    DVAL_FAILURE_PERMANENT = 2,  /* repeating it will not work */
+    DVAL_FAILURE_NOT_READY = 3,  /* the target is not ready yet (e.g. still
+                                    starting): repeat after a backoff */
+    DVAL_FAILURE_GONE = 4        /* the target no longer exists */
+};
 
 typedef struct dval_snapshot_info {
     size_t struct_size;

@@ -1,12 +1,12 @@
-/* Client: configuration (options, then DAYTONA_* environment), executor
- * selection, retry policy, process-wide init. */
-#include <curl/curl.h>
+/* Client: the caller's options merged, executor selection, retry policy,
+ * process-wide init. Each built-in executor resolves its own environment
+ * and defaults (lib/executor/<name>/). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "executor.h"
 
 /* ---- global init: reference counted, serialised */
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -15,7 +15,7 @@ static int global_refs;
 DVAL_API int dval_global_init(void)
 {
     pthread_mutex_lock(&global_lock);
-    if (global_refs == 0 && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    if (global_refs == 0 && dval__daytona_global_init() != DVAL_OK) {
         pthread_mutex_unlock(&global_lock);
         return DVAL_ERROR;
     }
@@ -29,20 +29,14 @@ DVAL_API int dval_global_cleanup(void)
     pthread_mutex_lock(&global_lock);
     int n = global_refs > 0 ? --global_refs : 0;
     if (n == 0 && global_refs == 0)
-        curl_global_cleanup();
+        dval__daytona_global_cleanup();
     pthread_mutex_unlock(&global_lock);
     return n;
 }
 
 DVAL_API int dval_client_options_init(dval_client_options *o, size_t size)
 {
-    if (!o)
-        return DVAL_EINVAL;
-    if (size < sizeof(size_t))
-        return DVAL_EABI;
-    memset(o, 0, size);
-    o->struct_size = size < sizeof *o ? size : sizeof *o;
-    return DVAL_OK;
+    return dval__opts_init(o, size, sizeof *o);
 }
 
 DVAL_API int dval_executor_init(struct dval_executor *ex, size_t size)
@@ -56,12 +50,14 @@ DVAL_API int dval_executor_init(struct dval_executor *ex, size_t size)
     return DVAL_OK;
 }
 
-static const char *env_or(const char *v, const char *env)
+DVAL_API int dval_daytona_options_init(dval_daytona_options *o, size_t size)
 {
-    if (v)
-        return v;
-    const char *e = getenv(env);
-    return e && *e ? e : NULL;
+    return dval__opts_init(o, size, sizeof *o);
+}
+
+DVAL_API int dval_local_options_init(dval_local_options *o, size_t size)
+{
+    return dval__opts_init(o, size, sizeof *o);
 }
 
 static void config_free(dval__config *cfg)
@@ -73,47 +69,76 @@ static void config_free(dval__config *cfg)
     dval__free(cfg->target);
     dval__free(cfg->ca_bundle);
     dval__free(cfg->state_dir);
+    dval__free(cfg->helper_path);
 }
 
-static int dup_opt(char **dst, const char *src)
+/* *dst = a copy of the first non-empty of a and b (or NULL). */
+static int take(char **dst, const char *a, const char *b)
 {
-    if (!src)
-        return DVAL_OK;
-    *dst = dval__strdup(src);
-    return *dst ? DVAL_OK : DVAL_ENOMEM;
+    const char *s = a && a[0] ? a : b && b[0] ? b : NULL;
+    *dst = s ? dval__strdup(s) : NULL;
+    return s && !*dst ? DVAL_ENOMEM : DVAL_OK;
 }
 
-static int config_resolve(dval__config *cfg, const dval_client_options *o,
-                          char *err, size_t errlen)
+static int64_t first64(int64_t a, int64_t b)
 {
-    const char *url = env_or(o->api_url, "DAYTONA_API_URL");
-    if (!url)
-        url = env_or(NULL, "DAYTONA_SERVER_URL");
-    if (!url)
-        url = "https://app.daytona.io/api";
-    const char *jwt = env_or(o->jwt_token, "DAYTONA_JWT_TOKEN");
-    const char *org = env_or(o->organization_id, "DAYTONA_ORGANIZATION_ID");
-    if (dup_opt(&cfg->api_url, url) ||
-        dup_opt(&cfg->api_key, env_or(o->api_key, "DAYTONA_API_KEY")) ||
-        dup_opt(&cfg->jwt_token, jwt) || dup_opt(&cfg->organization_id, org) ||
-        dup_opt(&cfg->target, env_or(o->target, "DAYTONA_TARGET")) ||
-        dup_opt(&cfg->ca_bundle, o->ca_bundle) ||
-        dup_opt(&cfg->state_dir, o->state_dir))
+    return a > 0 ? a : b;
+}
+
+/* The executors' option structs over the deprecated flat fields. */
+static int config_merge(dval__config *cfg, const dval_client_options *o,
+                        const dval_daytona_options *d,
+                        const dval_local_options *l)
+{
+    if (take(&cfg->api_url, d->api_url, o->api_url) ||
+        take(&cfg->api_key, d->api_key, o->api_key) ||
+        take(&cfg->jwt_token, d->jwt_token, o->jwt_token) ||
+        take(&cfg->organization_id, d->organization_id, o->organization_id) ||
+        take(&cfg->target, d->target, o->target) ||
+        take(&cfg->ca_bundle, d->ca_bundle, o->ca_bundle) ||
+        take(&cfg->state_dir, l->state_dir, o->state_dir) ||
+        take(&cfg->helper_path, l->helper_path, NULL))
         return DVAL_ENOMEM;
-    if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-        dval__fmt(err, errlen, "api_url must start with http:// or https://");
-        return DVAL_EINVAL;
-    }
-    cfg->insecure_skip_tls_verify = o->insecure_skip_tls_verify != 0;
-    cfg->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000;
-    cfg->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 120000;
-    cfg->allow_unisolated = o->allow_unisolated != 0;
+    cfg->insecure_skip_tls_verify =
+        (d->insecure_skip_tls_verify || o->insecure_skip_tls_verify) != 0;
+    cfg->connect_timeout_ms = first64(d->connect_timeout_ms,
+                                      o->connect_timeout_ms);
+    cfg->request_timeout_ms = first64(d->request_timeout_ms,
+                                      o->request_timeout_ms);
+    cfg->allow_unisolated = (l->allow_unisolated || o->allow_unisolated) != 0;
+    cfg->local_max_pids = l->max_pids;
+    cfg->local_max_memory_bytes = l->max_memory_bytes;
+    cfg->local_max_cpu_ms = l->max_cpu_ms;
     cfg->max_download_bytes =
         o->max_download_bytes > 0 ? o->max_download_bytes : 64LL << 20;
     cfg->log_fn = o->log_fn;
     cfg->log_userdata = o->log_userdata;
     cfg->log_level = o->log_level > 0 ? o->log_level : DVAL_LOG_INFO;
     return DVAL_OK;
+}
+
+/* Validated copies of the executors' option structs (zeroed when absent). */
+static int config_resolve(dval__config *cfg, const dval_client_options *o,
+                          char *err, size_t errlen)
+{
+    dval_daytona_options d;
+    dval_local_options l;
+    dval_daytona_options_init(&d, sizeof d);
+    dval_local_options_init(&l, sizeof l);
+    int rc = o->daytona ? dval__opts_copy(&d, sizeof d, o->daytona,
+                                          sizeof(size_t)) : DVAL_OK;
+    if (rc == DVAL_OK && o->local)
+        rc = dval__opts_copy(&l, sizeof l, o->local, sizeof(size_t));
+    if (rc) {
+        dval__fmt(err, errlen, "daytona or local options: struct_size not "
+                  "supported (or unknown fields set)");
+        return rc;
+    }
+    if (l.max_pids < 0 || l.max_memory_bytes < 0 || l.max_cpu_ms < 0) {
+        dval__fmt(err, errlen, "local options: negative limit");
+        return DVAL_EINVAL;
+    }
+    return config_merge(cfg, o, &d, &l);
 }
 
 static int pick_executor(dval_client *c, const dval_client_options *o,
@@ -135,18 +160,13 @@ static int pick_executor(dval_client *c, const dval_client_options *o,
     }
     const char *which = o->executor;
     if (!which)
-        which = (c->cfg.api_key || c->cfg.jwt_token) ? "daytona" : "local";
+        which = dval__daytona_configured(&c->cfg) ? "daytona" : "local";
     int rc;
     if (!strcmp(which, "daytona")) {
-        if (!c->cfg.api_key && !c->cfg.jwt_token) {
+        if (!dval__daytona_configured(&c->cfg)) {
             dval__fmt(err, errlen, "the daytona executor needs an API key or "
                       "a JWT (set DAYTONA_API_KEY)");
             return DVAL_EAUTH;
-        }
-        if (c->cfg.jwt_token && !c->cfg.api_key && !c->cfg.organization_id) {
-            dval__fmt(err, errlen, "JWT authentication needs an organization "
-                      "id (set DAYTONA_ORGANIZATION_ID)");
-            return DVAL_EINVAL;
         }
         rc = dval__daytona_executor(&c->ex, &c->cfg, err, errlen);
     } else if (!strcmp(which, "local")) {
@@ -208,6 +228,13 @@ DVAL_API int dval_client_new(dval_client **out, const dval_client_options *opts)
     return DVAL_OK;
 }
 
+int dval__null_arg(dval_client *c, const char *function)
+{
+    if (c)
+        dval__client_seterr(c, "%s: NULL argument", function);
+    return DVAL_EINVAL;
+}
+
 void dval__client_ref(dval_client *c)
 {
     atomic_fetch_add(&c->refs, 1);
@@ -217,8 +244,7 @@ void dval__client_unref(dval_client *c)
 {
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
         return;
-    if (c->ex.destroy)
-        c->ex.destroy(c->ex.userdata);
+    dval__ex_destroy(c);
     config_free(&c->cfg);
     pthread_mutex_destroy(&c->lock);
     dval__free(c);
@@ -264,34 +290,4 @@ DVAL_API const char *dval_client_errmsg(const dval_client *c)
 DVAL_API const char *dval_client_executor_name(const dval_client *c)
 {
     return c ? c->executor_name : "";
-}
-
-void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
-                     int cancel_fd)
-{
-    memset(call, 0, sizeof *call);
-    call->struct_size = sizeof *call;
-    call->timeout_ms = timeout_ms;
-    call->cancel_fd = dval__cancel_fd(cancel_fd);   /* dval_cancel token */
-    call->log_fn = c->cfg.log_fn;
-    call->log_userdata = c->cfg.log_userdata;
-    call->retry_after_ms = -1;
-}
-
-int64_t dval__backoff_ms(dval_client *c, int attempt, int64_t retry_after_ms)
-{
-    if (retry_after_ms >= 0)
-        return retry_after_ms;
-    int64_t d = c->retry_base_ms;
-    for (int i = 1; i < attempt && d < c->retry_cap_ms; i++)
-        d *= c->retry_factor;
-    if (d > c->retry_cap_ms)
-        d = c->retry_cap_ms;
-    if (c->retry_jitter) {
-        pthread_mutex_lock(&c->lock);
-        unsigned r = (unsigned)rand_r(&c->rng);
-        pthread_mutex_unlock(&c->lock);
-        d = (int64_t)((double)d * ((double)r / ((double)RAND_MAX + 1.0)));
-    }
-    return d;
 }

@@ -58,6 +58,11 @@ void dval__client_ref(dval_client *c);
 void dval__client_unref(dval_client *c);
 void dval__client_seterr(dval_client *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* For a public function called with a NULL argument: says so on the
+ * client (when there is one) and returns DVAL_EINVAL. */
+int dval__null_arg(dval_client *c, const char *function);
+
+/* retry.c (with the retry loop of retry.h) */
 /* Prepares a dval_call for the executor: timeout, cancel fd, logging. */
 void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
                      int cancel_fd);
@@ -71,6 +76,9 @@ int64_t dval__backoff_ms(dval_client *c, int attempt, int64_t retry_after_ms);
 const dval_client *dval__cb_enter(const dval_client *c);
 void dval__cb_leave(const dval_client *prev);
 int dval__reentered(const dval_client *c);
+/* Calls a host data callback inside the bracket; returns its stop flag. */
+int dval__cb_data(const dval_client *c, dval_data_fn fn, const char *data,
+                  size_t len, void *ud);
 #define DVAL__NO_REENTRY(c)                                                \
     do {                                                                   \
         if (dval__reentered(c))                                            \

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "demux.h"
+#include "output.h"
 #include "retry.h"
 
 #define READ_SLICE_MS 200     /* longest single stream_read wait */

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "retry.h"
+#include "results_json.h"
+#include "executor.h"
 
 static int check(dval_sandbox *sb, const char *path)
 {
@@ -20,13 +20,26 @@ static int check(dval_sandbox *sb, const char *path)
     return dval__check_remote_path(path, sb->errmsg, sizeof sb->errmsg);
 }
 
-static int need(dval_sandbox *sb, const void *member, const char *what)
+/* A transfer whose failures are worded on the handle. */
+static dval__ex_op *op_init(dval__ex_op *op, dval_sandbox *sb,
+                            const char *what, const char *path)
 {
-    if (member)
-        return DVAL_OK;
-    dval__fmt(sb->errmsg, sizeof sb->errmsg, "executor %s cannot %s",
-              sb->client->executor_name, what);
-    return DVAL_EUNSUPPORTED;
+    dval__ex_op_init(op, what, DVAL__IDEMPOTENT, sb->errmsg, sizeof sb->errmsg);
+    op->subject = path;
+    return op;
+}
+
+/* A streamed transfer: hooks rewind the stream or end the retries. */
+static dval__ex_op *stream_op(dval__ex_op *op, dval_sandbox *sb,
+                              const char *what, const char *path,
+                              int (*rewind)(void *), int (*final)(void *),
+                              void *ud)
+{
+    op_init(op, sb, what, path);
+    op->rewind = rewind;
+    op->final = final;
+    op->hook_ud = ud;
+    return op;
 }
 
 /* ---- upload sources */
@@ -60,30 +73,32 @@ static int src_read(char *buf, size_t cap, size_t *len, void *ud)
     }
 }
 
+/* Rewinds the source for another attempt; a read error is final. */
+static int src_rewind(void *ud)
+{
+    src *s = ud;
+    s->off = 0;
+    if (!s->failed_errno && s->fd >= 0 && lseek(s->fd, 0, SEEK_SET) < 0)
+        s->failed_errno = errno;
+    return s->failed_errno != 0;
+}
+
+static int src_failed(void *ud)
+{
+    return ((src *)ud)->failed_errno != 0;
+}
+
 static int upload(dval_sandbox *sb, const char *path, src *s, int64_t size)
 {
-    struct dval_executor *x = &sb->client->ex;
-    dval__retry r;
-    dval_call call;
-    int rc;
-    dval__retry_begin(&r, sb->client, "upload", DVAL__IDEMPOTENT, -1);
-    do {
-        s->off = 0;
-        if (s->fd >= 0 && lseek(s->fd, 0, SEEK_SET) < 0)
-            return DVAL_EIO;
-        dval__retry_call(&r, &call, 0);
-        rc = x->file_upload(x->userdata, &call, sb->info.id, path, src_read, s,
-                            size);
-    } while (!s->failed_errno && dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
+    dval__ex_op op;
+    stream_op(&op, sb, "upload", path, src_rewind, src_failed, s);
+    int rc = dval__ex_file_upload(sb->client, &op, sb->info.id, path,
+                                  src_read, s, size);
     if (s->failed_errno) {
         dval__fmt(sb->errmsg, sizeof sb->errmsg, "reading the local file: %s",
                   strerror(s->failed_errno));
         return DVAL_EIO;
     }
-    if (rc)
-        dval__fmt(sb->errmsg, sizeof sb->errmsg, "upload %s: %s", path,
-                  call.errmsg[0] ? call.errmsg : dval_strerror(rc));
     return rc;
 }
 
@@ -93,8 +108,6 @@ DVAL_API int dval_sandbox_upload(dval_sandbox *sb, const char *remote_path,
     int rc = check(sb, remote_path);
     if (!rc && !data && len)
         rc = DVAL_EINVAL;
-    if (!rc)
-        rc = need(sb, sb->client->ex.file_upload, "upload files");
     if (rc)
         return rc;
     src s = { .mem = data, .len = len, .fd = -1 };
@@ -107,8 +120,10 @@ DVAL_API int dval_sandbox_upload_file(dval_sandbox *sb, const char *remote_path,
     int rc = check(sb, remote_path);
     if (!rc && !local_path)
         rc = DVAL_EINVAL;
+    dval__ex_op op; /* no local file is opened for nothing */
     if (!rc)
-        rc = need(sb, sb->client->ex.file_upload, "upload files");
+        rc = DVAL__EX_NEED(sb->client, op_init(&op, sb, "upload", remote_path),
+                           file_upload);
     if (rc)
         return rc;
     src s = { .fd = open(local_path, O_RDONLY | O_CLOEXEC) };
@@ -166,46 +181,40 @@ static int dl_sink(const char *data, size_t len, void *ud)
         }
         return 0;
     }
-    const dval_client *prev = dval__cb_enter(d->client);
-    int stop = d->user(data, len, d->ud);
-    dval__cb_leave(prev);
-    if (stop) {
+    if (dval__cb_data(d->client, d->user, data, len, d->ud)) {
         d->stopped = 1;
         return 1;
     }
     return 0;
 }
 
-/* Restarts a destination for a retry; 0 when it cannot be restarted. */
-static int dl_rewind(dl *d)
+/* Restarts a destination for a retry; nonzero when it cannot be. */
+static int dl_rewind(void *ud)
 {
+    dl *d = ud;
     if (d->mem)
         d->mem->len = 0;
     else if (d->fd >= 0)
-        return ftruncate(d->fd, 0) == 0 && lseek(d->fd, 0, SEEK_SET) == 0;
+        return !(ftruncate(d->fd, 0) == 0 && lseek(d->fd, 0, SEEK_SET) == 0);
     else if (d->bytes)
-        return 0; /* the caller has seen bytes: never replay them */
+        return 1; /* the caller has seen bytes: never replay them */
     d->bytes = 0;
-    return 1;
+    return 0;
+}
+
+/* The sink refused the data: the failure is ours, not the executor's. */
+static int dl_failed(void *ud)
+{
+    const dl *d = ud;
+    return d->toobig || d->stopped || d->io_errno;
 }
 
 static int download(dval_sandbox *sb, const char *path, dl *d)
 {
-    struct dval_executor *x = &sb->client->ex;
-    int rc = need(sb, x->file_download, "download files");
-    if (rc)
-        return rc;
-    dval__retry r;
-    dval_call call;
-    dval__retry_begin(&r, sb->client, "download", DVAL__IDEMPOTENT, -1);
-    do {
-        if (r.attempt && !dl_rewind(d))
-            break;
-        dval__retry_call(&r, &call, 0);
-        rc = x->file_download(x->userdata, &call, sb->info.id, path, dl_sink, d);
-    } while (!d->toobig && !d->stopped && !d->io_errno &&
-             dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
+    dval__ex_op op;
+    stream_op(&op, sb, "download", path, dl_rewind, dl_failed, d);
+    int rc = dval__ex_file_download(sb->client, &op, sb->info.id, path,
+                                    dl_sink, d);
     if (d->toobig) {
         dval__fmt(sb->errmsg, sizeof sb->errmsg, "%s is larger than the "
                   "limit of %lld bytes", path, (long long)d->max);
@@ -221,9 +230,6 @@ static int download(dval_sandbox *sb, const char *path, dl *d)
                   strerror(d->io_errno));
         return d->io_errno == ENOMEM ? DVAL_ENOMEM : DVAL_EIO;
     }
-    if (rc)
-        dval__fmt(sb->errmsg, sizeof sb->errmsg, "download %s: %s", path,
-                  call.errmsg[0] ? call.errmsg : dval_strerror(rc));
     return rc;
 }
 
@@ -320,21 +326,9 @@ DVAL_API int dval_sandbox_download_json(dval_sandbox *sb, const char *remote_pat
 DVAL_API int dval_sandbox_mkdir(dval_sandbox *sb, const char *remote_path)
 {
     int rc = check(sb, remote_path);
-    if (!rc)
-        rc = need(sb, sb->client->ex.folder_create, "create folders");
     if (rc)
         return rc;
-    struct dval_executor *x = &sb->client->ex;
-    dval__retry r;
-    dval_call call;
-    dval__retry_begin(&r, sb->client, "mkdir", DVAL__IDEMPOTENT, -1);
-    do {
-        dval__retry_call(&r, &call, 0);
-        rc = x->folder_create(x->userdata, &call, sb->info.id, remote_path);
-    } while (dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
-    if (rc)
-        dval__fmt(sb->errmsg, sizeof sb->errmsg, "mkdir %s: %s", remote_path,
-                  call.errmsg[0] ? call.errmsg : dval_strerror(rc));
-    return rc;
+    dval__ex_op op;
+    return dval__ex_folder_create(sb->client, op_init(&op, sb, "mkdir",
+                                  remote_path), sb->info.id, remote_path);
 }

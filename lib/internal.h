@@ -87,7 +87,10 @@ size_t dval__utf8_complete_prefix(const char *p, size_t n);
 /* ---- shell quoting: single quotes, ' → '\'' */
 int dval__shell_quote(dval__buf *out, const char *s);
 
-/* ---- resolved client configuration handed to the built-in executors */
+/* ---- client configuration handed to the built-in executors: the
+ * caller's options merged (dval_daytona_options and dval_local_options
+ * over the deprecated fields of dval_client_options); the executors apply
+ * their environment and defaults themselves. */
 typedef struct dval__config {
     char *api_url;
     char *api_key;
@@ -99,7 +102,11 @@ typedef struct dval__config {
     int64_t connect_timeout_ms;
     int64_t request_timeout_ms;
     char *state_dir;
+    char *helper_path;             /* NULL → the local executor finds it */
     int allow_unisolated;
+    int32_t local_max_pids;        /* sandbox defaults (0 → executor's) */
+    int64_t local_max_memory_bytes;
+    int64_t local_max_cpu_ms;
     int64_t max_download_bytes;
     dval_log_fn log_fn;
     void *log_userdata;
@@ -113,6 +120,13 @@ int dval__daytona_executor(struct dval_executor *out, const dval__config *cfg,
                            char *err, size_t errlen);
 int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
                          char *err, size_t errlen);
+/* 1 when the daytona executor has credentials (options or environment):
+ * then it is the default executor. */
+int dval__daytona_configured(const dval__config *cfg);
+/* Process-wide set-up of the daytona executor's transport (libcurl),
+ * called under dval_global_init's lock; 0 or DVAL_ERROR. */
+int dval__daytona_global_init(void);
+void dval__daytona_global_cleanup(void);
 
 /* Logging helper for executors and the core (no-op when fn is NULL or the
  * level is above max_level). */
@@ -124,5 +138,8 @@ void dval__log(dval_log_fn fn, void *ud, int max_level, int level,
  * cover at least min bytes, and larger ones whose unknown tail is zero.
  * Copies min(size, known) bytes into dst and zeroes the rest. */
 int dval__opts_copy(void *dst, size_t known, const void *src, size_t min);
+/* The body of every public *_init(o, size): zeroes size bytes and sets
+ * struct_size to min(size, known). */
+int dval__opts_init(void *o, size_t size, size_t known);
 
 #endif

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "demux.h"
+#include "output.h"
 
 void dval__out_init(dval__out *o, const char *prefix, dval_output_fn fn,
                     void *ud)

@@ -23,3 +23,12 @@ int dval__reentered(const dval_client *c)
 {
     return c && in_callback_of == c;
 }
+
+int dval__cb_data(const dval_client *c, dval_data_fn fn, const char *data,
+                  size_t len, void *ud)
+{
+    const dval_client *prev = dval__cb_enter(c);
+    int stop = fn(data, len, ud);
+    dval__cb_leave(prev);
+    return stop;
+}

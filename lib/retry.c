@@ -1,6 +1,9 @@
 /* One retry policy for every executor call: 429 always (the request was
  * refused before running), network/5xx for idempotent or name-recoverable
  * calls, backoff base*factor^n with optional jitter, server hints first. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "retry.h"
 
 void dval__retry_begin(dval__retry *r, dval_client *c, const char *what,
@@ -19,23 +22,30 @@ void dval__retry_call(dval__retry *r, dval_call *call, int64_t timeout_ms)
     dval__call_init(r->client, call, timeout_ms, r->cancel_fd);
 }
 
-static int worth_retrying(const dval__retry *r, int rc)
+/* The executor knows its wire (a Daytona toolbox that answers 400/404
+ * while it starts, say); the core knows which calls are safe to repeat. */
+static int worth_retrying(const dval__retry *r, int rc, const dval_call *call)
 {
+    int failure = call->failure;
+    int repeatable = (r->flags & (DVAL__IDEMPOTENT | DVAL__NAMED_CREATE)) != 0;
+    if ((r->flags & DVAL__NO_RETRY) || failure == DVAL_FAILURE_PERMANENT ||
+        failure == DVAL_FAILURE_GONE)
+        return 0;
     if (rc == DVAL_ERATELIMIT)
         return 1;
     if (r->flags & DVAL__ONCE)
         return 0;
-    if (rc == DVAL_ENETWORK || rc == DVAL_ESERVER)
-        return (r->flags & (DVAL__IDEMPOTENT | DVAL__NAMED_CREATE)) != 0;
-    if (r->flags & DVAL__TOOLBOX_WARMUP)
-        return rc == DVAL_EBADREQUEST || rc == DVAL_ENOTFOUND;
-    return 0;
+    if (failure == DVAL_FAILURE_NOT_READY)
+        return 1;
+    if (failure == DVAL_FAILURE_TRANSIENT)
+        return repeatable;
+    return (rc == DVAL_ENETWORK || rc == DVAL_ESERVER) && repeatable;
 }
 
 int dval__retry_again(dval__retry *r, int rc, dval_call *call)
 {
     dval_client *c = r->client;
-    if (rc == DVAL_OK || rc == DVAL_EPASSTHROUGH || !worth_retrying(r, rc) ||
+    if (rc == DVAL_OK || rc == DVAL_EPASSTHROUGH || !worth_retrying(r, rc, call) ||
         r->attempt >= c->retry_attempts)
         return 0;
     int64_t delay = dval__backoff_ms(c, r->attempt, call->retry_after_ms);
@@ -52,4 +62,34 @@ int dval__retry_again(dval__retry *r, int rc, dval_call *call)
 int dval__retry_status(const dval__retry *r, int rc)
 {
     return r->attempt < 0 ? DVAL_ECANCELED : rc;
+}
+
+void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
+                     int cancel_fd)
+{
+    memset(call, 0, sizeof *call);
+    call->struct_size = sizeof *call;
+    call->timeout_ms = timeout_ms;
+    call->cancel_fd = dval__cancel_fd(cancel_fd);   /* dval_cancel token */
+    call->log_fn = c->cfg.log_fn;
+    call->log_userdata = c->cfg.log_userdata;
+    call->retry_after_ms = -1;
+}
+
+int64_t dval__backoff_ms(dval_client *c, int attempt, int64_t retry_after_ms)
+{
+    if (retry_after_ms >= 0)
+        return retry_after_ms;
+    int64_t d = c->retry_base_ms;
+    for (int i = 1; i < attempt && d < c->retry_cap_ms; i++)
+        d *= c->retry_factor;
+    if (d > c->retry_cap_ms)
+        d = c->retry_cap_ms;
+    if (c->retry_jitter) {
+        pthread_mutex_lock(&c->lock);
+        unsigned r = (unsigned)rand_r(&c->rng);
+        pthread_mutex_unlock(&c->lock);
+        d = (int64_t)((double)d * ((double)r / ((double)RAND_MAX + 1.0)));
+    }
+    return d;
 }

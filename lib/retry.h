@@ -15,8 +15,12 @@
 enum {
     DVAL__IDEMPOTENT = 1,    /* retry network/5xx failures too */
     DVAL__NAMED_CREATE = 2,  /* non-idempotent but recoverable by name */
-    DVAL__TOOLBOX_WARMUP = 4,/* also retry 400/404-ish right after start */
-    DVAL__ONCE = 8           /* never retry (e.g. exec) except 429 */
+    DVAL__ONCE = 8,          /* never retry (e.g. exec) except 429 */
+    DVAL__NO_RETRY = 16,     /* one attempt: callbacks saw its output */
+    /* dispatch (executor.c) only: */
+    DVAL__EXISTS_DONE = 32,  /* EEXISTS after a retry: the earlier attempt
+                                did it */
+    DVAL__GONE_DONE = 64     /* ENOTFOUND is success (deletes) */
 };
 
 typedef struct dval__retry {
@@ -31,7 +35,9 @@ void dval__retry_begin(dval__retry *r, dval_client *c, const char *what,
                        int flags, int cancel_fd);
 /* Prepares the call context for the next attempt. */
 void dval__retry_call(dval__retry *r, dval_call *call, int64_t timeout_ms);
-/* Decides whether rc is worth another attempt; if so, logs, sleeps the
+/* Decides whether rc is worth another attempt, from the executor's
+ * classification (call->failure) first, then the status and flags; if so,
+ * logs, sleeps the
  * backoff (cancellable) and returns 1. On cancel during the sleep, rc is
  * left as is and 0 is returned with call->errmsg set to "canceled". */
 int dval__retry_again(dval__retry *r, int rc, dval_call *call);

@@ -2,7 +2,7 @@
  * state, act on it, wait until it is stable, repeat. */
 #include <string.h>
 
-#include "retry.h"
+#include "executor.h"
 #include "sandbox_opts.h"
 
 #define ZOMBIE_ROUNDS 2   /* recoveries of a broken sandbox per acquire */
@@ -47,67 +47,48 @@ static int fail(dval_sandbox *sb, int rc, const char *fmt, ...)
     return rc;
 }
 
-/* Runs one sandbox executor member with transient retries; the member
- * returns fresh info (or none, for delete). */
-typedef int (*sb_op)(void *ud, dval_call *c, const char *id,
-                     dval_sandbox_info *out);
-
-static int call_op(dval_sandbox *sb, const char *what, sb_op op,
-                   const char *id, int flags, int64_t timeout)
+/* Prepares a sandbox call whose failures are worded on the handle. */
+static dval__ex_op *op_init(dval__ex_op *op, dval_sandbox *sb, const char *what,
+                            int flags, int64_t timeout)
 {
-    if (!op)
-        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot %s", what);
-    struct dval_executor *x = &sb->client->ex;
+    dval__ex_op_init(op, what, flags, sb->errmsg, sizeof sb->errmsg);
+    op->subject = sb->opts.name;
+    op->timeout_ms = timeout;
+    return op;
+}
+
+/* Runs one info-returning sandbox member; fresh info updates the handle. */
+typedef int (*sb_member)(dval_client *c, dval__ex_op *op, const char *id,
+                         dval_sandbox_info *out);
+
+static int call_op(dval_sandbox *sb, const char *what, sb_member member,
+                   const char *id, int64_t timeout)
+{
+    dval__ex_op op;
     dval_sandbox_info info;
-    dval__retry r;
-    dval_call call;
-    int rc;
-    dval__retry_begin(&r, sb->client, what, flags, -1);
-    do {
-        memset(&info, 0, sizeof info);
-        info.struct_size = sizeof info;
-        dval__retry_call(&r, &call, timeout);
-        rc = op(x->userdata, &call, id, &info);
-    } while (dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
+    op_init(&op, sb, what, DVAL__IDEMPOTENT, timeout)->quiet = DVAL_ENOTFOUND;
+    int rc = member(sb->client, &op, id, &info);
     if (rc == DVAL_OK && info.state != DVAL_SANDBOX_UNKNOWN)
         set_state(sb, &info);
-    if (rc && rc != DVAL_ENOTFOUND)
-        fail(sb, rc, "%s %s: %s", what, sb->opts.name,
-             call.errmsg[0] ? call.errmsg : dval_strerror(rc));
     return rc;
 }
 
 static int do_get(dval_sandbox *sb)
 {
     const char *key = sb->info.id[0] ? sb->info.id : sb->opts.name;
-    return call_op(sb, "get sandbox", sb->client->ex.sandbox_get, key,
-                   DVAL__IDEMPOTENT, 0);
+    return call_op(sb, "get sandbox", dval__ex_sandbox_get, key, 0);
 }
 
 static int do_create(dval_sandbox *sb)
 {
-    struct dval_executor *x = &sb->client->ex;
-    if (!x->sandbox_create)
-        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot create sandboxes");
+    dval__ex_op op;
     dval_sandbox_info info;
-    dval__retry r;
-    dval_call call;
-    int rc;
-    dval__retry_begin(&r, sb->client, "create sandbox", DVAL__NAMED_CREATE, -1);
-    do {
-        memset(&info, 0, sizeof info);
-        info.struct_size = sizeof info;
-        dval__retry_call(&r, &call, sb->opts.create_timeout_ms);
-        rc = x->sandbox_create(x->userdata, &call, &sb->opts, &info);
-    } while (dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
+    op_init(&op, sb, "create sandbox", DVAL__NAMED_CREATE,
+            sb->opts.create_timeout_ms)->quiet = DVAL_EEXISTS;
+    int rc = dval__ex_sandbox_create(sb->client, &op, &sb->opts, &info);
     if (rc == DVAL_OK) {
         sb->info.id[0] = '\0';
         set_state(sb, &info);
-    } else if (rc != DVAL_EEXISTS) {
-        fail(sb, rc, "create sandbox %s: %s", sb->opts.name,
-             call.errmsg[0] ? call.errmsg : dval_strerror(rc));
     }
     return rc;
 }
@@ -150,8 +131,8 @@ static int wait_stable(dval_sandbox *sb, int64_t timeout)
 
 static int do_start(dval_sandbox *sb)
 {
-    int rc = call_op(sb, "start sandbox", sb->client->ex.sandbox_start,
-                     sb->info.id, DVAL__IDEMPOTENT, sb->opts.start_timeout_ms);
+    int rc = call_op(sb, "start sandbox", dval__ex_sandbox_start, sb->info.id,
+                     sb->opts.start_timeout_ms);
     if (rc == DVAL_ECONFLICT)
         return DVAL_OK; /* a change is in flight: wait and look again */
     return rc;
@@ -162,24 +143,10 @@ static int do_start(dval_sandbox *sb)
  * message of any other failure is on the handle. */
 static int delete_remote(dval_sandbox *sb)
 {
-    struct dval_executor *x = &sb->client->ex;
-    if (!x->sandbox_delete)
-        return fail(sb, DVAL_EUNSUPPORTED, "executor cannot delete sandboxes");
-    dval__retry r;
-    dval_call call;
-    int rc;
-    dval__retry_begin(&r, sb->client, "delete sandbox", DVAL__IDEMPOTENT, -1);
-    do {
-        dval__retry_call(&r, &call, 0);
-        rc = x->sandbox_delete(x->userdata, &call, sb->info.id);
-    } while (dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
-    if (rc == DVAL_ENOTFOUND)
-        rc = DVAL_OK;
-    if (rc && rc != DVAL_ECONFLICT)
-        fail(sb, rc, "delete sandbox %s: %s", sb->opts.name,
-             call.errmsg[0] ? call.errmsg : dval_strerror(rc));
-    return rc;
+    dval__ex_op op;
+    op_init(&op, sb, "delete sandbox", DVAL__IDEMPOTENT | DVAL__GONE_DONE,
+            0)->quiet = DVAL_ECONFLICT;
+    return dval__ex_sandbox_delete(sb->client, &op, sb->info.id);
 }
 
 /* error/build_failed: recover server-side, else delete, pause, recreate. */
@@ -194,11 +161,11 @@ static int fix_zombie(dval_sandbox *sb, int *rounds)
     DVAL__LOG(sb->client, DVAL_LOG_WARN, "sandbox %s is %s (%s): recovering",
               sb->opts.name, dval_sandbox_state_name(sb->info.state),
               sb->info.error_reason);
-    struct dval_executor *x = &sb->client->ex;
-    if (sb->info.recoverable && !sb->opts.no_recover && x->sandbox_recover &&
+    if (sb->info.recoverable && !sb->opts.no_recover &&
+        DVAL__EX_HAS(sb->client, sandbox_recover) &&
         sb->info.state == DVAL_SANDBOX_ERROR) {
-        int rc = call_op(sb, "recover sandbox", x->sandbox_recover,
-                         sb->info.id, DVAL__IDEMPOTENT, sb->opts.start_timeout_ms);
+        int rc = call_op(sb, "recover sandbox", dval__ex_sandbox_recover,
+                         sb->info.id, sb->opts.start_timeout_ms);
         if (rc == DVAL_OK || rc == DVAL_ECONFLICT)
             return DVAL_OK;
         DVAL__LOG(sb->client, DVAL_LOG_WARN, "sandbox %s: recover failed (%s); "
@@ -272,17 +239,10 @@ static int acquire_ladder(dval_sandbox *sb, int start_only)
                 sb->opts.name);
 }
 
-DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
-                                  const dval_sandbox_options *opts)
+/* A handle holding a checked copy of opts and a client reference. */
+static int new_handle(dval_sandbox **out, dval_client *c,
+                      const dval_sandbox_options *opts)
 {
-    if (out)
-        *out = NULL;
-    if (!out || !c || !opts) {
-        if (c)
-            dval__client_seterr(c, "dval_sandbox_acquire: NULL argument");
-        return DVAL_EINVAL;
-    }
-    DVAL__NO_REENTRY(c);
     dval_sandbox *sb = dval__calloc(1, sizeof *sb);
     if (!sb)
         return DVAL_ENOMEM;
@@ -297,6 +257,22 @@ DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
     atomic_init(&sb->refs, 1);
     sb->client = c;
     dval__client_ref(c);
+    *out = sb;
+    return DVAL_OK;
+}
+
+DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
+                                  const dval_sandbox_options *opts)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !c || !opts)
+        return dval__null_arg(c, "dval_sandbox_acquire");
+    DVAL__NO_REENTRY(c);
+    dval_sandbox *sb;
+    int rc = new_handle(&sb, c, opts);
+    if (rc)
+        return rc;
     dval__strlcpy(sb->info.name, sb->opts.name, sizeof sb->info.name);
     rc = acquire_ladder(sb, 0);
     if (rc) {
@@ -313,29 +289,16 @@ DVAL_API int dval_sandbox_get(dval_sandbox **out, dval_client *c,
 {
     if (out)
         *out = NULL;
-    if (!out || !c) {
-        if (c)
-            dval__client_seterr(c, "dval_sandbox_get: NULL argument");
-        return DVAL_EINVAL;
-    }
+    if (!out || !c)
+        return dval__null_arg(c, "dval_sandbox_get");
     DVAL__NO_REENTRY(c);
     dval_sandbox_options o;
     dval_sandbox_options_init(&o, sizeof o);
     o.name = name_or_id;
-    dval_sandbox *sb = dval__calloc(1, sizeof *sb);
-    if (!sb)
-        return DVAL_ENOMEM;
-    char msg[DVAL_ERRMSG_MAX] = "";
-    int rc = dval__sandbox_opts_take(sb, c, &o, msg, sizeof msg);
-    if (rc) {
-        dval__client_seterr(c, "%s", msg[0] ? msg : dval_strerror(rc));
-        dval__sandbox_opts_free(sb);
-        dval__free(sb);
+    dval_sandbox *sb;
+    int rc = new_handle(&sb, c, &o);
+    if (rc)
         return rc;
-    }
-    atomic_init(&sb->refs, 1);
-    sb->client = c;
-    dval__client_ref(c);
     rc = do_get(sb);
     if (rc == DVAL_ENOTFOUND)
         dval__client_seterr(c, "sandbox %s not found", name_or_id);
@@ -424,8 +387,8 @@ DVAL_API int dval_sandbox_stop(dval_sandbox *sb)
     DVAL__NO_REENTRY(sb->client);
     sb->errmsg[0] = '\0';
     for (int i = 0; i < 8; i++) {
-        int rc = call_op(sb, "stop sandbox", sb->client->ex.sandbox_stop,
-                         sb->info.id, DVAL__IDEMPOTENT, sb->opts.start_timeout_ms);
+        int rc = call_op(sb, "stop sandbox", dval__ex_sandbox_stop,
+                         sb->info.id, sb->opts.start_timeout_ms);
         if (rc == DVAL_ENOTFOUND)
             return fail(sb, rc, "sandbox %s no longer exists", sb->opts.name);
         if (rc && rc != DVAL_ECONFLICT)
@@ -498,17 +461,12 @@ DVAL_API int dval_sandbox_list(dval_client *c, const char *const *labels,
     if (!c || !each)
         return DVAL_EINVAL;
     DVAL__NO_REENTRY(c);
-    if (!c->ex.sandbox_list) {
-        dval__client_seterr(c, "executor %s cannot list sandboxes",
-                            c->executor_name);
-        return DVAL_EUNSUPPORTED;
-    }
     list_ctx l = { each, userdata, c };
-    dval_call call;
-    dval__call_init(c, &call, 0, -1);
-    int rc = c->ex.sandbox_list(c->ex.userdata, &call, labels, list_each, &l);
+    char msg[DVAL_ERRMSG_MAX];
+    dval__ex_op op; /* no retry: the callback has seen the first page */
+    dval__ex_op_init(&op, "list sandboxes", DVAL__NO_RETRY, msg, sizeof msg);
+    int rc = dval__ex_sandbox_list(c, &op, labels, list_each, &l);
     if (rc)
-        dval__client_seterr(c, "list sandboxes: %s",
-                            call.errmsg[0] ? call.errmsg : dval_strerror(rc));
+        dval__client_seterr(c, "%s", msg);
     return rc;
 }

@@ -5,13 +5,7 @@
 
 DVAL_API int dval_sandbox_options_init(dval_sandbox_options *o, size_t size)
 {
-    if (!o)
-        return DVAL_EINVAL;
-    if (size < sizeof(size_t))
-        return DVAL_EABI;
-    memset(o, 0, size);
-    o->struct_size = size < sizeof *o ? size : sizeof *o;
-    return DVAL_OK;
+    return dval__opts_init(o, size, sizeof *o);
 }
 
 /* Owned strings live in one NULL-terminated array freed together. */
@@ -143,6 +137,14 @@ int dval__sandbox_opts_take(dval_sandbox *sb, dval_client *c,
     o->zombie_pause_ms = o->zombie_pause_ms == 0   ? 5000
                          : o->zombie_pause_ms < 0 ? 0
                                                   : o->zombie_pause_ms;
+    /* the client's dval_local_options defaults; 0 still means the
+     * executor's own */
+    if (!o->max_pids)
+        o->max_pids = c->cfg.local_max_pids;
+    if (!o->max_memory_bytes)
+        o->max_memory_bytes = c->cfg.local_max_memory_bytes;
+    if (!o->max_cpu_ms)
+        o->max_cpu_ms = c->cfg.local_max_cpu_ms;
     return DVAL_OK;
 }
 

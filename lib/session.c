@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
-#include "retry.h"
+#include "executor.h"
 
 /* Failures are reported on the client (safe when several threads open
  * sessions of one sandbox) and, for single-threaded callers, on the
@@ -36,8 +36,9 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
                   "a session id (at most %d bytes)", DVAL_ID_MAX - 38);
         return DVAL_EINVAL;
     }
-    struct dval_executor *x = &sb->client->ex;
-    if (!x->session_create || !x->command_start || !x->command_status) {
+    dval_client *c = sb->client;
+    if (!DVAL__EX_HAS(c, session_create) || !DVAL__EX_HAS(c, command_start) ||
+        !DVAL__EX_HAS(c, command_status)) {
         open_fail(sb, "executor %s cannot run "
                   "sessions", sb->client->executor_name);
         return DVAL_EUNSUPPORTED;
@@ -58,21 +59,16 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
     s->sandbox = sb;
     dval__sandbox_ref(sb);
 
-    dval__retry r;
-    dval_call call;
-    int rc;
-    dval__retry_begin(&r, sb->client, "create session",
-                      DVAL__IDEMPOTENT | DVAL__TOOLBOX_WARMUP, s->cancel_pipe[0]);
-    do {
-        dval__retry_call(&r, &call, 0);
-        rc = x->session_create(x->userdata, &call, sb->info.id, s->id);
-        if (rc == DVAL_EEXISTS && r.attempt > 1)
-            rc = DVAL_OK; /* an earlier attempt did create it */
-    } while (dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
+    char msg[DVAL_ERRMSG_MAX];
+    dval__ex_op op;
+    dval__ex_op_init(&op, "create session", DVAL__IDEMPOTENT |
+                     DVAL__EXISTS_DONE, msg, sizeof msg);
+    op.subject = s->id;
+    op.cancel_fd = s->cancel_pipe[0];
+    dval__ex_cmd at = { sb->info.id, s->id, NULL };
+    int rc = dval__ex_session_create(c, &op, &at);
     if (rc) {
-        open_fail(sb, "create session %s: %s",
-                  s->id, call.errmsg[0] ? call.errmsg : dval_strerror(rc));
+        open_fail(sb, "%s", msg);
         dval_session_free(s);
         return rc;
     }
@@ -115,26 +111,17 @@ DVAL_API int dval_session_close(dval_session *s)
     if (!s->open)
         return DVAL_OK;
     dval_sandbox *sb = s->sandbox;
-    struct dval_executor *x = &sb->client->ex;
-    if (!x->session_delete) {
+    if (!DVAL__EX_HAS(sb->client, session_delete)) {
         s->open = 0;
         return DVAL_OK;
     }
-    dval__retry r;
-    dval_call call;
-    int rc;
-    dval__retry_begin(&r, sb->client, "delete session", DVAL__IDEMPOTENT, -1);
-    do {
-        dval__retry_call(&r, &call, 0);
-        rc = x->session_delete(x->userdata, &call, sb->info.id, s->id);
-    } while (dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
-    if (rc == DVAL_ENOTFOUND)
-        rc = DVAL_OK;
-    if (rc)
-        dval__fmt(s->errmsg, sizeof s->errmsg, "delete session %s: %s", s->id,
-                  call.errmsg);
-    else
+    dval__ex_op op;
+    dval__ex_op_init(&op, "delete session", DVAL__IDEMPOTENT | DVAL__GONE_DONE,
+                     s->errmsg, sizeof s->errmsg);
+    op.subject = s->id;
+    dval__ex_cmd at = { sb->info.id, s->id, NULL };
+    int rc = dval__ex_session_delete(sb->client, &op, &at);
+    if (rc == DVAL_OK)
         s->open = 0;
     return rc;
 }

@@ -2,19 +2,13 @@
  * retry policy (attempts with base*2^n backoff; a server hint first). */
 #include <string.h>
 
-#include "retry.h"
+#include "executor.h"
 
 #define SNAP_POLL_MS 1000
 
 DVAL_API int dval_snapshot_spec_init(dval_snapshot_spec *s, size_t size)
 {
-    if (!s)
-        return DVAL_EINVAL;
-    if (size < sizeof(size_t))
-        return DVAL_EABI;
-    memset(s, 0, size);
-    s->struct_size = size < sizeof *s ? size : sizeof *s;
-    return DVAL_OK;
+    return dval__opts_init(s, size, sizeof *s);
 }
 
 typedef struct ensure {
@@ -27,7 +21,8 @@ typedef struct ensure {
     int we_built;            /* a failed state is ours: rebuild it */
     int64_t deadline;
     dval_snapshot_info info;
-    dval_call call;          /* last call, for messages and hints */
+    char msg[DVAL_ERRMSG_MAX];  /* why the last step failed */
+    int64_t retry_after_ms;     /* the last call's server hint (-1 none) */
 } ensure;
 
 static int log_sink(int stream, const char *data, size_t len, void *ud)
@@ -37,10 +32,7 @@ static int log_sink(int stream, const char *data, size_t len, void *ud)
     e->log_offset += len;
     if (!e->on_log)
         return 0;
-    const dval_client *prev = dval__cb_enter(e->c);
-    int stop = e->on_log(data, len, e->log_ud);
-    dval__cb_leave(prev);
-    if (stop) {
+    if (dval__cb_data(e->c, e->on_log, data, len, e->log_ud)) {
         e->log_aborted = 1;
         return 1;
     }
@@ -49,65 +41,69 @@ static int log_sink(int stream, const char *data, size_t len, void *ud)
 
 static int fail(ensure *e, int rc, const char *fmt, const char *arg)
 {
-    dval__fmt(e->call.errmsg, sizeof e->call.errmsg, fmt, arg);
+    dval__fmt(e->msg, sizeof e->msg, fmt, arg);
     return rc;
 }
 
-/* One executor call with transient retries. */
-#define SNAP_CALL(e, what, flags, expr)                                    \
-    ({                                                                     \
-        dval__retry r_;                                                    \
-        int rc_;                                                           \
-        dval__retry_begin(&r_, (e)->c, what, flags, -1);                   \
-        do {                                                               \
-            dval__retry_call(&r_, &(e)->call, 0);                          \
-            rc_ = (expr);                                                  \
-        } while (dval__retry_again(&r_, rc_, &(e)->call));                 \
-        dval__retry_status(&r_, rc_);                                      \
-    })
+/* One executor call of the ladder, worded into e->msg. */
+static dval__ex_op *op_init(dval__ex_op *op, ensure *e, const char *what,
+                            int flags)
+{
+    dval__ex_op_init(op, what, flags, e->msg, sizeof e->msg);
+    return op;
+}
+
+static int op_done(ensure *e, const dval__ex_op *op, int rc)
+{
+    e->retry_after_ms = op->call.retry_after_ms;
+    return rc;
+}
 
 static int x_get(ensure *e, const char *name)
 {
-    struct dval_executor *x = &e->c->ex;
-    if (!x->snapshot_get)
-        return fail(e, DVAL_EUNSUPPORTED, "executor has no %s", "snapshot_get");
     char key[DVAL_ID_MAX]; /* name may point into e->info, cleared below */
     dval__strlcpy(key, name, sizeof key);
     int prev = e->info.state;
-    memset(&e->info, 0, sizeof e->info);
-    e->info.struct_size = sizeof e->info;
-    int rc = SNAP_CALL(e, "get snapshot", DVAL__IDEMPOTENT,
-                       x->snapshot_get(x->userdata, &e->call, key, &e->info));
+    dval__ex_op op;
+    op_init(&op, e, "get snapshot", DVAL__IDEMPOTENT);
+    int rc = dval__ex_snapshot_get(e->c, &op, key, &e->info);
     if (rc == DVAL_ENOTFOUND)
         e->info.state = prev; /* remember what vanished (e.g. removing) */
-    return rc;
+    return op_done(e, &op, rc);
 }
 
 static int x_create(ensure *e)
 {
-    struct dval_executor *x = &e->c->ex;
-    if (!x->snapshot_create)
-        return fail(e, DVAL_EUNSUPPORTED, "executor has no %s",
-                    "snapshot_create");
+    dval__ex_op op;
+    op_init(&op, e, "create snapshot", DVAL__NAMED_CREATE);
     e->we_built = 1;
     DVAL__LOG(e->c, DVAL_LOG_INFO, "snapshot %s: creating", e->spec.name);
-    return SNAP_CALL(e, "create snapshot", DVAL__NAMED_CREATE,
-                     x->snapshot_create(x->userdata, &e->call, &e->spec,
-                                        &e->info, log_sink, e));
+    int rc = dval__ex_snapshot_create(e->c, &op, &e->spec, &e->info, log_sink,
+                                      e);
+    return op_done(e, &op, rc);
+}
+
+static int x_activate(ensure *e)
+{
+    dval__ex_op op;
+    op_init(&op, e, "activate snapshot", DVAL__IDEMPOTENT);
+    int rc = dval__ex_snapshot_activate(e->c, &op, e->info.id, &e->info);
+    return op_done(e, &op, rc);
 }
 
 /* Follows build logs for up to ms, or sleeps when there are none. */
 static void wait_a_while(ensure *e, int64_t ms)
 {
-    struct dval_executor *x = &e->c->ex;
     int building = e->info.state == DVAL_SNAPSHOT_BUILDING ||
                    e->info.state == DVAL_SNAPSHOT_PULLING;
-    if (building && x->snapshot_logs && e->info.id[0] && !e->log_aborted) {
+    if (building && DVAL__EX_HAS(e->c, snapshot_logs) && e->info.id[0] &&
+        !e->log_aborted) {
         int64_t t0 = dval__now_ms();
-        dval_call call;
-        dval__call_init(e->c, &call, ms, -1);
-        int rc = x->snapshot_logs(x->userdata, &call, e->info.id,
-                                  e->log_offset, log_sink, e);
+        dval__ex_op op; /* no retry: a failure falls back to sleeping */
+        dval__ex_op_init(&op, "follow snapshot logs", DVAL__NO_RETRY, NULL, 0);
+        op.timeout_ms = ms;
+        int rc = dval__ex_snapshot_logs(e->c, &op, e->info.id, e->log_offset,
+                                        log_sink, e);
         if (rc == DVAL_OK || rc == DVAL_ETIMEOUT) {
             int64_t left = ms - (dval__now_ms() - t0);
             if (left > 0 && rc == DVAL_OK)
@@ -127,7 +123,7 @@ static int wait_terminal(ensure *e)
             return DVAL_OK;
         case DVAL_SNAPSHOT_ERROR:
         case DVAL_SNAPSHOT_BUILD_FAILED:
-            dval__fmt(e->call.errmsg, sizeof e->call.errmsg,
+            dval__fmt(e->msg, sizeof e->msg,
                       "snapshot %s is %s: %s", name,
                       dval_snapshot_state_name(e->info.state),
                       e->info.error_reason[0] ? e->info.error_reason
@@ -171,17 +167,14 @@ static int wait_gone(ensure *e)
 
 static int delete_failed(ensure *e)
 {
-    struct dval_executor *x = &e->c->ex;
-    if (!x->snapshot_delete)
-        return fail(e, DVAL_EUNSUPPORTED, "executor has no %s",
-                    "snapshot_delete");
     DVAL__LOG(e->c, DVAL_LOG_INFO, "snapshot %s: deleting the failed build "
               "to rebuild it", e->spec.name);
     char id[DVAL_ID_MAX];
     dval__strlcpy(id, e->info.id, sizeof id);
-    int rc = SNAP_CALL(e, "delete snapshot", DVAL__IDEMPOTENT,
-                       x->snapshot_delete(x->userdata, &e->call, id));
-    if (rc && rc != DVAL_ENOTFOUND)
+    dval__ex_op op;
+    op_init(&op, e, "delete snapshot", DVAL__IDEMPOTENT | DVAL__GONE_DONE);
+    int rc = op_done(e, &op, dval__ex_snapshot_delete(e->c, &op, id));
+    if (rc)
         return rc;
     return wait_gone(e);
 }
@@ -189,7 +182,6 @@ static int delete_failed(ensure *e)
 /* One pass of the ladder. */
 static int ensure_once(ensure *e)
 {
-    struct dval_executor *x = &e->c->ex;
     for (int step = 0; step < 8; step++) {
         int rc = x_get(e, e->spec.name);
         if (rc == DVAL_ENOTFOUND) {
@@ -204,12 +196,7 @@ static int ensure_once(ensure *e)
             return rc;
         switch (e->info.state) {
         case DVAL_SNAPSHOT_INACTIVE:
-            if (!x->snapshot_activate)
-                return fail(e, DVAL_EUNSUPPORTED, "executor has no %s",
-                            "snapshot_activate");
-            rc = SNAP_CALL(e, "activate snapshot", DVAL__IDEMPOTENT,
-                           x->snapshot_activate(x->userdata, &e->call,
-                                                e->info.id, &e->info));
+            rc = x_activate(e);
             if (rc)
                 return rc;
             return wait_terminal(e);
@@ -239,8 +226,8 @@ static int ensure_once(ensure *e)
 
 /* Another pass of the ladder: for our own failed build (a pre-existing
  * failure is final) and a state change in flight (409). Transient call
- * failures (429, 5xx, resets) were already retried by SNAP_CALL with the
- * client's attempts: retrying them here too would multiply the requests. */
+ * failures (429, 5xx, resets) were already retried by the dispatch layer
+ * with the client's attempts: retrying them here would multiply requests. */
 static int pass_retryable(const ensure *e, int rc)
 {
     return (rc == DVAL_EBUILD && e->we_built) || rc == DVAL_ECONFLICT;
@@ -263,6 +250,22 @@ static int check_spec(dval_client *c, ensure *e, const dval_snapshot_spec *spec)
     if (!e->spec.target)
         e->spec.target = c->cfg.target;
     return DVAL_OK;
+}
+
+/* Turns what the ladder found into a handle; frees e either way. */
+static int new_handle(dval_snapshot **out, ensure *e, const char *name)
+{
+    dval_snapshot *s = dval__calloc(1, sizeof *s);
+    if (s) {
+        s->client = e->c;
+        dval__client_ref(e->c);
+        s->info = e->info;
+        if (!s->info.name[0])
+            dval__strlcpy(s->info.name, name, sizeof s->info.name);
+    }
+    dval__free(e);
+    *out = s;
+    return s ? DVAL_OK : DVAL_ENOMEM;
 }
 
 DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
@@ -292,41 +295,29 @@ DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
                                                   : 60LL * 60 * 1000;
     for (int attempt = 1;; attempt++) {
         e->deadline = dval__now_ms() + budget;
-        e->call.retry_after_ms = -1;
+        e->retry_after_ms = -1;
         rc = ensure_once(e);
         if (rc == DVAL_OK)
             break;
         DVAL__LOG(c, DVAL_LOG_WARN, "snapshot %s: attempt %d/%d failed: %s",
-                  e->spec.name, attempt, c->retry_attempts, e->call.errmsg);
+                  e->spec.name, attempt, c->retry_attempts, e->msg);
         if (attempt >= c->retry_attempts ||
             !pass_retryable(e, rc))
             break;
-        int64_t delay = dval__backoff_ms(c, attempt, e->call.retry_after_ms);
+        int64_t delay = dval__backoff_ms(c, attempt, e->retry_after_ms);
         DVAL__LOG(c, DVAL_LOG_INFO, "snapshot %s: retrying in %lld ms",
                   e->spec.name, (long long)delay);
         dval__sleep_ms(delay, -1);
     }
     if (rc) {
         dval__client_seterr(c, "snapshot %s: %s", e->spec.name,
-                            e->call.errmsg[0] ? e->call.errmsg
-                                              : dval_strerror(rc));
+                            e->msg[0] ? e->msg : dval_strerror(rc));
         dval__free(e);
         return rc;
     }
-    dval_snapshot *s = dval__calloc(1, sizeof *s);
-    if (!s) {
-        dval__free(e);
-        return DVAL_ENOMEM;
-    }
-    s->client = c;
-    dval__client_ref(c);
-    s->info = e->info;
-    if (!s->info.name[0])
-        dval__strlcpy(s->info.name, e->spec.name, sizeof s->info.name);
-    DVAL__LOG(c, DVAL_LOG_INFO, "snapshot %s: active", s->info.name);
-    dval__free(e);
-    *out = s;
-    return DVAL_OK;
+    DVAL__LOG(c, DVAL_LOG_INFO, "snapshot %s: active",
+              e->info.name[0] ? e->info.name : e->spec.name);
+    return new_handle(out, e, e->spec.name);
 }
 
 DVAL_API int dval_snapshot_get(dval_snapshot **out, dval_client *c,
@@ -347,30 +338,17 @@ DVAL_API int dval_snapshot_get(dval_snapshot **out, dval_client *c,
         return rc;
     }
     ensure *e = dval__calloc(1, sizeof *e);
-    dval_snapshot *s = dval__calloc(1, sizeof *s);
-    if (!e || !s) {
-        dval__free(e);
-        dval__free(s);
+    if (!e)
         return DVAL_ENOMEM;
-    }
     e->c = c;
     rc = x_get(e, name_or_id);
     if (rc) {
         dval__client_seterr(c, "snapshot %s: %s", name_or_id,
-                            e->call.errmsg[0] ? e->call.errmsg
-                                              : dval_strerror(rc));
+                            e->msg[0] ? e->msg : dval_strerror(rc));
         dval__free(e);
-        dval__free(s);
         return rc;
     }
-    s->client = c;
-    dval__client_ref(c);
-    s->info = e->info;
-    if (!s->info.name[0])
-        dval__strlcpy(s->info.name, name_or_id, sizeof s->info.name);
-    dval__free(e);
-    *out = s;
-    return DVAL_OK;
+    return new_handle(out, e, name_or_id);
 }
 
 DVAL_API const char *dval_snapshot_name(const dval_snapshot *s)
@@ -393,23 +371,14 @@ DVAL_API int dval_snapshot_delete(dval_snapshot *s)
     if (!s)
         return DVAL_EINVAL;
     DVAL__NO_REENTRY(s->client);
-    struct dval_executor *x = &s->client->ex;
-    if (!x->snapshot_delete)
-        return DVAL_EUNSUPPORTED;
-    dval__retry r;
-    dval_call call;
-    int rc;
-    dval__retry_begin(&r, s->client, "delete snapshot", DVAL__IDEMPOTENT, -1);
-    do {
-        dval__retry_call(&r, &call, 0);
-        rc = x->snapshot_delete(x->userdata, &call, s->info.id);
-    } while (dval__retry_again(&r, rc, &call));
-    rc = dval__retry_status(&r, rc);
-    if (rc == DVAL_ENOTFOUND)
-        rc = DVAL_OK; /* already gone */
+    char msg[DVAL_ERRMSG_MAX];
+    dval__ex_op op;
+    dval__ex_op_init(&op, "delete snapshot", DVAL__IDEMPOTENT | DVAL__GONE_DONE,
+                     msg, sizeof msg);
+    op.subject = s->info.name;
+    int rc = dval__ex_snapshot_delete(s->client, &op, s->info.id);
     if (rc)
-        dval__client_seterr(s->client, "delete snapshot %s: %s", s->info.name,
-                            call.errmsg[0] ? call.errmsg : dval_strerror(rc));
+        dval__client_seterr(s->client, "%s", msg);
     else
         s->info.state = DVAL_SNAPSHOT_REMOVING;
     return rc;

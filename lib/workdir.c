@@ -4,56 +4,41 @@
  * by a command in the sandbox, and no claim. */
 #include <string.h>
 
-#include "retry.h"
+#include "executor.h"
 #include "workdir.h"
 
 int dval__sandbox_can_list(const dval_sandbox *sb)
 {
-    return sb && sb->client->ex.file_list != NULL;
+    return sb && DVAL__EX_HAS(sb->client, file_list);
 }
 
 int dval__sandbox_file_list(dval_sandbox *sb, const char *dir,
                             dval_file_list_fn each, void *ud)
 {
-    struct dval_executor *x = &sb->client->ex;
     sb->errmsg[0] = '\0';
-    if (!x->file_list)
-        return DVAL_EUNSUPPORTED;
-    dval_call call;
-    dval__retry r;
-    /* a listing delivers names as it goes: never replayed */
-    dval__retry_begin(&r, sb->client, "list", DVAL__ONCE, -1);
-    dval__retry_call(&r, &call, 0);
-    int rc = x->file_list(x->userdata, &call, sb->info.id, dir, each, ud);
-    if (rc)
-        dval__fmt(sb->errmsg, sizeof sb->errmsg, "list %s: %s", dir,
-                  call.errmsg[0] ? call.errmsg : dval_strerror(rc));
-    return rc;
+    dval__ex_op op; /* a listing delivers names as it goes: never replayed */
+    dval__ex_op_init(&op, "list", DVAL__NO_RETRY, sb->errmsg,
+                     sizeof sb->errmsg);
+    op.subject = dir;
+    return dval__ex_file_list(sb->client, &op, sb->info.id, dir, each, ud);
 }
 
 int dval__sandbox_claim(dval_sandbox *sb, const char *dir, void **claim)
 {
-    struct dval_executor *x = &sb->client->ex;
     *claim = NULL;
     sb->errmsg[0] = '\0';
-    if (!x->workdir_claim || !x->workdir_release)
+    if (!DVAL__EX_HAS(sb->client, workdir_claim) ||
+        !DVAL__EX_HAS(sb->client, workdir_release))
         return DVAL_OK;
-    dval_call call;
-    dval__retry r;
-    dval__retry_begin(&r, sb->client, "claim", DVAL__ONCE, -1);
-    dval__retry_call(&r, &call, 0);
-    int rc = x->workdir_claim(x->userdata, &call, sb->info.id, dir, claim);
-    if (rc) {
+    dval__ex_op op; /* the executor words a claim held elsewhere */
+    dval__ex_op_init(&op, NULL, DVAL__NO_RETRY, sb->errmsg, sizeof sb->errmsg);
+    int rc = dval__ex_workdir_claim(sb->client, &op, sb->info.id, dir, claim);
+    if (rc)
         *claim = NULL;
-        dval__fmt(sb->errmsg, sizeof sb->errmsg, "%s",
-                  call.errmsg[0] ? call.errmsg : dval_strerror(rc));
-    }
     return rc;
 }
 
 void dval__sandbox_release(dval_sandbox *sb, void *claim)
 {
-    struct dval_executor *x = &sb->client->ex;
-    if (claim && x->workdir_release)
-        x->workdir_release(x->userdata, claim);
+    dval__ex_workdir_release(sb->client, claim);
 }

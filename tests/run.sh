@@ -4,7 +4,8 @@
 #  - script suites: tests/*/suite_* (executable; each prints its own
 #    "N passed, N failed" line last).
 # --c-only runs only the C suites (sanitizer/valgrind builds).
-# Suites are selected with DVAL_SUITES="substring ..." when set.
+# Suites are selected with DVAL_SUITES="substring ..." when set, and tests
+# inside the C suites with DVAL_TEST_FILTER=substring (make check T=...).
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -31,7 +32,6 @@ run_suite() { # name, command...
     line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     local p=0 f=0 s=0
     if [ -n "$line" ]; then
-        p=$(sed -E 's/.*([0-9]+) passed.*/\1/; s/^[^0-9]*//' <<<"$line")
         p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+')
         f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
         s=$(grep -oE '[0-9]+ skipped' <<<"$line" | grep -oE '[0-9]+' || true)
@@ -55,8 +55,7 @@ fi
 
 for t in "$B"/tests/*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
-    case "$(basename "$t")" in fuzz_*) ;; esac
-    run_suite "$(basename "$t")" "${vg[@]}" "$t"
+    run_suite "$(basename "$t")" "${vg[@]}" "$t" ${DVAL_TEST_FILTER:+-s "$DVAL_TEST_FILTER"}
 done
 
 if [ $c_only -eq 0 ]; then

@@ -45,12 +45,17 @@ for c in $codes; do
     grep -qE "^\.B $c( |$)" man/man3/dval_errors.3 2>/dev/null || bad "man/man3/dval_errors.3 does not document $c"
 done
 
-# generated pages are up to date with include/dval.h and tests/abi/man/pages.py
+# generated pages are up to date with include/dval.h, man/src/*.page and the
+# code (and the sources do not contradict the code: see gen.py)
 if [ -x tests/abi/man/gen.py ] && [ -x /usr/bin/python3 ]; then
     /usr/bin/python3 tests/abi/man/gen.py --check || bad "generated man pages are out of date (run tests/abi/man/gen.py)"
 fi
 
 pages=$(ls man/man3/*.3 man/man7/*.7 man/man1/*.1 2>/dev/null)
+# a cross reference is ".BR name (N)": ".BR name N" renders as "nameN"
+# shellcheck disable=SC2086
+refs=$(grep -nE '^\.BR [A-Za-z0-9_.-]+ [0-9]' $pages)
+[ -z "$refs" ] || bad "cross references without parentheses: $refs"
 if [ -n "$pages" ]; then
     # shellcheck disable=SC2086
     out=$(mandoc -T lint -W warning $pages 2>&1)

@@ -2,7 +2,7 @@
  * byte seeds the split points), must equal the daemon's whole-log demux and
  * never hand out a chunk that starts or ends inside a valid UTF-8 sequence. */
 #include "fuzz.h"
-#include "demux.h"
+#include "output.h"
 
 typedef struct fd_out {
     dval__buf s[3];

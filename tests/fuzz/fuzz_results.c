@@ -5,7 +5,7 @@
 #include <jansson.h>
 
 #include "fuzz.h"
-#include "json.h"
+#include "results_json.h"
 
 FUZZ_TARGET(results)
 {

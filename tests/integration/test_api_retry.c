@@ -285,3 +285,26 @@ TEST(exec_429_retried_and_runs_once)
     dval_sandbox_free(sb);
     fx_stop(&f);
 }
+
+/* A toolbox still starting answers session creation with 400/404: the
+ * daytona executor reports that as "not ready yet" and the core retries it
+ * (the core itself no longer retries a 400 or 404 for any executor). A
+ * 400 elsewhere stays final (a_4xx_is_never_retried). */
+TEST(toolbox_warming_up_on_session_create_is_retried)
+{
+    fx f;
+    fx_start(&f, 5);
+    OK(ensure(&f));
+    dval_sandbox *sb = NULL;
+    OK(acquire(&f, &sb));
+    CHECK_INT(emu_fault(&f.e, "POST", "/process/session$", 1,
+                        "\"action\":\"status\",\"status\":404"), 200);
+    CHECK_INT(emu_fault(&f.e, "POST", "/process/session$", 1,
+                        "\"action\":\"status\",\"status\":400"), 200);
+    dval_session *s = NULL;
+    OK(dval_session_open(&s, sb));
+    CHECK_INT(emu_count(&f.e, "POST", "/process/session$"), 3);
+    dval_session_free(s);
+    dval_sandbox_free(sb);
+    fx_stop(&f);
+}

@@ -48,6 +48,12 @@ void fake_fail(fake *f, const char *op, int status, int64_t retry_after_ms)
     e->retry_after_ms = retry_after_ms;
 }
 
+void fake_fail_class(fake *f, const char *op, int status, int failure)
+{
+    fake_fail(f, op, status, -1);
+    f->errs[f->nerrs - 1].failure = failure;
+}
+
 void fake_snap_seq(fake *f, int n, const int *states)
 {
     memcpy(f->snap_seq, states, (size_t)n * sizeof *states);
@@ -85,6 +91,7 @@ static int injected(fake *f, dval_call *c, const char *op)
             continue;
         int st = f->errs[i].status;
         c->retry_after_ms = f->errs[i].retry_after_ms;
+        c->failure = f->errs[i].failure;
         snprintf(c->errmsg, sizeof c->errmsg, "injected %s on %s",
                  dval_status_name(st), op);
         memmove(&f->errs[i], &f->errs[i + 1],
@@ -211,6 +218,7 @@ static int sb_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     if (f->sb_exists) /* replacing a destroyed record: old script is void */
         f->sb_nseq = 0;
     f->sb_exists = 1;
+    f->sb_created = *o;
     snprintf(f->sb.id, sizeof f->sb.id, "id-%s", o->name);
     snprintf(f->sb.name, sizeof f->sb.name, "%s", o->name);
     f->sb.state = f->sb_create_state ? f->sb_create_state : DVAL_SANDBOX_STARTED;
@@ -220,36 +228,58 @@ static int sb_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     return DVAL_OK;
 }
 
+/* The state changes of a sandbox, as a table: what each member refuses
+ * and what it leaves behind. */
+#define TO_START_STATE (-1)  /* sb_start_state, or started */
+static const struct sb_rule {
+    const char *op;
+    int refused_in;          /* answers 400 in this state (0: none) */
+    int to;                  /* state afterwards */
+    int clears_recoverable;
+} SB_RULES[] = {
+    { "sb_start", DVAL_SANDBOX_STOPPING, TO_START_STATE, 0 },
+    { "sb_stop", 0, DVAL_SANDBOX_STOPPED, 0 },
+    { "sb_recover", 0, DVAL_SANDBOX_STARTED, 1 },
+};
+
+static int sb_change(fake *f, dval_call *c, const struct sb_rule *r,
+                     dval_sandbox_info *out)
+{
+    int rc = injected(f, c, r->op);
+    if (rc)
+        return rc;
+    if (!f->sb_exists)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
+    if (r->refused_in && f->sb.state == r->refused_in)
+        return dval__call_fail(c, DVAL_EBADREQUEST, "not in valid state");
+    f->sb.state = r->to != TO_START_STATE ? r->to
+                  : f->sb_start_state     ? f->sb_start_state
+                                          : DVAL_SANDBOX_STARTED;
+    if (r->clears_recoverable)
+        f->sb.recoverable = 0;
+    *out = f->sb;
+    return DVAL_OK;
+}
+
 static int sb_start(void *ud, dval_call *c, const char *id,
                     dval_sandbox_info *out)
 {
-    fake *f = ud;
-    int rc = injected(f, c, "sb_start");
-    if (rc)
-        return rc;
     (void)id;
-    if (!f->sb_exists)
-        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
-    if (f->sb.state == DVAL_SANDBOX_STOPPING)
-        return dval__call_fail(c, DVAL_EBADREQUEST, "not in valid state");
-    f->sb.state = f->sb_start_state ? f->sb_start_state : DVAL_SANDBOX_STARTED;
-    *out = f->sb;
-    return DVAL_OK;
+    return sb_change(ud, c, &SB_RULES[0], out);
 }
 
 static int sb_stop(void *ud, dval_call *c, const char *id,
                    dval_sandbox_info *out)
 {
-    fake *f = ud;
-    int rc = injected(f, c, "sb_stop");
-    if (rc)
-        return rc;
     (void)id;
-    if (!f->sb_exists)
-        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
-    f->sb.state = DVAL_SANDBOX_STOPPED;
-    *out = f->sb;
-    return DVAL_OK;
+    return sb_change(ud, c, &SB_RULES[1], out);
+}
+
+static int sb_recover(void *ud, dval_call *c, const char *id,
+                      dval_sandbox_info *out)
+{
+    (void)id;
+    return sb_change(ud, c, &SB_RULES[2], out);
 }
 
 static int sb_delete(void *ud, dval_call *c, const char *id)
@@ -261,22 +291,6 @@ static int sb_delete(void *ud, dval_call *c, const char *id)
     (void)id;
     f->sb_exists = 0;
     f->sb_nseq = 0;
-    return DVAL_OK;
-}
-
-static int sb_recover(void *ud, dval_call *c, const char *id,
-                      dval_sandbox_info *out)
-{
-    fake *f = ud;
-    int rc = injected(f, c, "sb_recover");
-    if (rc)
-        return rc;
-    (void)id;
-    if (!f->sb_exists)
-        return dval__call_fail(c, DVAL_ENOTFOUND, "sandbox not found");
-    f->sb.state = DVAL_SANDBOX_STARTED;
-    f->sb.recoverable = 0;
-    *out = f->sb;
     return DVAL_OK;
 }
 
@@ -433,7 +447,7 @@ static int file_dl(void *ud, dval_call *c, const char *sb, const char *path,
     return DVAL_OK;
 }
 
-dval_client *fake_client(fake *f, int jitter)
+dval_client *fake_client_opts(fake *f, const dval_client_options *base)
 {
     struct dval_executor ex;
     dval_executor_init(&ex, sizeof ex);
@@ -460,11 +474,21 @@ dval_client *fake_client(fake *f, int jitter)
     ex.command_cancel = cmd_cancel;
     ex.file_download = file_dl;
     dval_client_options o;
-    dval_client_options_init(&o, sizeof o);
+    if (base)
+        o = *base;
+    else
+        dval_client_options_init(&o, sizeof o);
     o.custom_executor = &ex;
-    o.retry_jitter = jitter;
     dval_client *c = NULL;
     if (dval_client_new(&c, &o) != DVAL_OK)
         return NULL;
     return c;
+}
+
+dval_client *fake_client(fake *f, int jitter)
+{
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.retry_jitter = jitter;
+    return fake_client_opts(f, &o);
 }

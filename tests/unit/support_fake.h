@@ -12,6 +12,7 @@ typedef struct fake_err {
     char op[32];
     int status;
     int64_t retry_after_ms;
+    int failure;         /* enum dval_failure the executor reports */
 } fake_err;
 
 typedef struct fake_item {
@@ -36,6 +37,7 @@ typedef struct fake {
     int sb_nseq, sb_pos;
     int sb_create_state;         /* 0 → started */
     int sb_start_state;          /* 0 → started */
+    dval_sandbox_options sb_created; /* options of the last create (shallow) */
     /* exec */
     fake_item items[FAKE_MAX];
     int nitems;
@@ -61,11 +63,15 @@ typedef struct fake {
 
 void fake_init(fake *f);
 void fake_fail(fake *f, const char *op, int status, int64_t retry_after_ms);
+/* As fake_fail, classifying the failure (dval_call.failure). */
+void fake_fail_class(fake *f, const char *op, int status, int failure);
 void fake_snap_seq(fake *f, int n, const int *states);
 void fake_sb_seq(fake *f, int n, const int *states);
 void fake_item_add(fake *f, int stream, const char *data, size_t len);
 /* A client using the fake executor; retry jitter off unless asked. */
 dval_client *fake_client(fake *f, int jitter);
+/* The same with the caller's client options (custom_executor is set). */
+dval_client *fake_client_opts(fake *f, const dval_client_options *base);
 
 /* Fake clock: sleeps advance time instantly and are recorded. */
 void fakeclock_install(void);

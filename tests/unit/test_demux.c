@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "harness.h"
-#include "demux.h"
+#include "output.h"
 
 typedef struct out2 {
     dval__buf s[3];
@@ -243,8 +243,8 @@ TEST(output__large_writes_are_capped_at_64k_on_boundaries)
     dval__buf_free(&c.all[DVAL_STDOUT]);
 }
 
-/* ---- results check (lib/json.c) */
-#include "json.h"
+/* ---- results check (lib/results_json.c) */
+#include "results_json.h"
 
 TEST(json_check__accepts_and_rejects)
 {

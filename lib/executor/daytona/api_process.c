@@ -36,6 +36,10 @@ int dt_session_create(void *ud, dval_call *c, const char *sb,
                      .create = 1};
         rc = dt_json_call(ex, c, &rq, NULL, NULL);
     }
+    /* Right after a start the toolbox answers 400 or 404 until its daemon
+     * is up: that is "not ready yet", not a bad request. */
+    if (rc == DVAL_EBADREQUEST || rc == DVAL_ENOTFOUND)
+        dt_classify(c, DVAL_FAILURE_NOT_READY);
     dval__free(body);
     dval__buf_free(&url);
     return rc;

@@ -4,7 +4,6 @@
 
 #include "dt.h"
 
-#define DEFAULT_API_URL "https://app.daytona.io/api"
 
 static void dt_destroy(void *ud)
 {
@@ -38,22 +37,27 @@ static int config(dt_exec *ex, const dval__config *cfg, char *err,
                   size_t errlen)
 {
     int oom = 0;
-    int jwt = cfg->jwt_token && cfg->jwt_token[0];
-    if (!jwt && !(cfg->api_key && cfg->api_key[0])) {
-        dval__fmt(err, errlen, "daytona: no API key or JWT configured "
-                  "(DAYTONA_API_KEY)");
+    dt_conf o;
+    dt_conf_resolve(&o, cfg);
+    if (strncmp(o.api_url, "http://", 7) && strncmp(o.api_url, "https://", 8)) {
+        dval__fmt(err, errlen, "api_url must start with http:// or https://");
         return DVAL_EINVAL;
     }
-    if (jwt && !(cfg->organization_id && cfg->organization_id[0])) {
-        dval__fmt(err, errlen, "daytona: a JWT needs an organization id "
-                  "(DAYTONA_ORGANIZATION_ID)");
+    int jwt = o.jwt_token != NULL;
+    if (!jwt && !o.api_key) {
+        dval__fmt(err, errlen, "the daytona executor needs an API key or "
+                  "a JWT (set DAYTONA_API_KEY)");
         return DVAL_EINVAL;
     }
-    ex->token = dup_opt(jwt ? cfg->jwt_token : cfg->api_key, &oom);
-    ex->org_id = jwt ? dup_opt(cfg->organization_id, &oom) : NULL;
-    ex->target = dup_opt(cfg->target, &oom);
-    ex->api_url = dval__strdup(cfg->api_url && cfg->api_url[0]
-                               ? cfg->api_url : DEFAULT_API_URL);
+    if (jwt && !o.organization_id) {
+        dval__fmt(err, errlen, "JWT authentication needs an organization "
+                  "id (set DAYTONA_ORGANIZATION_ID)");
+        return DVAL_EINVAL;
+    }
+    ex->token = dup_opt(jwt ? o.jwt_token : o.api_key, &oom);
+    ex->org_id = jwt ? dup_opt(o.organization_id, &oom) : NULL;
+    ex->target = dup_opt(o.target, &oom);
+    ex->api_url = dval__strdup(o.api_url);
     if (oom || !ex->api_url) {
         dval__fmt(err, errlen, "out of memory");
         return DVAL_ENOMEM;

@@ -22,6 +22,18 @@
 typedef struct dt_http dt_http;          /* http.c: share handle + pool */
 typedef struct dt_tbcache dt_tbcache;    /* toolbox.c: id → base URL */
 
+/* config.c: the settings in effect (borrowed from the caller's options or
+ * the environment; valid during the constructor). */
+#define DEFAULT_API_URL "https://app.daytona.io/api"
+typedef struct dt_conf {
+    const char *api_url;
+    const char *api_key;
+    const char *jwt_token;
+    const char *organization_id;
+    const char *target;
+} dt_conf;
+void dt_conf_resolve(dt_conf *o, const dval__config *cfg);
+
 typedef struct dt_exec {
     char *api_url;        /* without trailing '/' */
     char *token;          /* API key or JWT */
@@ -73,7 +85,7 @@ void dt_http_free(dt_http *h);
 int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs);
 void dt_resp_free(dt_resp *rs);
 
-/* ---- status.c (pure): HTTP status → dval status */
+/* ---- http_status.c (pure): HTTP status → dval status */
 int dt_map_status(long http, int create, const char *msg);
 /* Maps a non-2xx reply: c->errmsg = the server's message (JSON message,
  * fallback error, else the status line) without the credentials,
@@ -83,6 +95,8 @@ int dt_fail_http(dt_exec *ex, dval_call *c, long http, int create,
                  const char *body, size_t len);
 /* Replaces every occurrence of the token in msg by "***". */
 void dt_scrub(const dt_exec *ex, char *msg);
+/* Sets c->failure (enum dval_failure) when the core's dval_call has it. */
+void dt_classify(dval_call *c, int failure);
 
 /* ---- url.c (pure) */
 /* Appends s percent-encoded (everything but RFC 3986 unreserved). */

@@ -65,7 +65,8 @@ int dt_http_new(dt_http **out, const dval__config *cfg, char *err,
     h->insecure = cfg->insecure_skip_tls_verify;
     h->connect_timeout_ms = cfg->connect_timeout_ms > 0
                                 ? cfg->connect_timeout_ms : 10000;
-    h->request_timeout_ms = cfg->request_timeout_ms;
+    h->request_timeout_ms = cfg->request_timeout_ms > 0
+                                ? cfg->request_timeout_ms : 120000;
     int rc = share_setup(h);
     if (rc || (cfg->ca_bundle && cfg->ca_bundle[0] && !h->ca_bundle)) {
         dval__fmt(err, errlen, "cannot set up the libcurl share handle");

@@ -275,7 +275,8 @@ int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
     x->allow_unisolated = cfg->allow_unisolated;
     x->state_dir = cfg->state_dir && *cfg->state_dir
                        ? dval__strdup(cfg->state_dir) : default_state_dir();
-    x->helper = find_helper();
+    x->helper = cfg->helper_path ? dval__strdup(cfg->helper_path)
+                                 : find_helper();
     if (!x->state_dir || !x->helper) {
         dval__fmt(err, errlen, x->state_dir ? "out of memory"
                   : "local executor: no state directory (set HOME or "

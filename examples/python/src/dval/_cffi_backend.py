@@ -31,6 +31,7 @@ typedef struct dval_client_options {
     const char *ca_bundle; int32_t insecure_skip_tls_verify;
     const char *state_dir; int32_t allow_unisolated;
     int64_t max_download_bytes;
+    const void *daytona; const void *local; /* dval_daytona/local_options */
 } dval_client_options;
 
 typedef struct dval_snapshot_spec {

@@ -29,7 +29,9 @@ class ClientOptions(C.Structure):
                 ("connect_timeout_ms", C.c_int64), ("request_timeout_ms", C.c_int64),
                 ("ca_bundle", C.c_char_p), ("insecure_skip_tls_verify", C.c_int32),
                 ("state_dir", C.c_char_p), ("allow_unisolated", C.c_int32),
-                ("max_download_bytes", C.c_int64)]
+                ("max_download_bytes", C.c_int64),
+                # dval_daytona_options / dval_local_options pointers
+                ("daytona", C.c_void_p), ("local", C.c_void_p)]
 
 
 class SnapshotSpec(C.Structure):

@@ -1,4 +1,5 @@
 /* HTTP status → dval status, and error messages from error bodies. */
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -42,6 +43,12 @@ int dt_map_status(long http, int create, const char *msg)
     return DVAL_EPROTOCOL;   /* 1xx/3xx/other 4xx we did not ask for */
 }
 
+void dt_classify(dval_call *c, int failure)
+{
+    if (c->struct_size >= offsetof(dval_call, failure) + sizeof c->failure)
+        c->failure = failure;
+}
+
 void dt_scrub(const dt_exec *ex, char *msg)
 {
     size_t tl = ex->token ? strlen(ex->token) : 0;
@@ -67,6 +74,8 @@ int dt_fail_http(dt_exec *ex, dval_call *c, long http, int create,
     if (!msg[0])
         dval__fmt(msg, sizeof msg, "HTTP %ld", http);
     c->http_status = (int32_t)http;
+    if (http == 410)
+        dt_classify(c, DVAL_FAILURE_GONE);
     dval__fmt(c->errmsg, sizeof c->errmsg, "%s (HTTP %ld)", msg, http);
     dt_scrub(ex, c->errmsg);
     return dt_map_status(http, create, msg);

@@ -1,4 +1,5 @@
-/* Status codes, state names, version. */
+/* Public status codes and state names (strerror, status and state names,
+ * parsing) and the version numbers. */
 #include <string.h>
 
 #include "internal.h"

@@ -5,7 +5,7 @@
  * surrogate pairs), nesting limited to 1024 levels. */
 #include <string.h>
 
-#include "json.h"
+#include "results_json.h"
 
 #define MAX_DEPTH 1024
 

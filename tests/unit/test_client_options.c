@@ -1,0 +1,114 @@
+/* Executor-owned configuration: dval_daytona_options and
+ * dval_local_options reached from dval_client_options take precedence
+ * over the deprecated flat fields, which keep working; the daytona
+ * executor reads DAYTONA_* itself (no network I/O happens here). */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "support_fake.h"
+
+static int new_client(const dval_client_options *o, const char *want_executor)
+{
+    dval_client *c = NULL;
+    int rc = dval_client_new(&c, o);
+    if (rc == DVAL_OK && want_executor)
+        CHECK_STR(dval_client_executor_name(c), want_executor);
+    dval_client_free(c);
+    return rc;
+}
+
+TEST(daytona_options_configure_the_daytona_executor)
+{
+    unsetenv("DAYTONA_API_KEY");
+    unsetenv("DAYTONA_JWT_TOKEN");
+    dval_daytona_options d;
+    CHECK_INT(dval_daytona_options_init(&d, sizeof d), DVAL_OK);
+    CHECK_INT((int)d.struct_size, (int)sizeof d);
+    d.api_url = "http://127.0.0.1:9";
+    d.api_key = "k";
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.daytona = &d;
+    /* a key makes daytona the default executor */
+    CHECK_INT(new_client(&o, "daytona"), DVAL_OK);
+    /* the new struct wins over a deprecated field */
+    o.api_url = "ftp://nowhere";
+    CHECK_INT(new_client(&o, "daytona"), DVAL_OK);
+    /* and the deprecated field still works alone */
+    o.daytona = NULL;
+    o.api_key = "k";
+    CHECK_INT(new_client(&o, NULL), DVAL_EINVAL);
+    o.api_url = "http://127.0.0.1:9";
+    CHECK_INT(new_client(&o, "daytona"), DVAL_OK);
+}
+
+TEST(daytona_environment_is_read_by_the_executor)
+{
+    unsetenv("DAYTONA_JWT_TOKEN");
+    setenv("DAYTONA_API_KEY", "from-env", 1);
+    setenv("DAYTONA_API_URL", "http://127.0.0.1:9", 1);
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    CHECK_INT(new_client(&o, "daytona"), DVAL_OK);
+    setenv("DAYTONA_API_URL", "gopher://x", 1);
+    CHECK_INT(new_client(&o, NULL), DVAL_EINVAL);
+    unsetenv("DAYTONA_API_URL");
+    unsetenv("DAYTONA_API_KEY");
+    o.executor = "daytona";
+    CHECK_INT(new_client(&o, NULL), DVAL_EAUTH);
+    /* a JWT needs its organization */
+    dval_daytona_options d;
+    dval_daytona_options_init(&d, sizeof d);
+    d.jwt_token = "j";
+    o.daytona = &d;
+    CHECK_INT(new_client(&o, NULL), DVAL_EINVAL);
+    d.organization_id = "org";
+    CHECK_INT(new_client(&o, "daytona"), DVAL_OK);
+}
+
+TEST(option_structs_from_newer_headers_are_checked)
+{
+    struct {
+        dval_local_options l;
+        int64_t future;
+    } big;
+    memset(&big, 0, sizeof big);
+    big.l.struct_size = sizeof big;
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.executor = "local";
+    o.local = &big.l;
+    big.future = 1; /* a field this library does not know */
+    CHECK_INT(new_client(&o, NULL), DVAL_EABI);
+    CHECK_INT(dval_local_options_init(NULL, 8), DVAL_EINVAL);
+    CHECK_INT(dval_daytona_options_init(&(dval_daytona_options){0}, 1),
+              DVAL_EABI);
+}
+
+TEST(local_default_limits_reach_the_sandbox_options)
+{
+    fake f;
+    fake_init(&f);
+    dval_local_options l;
+    dval_local_options_init(&l, sizeof l);
+    l.max_pids = 7;
+    l.max_memory_bytes = 1 << 20;
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.local = &l;
+    dval_client *c = fake_client_opts(&f, &o);
+    CHECK(c);
+    dval_sandbox_options so;
+    dval_sandbox_options_init(&so, sizeof so);
+    so.name = "sb";
+    so.max_memory_bytes = 2 << 20; /* the sandbox's own value wins */
+    dval_sandbox *sb = NULL;
+    CHECK_INT(dval_sandbox_acquire(&sb, c, &so), DVAL_OK);
+    CHECK_INT(f.sb_created.max_pids, 7);
+    CHECK_INT((int)f.sb_created.max_memory_bytes, 2 << 20);
+    CHECK_INT((int)f.sb_created.max_cpu_ms, 0);
+    dval_sandbox_free(sb);
+    dval_client_free(c);
+    l.max_cpu_ms = -1;
+    CHECK_INT(new_client(&o, NULL), DVAL_EINVAL);
+}
