@@ -59,7 +59,7 @@ TEST_BINS := $(foreach d,$(TEST_DIRS),$(patsubst tests/$(d)/%.c,$(B)/tests/$(d)_
 EX_SRC := $(wildcard examples/c/*.c)
 EX_BINS := $(EX_SRC:examples/c/%.c=$(B)/examples/%)
 
-.PHONY: all lib check test tests examples install uninstall clean demo deps \
+.PHONY: all lib check check-run test tests examples install uninstall clean demo demo-run deps \
 	abi-check abi-baseline asan tsan valgrind fuzz bench help header-check \
 	symbols-check man-check
 .DELETE_ON_ERROR:
@@ -126,7 +126,14 @@ $(B)/examples/%: examples/c/%.c $(SOLIB)
 tests: all $(TEST_BINS)
 examples: $(EX_BINS)
 
-check: all tests examples header-check symbols-check man-check abi-check
+# The README's two commands start on a machine that may lack the build
+# dependencies. DEP_CFLAGS/DEP_LIBS are computed when make reads this file,
+# so they are installed first and the real work runs in a new make that
+# reads the .pc files they brought (tests/install/suite_bootstrap.sh).
+check: deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: all tests examples header-check symbols-check man-check abi-check
 	B=$(B) tests/run.sh
 
 header-check:
@@ -171,11 +178,16 @@ fuzz:
 bench: all
 	B=$(B) tests/bench/run.sh
 
-demo: deps all
-	B=$(B) examples/validation/demo.sh
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
 
+DEMO ?= examples/validation/demo.sh
+demo-run: all
+	B=$(B) $(DEMO)
+
+DEPS_SH ?= tests/deps.sh
 deps:
-	@tests/deps.sh
+	@$(DEPS_SH)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
@@ -192,6 +204,9 @@ install: all
 	-install -m 0644 man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/ 2>/dev/null
 	$(if $(LIBEXEC_BINS),install -m 0755 $(LIBEXEC_BINS) $(DESTDIR)$(LIBEXECDIR)/)
 	install -m 0755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/
+	@# a system prefix needs the loader cache refreshed to find the new SONAME
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+		echo ldconfig; ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libdaytona-validate.so* $(DESTDIR)$(LIBDIR)/libdaytona-validate.a \
