@@ -5,11 +5,13 @@
  *
  * Isolated, the processes are:
  *   helper (host pid ns, root; dies with the library thread: pdeathsig)
- *    └ waiter (sandbox pid ns; dies with the helper) unshares a pid ns
- *       └ reaper: pid 1 of the command's own pid namespace (dies with the
- *          waiter); when it exits the kernel kills everything the command
- *          started, however it detached itself (setsid, double fork)
- *          └ sh -c command: own session, unprivileged uid, seccomp */
+ *    └ waiter (sandbox pid ns, root, child subreaper, its own group;
+ *       SIGTERM when the helper dies): when the command exits or the
+ *       helper is gone it kills every process the command left, however
+ *       it detached itself (setsid, double fork)
+ *       └ sh -c command: own session, unprivileged uid, seccomp
+ * A pid namespace per command would do the same, but a /proc for it
+ * needs a mount namespace whose teardown waits for RCU: ~5 ms each. */
 #include "helper.h"
 
 #include <errno.h>
@@ -33,6 +35,7 @@ struct exec_req {
     const char *pid, *root, *cwd, *cmd;
     char *env[MAX_ENV + 8];
     long uid;
+    int report;                 /* the waiter writes the exit code here */
 };
 
 static void join_ns(const char *pid)
@@ -118,9 +121,9 @@ static int wait_code(pid_t pid)
 
 /* pdeathsig, then a check that the parent did not die before it was set:
  * `alive` is a pipe whose other end only the parent holds. */
-static void die_with_parent(int alive)
+static void die_with_parent(int alive, int sig)
 {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    if (prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) < 0)
         _exit(125);
     struct pollfd p = { alive, POLLIN, 0 };
     if (poll(&p, 1, 0) != 0)
@@ -134,6 +137,7 @@ static void run_command(const struct exec_req *r, int isolated)
     if (chdir(dir) < 0 && chdir(isolated ? "/" : ".") < 0)
         _exit(126);
     signal(SIGPIPE, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     if (isolated && drop_privileges(r->uid) < 0) {
         char msg[128];
         snprintf(msg, sizeof msg, "dval-local-helper: cannot drop "
@@ -146,50 +150,89 @@ static void run_command(const struct exec_req *r, int isolated)
     _exit(127);
 }
 
-/* pid 1 of the command's pid namespace: runs it, reaps orphans, exits
- * with its code (taking every other process of the namespace along). */
-static void reaper(const struct exec_req *r)
+/* The waiter lets go of the command's output pipes, so the stream ends
+ * when the command's processes end, not when the waiter is done. */
+static void drop_stdio(void)
 {
-    /* as root this must work; in a single-id user namespace the kernel
-     * refuses a second /proc over a masked one: the sandbox's then stays
-     * (hidepid still hides other processes) */
-    if (mount_command_proc() < 0 && geteuid() == 0 && getuid() == 0 &&
-        r->uid > 0)
-        die_fd(2, "mount the command's /proc");
-    pid_t cmd = fork();
-    if (cmd < 0)
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0)
         _exit(125);
-    if (cmd == 0)
-        run_command(r, 1);
-    int st, code = 125;
-    pid_t w;
-    while ((w = wait(&st)) != cmd)
-        if (w < 0 && errno != EINTR)
+    for (int i = 0; i < 3; i++)
+        if (dup2(null, i) < 0)
             _exit(125);
-    code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    _exit(code);
+    close(null);
 }
 
-/* In the sandbox's pid namespace: a new one below it for the command
- * (unshare(CLONE_NEWPID) works only for a process already inside). */
+/* Kills every descendant: as a child subreaper, whatever the command
+ * started (setsid, double fork, nohup) is a child of ours or below a
+ * living one; each round kills the current children, whose orphans then
+ * become children. Done when there are no children at all. */
+static void kill_descendants(void)
+{
+    char buf[8192];
+    for (;;) {
+        int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        buf[n > 0 ? n : 0] = 0;
+        for (char *s = buf, *e; *s; s = e) {
+            long pid = strtol(s, &e, 10);
+            if (e == s)
+                break;
+            if (pid > 0)
+                kill((pid_t)pid, SIGKILL);
+        }
+        if (n < 0) /* no children file: every process we may signal */
+            kill(-1, SIGKILL);
+        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+            return;
+    }
+}
+
+static volatile sig_atomic_t parent_gone;
+
+static void on_parent_gone(int sig)
+{
+    (void)sig;
+    parent_gone = 1;
+}
+
+/* In the sandbox's pid namespace, root, a child subreaper: runs the
+ * command, and when it exits or the helper dies (pdeathsig SIGTERM: the
+ * command runs as another uid and cannot send it), kills all it left. */
 static void waiter(const struct exec_req *r, int alive)
 {
-    die_with_parent(alive);
-    if (unshare(CLONE_NEWPID) < 0)
-        die_fd(2, "pid namespace");
-    int life[2];
-    if (pipe2(life, O_CLOEXEC) < 0)
-        die_fd(2, "pipe");
-    pid_t p = fork();
-    if (p < 0)
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_parent_gone; /* no SA_RESTART: wait() returns */
+    sigaction(SIGTERM, &sa, NULL);
+    /* its own group: the library's kill(-helper) ends the helper only,
+     * and this cleans up after it */
+    if (setpgid(0, 0) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+        die_fd(2, "subreaper");
+    die_with_parent(alive, SIGTERM);
+    pid_t cmd = fork();
+    if (cmd < 0)
         die_fd(2, "fork");
-    if (p == 0) {
-        close(life[1]);
-        die_with_parent(life[0]);
-        reaper(r);
+    if (cmd == 0)
+        run_command(r, 1);
+    drop_stdio();
+    int st, code = 125;
+    for (;;) {
+        pid_t w = waitpid(-1, &st, 0);
+        if (w == cmd) {
+            code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            break;
+        }
+        if (parent_gone || (w < 0 && errno != EINTR))
+            break;
     }
-    close(life[0]);
-    _exit(wait_code(p));
+    kill_descendants();
+    unsigned char b = (unsigned char)code;
+    if (parent_gone || write(r->report, &b, 1) != 1)
+        _exit(125);
+    _exit(code);
 }
 
 int helper_exec(int argc, char **argv)
@@ -208,9 +251,10 @@ int helper_exec(int argc, char **argv)
         join_ns(r.pid);
     else if (chdir(r.root) < 0)
         die_fd(2, r.root);
-    int life[2];
-    if (pipe2(life, O_CLOEXEC) < 0)
+    int life[2], report[2];
+    if (pipe2(life, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0)
         die_fd(2, "pipe");
+    r.report = report[1];
     char buf[32];
     snprintf(buf, sizeof buf, "%d\n", (int)getpid());
     write_str(3, buf);
@@ -220,13 +264,24 @@ int helper_exec(int argc, char **argv)
         die_fd(2, "fork");
     if (child == 0) {
         close(life[1]);
+        close(report[0]);
         if (isolated)
             waiter(&r, life[0]);
-        die_with_parent(life[0]);
+        die_with_parent(life[0], SIGKILL);
         run_command(&r, 0);
     }
     close(life[0]);
+    close(report[1]);
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
-    return wait_code(child);
+    if (!isolated)
+        return wait_code(child);
+    /* the waiter reports the code once the command's processes are all
+     * dead; no report: it was killed */
+    unsigned char b;
+    ssize_t n;
+    while ((n = read(report[0], &b, 1)) < 0 && errno == EINTR)
+        ;
+    int code = wait_code(child);
+    return n == 1 ? b : code;
 }
