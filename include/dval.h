@@ -76,7 +76,8 @@ enum dval_status {
     DVAL_ETOOBIG = -24,     /* over a configured size limit */
     DVAL_EIO = -25,         /* local file I/O failed */
     DVAL_ERESULTS = -26,    /* results missing, not UTF-8 or not JSON */
-    DVAL_EBADREQUEST = -27  /* the server rejected the request (400/422) */
+    DVAL_EBADREQUEST = -27, /* the server rejected the request (400/422) */
+    DVAL_EBUSY = -28        /* the resource is in use by another run (e.g. a thread id) */
 };
 
 /* Static English text for a status; never NULL, thread-safe. */
@@ -548,6 +549,10 @@ typedef int (*dval_sandbox_info_fn)(const dval_sandbox_info *info,
  * The struct is copied by dval_client_new(); destroy(userdata) is called
  * exactly once, when the client is freed.
  */
+/* file_list callback: non-zero stops the listing (DVAL_EABORTED). */
+typedef int (*dval_file_list_fn)(const char *relpath, int64_t size,
+                                 void *userdata);
+
 struct dval_executor {
     size_t struct_size;
     const char *name;
@@ -626,6 +631,22 @@ struct dval_executor {
      * deletes the session instead. */
     int (*command_cancel)(void *ud, dval_call *c, const char *sandbox_id,
                           const char *session_id, const char *cmd_id);
+    /* Lists the regular files under dir (recursively) from the host side,
+     * never by running a program in the sandbox: each gets a name relative
+     * to dir and its size. Symlinks, files with other hard links, FIFOs,
+     * devices and sockets are never followed or opened: each is reported
+     * with size -1 (refused). DVAL_ENOTFOUND when dir does not exist,
+     * DVAL_ERESULTS when dir itself is not a plain directory (a symlink).
+     * NULL → the core lists with a command in the sandbox. */
+    int (*file_list)(void *ud, dval_call *c, const char *sandbox_id,
+                     const char *dir, dval_file_list_fn each, void *each_ud);
+    /* Claims dir (a validation's working directory) for the caller until
+     * workdir_release: DVAL_EBUSY while another run holds it. A claim
+     * ends with its holder's process, so a crashed run blocks nobody.
+     * NULL → no claim (the executor cannot tell concurrent runs apart). */
+    int (*workdir_claim)(void *ud, dval_call *c, const char *sandbox_id,
+                         const char *dir, void **claim);
+    void (*workdir_release)(void *ud, void *claim);
 };
 
 /* Initialises an executor struct (all members NULL). */

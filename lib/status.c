@@ -32,6 +32,7 @@ static const struct { int code; const char *name, *text; } statuses[] = {
     { DVAL_EIO, "DVAL_EIO", "local I/O error" },
     { DVAL_ERESULTS, "DVAL_ERESULTS", "results missing or invalid" },
     { DVAL_EBADREQUEST, "DVAL_EBADREQUEST", "request rejected by the server" },
+    { DVAL_EBUSY, "DVAL_EBUSY", "in use by another run" },
 };
 
 DVAL_API const char *dval_strerror(int status)

@@ -18,6 +18,7 @@
 #include <uuid/uuid.h>
 
 #include "core.h"
+#include "workdir.h"
 
 extern char **environ;
 
@@ -41,6 +42,7 @@ typedef struct vctx {
     dval_sandbox *sb;
     dval_session *sess;
     char sess_id[DVAL_ID_MAX];
+    void *claim;            /* the executor's claim on workdir, or NULL */
     int ran;                /* the run command finished with an exit code */
     int exit_code;
     size_t files, bytes;    /* uploaded */
@@ -404,8 +406,26 @@ static int walk(vctx *v, const char *dir, const char *rel, int depth)
     return rc;
 }
 
+/* Claims the thread id's working directory until close: a second run on
+ * the same thread id is refused (DVAL_EBUSY) before it can empty the
+ * directory under the first. */
+static int claim_workdir(vctx *v)
+{
+    int rc = dval__sandbox_claim(v->sb, v->workdir, &v->claim);
+    if (rc == DVAL_EBUSY) {
+        char m[DVAL_ERRMSG_MAX];
+        dval__fmt(m, sizeof m, "thread id %s: %s", v->thread_id,
+                  dval_sandbox_errmsg(v->sb));
+        return fail(v, rc, "upload", m);
+    }
+    return rc ? fail(v, rc, "upload", dval_sandbox_errmsg(v->sb)) : DVAL_OK;
+}
+
 static int do_upload(vctx *v)
 {
+    int crc = claim_workdir(v);
+    if (crc)
+        return crc;
     /* A fresh workdir each time: a sandbox is reused across runs, and a
      * rerun with the same thread id must not see the last run's files.
      * The executor makes the directory (the local one gives it the
@@ -453,6 +473,10 @@ static int build_command(vctx *v, dval__buf *cmd)
      * own, a file download much less. */
     rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && (%s)",
                                      run);
+    /* an executor that lists from the host needs no trailer: nothing in
+     * the sandbox (which the program may have replaced) takes part */
+    if (!rc && dval__sandbox_can_list(v->sb))
+        return dval__buf_appendf(cmd, "; exit $?");
     rc = rc ? rc : dval__buf_appendf(cmd, "; dval_rc=$?; (cd "
                                      "\"$DVAL_RESULTS_DIR\" 2>/dev/null && "
                                      "find . -type f -name '*.json' > "
@@ -562,12 +586,53 @@ static int fetch_listing(vctx *v, dval__buf *list)
     return rc ? -1 : 0;
 }
 
+/* file_list callback: *.json names one per line into the listing; a
+ * refused entry (symlink, hard link, FIFO, device) is an error. */
+static int host_entry(const char *rel, int64_t size, void *ud)
+{
+    vctx *v = ((void **)ud)[0];
+    dval__buf *list = ((void **)ud)[1];
+    if (size < 0) {
+        note_error(v, "results/%s: %s", rel, "not a plain file (a symbolic "
+                   "link, hard link, FIFO or device): refused");
+        return 0;
+    }
+    size_t n = strlen(rel);
+    if (n < 5 || strcmp(rel + n - 5, ".json") || strchr(rel, '\n'))
+        return 0;
+    return dval__buf_appendf(list, "%s\n", rel) ? 1 : 0;
+}
+
+/* The listing made by the executor from the host side: 1 when the
+ * executor cannot list, else a status (DVAL_OK with no results dir). */
+static int host_listing(vctx *v, dval__buf *list)
+{
+    if (!dval__sandbox_can_list(v->sb))
+        return 1;
+    void *pair[2] = { v, list };
+    int rc = dval__sandbox_file_list(v->sb, v->resdir, host_entry, pair);
+    if (rc == DVAL_ENOTFOUND)
+        return DVAL_OK;
+    if (rc == DVAL_ERESULTS)
+        note_error(v, "%s%s", dval_sandbox_errmsg(v->sb), "");
+    return rc ? fail(v, rc, "download", dval_sandbox_errmsg(v->sb)) : rc;
+}
+
 static int do_download(vctx *v)
 {
     dval__buf list = {0};
     dval__buf cmd = {0};
     int code = -1;
-    int rc = DVAL_OK;
+    int rc = host_listing(v, &list);
+    if (rc <= 0) {
+        if (rc == DVAL_OK && dval__buf_append(&list, "", 0))
+            rc = fail(v, DVAL_ENOMEM, "download", NULL);
+        if (rc == DVAL_OK)
+            goto parse;
+        dval__buf_free(&list);
+        return rc;
+    }
+    rc = DVAL_OK;
     if (fetch_listing(v, &list) == 0)
         goto parse;
     dval__buf_free(&list);
@@ -619,6 +684,10 @@ static void do_close(vctx *v, int main_rc)
                        dval_session_errmsg(v->sess), "");
         dval_session_free(v->sess);
         v->sess = NULL;
+    }
+    if (v->sb && v->claim) { /* after the session: its processes are gone */
+        dval__sandbox_release(v->sb, v->claim);
+        v->claim = NULL;
     }
     if (v->sb) {
         int r2 = dval_sandbox_release(v->sb);

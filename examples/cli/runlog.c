@@ -10,9 +10,15 @@
 
 #include "cli.h"
 
+/* A program may print without end: the transcript keeps its first 16 MiB
+ * and then says that it stops, so it can never fill the disk. */
+#define RUNLOG_CAP (16u << 20)
+
 static FILE *runlog_fp;
 static char last_tag[32];
 static int mid_line;
+static size_t logged;
+static int truncated;
 
 int runlog_dir(const cli_common *co, char *buf, size_t cap)
 {
@@ -53,6 +59,8 @@ void runlog_open(const cli_common *co, const char *thread_id)
         return;
     snprintf(path, sizeof path, "%s/%s.log", dir, thread_id);
     runlog_fp = fopen(path, "w");
+    logged = 0;
+    truncated = 0;
     snprintf(path, sizeof path, "%s/last", dir);
     FILE *last = fopen(path, "w");
     if (last) {
@@ -63,8 +71,13 @@ void runlog_open(const cli_common *co, const char *thread_id)
 
 void runlog_write(const char *tag, const char *data, size_t len)
 {
-    if (!runlog_fp)
+    if (!runlog_fp || truncated)
         return;
+    if (len > RUNLOG_CAP - logged) {
+        len = RUNLOG_CAP - logged;
+        truncated = 1;
+    }
+    logged += len;
     if (strcmp(tag, last_tag)) {
         fprintf(runlog_fp, "%s[%s]\n", mid_line ? "\n" : "", tag);
         snprintf(last_tag, sizeof last_tag, "%s", tag);
@@ -73,6 +86,9 @@ void runlog_write(const char *tag, const char *data, size_t len)
     fwrite(data, 1, len, runlog_fp);
     if (len)
         mid_line = data[len - 1] != '\n';
+    if (truncated)
+        fprintf(runlog_fp, "%s[transcript truncated: over %u MiB]\n",
+                mid_line ? "\n" : "", RUNLOG_CAP >> 20);
 }
 
 void runlog_close(void)

@@ -1,7 +1,10 @@
 /* dval-local-helper: the namespace/mount/chroot work of the local executor,
  * done in a single-threaded process so the library only posix_spawn()s.
- *   build <layer> <work> <mnt> <cmd>...          build a snapshot layer
- *   init  <sbdir> <layer|-> <net 0|1> <hide> [-g procs]...   start an init
+ *   build <lower> image|host <layer> <work> <mnt> <cmd>...  build a layer
+ *   mkimage <target> <packages>                  build a Debian 12 root
+ *   import <target> tar|oci <archive>...         extract a root filesystem
+ *   init  <sbdir> <lowers|host[:lowers]> <net 0|1> <hide> [-g procs]...
+ *                                                start an init
  *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
  *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
  *          -u uid: the unprivileged host uid/gid the command runs as)
@@ -42,8 +45,14 @@ int seccomp_install(void);
 /* privs.c: new session, own keyring, uid/gid uid (> 0) or, with uid 0
  * (a single-id user namespace), no capabilities; then the filter. */
 int drop_privileges(long uid);
+/* hostroot.c: the DVAL_LOCAL_HOST_ROOT=1 root: an empty read-only tmpfs
+ * at dir (the lowest layer), then the allow-list bound onto a root */
+int host_skeleton(const char *dir);
+int host_root_binds(const char *root);
 
 int helper_build(int argc, char **argv);
+int helper_mkimage(int argc, char **argv);
+int helper_import(int argc, char **argv);
 int helper_init(int argc, char **argv);
 int helper_exec(int argc, char **argv);
 int helper_probe(int argc, char **argv);

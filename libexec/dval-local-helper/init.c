@@ -1,6 +1,11 @@
 /* "init" mode: creates the sandbox's namespaces and root, then stays as its
  * pid 1 (reaping orphans) after the launching process has exited. */
 #include "helper.h"
+#include "upper_disk.h"
+#include "init_lock.h"
+
+/* the init keeps its state directory open here (INIT_LOCK_FD is 3) */
+#define WATCH_FD 4
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +24,7 @@ struct init_args {
     const char *sbdir, *layer, *hide;
     int share_net;
     int status[2];
+    int disk_gib, disk_fd;      /* the bounded layer (upper_disk.c) */
 };
 
 /* SIGTERM ends the sandbox when it comes from outside its
@@ -68,6 +74,38 @@ static void reap_forever(int dirfd)
     }
 }
 
+/* The layer argument: "<dir>[:<dir>...]" (a snapshot's layer over its
+ * image, or an image alone) or "host[:<layer>]" (the host-root opt-in:
+ * the layers over an empty skeleton in lower/, the allow-list bound on
+ * top). Anything else, "-" (the host's own root, formerly) included, is
+ * refused. */
+static int is_host_root(const char *layer)
+{
+    return !strncmp(layer, "host", 4) && (!layer[4] || layer[4] == ':');
+}
+
+static int sandbox_lower(const char *layer, char *lower, size_t cap)
+{
+    if (!is_host_root(layer)) {
+        if (layer[0] != '/') {
+            errno = EINVAL;
+            return -1;
+        }
+        snprintf(lower, cap, "%s", layer);
+        return 0;
+    }
+    if (host_skeleton(lower) < 0)
+        return -1;
+    char skel[4096];
+    snprintf(skel, sizeof skel, "%s", lower);
+    if (layer[4] == ':' &&
+        snprintf(lower, cap, "%s:%s", layer + 5, skel) >= (int)cap) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
 static int init_child(void *p)
 {
     struct init_args *a = p;
@@ -81,16 +119,21 @@ static int init_child(void *p)
     snprintf(root, sizeof root, "%s/root", a->sbdir);
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         die_fd(fd, "make / private");
-    if (strcmp(a->layer, "-") != 0) {
-        if (mount_overlay("/", a->layer, swork, lower, 1) < 0)
-            die_fd(fd, "mount snapshot overlay");
-    } else {
-        snprintf(lower, sizeof lower, "/");
-    }
+    (void)swork;
+    if (sandbox_lower(a->layer, lower, sizeof lower) < 0)
+        die_fd(fd, "sandbox root image");
+    if (a->disk_gib > 0 && upper_disk_attach(a->disk_fd, a->sbdir,
+                                             a->disk_gib, upper, work,
+                                             sizeof upper) < 0)
+        die_fd(fd, "mount the sandbox disk");
     if (mount_overlay(lower, upper, work, root, 0) < 0)
         die_fd(fd, "mount sandbox overlay");
+    if (is_host_root(a->layer) && host_root_binds(root) < 0)
+        die_fd(fd, "bind the host allow-list");
     if (setup_sandbox_root(root, a->hide) < 0)
         die_fd(fd, "set up sandbox root");
+    if (a->disk_gib > 0 && upper_disk_tmp(a->sbdir, root) < 0)
+        die_fd(fd, "bind /tmp to the sandbox disk");
     if (!a->share_net && loopback_up() < 0)
         die_fd(fd, "bring up lo");
     sethostname("sandbox", 7);
@@ -106,12 +149,14 @@ static int init_child(void *p)
     dup2(null, 0);
     dup2(null, 1);
     dup2(null, 2);
-    if (watch != 3 && (dup2(watch, 3) < 0 || close(watch) < 0))
+    /* keeps INIT_LOCK_FD (3), the lock that lives as long as this init,
+     * and WATCH_FD (4), the state directory whose removal ends it */
+    if (watch != WATCH_FD && (dup2(watch, WATCH_FD) < 0 || close(watch) < 0))
         die_fd(fd, "keep the state directory open");
-    if (syscall(SYS_close_range, 4U, ~0U, 0U) < 0)
-        for (int i = 4; i < 1024; i++)
+    if (syscall(SYS_close_range, WATCH_FD + 1U, ~0U, 0U) < 0)
+        for (int i = WATCH_FD + 1; i < 1024; i++)
             close(i);
-    reap_forever(3);
+    reap_forever(WATCH_FD);
     return 0;
 }
 
@@ -122,9 +167,17 @@ int helper_init(int argc, char **argv)
         return 2;
     }
     struct init_args a = { argv[0], argv[1], argv[3], argv[2][0] == '1',
-                           { -1, -1 } };
+                           { -1, -1 }, upper_disk_gib(argc, argv), -1 };
     setsid();
     join_cgroups(argc, argv);
+    if (init_lock(a.sbdir) < 0)
+        die_fd(1, errno == EWOULDBLOCK ? "another init runs for this "
+               "sandbox" : "lock the sandbox's init");
+    /* the image is mounted while still host root (ext4 cannot be mounted
+     * inside a user namespace); ENOENT (no image): a sized tmpfs */
+    if (a.disk_gib > 0 && (a.disk_fd = upper_disk_open(a.sbdir)) < 0 &&
+        errno != ENOENT)
+        die_fd(1, "mount the sandbox disk image");
     if (pipe(a.status) < 0)
         die_fd(1, "pipe");
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
@@ -133,7 +186,10 @@ int helper_init(int argc, char **argv)
     pid_t pid = spawn_ns(flags, init_child, &a);
     if (pid < 0)
         die_fd(1, "create namespaces");
+    init_lock_pid(pid);
     close(a.status[1]);
+    if (a.disk_fd >= 0)
+        close(a.disk_fd);
     char buf[600];
     size_t n = 0;
     for (;;) {

@@ -162,66 +162,6 @@ static int wait_code(pid_t pid)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-struct build_args {
-    char **argv;
-    int argc;
-};
-
-static int build_child(void *p)
-{
-    struct build_args *a = p;
-    const char *layer = a->argv[0], *work = a->argv[1], *mnt = a->argv[2];
-    char path[4096];
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        die_fd(2, "make / private");
-    if (mount_overlay("/", layer, work, mnt, 0) < 0)
-        die_fd(2, "mount overlay");
-    snprintf(path, sizeof path, "%s/proc", mnt);
-    if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV, NULL) < 0)
-        die_fd(2, "mount /proc");
-    if (setup_dev(mnt) < 0)
-        die_fd(2, "set up /dev");
-    snprintf(path, sizeof path, "%s/tmp", mnt);
-    if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
-        die_fd(2, "mount /tmp");
-    if (enter_root(mnt) < 0)
-        die_fd(2, "pivot_root");
-    if (drop_caps() < 0)
-        die_fd(2, "drop capabilities");
-    for (int i = 3; i < a->argc; i++) {
-        char hdr[4200];
-        snprintf(hdr, sizeof hdr, "$ %s\n", a->argv[i]);
-        write_str(1, hdr);
-        pid_t pid = fork();
-        if (pid == 0) {
-            execl("/bin/sh", "sh", "-c", a->argv[i], (char *)NULL);
-            _exit(127);
-        }
-        int code = pid < 0 ? 125 : wait_code(pid);
-        if (code != 0) {
-            snprintf(hdr, sizeof hdr,
-                     "build step %d failed with exit code %d\n", i - 2, code);
-            write_str(1, hdr);
-            return code;
-        }
-    }
-    return 0;
-}
-
-int helper_build(int argc, char **argv)
-{
-    if (argc < 3) {
-        write_str(2, "usage: build <layer> <work> <mnt> <cmd>...\n");
-        return 2;
-    }
-    struct build_args a = { argv, argc };
-    pid_t pid = spawn_ns(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
-                         CLONE_NEWUTS, build_child, &a);
-    if (pid < 0)
-        die_fd(2, "create namespaces");
-    return wait_code(pid);
-}
-
 static int probe_child(void *p)
 {
     char **argv = p, mnt[4096], up[4096], wk[4096];
@@ -279,7 +219,7 @@ int main(int argc, char **argv)
      * the pid pipe of exec). */
     syscall(SYS_close_range, 4U, ~0U, 0U);
     if (argc < 2) {
-        write_str(2, "usage: dval-local-helper build|init|exec|probe ...\n");
+        write_str(2, "usage: dval-local-helper build|init|exec|probe|mkimage|import ...\n");
         return 2;
     }
     signal(SIGPIPE, SIG_DFL);
@@ -298,6 +238,10 @@ int main(int argc, char **argv)
         return helper_exec(argc - 2, argv + 2);
     if (!strcmp(argv[1], "probe"))
         return helper_probe(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "mkimage"))
+        return helper_mkimage(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "import"))
+        return helper_import(argc - 2, argv + 2);
     write_str(2, "dval-local-helper: unknown mode\n");
     return 2;
 }

@@ -28,7 +28,10 @@ int mount_overlay(const char *lower, const char *upper, const char *work,
         errno = ENAMETOOLONG;
         return -1;
     }
-    return mount("overlay", target, "overlay", ro ? MS_RDONLY : 0, opts);
+    /* nodev: a device node in an image (an imported directory may have
+     * any) opens nothing; /dev is a tmpfs of its own with bound nodes */
+    return mount("overlay", target, "overlay",
+                 (ro ? MS_RDONLY : 0) | MS_NODEV, opts);
 }
 
 static int mkdir_in(const char *root, const char *rel, mode_t mode)
@@ -152,11 +155,34 @@ static int own_dirs(const char *root)
     return 0;
 }
 
+/* The root is an image (possibly imported from a tarball): a mount point
+ * that is a symlink there would be followed outside the new root while
+ * it is set up, so such an image is refused. */
+static int check_mountpoints(const char *root)
+{
+    static const char *mp[] = { "proc", "dev", "tmp", "sandbox", "home",
+                                "home/daytona" };
+    char p[4096];
+    struct stat st;
+    for (size_t i = 0; i < sizeof mp / sizeof *mp; i++) {
+        snprintf(p, sizeof p, "%s/%s", root, mp[i]);
+        if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            errno = ENOTDIR;
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* /proc, /dev, /tmp, /sandbox, /home/daytona; the state directory (hide)
- * is covered by an empty read-only tmpfs so sandboxes cannot see it. */
+ * is covered by an empty read-only tmpfs so sandboxes cannot see it (with
+ * an image root it is not there anyway; with the host-root opt-in it
+ * could be under an allowed directory). */
 int setup_sandbox_root(const char *root, const char *hide)
 {
     char p[4096];
+    if (check_mountpoints(root) < 0)
+        return -1;
     if (mount_proc(root) < 0)
         return -1;
     if (setup_dev(root) < 0)

@@ -41,4 +41,14 @@ const char *lt_state_key(lt *t, const char *sb, const char *key);
 void lt_set_state_key(lt *t, const char *sb, const char *key,
                       const char *val);
 
+/* Creates snapshot name from image (NULL → the default) and steps (may be
+ * NULL); returns the status, fills *info when non-NULL. */
+int lt_snapshot(lt *t, const char *name, const char *image,
+                const char *const *steps, dval_snapshot_info *info);
+/* A tiny root filesystem at dir: the host's sh, cat, ls, id and their
+ * libraries (enough to run commands in a sandbox over it). */
+void lt_mini_root(const char *dir);
+/* Runs a shell command on the host; fails the test when it fails. */
+void lt_sh(const char *cmd);
+
 #endif

@@ -286,15 +286,29 @@ int lx_file_download(void *ud, dval_call *c, const char *sbid,
                           -1);
     if (rc != DVAL_OK)
         return rc;
-    int fd = lx_open_in(root, rel, O_RDONLY, 0);
+    /* Downloads carry results: no symlink anywhere on the path, no FIFO
+     * (O_NONBLOCK: opening one must not hang), nothing with a second hard
+     * link (it may be another validation's file). */
+    struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+                                     O_CLOEXEC,
+                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+                                       RESOLVE_NO_MAGICLINKS };
+    int fd = (int)syscall(SYS_openat2, root, rel[0] ? rel : ".", &how,
+                          sizeof how);
     close(root);
+    if (fd < 0 && errno == ELOOP)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "%s: a symbolic link "
+                               "(refused)", path);
     if (fd < 0)
         return dval__call_fail(c, errno_status(errno), "%s: %s", path,
                                strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink > 1) {
         close(fd);
-        return dval__call_fail(c, DVAL_ENOTFOUND, "%s is not a file", path);
+        return dval__call_fail(c, S_ISREG(st.st_mode) ? DVAL_EFORBIDDEN
+                               : DVAL_ENOTFOUND, "%s is not a plain file%s",
+                               path, S_ISREG(st.st_mode) ? " (it has other "
+                               "hard links: refused)" : "");
     }
     for (;;) {
         if (canceled(c)) {

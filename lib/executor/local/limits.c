@@ -1,6 +1,9 @@
 /* Resource limits of a sandbox: cgroup v2 when it has the memory and pids
  * controllers, else cgroup v1 memory + pids, else setrlimit in each
- * command; CPU time is always RLIMIT_CPU (cgroups only throttle CPU). */
+ * command; CPU time is always RLIMIT_CPU (cgroups only throttle CPU). A
+ * CPU count (resources cpu) becomes a CFS quota of that many CPUs (v2
+ * cpu.max, v1 cpu.cfs_quota_us and cpu.shares) where the kernel has the
+ * cpu controller. */
 #include "local.h"
 
 #include <errno.h>
@@ -73,6 +76,13 @@ static int setup_v2(const char *root, const char *key, lx_limits *l)
     if (make_group(root, key, dir, sizeof dir) < 0)
         return -1;
     put(base, "cgroup.subtree_control", "+memory +pids");
+    if (l->cpus > 0) {
+        put(root, "cgroup.subtree_control", "+cpu");
+        put(base, "cgroup.subtree_control", "+cpu");
+        dval__fmt(v, sizeof v, "%d 100000", l->cpus * 100000);
+        if (put(dir, "cpu.max", v) < 0)
+            l->cpus = -1; /* reported by the caller */
+    }
     dval__fmt(v, sizeof v, "%lld", l->mem);
     if (put(dir, "memory.max", v) < 0)
         return -1;
@@ -103,16 +113,49 @@ static int setup_v1(const char *ctl, const char *file, long long val,
     return 0;
 }
 
+/* v1: the quota is the hard bound, shares weigh sandboxes against each
+ * other under contention. */
+static int setup_v1_cpu(int cpus, const char *key, lx_limits *l)
+{
+    char dir[4096], v[32];
+    if (make_group("/sys/fs/cgroup/cpu", key, dir, sizeof dir) < 0 ||
+        put(dir, "cpu.cfs_period_us", "100000") < 0)
+        return -1;
+    dval__fmt(v, sizeof v, "%d", cpus * 100000);
+    if (put(dir, "cpu.cfs_quota_us", v) < 0)
+        return -1;
+    dval__fmt(v, sizeof v, "%d", cpus * 1024);
+    put(dir, "cpu.shares", v);
+    dval__fmt(l->procs[l->nprocs++], sizeof l->procs[0], "%s/cgroup.procs",
+              dir);
+    return 0;
+}
+
+static void report_cpu(lx *x, const lx_limits *l, int ok)
+{
+    if (!ok)
+        LX_LOG(x, DVAL_LOG_WARN, "local executor: no cpu cgroup; the CPU "
+               "quota (%d) is not enforced (CPU time still is)", l->cpus);
+}
+
 void lx_limits_setup(lx *x, const char *key, lx_limits *l)
 {
     l->nprocs = 0;
     l->rl_as = l->rl_nproc = 0;
+    int cpus = l->cpus;
     const char *v2 = v2_root();
-    if (v2 && setup_v2(v2, key, l) == 0)
+    if (v2 && setup_v2(v2, key, l) == 0) {
+        if (cpus > 0)
+            report_cpu(x, l, l->cpus > 0);
+        l->cpus = cpus;
         return;
+    }
     l->nprocs = 0;
+    l->cpus = cpus;
     int mem = setup_v1("memory", "memory.limit_in_bytes", l->mem, key, l) == 0;
     int pids = setup_v1("pids", "pids.max", l->pids, key, l) == 0;
+    if (cpus > 0)
+        report_cpu(x, l, setup_v1_cpu(cpus, key, l) == 0);
     if (!mem) {
         l->rl_as = 1;
         LX_LOG(x, DVAL_LOG_WARN, "local executor: no memory cgroup; the "
@@ -134,9 +177,10 @@ void lx_limits_remove(const char *key)
 {
     static const char *roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified",
                                    "/sys/fs/cgroup/memory",
-                                   "/sys/fs/cgroup/pids" };
+                                   "/sys/fs/cgroup/pids",
+                                   "/sys/fs/cgroup/cpu" };
     char dir[4200];
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         dval__fmt(dir, sizeof dir, "%s/daytona-validate/%s", roots[i], key);
         rmdir(dir);
     }

@@ -2,6 +2,7 @@
  * overlayfs. This file holds the vtable, the helper lookup and spawning,
  * and the isolation probe. */
 #include "local.h"
+#include "files_list.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -257,6 +258,7 @@ static void fill(struct dval_executor *out, lx *x)
     out->file_download = lx_file_download;
     out->folder_create = lx_folder_create;
     out->command_cancel = lx_command_cancel;
+    lx_files_list_install(out);
 }
 
 int dval__local_executor(struct dval_executor *out, const dval__config *cfg,

@@ -1,7 +1,15 @@
 /* Local executor internals: one-machine Daytona from namespaces + overlayfs.
+ * A sandbox's root is overlay(lower = its snapshot's build layer + the
+ * snapshot's image, upper = the sandbox's own), never the host's root.
  * On-disk layout under the state dir:
- *   snapshots/<enc name>/{state,build.log,lock,layer/,work/}
- *   sandboxes/<name>/{state,lock,upper/,work/,swork/,lower/,root/,plain/} */
+ *   snapshots/<enc name>/{state,build.log,lock,lower,layer/,work/,mnt/,
+ *                         rootfs/ (imported tar/oci), skel/ (host root)}
+ *     lower: the image's lower layers (a rootfs path, or "host")
+ *   sandboxes/<name>/{state,lock,upper/,work/,swork/,lower/,root/,plain/}
+ * Under the image cache (lx_cache_dir: DVAL_LOCAL_CACHE_DIR, else
+ * $XDG_CACHE_HOME/daytona-validate, else ~/.cache/daytona-validate),
+ * shared by every state directory so a machine builds each image once:
+ *   images/<key>/{lock,build.log,ok,rootfs/}   key: debian-12[-java] */
 #ifndef DVAL_LOCAL_H
 #define DVAL_LOCAL_H
 
@@ -54,6 +62,9 @@ void lx_unlock(int fd);
 int64_t lx_wall_ms(void);
 /* Process-wide sequence number (>= 1) for unique temporary names. */
 unsigned long lx_seq(void);
+/* Removes what killed processes left in the state dir: probe.<pid>,
+ * sandboxes/.new-* and .trash-* whose owner is dead. */
+void lx_sweep_leftovers(const char *state_dir);
 
 /* ---- local.c */
 /* DVAL_OK when namespaces + overlayfs work (or unisolated is allowed, then
@@ -70,6 +81,7 @@ int lx_wait(pid_t pid, int *code);
 /* ---- limits.c: cgroups (v2 with memory+pids, else v1), else rlimits */
 typedef struct lx_limits {
     long long pids, mem, cpu_ms;
+    int cpus;                   /* CPU quota in CPUs, 0 = none */
     char procs[3][4096];        /* cgroup.procs files to join */
     int nprocs;
     int rl_as, rl_nproc;        /* enforce with setrlimit instead */
@@ -127,6 +139,46 @@ int lx_sandbox_recover(void *ud, dval_call *c, const char *id,
 int lx_sandbox_list(void *ud, dval_call *c, const char *const *labels,
                     dval_sandbox_info_fn each, void *each_ud);
 
+/* ---- build_io.c: build output to the log and the callback */
+typedef struct lx_build_io {
+    int logfd;                  /* the build log, or -1 */
+    struct lx_build_io *also;   /* a further log the output also goes to */
+    dval_chunk_fn log;          /* the build-log callback, fed whole lines */
+    void *log_ud;
+    int stopped;                /* the callback returned non-zero */
+    char last[512];             /* last line, for error_reason */
+    char part[4096];            /* a line not yet complete */
+    size_t npart;
+} lx_build_io;
+int lx_io_write(lx_build_io *io, const char *d, size_t n);
+void lx_io_flush(lx_build_io *io);
+/* Runs one helper invocation, its output into io; *code is its exit. */
+int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
+                lx_build_io *io, int *code);
+
+/* ---- image.c, image_import.c: the roots sandboxes run on */
+enum { LX_IMG_BASE, LX_IMG_JAVA, LX_IMG_DIR, LX_IMG_TAR, LX_IMG_OCI };
+typedef struct lx_image {
+    int kind;
+    char path[4096];            /* dir/tar/oci: the source */
+} lx_image;
+/* 1 when DVAL_LOCAL_HOST_ROOT=1 (the only reader of that opt-in). */
+int lx_host_root_opt_in(void);
+int lx_cache_dir(char *dst, size_t cap);
+/* Maps a spec's image name; DVAL_EUNSUPPORTED names what is supported. */
+int lx_image_parse(dval_call *c, const char *image, lx_image *out);
+/* Builds (once, under the cache lock) or finds a Debian image. */
+int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
+                    lx_build_io *fwd, char *rootfs, size_t cap);
+/* The root of a sandbox without a snapshot ("host" or the base image). */
+int lx_default_root(lx *x, dval_call *c, char *dst, size_t cap);
+long long lx_tree_bytes(const char *dir);
+/* Imports a dir/tar/oci source for the snapshot in snapdir; dst gets the
+ * lower directory. */
+int lx_image_import(lx *x, dval_call *c, const char *snapdir,
+                    const lx_image *img, int64_t end, lx_build_io *io,
+                    char *dst, size_t cap);
+
 /* ---- snapshot_build.c */
 int lx_snapshot_get(void *ud, dval_call *c, const char *id,
                     dval_snapshot_info *out);
@@ -138,7 +190,8 @@ int lx_snapshot_activate(void *ud, dval_call *c, const char *id,
 int lx_snapshot_delete(void *ud, dval_call *c, const char *id);
 int lx_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
                      dval_chunk_fn log, void *log_ud);
-/* Path of an active snapshot's layer (for sandboxes). */
+/* The lowerdir list of an active snapshot (for sandboxes): "layer:image"
+ * or "host:layer"; with name NULL or "", the default root. */
 int lx_snapshot_layer(lx *x, dval_call *c, const char *name, char *dst,
                       size_t cap);
 

@@ -3,6 +3,8 @@
  * The init's pid and start time are persisted so that a fresh process can
  * tell a live init from a dead one (error) or a reused pid. */
 #include "local.h"
+#include "upper_disk.h"
+#include "init_evict.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -127,6 +129,12 @@ void lx_sb_kill(lx *x, lx_sb *sb)
     }
     sb->pid = 0;
     lx_kv_set(&sb->kv, "pid", "0");
+    /* an init the state lost (its creator was killed) and whatever is
+     * left in the sandbox's cgroups go too */
+    lx_init_evict(x, sb->dir);
+    lx_limits l;
+    lx_sb_limits(x, sb, &l);
+    lx_cgroup_sweep(x, &l);
     if (name) {
         lx_sessions_drop(x, name);
         const char *cg = lx_kv_get(&sb->kv, "cgroup");
@@ -279,6 +287,7 @@ void lx_sb_limits(lx *x, const lx_sb *sb, lx_limits *l)
     l->pids = lx_kv_num(&sb->kv, "max_pids", 512);
     l->mem = lx_kv_num(&sb->kv, "max_memory", 2LL << 30);
     l->cpu_ms = lx_kv_num(&sb->kv, "max_cpu_ms", 600000);
+    l->cpus = (int)lx_kv_num(&sb->kv, "cpu", 0);
     const char *procs = lx_kv_get(&sb->kv, "cgroup_procs");
     for (const char *s = procs; s && *s && l->nprocs < 3;) {
         size_t n = strcspn(s, ":");
@@ -319,19 +328,27 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
 {
     char layer[4096] = "-", hide[4096];
     const char *snap = lx_kv_get(&sb->kv, "snapshot");
-    int rc = DVAL_OK;
-    if (snap && *snap)
-        rc = lx_snapshot_layer(x, c, snap, layer, sizeof layer);
+    /* no snapshot: the default root (image.c), never the host's */
+    int rc = lx_snapshot_layer(x, c, snap, layer, sizeof layer);
     if (rc != DVAL_OK)
         return rc;
-    const char *sub[] = { "upper", "work", "swork", "lower", "root" };
-    for (int i = 0; i < 5; i++) {
+    /* upper and work live on the sandbox's bounded disk (upper_disk.c) */
+    const char *sub[] = { "swork", "lower", "root" };
+    for (int i = 0; i < 3; i++) {
         char d[4200];
         dval__fmt(d, sizeof d, "%s/%s", sb->dir, sub[i]);
         if (lx_mkdirs(d, 0755) < 0)
             return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
                                    strerror(errno));
     }
+    /* exactly one init: a stray one (from a killed creation) is killed
+     * before this one mounts the same layer */
+    if (lx_init_evict(x, sb->dir) < 0)
+        return dval__call_fail(c, DVAL_EEXEC, "a previous init of %s "
+                               "cannot be stopped", sb->dir);
+    rc = lx_disk_prepare(x, c, sb);
+    if (rc != DVAL_OK)
+        return rc;
     lx_limits l;
     lx_sb_limits(x, sb, &l);
     const char *cg = lx_kv_get(&sb->kv, "cgroup");
@@ -350,9 +367,12 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
     lx_kv_setnum(&sb->kv, "rl_as", l.rl_as);
     lx_kv_setnum(&sb->kv, "rl_nproc", l.rl_nproc);
     dval__fmt(hide, sizeof hide, "%s", x->state_dir);
-    char *argv[16] = { NULL, "init", sb->dir, layer,
-                       lx_kv_num(&sb->kv, "network", 0) ? "1" : "0", hide };
-    int n = 6;
+    char gib[16];
+    dval__fmt(gib, sizeof gib, "%d", lx_disk_gib(sb));
+    char *argv[20] = { NULL, "init", sb->dir, layer,
+                       lx_kv_num(&sb->kv, "network", 0) ? "1" : "0", hide,
+                       "-d", gib };
+    int n = 8;
     for (int i = 0; i < l.nprocs; i++) {
         argv[n++] = "-g";
         argv[n++] = l.procs[i];

@@ -1,6 +1,7 @@
 /* Sandbox members of the local executor vtable. A per-sandbox lock file
  * serialises state changes between threads and processes. */
 #include "local.h"
+#include "init_evict.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -37,8 +38,14 @@ int lx_sandbox_get(void *ud, dval_call *c, const char *id,
 {
     lx_sb sb;
     int rc = lx_sb_open(ud, c, id, &sb, out);
-    if (rc == DVAL_OK)
-        lx_sb_close(&sb);
+    if (rc != DVAL_OK)
+        return rc;
+    /* acquire starts with a get: the leftovers of a caller killed mid-run
+     * must not run on into this run */
+    if (sb.isolated && sb.pid > 0 && out &&
+        out->state == DVAL_SANDBOX_STARTED)
+        lx_sweep_dead_callers(ud, &sb);
+    lx_sb_close(&sb);
     return rc;
 }
 
@@ -68,6 +75,10 @@ static int fill_new(lx *x, lx_sb *sb, const dval_sandbox_options *o)
                        ? o->max_memory_bytes : 2LL << 30);
     rc |= lx_kv_setnum(&sb->kv, "max_cpu_ms", o->max_cpu_ms > 0
                        ? o->max_cpu_ms : 600000);
+    if (o->disk_gib > 0)
+        rc |= lx_kv_setnum(&sb->kv, "disk_gib", o->disk_gib);
+    if (o->cpu > 0)
+        rc |= lx_kv_setnum(&sb->kv, "cpu", o->cpu);
     rc |= lx_kv_setnum(&sb->kv, "auto_stop_minutes",
                        o->auto_stop_minutes > 0 ? o->auto_stop_minutes : 0);
     rc |= lx_kv_setnum(&sb->kv, "created", lx_wall_ms());
@@ -103,6 +114,7 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     rc = lx_isolation(x, c, &isolated);
     if (rc != DVAL_OK)
         return rc;
+    lx_sweep_leftovers(x->state_dir);
     /* The sandbox appears whole: its directory is prepared (state
      * "creating", lock held) under a temporary name and renamed into
      * place, so a concurrent get never finds a directory without a state
@@ -210,6 +222,7 @@ int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
                              strerror(errno));
     lx_unlock(lk);
     lx_sb_close(&sb);
+    lx_sweep_leftovers(x->state_dir);
     return rc;
 }
 

@@ -1,7 +1,9 @@
-/* Snapshots of the local executor: an overlay upper layer produced by
- * running the build commands over the host's read-only root (helper
- * "build"), cached under snapshots/<name>/ with a Daytona-like state file
- * and the build log. A lock file makes concurrent creates build once. */
+/* Snapshots of the local executor: an image (image.c: a cached Debian 12
+ * root, or an imported one) plus an overlay upper layer produced by
+ * running the build commands inside that image (helper "build"), cached
+ * under snapshots/<name>/ with a Daytona-like state file, the build log
+ * and "lower" (the image's path). A lock file makes concurrent creates
+ * build once. A snapshot without build commands costs no helper run. */
 #include "local.h"
 
 #include <errno.h>
@@ -24,6 +26,17 @@ static int snap_dir(lx *x, dval_call *c, const char *name, char *dir,
     return DVAL_OK;
 }
 
+/* An active snapshot without a "lower" file was made by a version that
+ * layered snapshots over the host's root: it is reported absent (and
+ * rebuilt by the next create), never run. */
+static int legacy(const char *dir, const lx_kv *kv)
+{
+    char p[4200];
+    const char *st = lx_kv_get(kv, "state");
+    dval__fmt(p, sizeof p, "%s/lower", dir);
+    return st && !strcmp(st, "active") && access(p, F_OK) != 0;
+}
+
 static int load(lx *x, dval_call *c, const char *name, char *dir, size_t cap,
                 lx_kv *kv, dval_snapshot_info *out)
 {
@@ -37,6 +50,12 @@ static int load(lx *x, dval_call *c, const char *name, char *dir, size_t cap,
         return dval__call_fail(c, rc, rc == DVAL_ENOTFOUND
                                ? "snapshot %s not found"
                                : "cannot read snapshot %s", name);
+    if (legacy(dir, kv)) {
+        lx_kv_free(kv);
+        return dval__call_fail(c, DVAL_ENOTFOUND, "snapshot %s was built "
+                               "over the host's root by an older version: "
+                               "the next create rebuilds it", name);
+    }
     if (out) {
         const char *r = lx_kv_get(kv, "error_reason");
         dval__strlcpy(out->id, name, sizeof out->id);
@@ -81,10 +100,27 @@ int lx_snapshot_activate(void *ud, dval_call *c, const char *id,
     return lx_snapshot_get(ud, c, id, out); /* local snapshots never idle */
 }
 
+static int read_lower(const char *dir, char *dst, size_t cap)
+{
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/lower", dir);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, dst, cap - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return -1;
+    dst[n] = 0;
+    dst[strcspn(dst, "\n")] = 0;
+    return 0;
+}
+
 int lx_snapshot_layer(lx *x, dval_call *c, const char *name, char *dst,
                       size_t cap)
 {
-    char dir[4096];
+    if (!name || !*name)
+        return lx_default_root(x, c, dst, cap);
+    char dir[4096], lower[4096];
     lx_kv kv;
     int rc = load(x, c, name, dir, sizeof dir, &kv, NULL);
     if (rc != DVAL_OK)
@@ -94,8 +130,16 @@ int lx_snapshot_layer(lx *x, dval_call *c, const char *name, char *dst,
         rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s is %s, not active",
                              name, st ? st : "unknown");
     lx_kv_free(&kv);
-    dval__fmt(dst, cap, "%s/layer", dir);
-    return rc;
+    if (rc == DVAL_OK && read_lower(dir, lower, sizeof lower) < 0)
+        rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s has no image "
+                             "(made by an older version: delete it)", name);
+    if (rc != DVAL_OK)
+        return rc;
+    if (!strcmp(lower, "host"))
+        dval__fmt(dst, cap, "host:%s/layer", dir);
+    else
+        dval__fmt(dst, cap, "%s/layer:%s", dir, lower);
+    return DVAL_OK;
 }
 
 int lx_snapshot_delete(void *ud, dval_call *c, const char *id)
@@ -165,91 +209,52 @@ int lx_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
     return rc;
 }
 
-struct build_io {
-    int logfd;
-    dval_chunk_fn log;
-    void *log_ud;
-    char last[512];             /* last line, for error_reason */
-};
-
-static void note_last(struct build_io *io, const char *d, size_t n)
+/* The image under the snapshot's layer, written to <dir>/lower: the
+ * host-root opt-in ("host") unless the image names a local source, else
+ * a cached Debian image or an imported root. */
+static int pick_root(lx *x, dval_call *c, const char *dir,
+                     const dval_snapshot_spec *s, int64_t end,
+                     lx_build_io *io, char *lower, size_t cap)
 {
-    /* keep the last complete non-empty line */
-    size_t end = n;
-    while (end > 0 && d[end - 1] == '\n')
-        end--;
-    if (end == 0)
-        return;
-    size_t start = end;
-    while (start > 0 && d[start - 1] != '\n')
-        start--;
-    dval__fmt(io->last, sizeof io->last, "%.*s", (int)(end - start),
-              d + start);
-}
-
-/* Pumps the build output until EOF, deadline or cancel. */
-static int pump(dval_call *c, int fd, int64_t end, struct build_io *io)
-{
-    char buf[65536];
-    for (;;) {
-        int64_t left = end - dval__now_ms();
-        if (left <= 0)
-            return dval__call_fail(c, DVAL_ETIMEOUT, "build timed out");
-        struct pollfd p[2] = { { fd, POLLIN, 0 },
-                               { c ? c->cancel_fd : -1, POLLIN, 0 } };
-        if (poll(p, 2, left > 1000 ? 1000 : (int)left) < 0 && errno != EINTR)
-            return dval__call_fail(c, DVAL_EEXEC, "poll: %s", strerror(errno));
-        if (p[1].revents & POLLIN)
-            return dval__call_fail(c, DVAL_ECANCELED, "build canceled");
-        if (!p[0].revents)
-            continue;
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return DVAL_OK;
-        if (write(io->logfd, buf, (size_t)n) != n)
-            return dval__call_fail(c, DVAL_EIO, "cannot write the build log");
-        note_last(io, buf, (size_t)n);
-        if (io->log && io->log(DVAL_STDOUT, buf, (size_t)n, io->log_ud) != 0)
-            return dval__call_fail(c, DVAL_EABORTED, "build log callback "
-                                   "stopped the build");
+    lx_image img;
+    int rc = lx_image_parse(c, s->image, &img);
+    if (rc != DVAL_OK)
+        return rc;
+    if (img.kind <= LX_IMG_JAVA && lx_host_root_opt_in()) {
+        LX_LOG(x, DVAL_LOG_INFO, "local executor: DVAL_LOCAL_HOST_ROOT=1: "
+               "snapshot %s runs over the host's system directories "
+               "(image %s not used)", s->name, s->image ? s->image : "-");
+        dval__fmt(lower, cap, "host");
+    } else if (img.kind <= LX_IMG_JAVA) {
+        rc = lx_image_debian(x, c, img.kind, end, io, lower, cap);
+    } else {
+        rc = lx_image_import(x, c, dir, &img, end, io, lower, cap);
     }
-}
-
-/* Runs one helper invocation, output into the log; *code is its exit. */
-static int run_step(lx *x, dval_call *c, char **argv, int64_t end,
-                    struct build_io *io, int *code)
-{
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
-    int fds[4] = { -1, p[1], p[1], -1 };
-    pid_t pid;
-    int rc = lx_spawn(x, c, argv, fds, &pid, 1);
-    close(p[1]);
-    if (rc == DVAL_OK) {
-        rc = pump(c, p[0], end, io);
-        if (rc != DVAL_OK)
-            kill(-pid, SIGKILL); /* the helper's group holds the build ns */
-        lx_wait(pid, code);
-    }
-    close(p[0]);
+    if (rc != DVAL_OK)
+        return rc;
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/lower", dir);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, lower, strlen(lower)) < 0)
+        rc = dval__call_fail(c, DVAL_EIO, "cannot write %s", p);
+    if (fd >= 0)
+        close(fd);
     return rc;
 }
 
 static int build(lx *x, dval_call *c, const char *dir,
                  const dval_snapshot_spec *s, int64_t end,
-                 struct build_io *io, int *code)
+                 lx_build_io *io, int *code)
 {
-    char layer[4200], work[4200], mnt[4200];
+    char layer[4200], work[4200], mnt[4200], skel[4200], lower[4096];
     dval__fmt(layer, sizeof layer, "%s/layer", dir);
     dval__fmt(work, sizeof work, "%s/work", dir);
     dval__fmt(mnt, sizeof mnt, "%s/mnt", dir);
+    dval__fmt(skel, sizeof skel, "%s/skel", dir);
     lx_rmtree(layer);
     lx_rmtree(work);
     if (lx_mkdirs(layer, 0755) < 0 || lx_mkdirs(work, 0700) < 0 ||
-        lx_mkdirs(mnt, 0700) < 0)
+        lx_mkdirs(mnt, 0700) < 0 || lx_mkdirs(skel, 0755) < 0)
         return dval__call_fail(c, DVAL_EIO, "mkdir in %s: %s", dir,
                                strerror(errno));
     size_t n = 0;
@@ -258,27 +263,32 @@ static int build(lx *x, dval_call *c, const char *dir,
     *code = 0;
     int isolated;
     int rc = lx_isolation(x, c, &isolated);
-    if (rc != DVAL_OK || n == 0)
+    if (rc != DVAL_OK)
         return rc;
     if (!isolated) {
         /* unisolated: each step runs plainly with the layer as its cwd */
         for (size_t i = 0; i < n && rc == DVAL_OK && *code == 0; i++) {
             char *argv[] = { NULL, "exec", "-", layer, "/", "--",
                              (char *)s->build_commands[i], NULL };
-            rc = run_step(x, c, argv, end, io, code);
+            rc = lx_run_step(x, c, argv, end, io, code);
         }
         return rc;
     }
-    char **argv = dval__calloc(n + 6, sizeof *argv);
+    rc = pick_root(x, c, dir, s, end, io, lower, sizeof lower);
+    if (rc != DVAL_OK || n == 0)
+        return rc;
+    char **argv = dval__calloc(n + 8, sizeof *argv);
     if (!argv)
         return DVAL_ENOMEM;
     argv[1] = "build";
-    argv[2] = layer;
-    argv[3] = work;
-    argv[4] = mnt;
+    argv[2] = strcmp(lower, "host") ? lower : skel;
+    argv[3] = strcmp(lower, "host") ? "image" : "host";
+    argv[4] = layer;
+    argv[5] = work;
+    argv[6] = mnt;
     for (size_t i = 0; i < n; i++)
-        argv[5 + i] = (char *)s->build_commands[i];
-    rc = run_step(x, c, argv, end, io, code);
+        argv[7 + i] = (char *)s->build_commands[i];
+    rc = lx_run_step(x, c, argv, end, io, code);
     dval__free(argv);
     return rc;
 }
@@ -292,6 +302,10 @@ static int taken(const char *dir, const char *name)
     dval__fmt(p, sizeof p, "%s/state", dir);
     if (lx_kv_load(&kv, p) != DVAL_OK)
         return 0;
+    if (legacy(dir, &kv)) {
+        lx_kv_free(&kv);
+        return 0;
+    }
     const char *st = lx_kv_get(&kv, "state");
     if (st && (!strcmp(st, "building") || !strcmp(st, "pending")))
         save_state(dir, name, DVAL_SNAPSHOT_BUILD_FAILED,
@@ -309,11 +323,11 @@ int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
     if (!s || !s->name)
         return dval__call_fail(c, DVAL_EINVAL, "snapshot name required");
     int rc = snap_dir(x, c, s->name, dir, sizeof dir);
+    lx_image img;
+    if (rc == DVAL_OK) /* an unsupported image is refused before any work */
+        rc = lx_image_parse(c, s->image, &img);
     if (rc != DVAL_OK)
         return rc;
-    if (s->image)
-        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: image %s ignored; "
-               "snapshots layer over the host's root", s->image);
     if (s->dockerfile)
         LX_LOG(x, DVAL_LOG_WARN, "local executor: dockerfile ignored; only "
                "build_commands are run");
@@ -334,7 +348,7 @@ int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
         return dval__call_fail(c, DVAL_EEXISTS, "snapshot %s exists",
                                s->name);
     }
-    struct build_io io = { -1, log, log_ud, "" };
+    lx_build_io io = { .logfd = -1, .log = log, .log_ud = log_ud };
     dval__fmt(p, sizeof p, "%s/build.log", dir);
     io.logfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     rc = io.logfd < 0 ? dval__call_fail(c, DVAL_EIO, "open %s", p) : DVAL_OK;
@@ -348,7 +362,8 @@ int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
     }
     if (io.logfd >= 0)
         close(io.logfd);
-    if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED) {
+    if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED ||
+        rc == DVAL_EUNSUPPORTED || rc == DVAL_EINVAL) {
         lx_rmtree(dir); /* nothing was built: leave no trace */
     } else if (rc != DVAL_OK || code != 0) {
         char why[DVAL_REASON_MAX];

@@ -2,10 +2,12 @@
  * atomically, name encoding, recursive delete and cancellable flock. */
 #include "local.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,4 +313,54 @@ void lx_unlock(int fd)
 {
     if (fd >= 0)
         close(fd); /* releases the flock */
+}
+
+/* ---- leftovers of dead processes */
+
+/* 1 when one of the "-"/"."-separated fields first..last, counted from
+ * the end of name (1 = the last), is the pid of a live process. */
+static int owner_alive(const char *name, int first, int last)
+{
+    const char *end = name + strlen(name);
+    for (int i = 1; i <= last && end > name; i++) {
+        const char *f = end;
+        while (f > name && f[-1] != '-' && f[-1] != '.')
+            f--;
+        long pid = strtol(f, NULL, 10);
+        if (i >= first && pid > 0 && pid < (1L << 22) &&
+            (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+            return 1;
+        end = f > name ? f - 1 : name;
+    }
+    return 0;
+}
+
+static void sweep_dir(const char *dir, const char *prefix, int first,
+                      int last)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = strlen(prefix);
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, n) ||
+            owner_alive(e->d_name, first, last))
+            continue;
+        char p[4400];
+        dval__fmt(p, sizeof p, "%s/%s", dir, e->d_name);
+        lx_rmtree(p);
+    }
+    if (d)
+        closedir(d);
+}
+
+void lx_sweep_leftovers(const char *state_dir)
+{
+    char sbs[4200];
+    /* probe.<pid>: a probe killed mid-way; .new-<name>-<pid>-<seq>: a
+     * creation killed before its rename; .trash-<name>-<pid>-...: a
+     * delete killed mid-rmtree (the owner is one of the last three) */
+    sweep_dir(state_dir, "probe.", 1, 1);
+    dval__fmt(sbs, sizeof sbs, "%s/sandboxes", state_dir);
+    sweep_dir(sbs, ".new-", 2, 2);
+    sweep_dir(sbs, ".trash-", 2, 3);
 }

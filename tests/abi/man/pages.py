@@ -1416,6 +1416,7 @@ _MORE = {
     "DVAL_EIO": "Reading or writing a local file or directory failed: a file the program named, or the local executor's state, or a pipe could not be created.",
     "DVAL_ERESULTS": "The results are missing, not UTF-8, or not valid JSON.",
     "DVAL_EBADREQUEST": "The server rejected the request with HTTP 400 or 422 (for example an invalid snapshot image).",
+    "DVAL_EBUSY": "The resource is in use by another run: dval_validate on a thread id whose working directory another run (in any process) is using, on an executor that claims working directories (the local executor). Nothing of the other run was touched; retry when it is done.",
 }
 
 page("dval_errors",
@@ -1578,7 +1579,9 @@ the handle's state.
 = file_upload :: Pulls bytes from src (a @dval_read_fn) until it stores 0 in *len and writes remote_path, creating parents and replacing the file; size is the total (the library always knows it; -1 would mean unknown). A non-zero return from src means stop. On a retry src starts again from the first byte.
 = file_download :: Passes the file's bytes to sink, in order; a non-zero return from sink means stop (return @DVAL_EABORTED). A directory or special file is @DVAL_ENOTFOUND for the built-in executors.
 = folder_create :: Creates a directory and its parents; an existing directory is success.
-= command_cancel :: Kills a running command (its process group). Called with c->timeout_ms 10 s when the exec is canceled, times out or is aborted. NULL or any failure: the library deletes the session instead and marks it closed.""",),
+= command_cancel :: Kills a running command (its process group). Called with c->timeout_ms 10 s when the exec is canceled, times out or is aborted. NULL or any failure: the library deletes the session instead and marks it closed.
+= file_list :: Lists the regular files under dir recursively from the host side, never by running a program in the sandbox, calling each(relpath, size, each_ud) with names relative to dir; a non-zero return stops the listing (@DVAL_EABORTED). Symlinks, files with other hard links, FIFOs, devices and sockets are neither followed nor opened: each is reported with size -1. @DVAL_ENOTFOUND when dir does not exist, @DVAL_ERESULTS when dir itself is a symlink or not a directory. dval_validate uses it for the results listing when present (the local executor walks the sandbox's root with openat2 RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS and RESOLVE_NO_MAGICLINKS); NULL: the run command lists the results with find inside the sandbox.
+= workdir_claim, workdir_release :: dval_validate claims its working directory (/sandbox/<thread id>) before it empties it and releases it after the session is closed. workdir_claim returns @DVAL_EBUSY while another run holds the claim; a claim must end with its holder's process (the local executor flocks a file per thread id), so a crashed run blocks nobody. NULL: no claim.""",),
             ("STREAMS", """After command_start the library opens the stream with stream_open
 (c->timeout_ms at most 30 s) and calls stream_read repeatedly, each time
 with c->timeout_ms at most 200 ms and the session's cancel descriptor.

@@ -1,0 +1,256 @@
+/* Root images of the local executor. A sandbox's root is never the host's:
+ * it is an overlay over an image, which is one of
+ *   - a Debian 12 root built once per machine with mmdebstrap and cached
+ *     under the image cache (shared by every state directory): "debian-12"
+ *     (minbase + procps + iproute2) and "debian-12-java" (the same +
+ *     openjdk-17-jdk-headless + maven; Debian 12 has no JDK 25);
+ *   - a root filesystem the user has: "dir:/path", "tar:/path.tar[.gz]",
+ *     "oci:/layout[:tag]" (image_import.c);
+ *   - only when opted in (lx_host_root_opt_in), an allow-list of the host's
+ *     system directories bound read-only ("host"; the helper builds it).
+ * This file maps a spec's image to one of them and builds the Debian ones. */
+#include "local.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The one place that reads the host-root opt-in (a dval_local_options
+ * field can replace the environment variable here). */
+int lx_host_root_opt_in(void)
+{
+    const char *e = getenv("DVAL_LOCAL_HOST_ROOT");
+    return e && !strcmp(e, "1");
+}
+
+int lx_cache_dir(char *dst, size_t cap)
+{
+    const char *e = getenv("DVAL_LOCAL_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    if (e && e[0] == '/')
+        dval__fmt(dst, cap, "%s", e);
+    else if (xdg && xdg[0] == '/')
+        dval__fmt(dst, cap, "%s/daytona-validate", xdg);
+    else if (home && home[0] == '/')
+        dval__fmt(dst, cap, "%s/.cache/daytona-validate", home);
+    else {
+        /* an emptied environment (env -i) still shares the cache */
+        struct passwd *pw = getpwuid(geteuid());
+        if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+            return -1;
+        dval__fmt(dst, cap, "%s/.cache/daytona-validate", pw->pw_dir);
+    }
+    return 0;
+}
+
+/* Images of the built-in profiles (lib/profile.c) and Debian 12 names. */
+static const struct {
+    const char *image;
+    int prefix;                 /* 1: any image starting with it */
+    int which;
+} known[] = {
+    { "debian:12", 1, LX_IMG_BASE },
+    { "debian:bookworm", 1, LX_IMG_BASE },
+    { "bellsoft/liberica-openjdk-debian:25-cds", 0, LX_IMG_JAVA },
+};
+
+static int source(const char *image, const char *pfx, lx_image *out, int kind)
+{
+    size_t n = strlen(pfx);
+    if (strncmp(image, pfx, n) != 0)
+        return 0;
+    out->kind = kind;
+    dval__fmt(out->path, sizeof out->path, "%s", image + n);
+    return 1;
+}
+
+int lx_image_parse(dval_call *c, const char *image, lx_image *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!image || !*image) { /* no image named: the minimal base */
+        out->kind = LX_IMG_BASE;
+        return DVAL_OK;
+    }
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (known[i].prefix ? !strncmp(image, known[i].image,
+                                       strlen(known[i].image))
+                            : !strcmp(image, known[i].image)) {
+            out->kind = known[i].which;
+            return DVAL_OK;
+        }
+    if (source(image, "dir:", out, LX_IMG_DIR) ||
+        source(image, "tar:", out, LX_IMG_TAR) ||
+        source(image, "oci:", out, LX_IMG_OCI)) {
+        if (out->path[0] != '/')
+            return dval__call_fail(c, DVAL_EINVAL, "local executor: image "
+                                   "%s: the path must be absolute", image);
+        if (out->kind == LX_IMG_DIR && strpbrk(out->path, ":,\\"))
+            return dval__call_fail(c, DVAL_EINVAL, "local executor: image "
+                                   "%s: ':', ',' and '\\' cannot be used in "
+                                   "an overlay layer path", image);
+        return DVAL_OK;
+    }
+    return dval__call_fail(c, DVAL_EUNSUPPORTED, "local executor: image %s "
+                           "is not supported; use debian:12*, "
+                           "debian:bookworm*, a built-in profile's image, "
+                           "dir:/rootfs, tar:/rootfs.tar[.gz] or "
+                           "oci:/layout[:tag] (or DVAL_LOCAL_HOST_ROOT=1 to "
+                           "run over the host's system directories)", image);
+}
+
+static const struct {
+    const char *key, *include;
+} debian[] = {
+    [LX_IMG_BASE] = { "debian-12", "procps,iproute2" },
+    [LX_IMG_JAVA] = { "debian-12-java", "procps,iproute2,"
+                      "openjdk-17-jdk-headless,maven" },
+};
+
+static int in_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    char p[4200];
+    if (!path || !*path)
+        path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    for (const char *s = path; *s;) {
+        size_t n = strcspn(s, ":");
+        dval__fmt(p, sizeof p, "%.*s/%s", (int)n, s, prog);
+        if (n && access(p, X_OK) == 0)
+            return 1;
+        s += n + (s[n] == ':');
+    }
+    return 0;
+}
+
+static _Thread_local long long tree_bytes; /* nftw has no user pointer */
+
+static int add_size(const char *p, const struct stat *st, int type,
+                    struct FTW *f)
+{
+    (void)p;
+    (void)type;
+    (void)f;
+    tree_bytes += (long long)st->st_blocks * 512;
+    return 0;
+}
+
+/* Disk use of a tree (reported with each built image). */
+long long lx_tree_bytes(const char *dir)
+{
+    tree_bytes = 0;
+    nftw(dir, add_size, 32, FTW_PHYS | FTW_MOUNT);
+    return tree_bytes;
+}
+
+/* Under the image's lock: mmdebstrap into rootfs.tmp, then rename. */
+static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
+                       int64_t end, lx_build_io *fwd)
+{
+    char tmp[4200], fin[4200], p[4200];
+    if (!in_path("mmdebstrap"))
+        return dval__call_fail(c, DVAL_EISOLATION, "local executor: the "
+                               "%s image is built with mmdebstrap, which is "
+                               "not installed (apt-get install mmdebstrap), "
+                               "or set DVAL_LOCAL_HOST_ROOT=1 to run over the "
+                               "host's system directories",
+                               debian[which].key);
+    dval__fmt(tmp, sizeof tmp, "%s/rootfs.tmp", dir);
+    dval__fmt(fin, sizeof fin, "%s/rootfs", dir);
+    lx_rmtree(tmp);
+    lx_rmtree(fin);
+    dval__fmt(p, sizeof p, "%s/build.log", dir);
+    lx_build_io io = { .also = fwd };
+    io.logfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (io.logfd < 0)
+        return dval__call_fail(c, DVAL_EIO, "open %s: %s", p, strerror(errno));
+    LX_LOG(x, DVAL_LOG_INFO, "local executor: building the %s image with "
+           "mmdebstrap (once per machine; log %s)", debian[which].key, p);
+    lx_io_write(&io, "building the image ", 19);
+    lx_io_write(&io, debian[which].key, strlen(debian[which].key));
+    lx_io_write(&io, " (Debian 12, mmdebstrap)\n", 25);
+    int64_t t0 = dval__now_ms();
+    char *argv[] = { NULL, "mkimage", tmp, (char *)debian[which].include,
+                     NULL };
+    int code = 0;
+    int rc = lx_run_step(x, c, argv, end, &io, &code);
+    lx_io_flush(&io);
+    close(io.logfd);
+    if (rc == DVAL_OK && code != 0)
+        rc = dval__call_fail(c, DVAL_EBUILD, "local executor: building the "
+                             "%s image failed (mmdebstrap exit %d: %s); see "
+                             "%s", debian[which].key, code, io.last, p);
+    if (rc == DVAL_OK && rename(tmp, fin) < 0)
+        rc = dval__call_fail(c, DVAL_EIO, "rename %s: %s", tmp,
+                             strerror(errno));
+    if (rc != DVAL_OK) {
+        lx_rmtree(tmp);
+        return rc;
+    }
+    char msg[256];
+    dval__fmt(msg, sizeof msg, "image %s built in %.1f s, %lld MB\n",
+              debian[which].key, (double)(dval__now_ms() - t0) / 1000.0,
+              lx_tree_bytes(fin) >> 20);
+    LX_LOG(x, DVAL_LOG_INFO, "local executor: %.*s", (int)strlen(msg) - 1,
+           msg);
+    lx_build_io out = { .logfd = -1, .also = fwd };
+    lx_io_write(&out, msg, strlen(msg));
+    lx_io_flush(&out);
+    dval__fmt(p, sizeof p, "%s/ok", dir);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, msg, strlen(msg)) < 0)
+        rc = dval__call_fail(c, DVAL_EIO, "cannot write %s", p);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
+                    lx_build_io *fwd, char *rootfs, size_t cap)
+{
+    char dir[4096], p[4200];
+    if (lx_cache_dir(dir, sizeof dir) < 0)
+        return dval__call_fail(c, DVAL_EINVAL, "local executor: no image "
+                               "cache directory (set DVAL_LOCAL_CACHE_DIR)");
+    size_t n = strlen(dir);
+    dval__fmt(dir + n, sizeof dir - n, "/images/%s", debian[which].key);
+    dval__fmt(rootfs, cap, "%s/rootfs", dir);
+    dval__fmt(p, sizeof p, "%s/ok", dir);
+    if (access(p, F_OK) == 0)
+        return DVAL_OK;
+    if (strpbrk(dir, ":,\\"))
+        return dval__call_fail(c, DVAL_EINVAL, "local executor: the image "
+                               "cache %s has ':', ',' or '\\' in its path",
+                               dir);
+    if (lx_mkdirs(dir, 0755) < 0)
+        return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", dir,
+                               strerror(errno));
+    dval__fmt(p, sizeof p, "%s/lock", dir);
+    int64_t left = end - dval__now_ms();
+    int lk = lx_lock(c, p, left > 0 ? left : 1);
+    if (lk < 0)
+        return lk;
+    dval__fmt(p, sizeof p, "%s/ok", dir);
+    int rc = access(p, F_OK) == 0 ? DVAL_OK
+             : debootstrap(x, c, dir, which, end, fwd);
+    lx_unlock(lk);
+    return rc;
+}
+
+/* The lower layers of a sandbox without a snapshot. */
+int lx_default_root(lx *x, dval_call *c, char *dst, size_t cap)
+{
+    if (lx_host_root_opt_in()) {
+        dval__fmt(dst, cap, "host");
+        return DVAL_OK;
+    }
+    int64_t budget = c && c->timeout_ms > 0 ? c->timeout_ms : 3600000;
+    return lx_image_debian(x, c, LX_IMG_BASE, dval__now_ms() + budget, NULL,
+                           dst, cap);
+}

@@ -1,0 +1,157 @@
+/* Eviction of a sandbox's processes: the init that holds <sandbox>/
+ * init.lock (see libexec/dval-local-helper/init_lock.c), even one whose
+ * pid the state file never recorded because its creator was killed, and
+ * every process left in the sandbox's cgroups (the sweep). Run before an
+ * init is started and whenever a sandbox is stopped or deleted, so a
+ * sandbox never has two inits and nothing of a dead caller lingers. */
+#include "init_evict.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+/* 1 when pid's command line names dir (so a reused pid is never hit). */
+static int runs_for(pid_t pid, const char *dir)
+{
+    char p[64], buf[8192];
+    dval__fmt(p, sizeof p, "/proc/%d/cmdline", (int)pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    for (ssize_t i = 0; i < n; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+    buf[n] = 0;
+    return strstr(buf, dir) != NULL;
+}
+
+static void pause_us(int *us)
+{
+    usleep((useconds_t)*us);
+    *us = *us * 2 > 10000 ? 10000 : *us * 2;
+}
+
+int lx_init_evict(lx *x, const char *sbdir)
+{
+    char p[4200], buf[32];
+    dval__fmt(p, sizeof p, "%s/init.lock", sbdir);
+    int fd = open(p, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0; /* no init ever started here */
+    int us = 100, killed = 0;
+    for (int64_t end = dval__now_ms() + 3000; dval__now_ms() < end;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            flock(fd, LOCK_UN);
+            close(fd);
+            return killed;
+        }
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+        buf[n > 0 ? n : 0] = 0;
+        pid_t pid = (pid_t)atoi(buf);
+        if (pid > 1 && runs_for(pid, sbdir) && kill(pid, SIGKILL) == 0 &&
+            !killed++)
+            LX_LOG(x, DVAL_LOG_WARN, "local executor: killed a stray init "
+                   "(pid %d) of %s", (int)pid, sbdir);
+        pause_us(&us);
+    }
+    close(fd);
+    LX_LOG(x, DVAL_LOG_WARN, "local executor: an init of %s does not let "
+           "go of its lock", sbdir);
+    return -1;
+}
+
+/* Kills every pid listed in a cgroup.procs file; the number found. */
+static int kill_listed(const char *procs)
+{
+    FILE *f = fopen(procs, "re");
+    if (!f)
+        return 0;
+    int n = 0, pid;
+    while (fscanf(f, "%d", &pid) == 1)
+        if (pid > 1 && pid != getpid()) {
+            kill(pid, SIGKILL);
+            n++;
+        }
+    fclose(f);
+    return n;
+}
+
+void lx_cgroup_sweep(lx *x, const lx_limits *l)
+{
+    int us = 100, total = 0;
+    for (int64_t end = dval__now_ms() + 2000; dval__now_ms() < end;) {
+        int found = 0;
+        for (int i = 0; i < l->nprocs; i++)
+            found += kill_listed(l->procs[i]);
+        if (!found)
+            break;
+        total += found;
+        pause_us(&us);
+    }
+    if (total)
+        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: cgroup sweep killed %d "
+               "leftover process(es)", total);
+}
+
+/* The caller pid of a process's DVAL_SESSION=<pid>:<sandbox>:<session>
+ * marker (session_proc.c), 0 when it has none. */
+static pid_t marker_caller(pid_t pid, const char *name)
+{
+    char p[64], buf[65536], want[300];
+    dval__fmt(p, sizeof p, "/proc/%d/environ", (int)pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    int wl = snprintf(want, sizeof want, ":%s:", name);
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
+        const char *e = buf + i;
+        if (strncmp(e, "DVAL_SESSION=", 13))
+            continue;
+        char *end;
+        long caller = strtol(e + 13, &end, 10);
+        if (caller > 0 && wl > 0 && !strncmp(end, want, (size_t)wl))
+            return (pid_t)caller;
+    }
+    return 0;
+}
+
+void lx_sweep_dead_callers(lx *x, const lx_sb *sb)
+{
+    const char *name = lx_kv_get(&sb->kv, "name");
+    lx_limits l;
+    lx_sb_limits(x, sb, &l);
+    if (!name || !l.nprocs)
+        return;
+    /* every cgroup lists the same processes: the first is enough */
+    FILE *f = fopen(l.procs[0], "re");
+    int pid, n = 0;
+    while (f && fscanf(f, "%d", &pid) == 1) {
+        if (pid <= 1 || pid == sb->pid || pid == getpid())
+            continue;
+        pid_t caller = marker_caller(pid, name);
+        /* only what a session of a dead caller started: a live run's
+         * processes, and the helpers (no marker), are left alone */
+        if (caller > 0 && kill(caller, 0) < 0 && errno == ESRCH &&
+            kill(pid, SIGKILL) == 0)
+            n++;
+    }
+    if (f)
+        fclose(f);
+    if (n)
+        LX_LOG(x, DVAL_LOG_INFO, "local executor: killed %d process(es) of "
+               "a dead caller in sandbox %s", n, name);
+}

@@ -1,0 +1,163 @@
+/* The bounded writable layer of a sandbox: a sparse ext4 image file
+ * (<sandbox>/disk.img, disk_gib GiB, default 10) that the helper's init
+ * loop-mounts as the overlay's upper and work directories and as /tmp, so
+ * writes past the size fail inside with ENOSPC while the host keeps its
+ * space, and deleting the sandbox directory leaves no layer behind.
+ *
+ * mkfs.ext4 costs ~15 ms, too much for every acquire: each size is made
+ * once as a template (<state>/disks/ext4-<N>g.img, a few MiB of metadata)
+ * and copied sparsely (SEEK_DATA/copy_file_range, ~1 ms). Only root can
+ * attach loop devices; for other callers the helper bounds the layer
+ * with a tmpfs of the same size instead. */
+#include "local.h"
+#include "upper_disk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* skel: a directory whose upper/, work/ and tmp/ go into the image, so
+ * the init writes nothing to a fresh image (a write costs a flush at the
+ * first mount). */
+static int run_mkfs(const char *path, const char *skel, int gib, char *err,
+                    size_t cap)
+{
+    char size[32];
+    dval__fmt(size, sizeof size, "%dG", gib);
+    /* no journal: the layer is disposable; few inodes: a 10 GiB image
+     * then has ~40 MiB of inode tables, never zeroed (lazy init, and the
+     * init mounts with noinit_itable) */
+    char *argv[] = { "mkfs.ext4", "-q", "-F", "-t", "ext4", "-O",
+                     "^has_journal", "-E", "nodiscard,lazy_itable_init=1",
+                     "-m", "0", "-i", "65536", "-L", "dval-upper",
+                     "-d", (char *)skel, (char *)path, size, NULL };
+    char *envp[] = { "PATH=/usr/sbin:/sbin:/usr/bin:/bin", "LC_ALL=C", NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "mkfs.ext4", &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc) {
+        dval__fmt(err, cap, "mkfs.ext4: %s (install e2fsprogs)",
+                  strerror(rc));
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return 0;
+    dval__fmt(err, cap, "mkfs.ext4 %s failed (status %d)", path, st);
+    return -1;
+}
+
+/* Copies the data extents of src into a new file of the same size. */
+static int sparse_copy(const char *src, const char *dst)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return -1;
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    struct stat st;
+    int rc = out < 0 || fstat(in, &st) < 0 || ftruncate(out, st.st_size) < 0;
+    off_t pos = 0;
+    while (!rc && pos < st.st_size) {
+        off_t data = lseek(in, pos, SEEK_DATA);
+        if (data < 0)
+            break; /* ENXIO: only a hole is left */
+        off_t hole = lseek(in, data, SEEK_HOLE);
+        if (hole < 0)
+            hole = st.st_size;
+        loff_t a = data, b = data;
+        while (!rc && a < hole) {
+            ssize_t n = copy_file_range(in, &a, out, &b, (size_t)(hole - a),
+                                        0);
+            rc = n <= 0;
+        }
+        pos = hole;
+    }
+    int e = errno;
+    close(in);
+    if (out >= 0 && close(out) < 0)
+        rc = 1;
+    errno = e;
+    return rc ? -1 : 0;
+}
+
+/* <state>/disks/ext4-<gib>g.img, made once (under a lock) and kept. */
+static int template(lx *x, dval_call *c, int gib, char *path, size_t cap)
+{
+    char dir[4200], lock[4300], tmp[4400];
+    dval__fmt(dir, sizeof dir, "%s/disks", x->state_dir);
+    dval__fmt(path, cap, "%s/ext4-%dg.img", dir, gib);
+    if (access(path, F_OK) == 0)
+        return DVAL_OK;
+    if (lx_mkdirs(dir, 0700) < 0)
+        return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", dir,
+                               strerror(errno));
+    dval__fmt(lock, sizeof lock, "%s/lock", dir);
+    int lk = lx_lock(c, lock, 60000);
+    if (lk < 0)
+        return lk;
+    int rc = DVAL_OK;
+    char err[512] = "";
+    if (access(path, F_OK) != 0) {
+        char skel[4400], sub[4500];
+        dval__fmt(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+        dval__fmt(skel, sizeof skel, "%s/skel", dir);
+        const char *names[] = { "upper", "work", "tmp" };
+        for (int i = 0; i < 3; i++) {
+            dval__fmt(sub, sizeof sub, "%s/%s", skel, names[i]);
+            lx_mkdirs(sub, 0755);
+        }
+        chmod(sub, 01777); /* tmp */
+        if (run_mkfs(tmp, skel, gib, err, sizeof err) < 0 ||
+            rename(tmp, path) < 0)
+            rc = dval__call_fail(c, DVAL_EISOLATION, "cannot make the "
+                                 "sandbox disk image: %s", err[0] ? err
+                                 : strerror(errno));
+        unlink(tmp);
+    }
+    lx_unlock(lk);
+    return rc;
+}
+
+int lx_disk_gib(const lx_sb *sb)
+{
+    long long g = lx_kv_num(&sb->kv, "disk_gib", LX_DISK_GIB);
+    return g > 0 && g <= 1024 ? (int)g : LX_DISK_GIB;
+}
+
+int lx_disk_prepare(lx *x, dval_call *c, lx_sb *sb)
+{
+    char img[4200], tmp[4300], tpl[4200];
+    dval__fmt(img, sizeof img, "%s/disk.img", sb->dir);
+    if (geteuid() != 0 || access(img, F_OK) == 0)
+        return DVAL_OK; /* not root: tmpfs; else kept across restarts */
+    dval_call tc;
+    memset(&tc, 0, sizeof tc);
+    tc.cancel_fd = c ? c->cancel_fd : -1;
+    if (template(x, &tc, lx_disk_gib(sb), tpl, sizeof tpl) != DVAL_OK) {
+        /* still bounded: the helper falls back to a tmpfs of that size */
+        LX_LOG(x, DVAL_LOG_WARN, "local executor: %s; the writable layer "
+               "is a tmpfs instead", tc.errmsg);
+        return DVAL_OK;
+    }
+    dval__fmt(tmp, sizeof tmp, "%s.tmp", img);
+    if (sparse_copy(tpl, tmp) < 0 || rename(tmp, img) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return dval__call_fail(c, DVAL_EIO, "sandbox disk %s: %s", img,
+                               strerror(e));
+    }
+    return DVAL_OK;
+}

@@ -1,0 +1,15 @@
+/* upper_disk.c: the size-bounded writable layer of a local sandbox. */
+#ifndef DVAL_LOCAL_UPPER_DISK_H
+#define DVAL_LOCAL_UPPER_DISK_H
+
+#include "local.h"
+
+#define LX_DISK_GIB 10          /* default size of the writable layer */
+
+/* The sandbox's layer size in GiB (its state's disk_gib, or the default). */
+int lx_disk_gib(const lx_sb *sb);
+/* Makes <sandbox>/disk.img (an empty ext4 of that size) unless it exists
+ * or the caller is not root (the helper then uses a sized tmpfs). */
+int lx_disk_prepare(lx *x, dval_call *c, lx_sb *sb);
+
+#endif

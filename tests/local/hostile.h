@@ -1,0 +1,38 @@
+/* Support for the hostile-program tests: real validations through the
+ * public API (dval_validate, profile "shell") on the local executor, in a
+ * state directory of their own that is removed with every sandbox. */
+#ifndef DVAL_HOSTILE_H
+#define DVAL_HOSTILE_H
+
+#include "dval.h"
+#include "harness.h"
+
+typedef struct hx {
+    char dir[512];              /* state directory */
+    char src[600];              /* scratch for source directories */
+    dval_client *client;
+    int nsrc;
+} hx;
+
+/* Fresh state dir /tmp/dval-hostile-tests/<name>; skips unless root with
+ * isolation. */
+void hx_open(hx *h, const char *name);
+/* Deletes every sandbox of the state dir, frees the client, removes it. */
+void hx_close(hx *h);
+/* Runs script as run.sh in sandbox sbname on thread tid (NULL: random);
+ * *json gets the summary (NULL ok; free with dval_free). */
+int hx_validate(hx *h, const char *sbname, const char *tid,
+                const char *script, char **json);
+/* Like hx_validate, with a disk limit for a new sandbox (0: default). */
+int hx_validate_disk(hx *h, const char *sbname, const char *tid,
+                     const char *script, int disk_gib, char **json);
+/* Number of live init processes (dval-local-helper init) for sandbox dir
+ * <state>/sandboxes/<name>. */
+int hx_inits(const hx *h, const char *sbname);
+
+/* path (absolute, inside the sandbox) as the host reaches it through the
+ * sandbox's init: /proc/<init>/root<path>. */
+void hx_inside(const hx *h, const char *sbname, const char *path, char *out,
+               size_t cap);
+
+#endif

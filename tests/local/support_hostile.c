@@ -1,0 +1,213 @@
+/* Shared helpers of the hostile-program tests (see hostile.h). */
+#include "hostile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HX_BASE "/tmp/dval-hostile-tests"
+
+/* Kills every process whose command line names the state dir (inits and
+ * helpers left by an earlier, failed run of the same test). */
+static void kill_by_dir(const char *dir)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int pid = atoi(e->d_name);
+        if (pid <= 1 || pid == getpid())
+            continue;
+        char p[64], buf[8192];
+        snprintf(p, sizeof p, "/proc/%d/cmdline", pid);
+        FILE *f = fopen(p, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        for (size_t i = 0; i < n; i++)
+            if (!buf[i])
+                buf[i] = ' ';
+        buf[n] = 0;
+        if (n && strstr(buf, "dval-local-helper") && strstr(buf, dir))
+            kill(pid, SIGKILL);
+    }
+    if (d)
+        closedir(d);
+}
+
+static void rm_rf(const char *dir)
+{
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* A failing CHECK _exit()s the test at once: a janitor process waits for
+ * the test to end, however it ends (pipe EOF), then kills what is left of
+ * its sandboxes and removes its directories. */
+static void janitor(const char *dir, const char *src)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[1]);
+        char c;
+        while (read(p[0], &c, 1) != 0 && errno == EINTR)
+            ;
+        kill_by_dir(dir);
+        rm_rf(dir);
+        rm_rf(src);
+        _exit(0);
+    }
+    close(p[0]); /* the write end stays open in the test until it exits */
+}
+
+void hx_open(hx *h, const char *name)
+{
+    memset(h, 0, sizeof *h);
+    if (geteuid() != 0)
+        th_skip("the hostile-program tests need root");
+    mkdir(HX_BASE, 0755);
+    snprintf(h->dir, sizeof h->dir, HX_BASE "/%s", name);
+    snprintf(h->src, sizeof h->src, HX_BASE "/%s.src", name);
+    kill_by_dir(h->dir);
+    rm_rf(h->dir);
+    rm_rf(h->src);
+    mkdir(h->src, 0755);
+    janitor(h->dir, h->src);
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.executor = "local";
+    o.state_dir = h->dir;
+    if (dval_client_new(&h->client, &o) != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "client");
+}
+
+static int collect(const char *id, const char *name, int state, void *ud)
+{
+    (void)name, (void)state;
+    char ***names = ud;
+    size_t n = 0;
+    while (*names && (*names)[n])
+        n++;
+    char **nn = realloc(*names, (n + 2) * sizeof *nn);
+    if (!nn)
+        return 1;
+    nn[n] = strdup(id);
+    nn[n + 1] = NULL;
+    *names = nn;
+    return 0;
+}
+
+void hx_close(hx *h)
+{
+    char **names = NULL;
+    dval_sandbox_list(h->client, NULL, collect, &names);
+    for (size_t i = 0; names && names[i]; i++) {
+        dval_sandbox *sb;
+        if (dval_sandbox_get(&sb, h->client, names[i]) == DVAL_OK) {
+            if (dval_sandbox_delete(sb) != DVAL_OK)
+                fprintf(stderr, "delete %s: %s\n", names[i],
+                        dval_sandbox_errmsg(sb));
+            dval_sandbox_free(sb);
+        }
+        free(names[i]);
+    }
+    free(names);
+    dval_client_free(h->client);
+    kill_by_dir(h->dir);
+    rm_rf(h->dir);
+    rm_rf(h->src);
+}
+
+int hx_validate_disk(hx *h, const char *sbname, const char *tid,
+                     const char *script, int disk_gib, char **json)
+{
+    char dir[700], p[800];
+    snprintf(dir, sizeof dir, "%s/%d-%d", h->src, (int)getpid(),
+             __atomic_add_fetch(&h->nsrc, 1, __ATOMIC_SEQ_CST));
+    mkdir(dir, 0755);
+    snprintf(p, sizeof p, "%s/run.sh", dir);
+    FILE *f = fopen(p, "w");
+    if (!f || fputs(script, f) < 0 || fclose(f) != 0)
+        th_fail(__FILE__, __LINE__, "write %s", p);
+    dval_validation r;
+    dval_validation_init(&r, sizeof r);
+    r.profile = "shell";
+    r.source_dir = dir;
+    r.sandbox_name = sbname;
+    r.thread_id = tid;
+    r.release = DVAL_RELEASE_KEEP;
+    r.timeout_ms = 120000;
+    (void)disk_gib; /* set through the sandbox by the disk tests */
+    if (json)
+        *json = NULL;
+    return dval_validate(h->client, &r, NULL, NULL, json);
+}
+
+int hx_validate(hx *h, const char *sbname, const char *tid,
+                const char *script, char **json)
+{
+    return hx_validate_disk(h, sbname, tid, script, 0, json);
+}
+
+int hx_inits(const hx *h, const char *sbname)
+{
+    char want[800];
+    snprintf(want, sizeof want, "init %s/sandboxes/%s ", h->dir, sbname);
+    int count = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int pid = atoi(e->d_name);
+        if (pid <= 1)
+            continue;
+        char p[64], buf[8192], st[512] = "";
+        snprintf(p, sizeof p, "/proc/%d/cmdline", pid);
+        FILE *f = fopen(p, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        snprintf(p, sizeof p, "/proc/%d/stat", pid);
+        f = fopen(p, "r");
+        if (f && !fgets(st, sizeof st, f))
+            st[0] = 0;
+        if (f)
+            fclose(f);
+        char *close_paren = strrchr(st, ')');
+        if (close_paren && close_paren[2] == 'Z')
+            continue;
+        for (size_t i = 0; i < n; i++)
+            if (!buf[i])
+                buf[i] = ' ';
+        buf[n] = 0;
+        if (n && strstr(buf, "dval-local-helper") && strstr(buf, want))
+            count++;
+    }
+    if (d)
+        closedir(d);
+    return count;
+}
+
+void hx_inside(const hx *h, const char *sbname, const char *path, char *out,
+               size_t cap)
+{
+    char p[1200], line[256];
+    int pid = 0;
+    snprintf(p, sizeof p, "%s/sandboxes/%s/state", h->dir, sbname);
+    FILE *f = fopen(p, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "pid=", 4))
+            pid = atoi(line + 4);
+    if (f)
+        fclose(f);
+    snprintf(out, cap, "/proc/%d/root%s", pid, path);
+}

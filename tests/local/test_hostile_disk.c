@@ -1,0 +1,127 @@
+/* Disk: the writable layer (and /tmp) of a sandbox is bounded; past it
+ * writes fail inside with ENOSPC, the host keeps its space, and a deleted
+ * sandbox leaves no layer (file or loop device) behind. */
+#include "hostile.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+typedef struct out {
+    char text[8192];
+    size_t len;
+} out;
+
+static int sink(int stream, const char *channel, const char *data,
+                size_t len, void *ud)
+{
+    (void)stream, (void)channel;
+    out *o = ud;
+    size_t n = len < sizeof o->text - 1 - o->len ? len
+                                                : sizeof o->text - 1 - o->len;
+    memcpy(o->text + o->len, data, n);
+    o->len += n;
+    o->text[o->len] = 0;
+    return 0;
+}
+
+static int sh(dval_sandbox *sb, const char *cmd, out *o)
+{
+    dval_session *s;
+    if (dval_session_open(&s, sb) != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "session: %s", dval_sandbox_errmsg(sb));
+    int code = -1;
+    memset(o, 0, sizeof *o);
+    int rc = dval_session_exec(s, cmd, NULL, sink, o, &code);
+    if (rc != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "exec: %s", dval_session_errmsg(s));
+    dval_session_close(s);
+    dval_session_free(s);
+    return code;
+}
+
+static long long host_free_mb(const char *path)
+{
+    struct statvfs v;
+    if (statvfs(path, &v) != 0)
+        return -1;
+    return (long long)v.f_bavail * (long long)v.f_frsize >> 20;
+}
+
+/* 1 when a loop device is still backed by a file under dir. */
+static int loop_backed_by(const char *dir)
+{
+    DIR *d = opendir("/sys/block");
+    struct dirent *e;
+    int found = 0;
+    while (d && (e = readdir(d))) {
+        char p[600], buf[4096] = "";
+        snprintf(p, sizeof p, "/sys/block/%s/loop/backing_file", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (f && fgets(buf, sizeof buf, f) && strstr(buf, dir))
+            found = 1;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static dval_sandbox *acquire(hx *h, const char *name, int disk_gib)
+{
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = name;
+    o.disk_gib = disk_gib;
+    dval_sandbox *sb = NULL;
+    if (dval_sandbox_acquire(&sb, h->client, &o) != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "acquire: %s",
+                dval_client_errmsg(h->client));
+    return sb;
+}
+
+TEST(test_hostile_disk__write_past_limit_fails_inside)
+{
+    hx h;
+    hx_open(&h, "disk-1g");
+    dval_sandbox *sb = acquire(&h, "sb", 1);
+    long long before = host_free_mb(h.dir);
+    out o;
+    int code = sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=2048 "
+                  "2>&1; echo rc=$?; dd if=/dev/zero of=/tmp/big bs=1M "
+                  "count=2048 2>&1; echo rc=$?; df -k /sandbox /tmp", &o);
+    CHECK_INT(code, 0);
+    CHECK_CONTAINS(o.text, "No space left on device");
+    CHECK(!strstr(o.text, "rc=0"));
+    long long after = host_free_mb(h.dir);
+    /* < 1.2 GiB may have been written; the 2 GiB write never reached the
+     * host (other processes share the host disk: leave a margin) */
+    CHECK(before - after < 1300);
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/sandboxes/sb", h.dir);
+    CHECK(loop_backed_by(dir));
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    CHECK(access(dir, F_OK) != 0);
+    for (int i = 0; i < 200 && loop_backed_by(dir); i++)
+        usleep(10000);
+    CHECK(!loop_backed_by(dir));
+    hx_close(&h);
+}
+
+TEST(test_hostile_disk__default_is_ten_gib)
+{
+    hx h;
+    hx_open(&h, "disk-def");
+    dval_sandbox *sb = acquire(&h, "sb", 0);
+    out o;
+    CHECK_INT(sh(sb, "df -k /sandbox | tail -n 1 | awk '{print $2}'", &o), 0);
+    long long kib = atoll(o.text);
+    CHECK(kib > 9LL * 1024 * 1024 && kib <= 10LL * 1024 * 1024);
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    hx_close(&h);
+}

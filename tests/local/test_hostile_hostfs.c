@@ -1,0 +1,177 @@
+/* A hostile program looks for the host's files: canaries planted under
+ * /root, /var/lib, /srv, /opt and $HOME, the host's /etc/shadow and this
+ * checkout must be invisible inside a sandbox (image root), through the
+ * executor and through the CLI; with the host-root opt-in only the
+ * allow-list is there (/usr read-only, no /opt, /root or /etc/shadow). */
+#include "lt.h"
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char canary[6][512];
+
+static void plant(void)
+{
+    const char *home = getenv("HOME");
+    const char *dirs[] = { "/root", "/var/lib", "/srv", "/opt",
+                           home && *home ? home : "/root" };
+    for (int i = 0; i < 5; i++) {
+        snprintf(canary[i], sizeof canary[i], "%s/dval-canary-%d-%d", dirs[i],
+                 (int)getpid(), i);
+        int fd = open(canary[i], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        CHECK(fd >= 0);
+        CHECK(write(fd, "CANARY-SECRET\n", 14) == 14);
+        close(fd);
+    }
+    char cwd[400];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(canary[5], sizeof canary[5], "%s", cwd); /* the checkout */
+}
+
+static void unplant(void)
+{
+    for (int i = 0; i < 5; i++)
+        unlink(canary[i]);
+}
+
+/* A program that reports every canary it can see or read. */
+static void probe_cmd(char *cmd, size_t cap)
+{
+    int n = snprintf(cmd, cap, "for f in");
+    for (int i = 0; i < 6; i++)
+        n += snprintf(cmd + n, cap - (size_t)n, " '%s'", canary[i]);
+    snprintf(cmd + n, cap - (size_t)n, "; do test -e \"$f\" && echo SEEN "
+             "\"$f\"; cat \"$f\" 2>/dev/null; done; "
+             "grep -rl CANARY-SECRET /root /var /srv /opt /home 2>/dev/null; "
+             "echo done");
+}
+
+static char *slurp(const char *path)
+{
+    dval__buf b = { 0 };
+    char buf[4096];
+    int fd = open(path, O_RDONLY);
+    ssize_t n;
+    while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
+        dval__buf_append(&b, buf, (size_t)n);
+    if (fd >= 0)
+        close(fd);
+    dval__buf_append(&b, "", 1);
+    return b.data;
+}
+
+TEST(test_local_hostile__host_files_invisible)
+{
+    lt t;
+    lt_open(&t, "hostile-fs");
+    plant();
+    lt_sandbox(&t, "sb", NULL);
+    char cmd[4096];
+    probe_cmd(cmd, sizeof cmd);
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "sb", cmd, &o), 0);
+    CHECK_STR(o.out.data, "done\n");
+    lt_out_free(&o);
+    /* /etc/shadow inside is the image's, never the host's */
+    lt_out s = { 0 };
+    lt_run(&t, "sb", "cat /etc/shadow", &s);
+    char *host = slurp("/etc/shadow");
+    CHECK(strcmp(s.out.data ? s.out.data : "", host) != 0);
+    char *line = strtok(host, "\n");
+    for (; line; line = strtok(NULL, "\n"))
+        if (strstr(line, ":$")) /* a real password hash of the host */
+            CHECK(!s.out.data || !strstr(s.out.data, line));
+    dval__free(host);
+    lt_out_free(&s);
+    unplant();
+    lt_close(&t);
+}
+
+static void cli_path(char *dst, size_t cap)
+{
+    char exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    CHECK(n > 0);
+    exe[n] = 0;
+    snprintf(dst, cap, "%s/../bin/daytona-validate", dirname(exe));
+}
+
+TEST(test_local_hostile__host_files_invisible_cli)
+{
+    lt t;
+    lt_open(&t, "hostile-fs-cli");
+    plant();
+    char cli[1200], cmd[8192], probe[4096], prog[700];
+    cli_path(cli, sizeof cli);
+    if (access(cli, X_OK) != 0)
+        th_skip("the CLI is not built");
+    snprintf(prog, sizeof prog, "%s/prog", t.dir);
+    lt_sh("mkdir -p /tmp/dval-local-tests/hostile-fs-cli/prog");
+    probe_cmd(probe, sizeof probe);
+    snprintf(cmd, sizeof cmd, "%s/run.sh", prog);
+    FILE *f = fopen(cmd, "w");
+    CHECK(f != NULL);
+    fprintf(f, "%s\n", probe);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s' run --executor local --state-dir "
+             "'%s/state' --profile shell --thread hostile '%s' > '%s/out' "
+             "2>'%s/err'; '%s' sandbox rm --all --executor local --state-dir "
+             "'%s/state' >/dev/null 2>&1", cli, t.dir, prog, t.dir, t.dir,
+             cli, t.dir);
+    CHECK(system(cmd) != -1);
+    snprintf(cmd, sizeof cmd, "%s/out", t.dir);
+    char *out = slurp(cmd);
+    CHECK(!strncmp(out, "done\n", 5)); /* the results JSON follows */
+    CHECK(!strstr(out, "SEEN") && !strstr(out, "CANARY-SECRET"));
+    dval__free(out);
+    unplant();
+    lt_close(&t);
+}
+
+TEST(test_local_hostile__host_root_opt_in_is_an_allow_list)
+{
+    lt t;
+    lt_open(&t, "hostile-hostroot");
+    plant();
+    setenv("DVAL_LOCAL_HOST_ROOT", "1", 1);
+    lt_sandbox(&t, "sb", NULL);
+    char cmd[4096];
+    probe_cmd(cmd, sizeof cmd);
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "sb", cmd, &o), 0);
+    CHECK_STR(o.out.data, "done\n");
+    lt_out_free(&o);
+    lt_out a = { 0 };
+    CHECK_INT(lt_run(&t, "sb", "test -x /usr/bin/env && echo usr; "
+                     "touch /usr/dval-x 2>/dev/null || echo usr-ro; "
+                     "test -e /etc/shadow || echo no-shadow; "
+                     "test -e /etc/gshadow || echo no-gshadow; "
+                     "grep -q '^root:' /etc/passwd && echo passwd; "
+                     "ls /etc/ssl/private 2>/dev/null | wc -l; "
+                     "for d in /var /srv /opt /mnt /root; do "
+                     "test -e $d || echo no-$d; done", &a), 0);
+    CHECK_STR(a.out.data, "usr\nusr-ro\nno-shadow\nno-gshadow\npasswd\n0\n"
+              "no-/var\nno-/srv\nno-/opt\nno-/mnt\nno-/root\n");
+    lt_out_free(&a);
+    CHECK(access("/usr/dval-x", F_OK) != 0);
+    /* a snapshot's build layer over the host allow-list */
+    const char *steps[] = { "mkdir -p /opt/x && echo layer > /opt/x/m",
+                            NULL };
+    CHECK_INT(lt_snapshot(&t, "hostsnap", "debian:12", steps, NULL),
+              DVAL_OK);
+    dval_sandbox_options so = { .struct_size = sizeof so,
+                                .snapshot = "hostsnap" };
+    lt_sandbox(&t, "layered", &so);
+    lt_out l = { 0 };
+    CHECK_INT(lt_run(&t, "layered", "cat /opt/x/m; ls /opt", &l), 0);
+    CHECK_STR(l.out.data, "layer\nx\n");
+    lt_out_free(&l);
+    CHECK(access("/opt/x/m", F_OK) != 0);
+    unsetenv("DVAL_LOCAL_HOST_ROOT");
+    unplant();
+    lt_close(&t);
+}

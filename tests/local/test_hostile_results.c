@@ -1,0 +1,83 @@
+/* Hostile programs against the results listing: the host lists the real
+ * results directory itself, refusing what is not a plain file. */
+#include "hostile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CANARY "dval-canary-7f3a9c"
+
+TEST(test_hostile_results__symlink_into_proc_refused)
+{
+    hx h;
+    hx_open(&h, "res-proc");
+    /* a secret in the caller's environment: the sandbox's /proc/1 (or any
+     * process) must never be read by the host on the program's behalf */
+    setenv("DVAL_HOSTILE_CANARY", CANARY, 1);
+    char *json = NULL;
+    int rc = hx_validate(&h, "sb", "t1", "rm -rf results; "
+                         "ln -s /proc/1 results\n", &json);
+    CHECK_INT(rc, DVAL_ERESULTS);
+    CHECK_CONTAINS(dval_client_errmsg(h.client), "refused");
+    CHECK(!json || !strstr(json, CANARY));
+    CHECK(!json || !strstr(json, "PATH="));
+    dval_free(json);
+    /* the same through links inside a real results directory */
+    rc = hx_validate(&h, "sb", "t2", "ln -s /proc/1/environ results/a.json; "
+                     "ln -s /proc/self/environ results/b.json; "
+                     "mkdir results/d && ln -s /proc/1 results/d/p; "
+                     "echo '{\"ok\":1}' > results/good.json\n", &json);
+    CHECK_INT(rc, DVAL_ERESULTS);
+    CHECK(json && !strstr(json, CANARY) && !strstr(json, "PATH="));
+    CHECK_CONTAINS(json, "results/a.json: not a plain file");
+    CHECK_CONTAINS(json, "results/d/p: not a plain file");
+    CHECK_CONTAINS(json, "\"good.json\":{\"ok\":1}");
+    dval_free(json);
+    hx_close(&h);
+}
+
+TEST(test_hostile_results__fifo_device_hardlink_refused)
+{
+    hx h;
+    hx_open(&h, "res-nodes");
+    char *json = NULL;
+    /* a FIFO would hang a reader; a hard link may be another run's file */
+    int rc = hx_validate(&h, "sb", "t1", "mkfifo results/f.json; "
+                         "echo '{\"x\":2}' > /tmp/other.json; "
+                         "ln /tmp/other.json results/h.json 2>/dev/null || "
+                         "{ echo '{}' > results/o.json; "
+                         "ln results/o.json results/h.json; }; "
+                         "echo '{\"ok\":1}' > results/good.json\n", &json);
+    CHECK_INT(rc, DVAL_ERESULTS);
+    CHECK_CONTAINS(json, "results/f.json: not a plain file");
+    CHECK_CONTAINS(json, "results/h.json: not a plain file");
+    CHECK_CONTAINS(json, "\"good.json\":{\"ok\":1}");
+    dval_free(json);
+    hx_close(&h);
+}
+
+TEST(test_hostile_results__replaced_find_cannot_forge)
+{
+    hx h;
+    hx_open(&h, "res-find");
+    char *json = NULL;
+    /* the old listing ran find in the sandbox after the program: a fake
+     * find (and a forged listing file) must change nothing */
+    int rc = hx_validate(&h, "sb", "t1",
+                         "for d in /usr/bin /bin; do "
+                         "rm -f $d/find 2>/dev/null; "
+                         "printf '#!/bin/sh\\necho ./forged.json\\n' "
+                         "> $d/find && chmod +x $d/find; done; "
+                         "echo '{\"v\":\"forged\"}' > forged.json; "
+                         "echo ./forged.json > .dval-results-list; "
+                         "echo '{\"v\":\"real\"}' > results/real.json; "
+                         "mkdir -p results/sub; "
+                         "echo '{\"v\":\"deep\"}' > results/sub/deep.json\n",
+                         &json);
+    CHECK_INT(rc, DVAL_OK);
+    CHECK_CONTAINS(json, "\"real.json\":{\"v\":\"real\"}");
+    CHECK_CONTAINS(json, "\"sub/deep.json\":{\"v\":\"deep\"}");
+    CHECK(!strstr(json, "forged"));
+    dval_free(json);
+    hx_close(&h);
+}

@@ -1,0 +1,274 @@
+/* Local snapshot images: imports of a directory, a tarball and an OCI
+ * layout (with whiteouts) run as the sandbox's root; hostile tarballs are
+ * refused without touching the host; unknown images are refused clearly;
+ * a snapshot without packages is cheap once the base is cached. */
+#include "lt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define W "/tmp/dval-image-test"
+
+static void run_in(lt *t, const char *snap, const char *sb, const char *cmd,
+                   const char *want)
+{
+    dval_sandbox_options o = { .struct_size = sizeof o, .snapshot = snap };
+    lt_sandbox(t, sb, &o);
+    lt_out out = { 0 };
+    CHECK_INT(lt_run(t, sb, cmd, &out), 0);
+    CHECK_STR(out.out.data ? out.out.data : "", want);
+    lt_out_free(&out);
+}
+
+TEST(test_local_image__dir_and_tarball)
+{
+    lt t;
+    lt_open(&t, "img-import");
+    lt_sh("rm -rf " W " && mkdir -p " W);
+    lt_mini_root(W "/root");
+    lt_sh("echo from-dir > " W "/root/marker && chown 1234:5678 " W
+          "/root/marker && chmod 604 " W "/root/marker");
+    CHECK_INT(lt_snapshot(&t, "from-dir", "dir:" W "/root", NULL, NULL),
+              DVAL_OK);
+    /* the image is the root: no /usr, no host files, the marker */
+    run_in(&t, "from-dir", "d", "cat /marker; test -e /usr || echo no-usr; "
+           "test -e /etc/passwd || echo no-etc", "from-dir\nno-usr\nno-etc\n");
+    lt_sh("tar -C " W "/root -czf " W "/root.tar.gz . && sed -i "
+          "s/from-dir/from-tar/ " W "/root/marker");
+    CHECK_INT(lt_snapshot(&t, "from-tar", "tar:" W "/root.tar.gz", NULL,
+                          NULL), DVAL_OK);
+    run_in(&t, "from-tar", "t", "cat /marker", "from-dir\n");
+    /* extracted as root with ownership and mode kept */
+    char p[1024];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/snapshots/from-tar/rootfs/marker", t.dir);
+    CHECK_INT(stat(p, &st), 0);
+    CHECK_INT((int)st.st_uid, 1234);
+    CHECK_INT((int)st.st_gid, 5678);
+    CHECK_INT((int)(st.st_mode & 07777), 0604);
+    /* build steps run inside the imported root */
+    const char *steps[] = { "echo built > /built", NULL };
+    CHECK_INT(lt_snapshot(&t, "tar-built", "tar:" W "/root.tar.gz", steps,
+                          NULL), DVAL_OK);
+    run_in(&t, "tar-built", "b", "cat /built /marker", "built\nfrom-dir\n");
+    CHECK(access("/built", F_OK) != 0);
+    lt_close(&t);
+    lt_sh("rm -rf " W);
+}
+
+/* Two layers: the second removes gone.txt (.wh.), makes opq/ opaque after
+ * having put opq/new there (the marker need not come first) and adds a
+ * file. */
+static const char oci_script[] =
+    "set -e; cd " W "; R=root; echo keep > $R/keep.txt; "
+    "echo gone > $R/gone.txt; mkdir $R/opq; echo old > $R/opq/old; "
+    "tar -C $R -czf l1 .; mkdir -p l2d/opq; : > l2d/.wh.gone.txt; "
+    ": > l2d/opq/.wh..wh..opq; echo new > l2d/opq/new; "
+    "echo added > l2d/added.txt; "
+    "tar -C l2d -cf l2 ./opq/new ./opq/.wh..wh..opq ./.wh.gone.txt "
+    "./added.txt; mkdir -p oci/blobs/sha256; "
+    "blob() { h=$(sha256sum \"$1\" | cut -d' ' -f1); "
+    "cp \"$1\" oci/blobs/sha256/$h; echo $h; }; "
+    "h1=$(blob l1); h2=$(blob l2); echo '{}' > cfg; hc=$(blob cfg); "
+    "printf '{\"schemaVersion\":2,\"config\":{\"mediaType\":"
+    "\"application/vnd.oci.image.config.v1+json\",\"digest\":\"sha256:%s\"},"
+    "\"layers\":[{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar+"
+    "gzip\",\"digest\":\"sha256:%s\"},{\"mediaType\":"
+    "\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:%s\"}]}'"
+    " $hc $h1 $h2 > man; hm=$(blob man); "
+    "printf '{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":"
+    "\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"sha256:%s\","
+    "\"annotations\":{\"org.opencontainers.image.ref.name\":\"v1\"}}]}' $hm "
+    "> oci/index.json";
+
+TEST(test_local_image__oci_layout_with_whiteouts)
+{
+    lt t;
+    lt_open(&t, "img-oci");
+    lt_sh("rm -rf " W " && mkdir -p " W);
+    lt_mini_root(W "/root");
+    lt_sh(oci_script);
+    CHECK_INT(lt_snapshot(&t, "oci", "oci:" W "/oci:v1", NULL, NULL),
+              DVAL_OK);
+    run_in(&t, "oci", "o", "cat /keep.txt /added.txt; ls /opq; "
+           "test -e /gone.txt && echo gone-present; ls -a / | grep wh; :",
+           "keep\nadded\nnew\n");
+    /* an unknown tag is refused */
+    int rc = lt_snapshot(&t, "oci-bad", "oci:" W "/oci:v2", NULL, NULL);
+    CHECK(rc != DVAL_OK);
+    CHECK_CONTAINS(t.call.errmsg, "v2");
+    lt_close(&t);
+    lt_sh("rm -rf " W);
+}
+
+/* A ustar member (type '0' file with data, '2' symlink, '1' hard link). */
+static void member(FILE *f, const char *name, char type, const char *link,
+                   const char *data)
+{
+    char h[512];
+    size_t n = data ? strlen(data) : 0;
+    memset(h, 0, sizeof h);
+    snprintf(h, 100, "%s", name);
+    snprintf(h + 100, 8, "%07o", 0644);
+    snprintf(h + 108, 8, "%07o", 0);
+    snprintf(h + 116, 8, "%07o", 0);
+    snprintf(h + 124, 12, "%011o", (unsigned)(n & 0777777));
+    snprintf(h + 136, 12, "%011o", 0);
+    h[156] = type;
+    if (link)
+        snprintf(h + 157, 100, "%s", link);
+    memcpy(h + 257, "ustar", 6);
+    memcpy(h + 263, "00", 2);
+    memset(h + 148, ' ', 8);
+    unsigned sum = 0;
+    for (int i = 0; i < 512; i++)
+        sum += (unsigned char)h[i];
+    snprintf(h + 148, 8, "%06o", sum);
+    fwrite(h, 1, sizeof h, f);
+    if (n) {
+        char pad[512] = { 0 };
+        fwrite(data, 1, n, f);
+        fwrite(pad, 1, (512 - n % 512) % 512, f);
+    }
+}
+
+static void bad_tar(const char *path, const char *name, char type,
+                    const char *link, const char *then)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    member(f, "ok.txt", '0', NULL, "fine\n");
+    member(f, name, type, link, type == '0' ? "pwned\n" : NULL);
+    if (then)
+        member(f, then, '0', NULL, "pwned\n");
+    char end[1024] = { 0 };
+    fwrite(end, 1, sizeof end, f);
+    fclose(f);
+}
+
+TEST(test_local_image__hostile_tarballs_refused)
+{
+    lt t;
+    lt_open(&t, "img-badtar");
+    lt_sh("rm -rf " W " && mkdir -p " W "/outside");
+    static const struct {
+        const char *name;
+        char type;
+        const char *link, *then;
+    } bad[] = {
+        { "../escape.txt", '0', NULL, NULL },
+        { "a/../../escape.txt", '0', NULL, NULL },
+        { "/" W "/outside/abs.txt", '0', NULL, NULL },
+        { "link", '2', W "/outside", "link/through.txt" },
+        { "up", '2', "../../../../../../" W "/outside", "up/rel.txt" },
+        { "hard", '1', "../../../../../../etc/passwd", NULL },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char name[64], img[128];
+        snprintf(name, sizeof name, "bad%zu", i);
+        snprintf(img, sizeof img, "tar:" W "/bad%zu.tar", i);
+        bad_tar(img + 4, bad[i].name, bad[i].type, bad[i].link, bad[i].then);
+        dval_snapshot_info info;
+        int rc = lt_snapshot(&t, name, img, NULL, &info);
+        if (rc == DVAL_OK)
+            th_fail(__FILE__, __LINE__, "%s accepted", bad[i].name);
+        CHECK_CONTAINS(t.call.errmsg, "refused");
+        char p[1024];
+        snprintf(p, sizeof p, "%s/snapshots/%s/escape.txt", t.dir, name);
+        CHECK(access(p, F_OK) != 0);
+    }
+    lt_sh("test -z \"$(ls -A " W "/outside)\"");
+    CHECK(access("/escape.txt", F_OK) != 0);
+    lt_close(&t);
+    lt_sh("rm -rf " W);
+}
+
+TEST(test_local_image__unknown_image_refused)
+{
+    lt t;
+    lt_open(&t, "img-unknown");
+    CHECK_INT(lt_snapshot(&t, "nginx", "nginx:latest", NULL, NULL),
+              DVAL_EUNSUPPORTED);
+    CHECK_CONTAINS(t.call.errmsg, "nginx:latest");
+    CHECK_CONTAINS(t.call.errmsg, "debian:12");
+    CHECK_CONTAINS(t.call.errmsg, "oci:");
+    char p[1024];
+    snprintf(p, sizeof p, "%s/snapshots/nginx", t.dir);
+    CHECK(access(p, F_OK) != 0); /* nothing left behind */
+    CHECK_INT(lt_snapshot(&t, "rel", "dir:relative/path", NULL, NULL),
+              DVAL_EINVAL);
+    lt_close(&t);
+}
+
+TEST(test_local_image__snapshot_over_cached_base_is_cheap)
+{
+    lt t;
+    lt_open(&t, "img-cheap");
+    int64_t t0 = dval__now_ms();
+    CHECK_INT(lt_snapshot(&t, "cheap", "debian:12-slim", NULL, NULL),
+              DVAL_OK);
+    int64_t ms = dval__now_ms() - t0;
+    fprintf(stderr, "    snapshot over the cached base: %lld ms\n",
+            (long long)ms);
+    CHECK(ms < 2000);
+    run_in(&t, "cheap", "c", ". /etc/os-release; echo $VERSION_CODENAME",
+           "bookworm\n");
+    lt_close(&t);
+}
+
+TEST(test_local_image__no_mmdebstrap_fails_closed)
+{
+    lt t;
+    lt_open(&t, "img-nomm");
+    char *path = dval__strdup(getenv("PATH"));
+    char cache[700];
+    snprintf(cache, sizeof cache, "%s/empty-cache", t.dir);
+    setenv("DVAL_LOCAL_CACHE_DIR", cache, 1);
+    setenv("PATH", "/nonexistent", 1);
+    CHECK_INT(lt_snapshot(&t, "needs-base", "debian:12", NULL, NULL),
+              DVAL_EISOLATION);
+    CHECK_CONTAINS(t.call.errmsg, "apt-get install mmdebstrap");
+    dval_sandbox_options o = { .struct_size = sizeof o, .name = "sb" };
+    CHECK_INT(t.ex.sandbox_create(t.ex.userdata, lt_call(&t), &o, NULL),
+              DVAL_EISOLATION);
+    CHECK_CONTAINS(t.call.errmsg, "mmdebstrap");
+    setenv("PATH", path, 1);
+    unsetenv("DVAL_LOCAL_CACHE_DIR");
+    dval__free(path);
+    lt_close(&t);
+}
+
+TEST(test_local_image__devices_and_symlinked_mount_points)
+{
+    lt t;
+    lt_open(&t, "img-devs");
+    lt_sh("rm -rf " W " && mkdir -p " W);
+    lt_mini_root(W "/root");
+    /* a device node in an image (here /dev/null's) opens nothing: nodev */
+    lt_sh("mknod " W "/root/mem c 1 3");
+    CHECK_INT(lt_snapshot(&t, "devs", "dir:" W "/root", NULL, NULL),
+              DVAL_OK);
+    run_in(&t, "devs", "d", "echo x > /mem 2>/dev/null || echo refused",
+           "refused\n");
+    /* and an imported tarball brings none */
+    lt_sh("tar -C " W "/root -cf " W "/devs.tar .");
+    CHECK_INT(lt_snapshot(&t, "devs-tar", "tar:" W "/devs.tar", NULL, NULL),
+              DVAL_OK);
+    char p[1024];
+    snprintf(p, sizeof p, "%s/snapshots/devs-tar/rootfs/mem", t.dir);
+    CHECK(access(p, F_OK) != 0);
+    /* a mount point that is a symlink is refused, not followed */
+    lt_sh("rm " W "/root/mem && ln -s /root " W "/root/tmp");
+    CHECK_INT(lt_snapshot(&t, "symtmp", "dir:" W "/root", NULL, NULL),
+              DVAL_OK);
+    dval_sandbox_options o = { .struct_size = sizeof o, .name = "s",
+                               .snapshot = "symtmp" };
+    CHECK(t.ex.sandbox_create(t.ex.userdata, lt_call(&t), &o, NULL) !=
+          DVAL_OK);
+    CHECK_CONTAINS(t.call.errmsg, "sandbox root");
+    lt_close(&t);
+    lt_sh("rm -rf " W);
+}
