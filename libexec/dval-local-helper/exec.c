@@ -14,6 +14,7 @@
  * needs a mount namespace whose teardown waits for RCU: ~5 ms each. */
 #include "helper.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -163,19 +164,47 @@ static void drop_stdio(void)
     close(null);
 }
 
+/* Our children's pids, space-separated, into buf: from
+ * /proc/thread-self/children, else (a kernel without it) by scanning
+ * every process's parent. */
+static void list_children(char *buf, size_t cap)
+{
+    int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    if (n >= 0)
+        return;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    size_t len = 0;
+    while (d && (e = readdir(d)) && len + 16 < cap) {
+        char p[300], st[512];
+        snprintf(p, sizeof p, "/proc/%.*s/stat", 200, e->d_name);
+        int s = e->d_name[0] >= '1' && e->d_name[0] <= '9'
+                    ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+        ssize_t k = s >= 0 ? read(s, st, sizeof st - 1) : -1;
+        if (s >= 0)
+            close(s);
+        st[k > 0 ? k : 0] = 0;
+        char *r = strrchr(st, ')');
+        if (r && atol(r + 4) == (long)getpid())
+            len += (size_t)snprintf(buf + len, cap - len, "%s ", e->d_name);
+    }
+    if (d)
+        closedir(d);
+}
+
 /* Kills every descendant: as a child subreaper, whatever the command
  * started (setsid, double fork, nohup) is a child of ours or below a
  * living one; each round kills the current children, whose orphans then
  * become children. Done when there are no children at all. */
 static void kill_descendants(void)
 {
-    char buf[8192];
+    char buf[16384];
     for (;;) {
-        int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        buf[n > 0 ? n : 0] = 0;
+        list_children(buf, sizeof buf);
         for (char *s = buf, *e; *s; s = e) {
             long pid = strtol(s, &e, 10);
             if (e == s)
@@ -183,8 +212,6 @@ static void kill_descendants(void)
             if (pid > 0)
                 kill((pid_t)pid, SIGKILL);
         }
-        if (n < 0) /* no children file: every process we may signal */
-            kill(-1, SIGKILL);
         if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
             return;
     }
