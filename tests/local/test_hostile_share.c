@@ -70,6 +70,15 @@ TEST(test_hostile__validations_cannot_touch_each_other)
     CHECK_INT(run_in(&t, "/sandbox/vc", "test ! -L . && ls -A | wc -l && "
                      "test \"$(stat -c %u .)\" = \"$(id -u)\"", &c), 0);
     CHECK_STR(c.out.data, "0\n");
+    /* a hand-written "cd dir && ..." also runs as the directory's uid,
+     * and the operator (commands elsewhere) can still use the directory */
+    lt_out d = { 0 };
+    CHECK_INT(lt_run(&t, "sb", "cd /sandbox/vb && test \"$(stat -c %u .)\" "
+                     "= \"$(id -u)\"", &d), 0);
+    CHECK_INT(lt_run(&t, "sb", "echo op > /sandbox/vb/op.txt && "
+                     "cat /sandbox/vb/Main.src", &d), 0);
+    CHECK_CONTAINS(d.out.data, "victim source");
+    lt_out_free(&d);
     lt_out_free(&o);
     lt_out_free(&a);
     lt_out_free(&c);

@@ -3,9 +3,9 @@
  * allocated once per sandbox in <sandbox state dir>/uids (line n names
  * the directory of uid LX_UID_DEFAULT + n; never reused while the sandbox
  * exists). The directory itself is made by the library: owner its uid,
- * group the default sandbox gid, mode 0750 — so no other validation can
- * read, write or replace it, and commands outside /sandbox (the default
- * uid: the sandbox's operator) can still read it. */
+ * group the default sandbox gid, mode 02770 (new entries keep the group):
+ * no other validation can read, write or replace it, and commands outside
+ * /sandbox (the default uid: the sandbox's operator) can still use it. */
 #include "local.h"
 
 #include <errno.h>
@@ -90,7 +90,7 @@ int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid)
             rc = dval__call_fail(c, DVAL_EIO, "move /sandbox/%s away: %s",
                                  top, strerror(errno));
     }
-    if (rc == DVAL_OK && mkdirat(sfd, top, 0750) < 0 && errno != EEXIST)
+    if (rc == DVAL_OK && mkdirat(sfd, top, 0770) < 0 && errno != EEXIST)
         rc = dval__call_fail(c, DVAL_EIO, "mkdir /sandbox/%s: %s", top,
                              strerror(errno));
     if (rc == DVAL_OK &&
@@ -100,8 +100,8 @@ int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid)
          !S_ISDIR(st.st_mode)))
         rc = dval__call_fail(c, DVAL_EIO, "chown /sandbox/%s: %s", top,
                              strerror(errno));
-    if (rc == DVAL_OK && (st.st_mode & 07777) != 0750) {
-        if (fchmodat(sfd, top, 0750, 0) < 0) /* a directory: no symlink */
+    if (rc == DVAL_OK && (st.st_mode & 07777) != 02770) {
+        if (fchmodat(sfd, top, 02770, 0) < 0) /* a directory: no symlink */
             rc = dval__call_fail(c, DVAL_EIO, "chmod /sandbox/%s: %s", top,
                                  strerror(errno));
     }

@@ -38,12 +38,28 @@ static pid_t read_pgid(int fd)
     return (pid_t)strtol(buf, NULL, 10);
 }
 
-/* The working directory the core put in front of the command
- * ("cd '<dir>' && ..." from dval__shell_quote), or "" without one. */
+/* An unquoted "cd /plain/path && " or "cd /plain/path; " as people
+ * write it (only characters the shell takes literally). */
+static void plain_cwd(const char *cmd, char *dir, size_t cap)
+{
+    size_t n = strspn(cmd + 3, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+                      "QRSTUVWXYZ0123456789._/-+@%:,");
+    const char *end = cmd + 3 + n;
+    if (n > 0 && n < cap && (!strncmp(end, " && ", 4) ||
+                             !strncmp(end, "; ", 2) || *end == ';'))
+        dval__fmt(dir, cap, "%.*s", (int)n, cmd + 3);
+}
+
+/* The working directory the command starts with: the core's
+ * "cd '<dir>' && " (dval__shell_quote) or a plain one; "" otherwise. */
 static void command_cwd(const char *cmd, char *dir, size_t cap)
 {
     size_t n = 0;
     dir[0] = 0;
+    if (!strncmp(cmd, "cd /", 4)) {
+        plain_cwd(cmd, dir, cap);
+        return;
+    }
     if (strncmp(cmd, "cd '", 4) != 0)
         return;
     for (const char *p = cmd + 4; *p && n + 1 < cap;) {
