@@ -35,7 +35,6 @@ typedef struct dval__out {
     unsigned char pend[2][4];  /* incomplete UTF-8 tail per stream */
     size_t npend[2];
     int stopped;               /* callback asked to stop */
-    int invalid;               /* some output was not valid UTF-8 */
     const struct dval_client *owner; /* for the reentrancy guard */
 } dval__out;
 

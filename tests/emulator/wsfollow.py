@@ -136,8 +136,10 @@ async def follow(request, session, cmd):
             await _wait_client_or_session(reader, session, stop_on_delete=False)
             return ws
         await ws.close(code=state["end"])
-    except (ConnectionError, asyncio.CancelledError):
-        raise
+    except ConnectionError:
+        # the client closed while frames were being written (a client that
+        # has its exit code stops reading): like the daemon, stop quietly
+        return ws
     finally:
         session.listeners.discard(ev)
         if not reader.done():

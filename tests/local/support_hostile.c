@@ -76,8 +76,11 @@ void hx_open(hx *h, const char *name)
     if (geteuid() != 0)
         th_skip("the hostile-program tests need root");
     mkdir(HX_BASE, 0755);
-    snprintf(h->dir, sizeof h->dir, HX_BASE "/%s", name);
-    snprintf(h->src, sizeof h->src, HX_BASE "/%s.src", name);
+    /* the pid keeps concurrent runs of the suite (other checkouts on the
+     * same machine) out of each other's sandboxes */
+    snprintf(h->dir, sizeof h->dir, HX_BASE "/%s.%d", name, (int)getpid());
+    snprintf(h->src, sizeof h->src, HX_BASE "/%s.%d.src", name,
+             (int)getpid());
     kill_by_dir(h->dir);
     rm_rf(h->dir);
     rm_rf(h->src);

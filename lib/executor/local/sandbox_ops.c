@@ -2,6 +2,7 @@
  * serialises state changes between threads and processes. */
 #include "local.h"
 #include "init_evict.h"
+#include "upper_disk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -107,8 +108,9 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
         if (rc != DVAL_OK)
             return rc;
     } else if (o->image) {
-        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: image %s ignored; the "
-               "sandbox runs on the host's root", o->image);
+        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: image %s ignored; a "
+               "sandbox without a snapshot runs on the Debian 12 base image "
+               "(make a snapshot from the image instead)", o->image);
     }
     int isolated;
     rc = lx_isolation(x, c, &isolated);
@@ -220,9 +222,11 @@ int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
     if (rename(sb.dir, trash) < 0 || lx_rmtree(trash) < 0)
         rc = dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb.dir,
                              strerror(errno));
+    int gib = lx_disk_gib(&sb);
     lx_unlock(lk);
     lx_sb_close(&sb);
     lx_sweep_leftovers(x->state_dir);
+    lx_disk_refill(x, gib);
     return rc;
 }
 

@@ -426,8 +426,14 @@ and a build timeout of 60 minutes per attempt. name is required by
 On Daytona, build_commands become a generated Dockerfile ("FROM image"
 plus one RUN line per command) and dockerfile replaces it; with neither,
 the snapshot is created from image directly; target is sent as the
-region. The local executor ignores image, dockerfile and the resources: it
-runs build_commands with /bin/sh in a layer over the host's root.""",
+region. The local executor ignores dockerfile and the resources; image
+names the snapshot's root filesystem: debian:12*, debian:bookworm* and the
+built-in profiles' images map to a Debian 12 root built once per machine
+with mmdebstrap (the java profile's to Debian 12 with OpenJDK 17 and Maven),
+"dir:/path", "tar:/path.tar[.gz]" and "oci:/layout[:tag]" import a root the
+user has, and any other image fails with @DVAL_EUNSUPPORTED. build_commands
+then run with /bin/sh inside that root, as root, with the network (see
+dval(7)).""",
      ret=R_STATUS,
      errors=[("DVAL_EINVAL", "<<spec>> is NULL."),
              ("DVAL_EABI", "<<size>> is smaller than struct_size itself.")],
@@ -1271,8 +1277,9 @@ page("dval_validation_init",
      desc="""@dval_validation_init zeroes the first <<size>> bytes of
 *<<req>> and sets struct_size. Zero fields mean: a random UUID as thread
 id, the profile's sandbox name, snapshot name and run command, no exec
-timeout, release policy @DVAL_RELEASE_KEEP, no extra labels, and missing
-results are an error. profile and source_dir are required by
+timeout, release policy @DVAL_RELEASE_KEEP, no extra labels, missing
+results are an error, and no cancel token (see @dval_cancel_new). profile
+and source_dir are required by
 @dval_validate.""",
      ret=R_STATUS,
      errors=[("DVAL_EINVAL", "<<req>> is NULL."),
@@ -1348,6 +1355,7 @@ client's message is set to "".""",
              ("DVAL_EBUILD", "The profile's snapshot failed to build."),
              ("DVAL_ETIMEOUT", "The program ran longer than timeout_ms, or a phase timed out."),
              ("DVAL_EABORTED", "<<on_event>> returned non-zero."),
+             ("DVAL_ECANCELED", "<<req>>->cancel was fired (see @dval_cancel_new(3)); the message is \"<phase>: canceled\" and the session was closed."),
              ("Other codes", "Any error of @dval_snapshot_ensure(3), @dval_sandbox_acquire(3), @dval_session_open(3), @dval_sandbox_upload_file(3) or @dval_session_exec(3), from the phase that failed.")] + E_ENOMEM,
      own=O_INPUTS + """ *<<result_json>> belongs to the caller: release it with
 @dval_free. Event fields are valid only during the callback.""",
@@ -1356,6 +1364,76 @@ client's message is set to "".""",
 sandbox); <<on_event>> runs on the calling thread. As the client has one
 error message, concurrent failures may overwrite each other's message.""",
      see=sees("dval_validation_init", "dval_profile_find", "dval_session_exec", "dval_free", "dval(7)"))
+
+# ------------------------------------------------------------ cancel
+
+T_CANCEL_FIRE = """Thread-safe: may be called from any thread at any time while
+the token exists, also while a validation uses it and from inside
+callbacks. It takes a lock, so it is not async-signal-safe: from a signal,
+wake a thread (self-pipe, or sigwait in a thread) and fire there."""
+
+page("dval_cancel_new",
+     summary="create a cancel token for dval_validate",
+     desc="""@dval_cancel_new creates a cancel token. Set it as the cancel field
+of a @dval_validation and call @dval_cancel_fire from any thread to stop
+that validation: @dval_validate then returns @DVAL_ECANCELED soon after,
+having closed its session and released its sandbox as after any failure.
+
+The token is checked between the phases; while the program runs, firing
+it cancels the session's command (as @dval_session_cancel, so the command
+is killed); while the library waits for the snapshot or the sandbox to
+become ready, backs off between retries of those phases, or uploads the
+source directory, that ends at once. The close phase always runs and is not canceled. A token fires
+once for good: use a new token for the next validation.
+
+The library starts no thread for this; the token is a flag and a pipe.""",
+     ret=R_STATUS + " *<<out>> is NULL on failure.",
+     errors=[("DVAL_EINVAL", "<<out>> is NULL."),
+             ("DVAL_EIO", "No pipe could be created (out of descriptors).")] + E_ENOMEM,
+     own="""*<<out>> belongs to the caller: free it with @dval_cancel_free
+once no validation uses it. The token holds two file descriptors
+(close-on-exec).""",
+     thread=T_INIT,
+     see=sees("dval_cancel_fire", "dval_cancel_fired", "dval_cancel_free", "dval_validate", "dval_session_cancel"))
+
+page("dval_cancel_fire",
+     summary="cancel the validation that uses a token",
+     desc="""@dval_cancel_fire marks <<token>> fired. A @dval_validate that
+uses it stops its running phase: a running program is killed through
+@dval_session_cancel, a wait for the snapshot or sandbox or an upload
+ends, and the
+call returns @DVAL_ECANCELED after closing the session. A validation that
+starts with a fired token runs no phase. Firing is idempotent: later calls
+do nothing.""",
+     ret="""@DVAL_OK, or @DVAL_EINVAL when <<token>> is NULL.""",
+     errors=[("DVAL_EINVAL", "<<token>> is NULL.")],
+     own="""Nothing is allocated.""",
+     thread=T_CANCEL_FIRE,
+     see=sees("dval_cancel_new", "dval_cancel_fired", "dval_validate", "dval_threads"))
+
+page("dval_cancel_fired",
+     summary="whether a cancel token was fired",
+     desc="""@dval_cancel_fired tells whether @dval_cancel_fire was called
+on <<token>>.""",
+     ret="""1 when <<token>> was fired, 0 when not or when <<token>> is NULL.""",
+     errors=[("None", "This function cannot fail.")],
+     own="""Nothing is allocated.""",
+     thread="""Thread-safe: an atomic read, from any thread at any time while
+the token exists.""",
+     see=sees("dval_cancel_new", "dval_cancel_fire"))
+
+page("dval_cancel_free",
+     summary="free a cancel token",
+     desc="""@dval_cancel_free releases <<token>> and its descriptors. NULL
+does nothing.""",
+     ret="""Nothing.""",
+     errors=[("None", "This function cannot fail.")],
+     own="""The token must not be used afterwards, and no validation may
+still use it.""",
+     thread="""Must not race with any other use of the token (a running
+@dval_validate that uses it, or @dval_cancel_fire from another
+thread).""",
+     see=sees("dval_cancel_new"))
 
 # ------------------------------------------------------------ executor
 
