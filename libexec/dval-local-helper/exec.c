@@ -5,8 +5,9 @@
  *
  * Isolated, the processes are:
  *   helper (host pid ns, root; dies with the library thread: pdeathsig)
- *    └ waiter (sandbox pid ns, root, child subreaper, its own group;
- *       SIGTERM when the helper dies): when the command exits or the
+ *    └ waiter (sandbox pid ns, root, child subreaper, its own group,
+ *       double-forked so the sandbox's init is its parent; watches a
+ *       pipe only the helper holds): when the command exits or the
  *       helper is gone it kills every process the command left, however
  *       it detached itself (setsid, double fork)
  *       └ sh -c command: own session, unprivileged uid, seccomp
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -217,49 +219,73 @@ static void kill_descendants(void)
     }
 }
 
-static volatile sig_atomic_t parent_gone;
-
-static void on_parent_gone(int sig)
+/* Reaps what has exited; 1 once the command (cmd) is among them. */
+static int reap(pid_t cmd, int *code)
 {
-    (void)sig;
-    parent_gone = 1;
+    int st, done = 0;
+    pid_t w;
+    while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+        if (w == cmd) {
+            *code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            done = 1;
+        }
+    return done || (w < 0 && errno == ECHILD);
 }
 
-/* In the sandbox's pid namespace, root, a child subreaper: runs the
- * command, and when it exits or the helper dies (pdeathsig SIGTERM: the
- * command runs as another uid and cannot send it), kills all it left. */
+/* In the sandbox's pid namespace, root, a child subreaper whose parent
+ * is the sandbox's init (so it is reaped there, whatever happens to the
+ * helper: a zombie parented outside would hold the namespace open): runs
+ * the command, and when it exits or the helper's end of `alive` closes
+ * (the helper died: canceled, or the caller is gone) kills all it left. */
 static void waiter(const struct exec_req *r, int alive)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_parent_gone; /* no SA_RESTART: wait() returns */
-    sigaction(SIGTERM, &sa, NULL);
-    /* its own group: the library's kill(-helper) ends the helper only,
-     * and this cleans up after it */
-    if (setpgid(0, 0) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
+    int sfd = signalfd(-1, &chld, SFD_CLOEXEC);
+    /* its own group: the library's kill(-helper) ends the helper only */
+    if (sfd < 0 || setpgid(0, 0) < 0 ||
+        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
         die_fd(2, "subreaper");
-    die_with_parent(alive, SIGTERM);
     pid_t cmd = fork();
     if (cmd < 0)
         die_fd(2, "fork");
-    if (cmd == 0)
+    if (cmd == 0) {
+        sigprocmask(SIG_UNBLOCK, &chld, NULL);
         run_command(r, 1);
+    }
     drop_stdio();
-    int st, code = 125;
-    for (;;) {
-        pid_t w = waitpid(-1, &st, 0);
-        if (w == cmd) {
-            code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    int code = 125, gone = 0;
+    while (!reap(cmd, &code)) {
+        struct pollfd p[2] = { { sfd, POLLIN, 0 }, { alive, POLLIN, 0 } };
+        if (poll(p, 2, -1) < 0 && errno != EINTR)
+            break;
+        struct signalfd_siginfo si;
+        if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof si) < 0)
+            break;
+        if (p[1].revents) {
+            gone = 1;
             break;
         }
-        if (parent_gone || (w < 0 && errno != EINTR))
-            break;
     }
     kill_descendants();
     unsigned char b = (unsigned char)code;
-    if (parent_gone || write(r->report, &b, 1) != 1)
+    if (gone || write(r->report, &b, 1) != 1)
         _exit(125);
     _exit(code);
+}
+
+/* Double fork: the waiter's parent exits at once, so the waiter belongs
+ * to the sandbox's init (the reaper of its pid namespace). */
+static void start_waiter(const struct exec_req *r, int alive)
+{
+    pid_t w = fork();
+    if (w < 0)
+        die_fd(2, "fork");
+    if (w == 0)
+        waiter(r, alive);
+    _exit(0);
 }
 
 int helper_exec(int argc, char **argv)
@@ -293,7 +319,7 @@ int helper_exec(int argc, char **argv)
         close(life[1]);
         close(report[0]);
         if (isolated)
-            waiter(&r, life[0]);
+            start_waiter(&r, life[0]);
         die_with_parent(life[0], SIGKILL);
         run_command(&r, 0);
     }
@@ -303,12 +329,12 @@ int helper_exec(int argc, char **argv)
     signal(SIGTERM, SIG_IGN);
     if (!isolated)
         return wait_code(child);
+    wait_code(child); /* the first fork, gone at once */
     /* the waiter reports the code once the command's processes are all
-     * dead; no report: it was killed */
+     * dead; no report: it was killed (the sandbox went away) */
     unsigned char b;
     ssize_t n;
     while ((n = read(report[0], &b, 1)) < 0 && errno == EINTR)
         ;
-    int code = wait_code(child);
-    return n == 1 ? b : code;
+    return n == 1 ? b : 128 + SIGKILL;
 }
