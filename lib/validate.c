@@ -431,18 +431,25 @@ static int do_upload(vctx *v)
     if (crc)
         return crc;
     /* A fresh workdir each time: a sandbox is reused across runs, and a
-     * rerun with the same thread id must not see the last run's files. */
+     * rerun with the same thread id must not see the last run's files.
+     * The executor makes the directory (the local one gives it the
+     * validation's own uid), the clean-up runs inside it, as its owner. */
+    int rc = dval_sandbox_mkdir(v->sb, v->workdir);
+    if (rc)
+        return fail(v, rc, "upload", dval_sandbox_errmsg(v->sb));
     dval__buf cmd = {0};
-    int rc = dval__buf_appendf(&cmd, "rm -rf ");
-    rc = rc ? rc : dval__shell_quote(&cmd, v->workdir);
-    rc = rc ? rc : dval__buf_appendf(&cmd, " && mkdir -p ");
+    rc = dval__buf_appendf(&cmd, "find . -mindepth 1 -delete && mkdir -p ");
     rc = rc ? rc : dval__shell_quote(&cmd, v->resdir);
     if (rc) {
         dval__buf_free(&cmd);
         return fail(v, rc, "upload", NULL);
     }
     int code = -1;
-    rc = quiet_exec(v, cmd.data, NULL, &code);
+    dval_exec_options eo;
+    dval_exec_options_init(&eo, sizeof eo);
+    eo.channel_prefix = v->prof->channel_prefix;
+    eo.cwd = v->workdir;
+    rc = dval_session_exec(v->sess, cmd.data, &eo, collect, NULL, &code);
     dval__buf_free(&cmd);
     if (rc)
         return fail(v, rc, "upload", dval_session_errmsg(v->sess));

@@ -5,13 +5,17 @@
  *
  * Isolated, the processes are:
  *   helper (host pid ns, root; dies with the library thread: pdeathsig)
- *    └ waiter (sandbox pid ns; dies with the helper) unshares a pid ns
- *       └ reaper: pid 1 of the command's own pid namespace (dies with the
- *          waiter); when it exits the kernel kills everything the command
- *          started, however it detached itself (setsid, double fork)
- *          └ sh -c command: own session, unprivileged uid, seccomp */
+ *    └ waiter (sandbox pid ns, root, child subreaper, its own group,
+ *       double-forked so the sandbox's init is its parent; watches a
+ *       pipe only the helper holds): when the command exits or the
+ *       helper is gone it kills every process the command left, however
+ *       it detached itself (setsid, double fork)
+ *       └ sh -c command: own session, unprivileged uid, seccomp
+ * A pid namespace per command would do the same, but a /proc for it
+ * needs a mount namespace whose teardown waits for RCU: ~5 ms each. */
 #include "helper.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +38,7 @@ struct exec_req {
     const char *pid, *root, *cwd, *cmd;
     char *env[MAX_ENV + 8];
     long uid;
+    int report;                 /* the waiter writes the exit code here */
 };
 
 static void join_ns(const char *pid)
@@ -118,9 +124,9 @@ static int wait_code(pid_t pid)
 
 /* pdeathsig, then a check that the parent did not die before it was set:
  * `alive` is a pipe whose other end only the parent holds. */
-static void die_with_parent(int alive)
+static void die_with_parent(int alive, int sig)
 {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    if (prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) < 0)
         _exit(125);
     struct pollfd p = { alive, POLLIN, 0 };
     if (poll(&p, 1, 0) != 0)
@@ -134,6 +140,7 @@ static void run_command(const struct exec_req *r, int isolated)
     if (chdir(dir) < 0 && chdir(isolated ? "/" : ".") < 0)
         _exit(126);
     signal(SIGPIPE, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     if (isolated && drop_privileges(r->uid) < 0) {
         char msg[128];
         snprintf(msg, sizeof msg, "dval-local-helper: cannot drop "
@@ -146,50 +153,139 @@ static void run_command(const struct exec_req *r, int isolated)
     _exit(127);
 }
 
-/* pid 1 of the command's pid namespace: runs it, reaps orphans, exits
- * with its code (taking every other process of the namespace along). */
-static void reaper(const struct exec_req *r)
+/* The waiter lets go of the command's output pipes, so the stream ends
+ * when the command's processes end, not when the waiter is done. */
+static void drop_stdio(void)
 {
-    /* as root this must work; in a single-id user namespace the kernel
-     * refuses a second /proc over a masked one: the sandbox's then stays
-     * (hidepid still hides other processes) */
-    if (mount_command_proc() < 0 && geteuid() == 0 && getuid() == 0 &&
-        r->uid > 0)
-        die_fd(2, "mount the command's /proc");
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0)
+        _exit(125);
+    for (int i = 0; i < 3; i++)
+        if (dup2(null, i) < 0)
+            _exit(125);
+    close(null);
+}
+
+/* Our children's pids, space-separated, into buf: from
+ * /proc/thread-self/children, else (a kernel without it) by scanning
+ * every process's parent. */
+static void list_children(char *buf, size_t cap)
+{
+    int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    if (n >= 0)
+        return;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    size_t len = 0;
+    while (d && (e = readdir(d)) && len + 16 < cap) {
+        char p[300], st[512];
+        snprintf(p, sizeof p, "/proc/%.*s/stat", 200, e->d_name);
+        int s = e->d_name[0] >= '1' && e->d_name[0] <= '9'
+                    ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+        ssize_t k = s >= 0 ? read(s, st, sizeof st - 1) : -1;
+        if (s >= 0)
+            close(s);
+        st[k > 0 ? k : 0] = 0;
+        char *r = strrchr(st, ')');
+        if (r && atol(r + 4) == (long)getpid())
+            len += (size_t)snprintf(buf + len, cap - len, "%s ", e->d_name);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* Kills every descendant: as a child subreaper, whatever the command
+ * started (setsid, double fork, nohup) is a child of ours or below a
+ * living one; each round kills the current children, whose orphans then
+ * become children. Done when there are no children at all. */
+static void kill_descendants(void)
+{
+    char buf[16384];
+    for (;;) {
+        list_children(buf, sizeof buf);
+        for (char *s = buf, *e; *s; s = e) {
+            long pid = strtol(s, &e, 10);
+            if (e == s)
+                break;
+            if (pid > 0)
+                kill((pid_t)pid, SIGKILL);
+        }
+        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+            return;
+    }
+}
+
+/* Reaps what has exited; 1 once the command (cmd) is among them. */
+static int reap(pid_t cmd, int *code)
+{
+    int st, done = 0;
+    pid_t w;
+    while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+        if (w == cmd) {
+            *code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            done = 1;
+        }
+    return done || (w < 0 && errno == ECHILD);
+}
+
+/* In the sandbox's pid namespace, root, a child subreaper whose parent
+ * is the sandbox's init (so it is reaped there, whatever happens to the
+ * helper: a zombie parented outside would hold the namespace open): runs
+ * the command, and when it exits or the helper's end of `alive` closes
+ * (the helper died: canceled, or the caller is gone) kills all it left. */
+static void waiter(const struct exec_req *r, int alive)
+{
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
+    int sfd = signalfd(-1, &chld, SFD_CLOEXEC);
+    /* its own group: the library's kill(-helper) ends the helper only */
+    if (sfd < 0 || setpgid(0, 0) < 0 ||
+        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+        die_fd(2, "subreaper");
     pid_t cmd = fork();
     if (cmd < 0)
-        _exit(125);
-    if (cmd == 0)
+        die_fd(2, "fork");
+    if (cmd == 0) {
+        sigprocmask(SIG_UNBLOCK, &chld, NULL);
         run_command(r, 1);
-    int st, code = 125;
-    pid_t w;
-    while ((w = wait(&st)) != cmd)
-        if (w < 0 && errno != EINTR)
-            _exit(125);
-    code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    }
+    drop_stdio();
+    int code = 125, gone = 0;
+    while (!reap(cmd, &code)) {
+        struct pollfd p[2] = { { sfd, POLLIN, 0 }, { alive, POLLIN, 0 } };
+        if (poll(p, 2, -1) < 0 && errno != EINTR)
+            break;
+        struct signalfd_siginfo si;
+        if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof si) < 0)
+            break;
+        if (p[1].revents) {
+            gone = 1;
+            break;
+        }
+    }
+    kill_descendants();
+    unsigned char b = (unsigned char)code;
+    if (gone || write(r->report, &b, 1) != 1)
+        _exit(125);
     _exit(code);
 }
 
-/* In the sandbox's pid namespace: a new one below it for the command
- * (unshare(CLONE_NEWPID) works only for a process already inside). */
-static void waiter(const struct exec_req *r, int alive)
+/* Double fork: the waiter's parent exits at once, so the waiter belongs
+ * to the sandbox's init (the reaper of its pid namespace). */
+static void start_waiter(const struct exec_req *r, int alive)
 {
-    die_with_parent(alive);
-    if (unshare(CLONE_NEWPID) < 0)
-        die_fd(2, "pid namespace");
-    int life[2];
-    if (pipe2(life, O_CLOEXEC) < 0)
-        die_fd(2, "pipe");
-    pid_t p = fork();
-    if (p < 0)
+    pid_t w = fork();
+    if (w < 0)
         die_fd(2, "fork");
-    if (p == 0) {
-        close(life[1]);
-        die_with_parent(life[0]);
-        reaper(r);
-    }
-    close(life[0]);
-    _exit(wait_code(p));
+    if (w == 0)
+        waiter(r, alive);
+    _exit(0);
 }
 
 int helper_exec(int argc, char **argv)
@@ -208,9 +304,10 @@ int helper_exec(int argc, char **argv)
         join_ns(r.pid);
     else if (chdir(r.root) < 0)
         die_fd(2, r.root);
-    int life[2];
-    if (pipe2(life, O_CLOEXEC) < 0)
+    int life[2], report[2];
+    if (pipe2(life, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0)
         die_fd(2, "pipe");
+    r.report = report[1];
     char buf[32];
     snprintf(buf, sizeof buf, "%d\n", (int)getpid());
     write_str(3, buf);
@@ -220,13 +317,24 @@ int helper_exec(int argc, char **argv)
         die_fd(2, "fork");
     if (child == 0) {
         close(life[1]);
+        close(report[0]);
         if (isolated)
-            waiter(&r, life[0]);
-        die_with_parent(life[0]);
+            start_waiter(&r, life[0]);
+        die_with_parent(life[0], SIGKILL);
         run_command(&r, 0);
     }
     close(life[0]);
+    close(report[1]);
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
-    return wait_code(child);
+    if (!isolated)
+        return wait_code(child);
+    wait_code(child); /* the first fork, gone at once */
+    /* the waiter reports the code once the command's processes are all
+     * dead; no report: it was killed (the sandbox went away) */
+    unsigned char b;
+    ssize_t n;
+    while ((n = read(report[0], &b, 1)) < 0 && errno == EINTR)
+        ;
+    return n == 1 ? b : 128 + SIGKILL;
 }

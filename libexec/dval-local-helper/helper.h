@@ -34,10 +34,6 @@ int mount_overlay(const char *lower, const char *upper, const char *work,
 int setup_dev(const char *root);
 int setup_sandbox_root(const char *root, const char *hide);
 int enter_root(const char *root);
-/* Masks /proc under root ("" for /) as Docker does. */
-int mask_proc(const char *root);
-/* New mount namespace with a /proc of the caller's pid namespace. */
-int mount_command_proc(void);
 int loopback_up(void);
 /* Drops capabilities that could reach past the sandbox (mounts, devices,
  * modules, raw I/O, ptrace, ...) from the bounding set; sets no_new_privs. */

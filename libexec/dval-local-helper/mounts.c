@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/capability.h>
@@ -90,7 +89,7 @@ int setup_dev(const char *root)
 /* What Docker masks: host-wide kernel state (memory, keys of every user,
  * timers, scheduler, hardware) is covered by /dev/null or an empty
  * read-only tmpfs; the kernel's knobs are read-only. */
-int mask_proc(const char *root)
+static int mask_proc(const char *root)
 {
     static const char *masked[] = { "proc/kcore", "proc/keys",
         "proc/key-users", "proc/timer_list", "proc/timer_stats",
@@ -118,20 +117,6 @@ int mask_proc(const char *root)
             return -1;
     }
     return 0;
-}
-
-/* A /proc of the command's own pid namespace (its getpid() is what
- * /proc shows: ps, pgrep and the JVM look themselves up by pid), in a
- * mount namespace of its own so no other command sees it. */
-int mount_command_proc(void)
-{
-    if (unshare(CLONE_NEWNS) < 0)
-        return -1;
-    unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC;
-    if (mount("proc", "/proc", "proc", fl, "hidepid=invisible") < 0 &&
-        mount("proc", "/proc", "proc", fl, NULL) < 0)
-        return -1;
-    return mask_proc("");
 }
 
 /* The sandbox's own /proc; hidepid: a command sees only the processes of

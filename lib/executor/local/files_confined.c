@@ -18,7 +18,7 @@
 
 #define CHUNK 65536
 
-static int open_in(int root, const char *rel, int flags, mode_t mode)
+int lx_open_in(int root, const char *rel, int flags, mode_t mode)
 {
     struct open_how how;
     memset(&how, 0, sizeof how);
@@ -39,7 +39,8 @@ static int canceled(dval_call *c)
 /* Opens the sandbox's root and turns path into one relative to it
  * (relative paths are relative to /home/daytona). */
 static int open_root(lx *x, dval_call *c, const char *sbid, const char *path,
-                     char *rel, size_t cap, int *rootfd)
+                     char *rel, size_t cap, int *rootfd, long *owner,
+                     int file)
 {
     char msg[256], p[4200];
     if (dval__check_remote_path(path, msg, sizeof msg) != DVAL_OK)
@@ -60,6 +61,14 @@ static int open_root(lx *x, dval_call *c, const char *sbid, const char *path,
             rc = dval__call_fail(c, DVAL_EIO, "open %s: %s", p,
                                  strerror(errno));
     }
+    char top[256];
+    lx_top_of(path, file, top, sizeof top);
+    *owner = -1;
+    if (rc == DVAL_OK && top[0] && file >= 0) { /* -1: only reading */
+        rc = lx_uid_for(x, c, &sb, *rootfd, top, owner);
+        if (rc != DVAL_OK)
+            close(*rootfd);
+    }
     lx_sb_close(&sb);
     if (rc != DVAL_OK)
         return rc;
@@ -69,12 +78,15 @@ static int open_root(lx *x, dval_call *c, const char *sbid, const char *path,
     return DVAL_OK;
 }
 
+/* owner: the uid new entries get (-1: their directory's, see give()). */
 static int root_and_rel(lx *x, dval_call *c, const char *sbid,
-                        const char *path, char *rel, size_t cap, int *rootfd)
+                        const char *path, char *rel, size_t cap, int *rootfd,
+                        long *owner, int file)
 {
     char tmp[4200];
     int abs = path && path[0] == '/';
-    int rc = open_root(x, c, sbid, path, tmp, sizeof tmp, rootfd);
+    int rc = open_root(x, c, sbid, path, tmp, sizeof tmp, rootfd, owner,
+                       file);
     if (rc != DVAL_OK)
         return rc;
     if (abs)
@@ -100,9 +112,11 @@ static int errno_status(int e)
  * sandbox uid. Elsewhere under root-owned directories root stays owner
  * (the system root is read-only to commands). Only a root caller with an
  * isolated sandbox has other ids to give. */
-static uid_t owner_for(int parent, const char *parent_rel)
+static uid_t owner_for(int parent, const char *parent_rel, long owner)
 {
     struct stat st;
+    if (owner > 0)
+        return (uid_t)owner;
     if (geteuid() != 0 || fstat(parent, &st) < 0)
         return 0;
     if (st.st_uid == 0 && !strcmp(parent_rel, "sandbox"))
@@ -111,22 +125,23 @@ static uid_t owner_for(int parent, const char *parent_rel)
 }
 
 /* Best effort: an entry left to root is read-only to commands. */
-static void give(int parent, const char *parent_rel, int fd)
+static void give(int parent, const char *parent_rel, long owner, int fd)
 {
-    uid_t uid = owner_for(parent, parent_rel);
+    uid_t uid = owner_for(parent, parent_rel, owner);
     if (uid != 0)
         (void)fchown(fd, uid, uid);
 }
 
-static void give_at(int parent, const char *parent_rel, const char *name)
+static void give_at(int parent, const char *parent_rel, long owner,
+                    const char *name)
 {
-    uid_t uid = owner_for(parent, parent_rel);
+    uid_t uid = owner_for(parent, parent_rel, owner);
     if (uid != 0)
         (void)fchownat(parent, name, uid, uid, AT_SYMLINK_NOFOLLOW);
 }
 
 /* mkdir -p of rel inside root. */
-static int mkdirs_in(dval_call *c, int root, const char *rel)
+static int mkdirs_in(dval_call *c, int root, const char *rel, long owner)
 {
     char prefix[4200];
     size_t len = strlen(rel);
@@ -136,7 +151,7 @@ static int mkdirs_in(dval_call *c, int root, const char *rel)
         if (i == 0 || rel[i - 1] == '/')
             continue;
         dval__fmt(prefix, sizeof prefix, "%.*s", (int)i, rel);
-        int fd = open_in(root, prefix, O_PATH | O_DIRECTORY, 0);
+        int fd = lx_open_in(root, prefix, O_PATH | O_DIRECTORY, 0);
         if (fd >= 0) {
             close(fd);
             continue;
@@ -148,7 +163,7 @@ static int mkdirs_in(dval_call *c, int root, const char *rel)
         const char *name = slash ? slash + 1 : prefix;
         if (slash)
             *slash = 0;
-        int parent = open_in(root, slash ? prefix : "", O_PATH | O_DIRECTORY,
+        int parent = lx_open_in(root, slash ? prefix : "", O_PATH | O_DIRECTORY,
                              0);
         if (parent < 0)
             return dval__call_fail(c, errno_status(errno), "%s: %s", prefix,
@@ -156,7 +171,7 @@ static int mkdirs_in(dval_call *c, int root, const char *rel)
         int r = mkdirat(parent, name, 0755);
         int e = errno;
         if (r == 0)
-            give_at(parent, slash ? prefix : "", name);
+            give_at(parent, slash ? prefix : "", owner, name);
         close(parent);
         if (r < 0 && e != EEXIST)
             return dval__call_fail(c, errno_status(e), "mkdir %s: %s", rel,
@@ -170,10 +185,12 @@ int lx_folder_create(void *ud, dval_call *c, const char *sbid,
 {
     char rel[4200];
     int root;
-    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root);
+    long owner;
+    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root, &owner,
+                          0);
     if (rc != DVAL_OK)
         return rc;
-    rc = mkdirs_in(c, root, rel);
+    rc = mkdirs_in(c, root, rel, owner);
     close(root);
     return rc;
 }
@@ -204,7 +221,7 @@ static int write_from(dval_call *c, int fd, dval_read_fn src, void *src_ud)
 
 /* Hands a just-written file (rel inside root) to its directory's owner
  * unless it already belongs to someone other than root. */
-static void give_file(int root, char *rel, int fd)
+static void give_file(int root, char *rel, long owner, int fd)
 {
     struct stat st;
     if (geteuid() != 0 || fstat(fd, &st) < 0 || st.st_uid != 0)
@@ -212,9 +229,9 @@ static void give_file(int root, char *rel, int fd)
     char *slash = strrchr(rel, '/');
     if (slash)
         *slash = 0;
-    int parent = open_in(root, slash ? rel : "", O_PATH | O_DIRECTORY, 0);
+    int parent = lx_open_in(root, slash ? rel : "", O_PATH | O_DIRECTORY, 0);
     if (parent >= 0) {
-        give(parent, slash ? rel : "", fd);
+        give(parent, slash ? rel : "", owner, fd);
         close(parent);
     }
     if (slash)
@@ -227,7 +244,9 @@ int lx_file_upload(void *ud, dval_call *c, const char *sbid, const char *path,
     (void)size;
     char rel[4200];
     int root;
-    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root);
+    long owner;
+    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root, &owner,
+                          1);
     if (rc != DVAL_OK)
         return rc;
     char *slash = strrchr(rel, '/');
@@ -237,18 +256,18 @@ int lx_file_upload(void *ud, dval_call *c, const char *sbid, const char *path,
     }
     if (slash) {
         *slash = 0;
-        rc = mkdirs_in(c, root, rel);
+        rc = mkdirs_in(c, root, rel, owner);
         *slash = '/';
     }
     int fd = -1;
     if (rc == DVAL_OK) {
-        fd = open_in(root, rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        fd = lx_open_in(root, rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0)
             rc = dval__call_fail(c, errno_status(errno), "%s: %s", path,
                                  strerror(errno));
     }
     if (fd >= 0)
-        give_file(root, rel, fd);
+        give_file(root, rel, owner, fd);
     if (rc == DVAL_OK)
         rc = write_from(c, fd, src, src_ud);
     if (fd >= 0 && close(fd) < 0 && rc == DVAL_OK)
@@ -262,7 +281,9 @@ int lx_file_download(void *ud, dval_call *c, const char *sbid,
 {
     char rel[4200], buf[CHUNK];
     int root;
-    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root);
+    long owner;
+    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root, &owner,
+                          -1);
     if (rc != DVAL_OK)
         return rc;
     /* Downloads carry results: no symlink anywhere on the path, no FIFO

@@ -83,6 +83,11 @@ static void helper_env(char **env, size_t cap, char bufs[][4200],
     env[n] = NULL;
 }
 
+/* The helper sets PR_SET_PDEATHSIG itself (posix_spawn has no attribute
+ * for it), so it dies with the *thread* that spawned it: a command is
+ * started and finished within one call on one thread (dval_session_exec
+ * is synchronous), so that thread outlives it; a caller SIGKILLed takes
+ * every helper, and through them every command, along. */
 int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
              int pgroup)
 {

@@ -216,7 +216,20 @@ int lx_command_cancel(void *ud, dval_call *c, const char *sb, const char *sid,
 void lx_sessions_drop(lx *x, const char *sb);
 void lx_sessions_free(lx *x);
 
+/* ---- sandbox_uids.c: per-validation host uids (see the file) */
+/* The uid for a command or file under /sandbox/<top> ("": elsewhere) of
+ * sandbox sb (root: rootfd): -1 when the caller is not root or the
+ * sandbox is not isolated. Makes /sandbox/<top> that uid's. */
+int lx_uid_for(lx *x, dval_call *c, const lx_sb *sb, int rootfd,
+               const char *top, long *uid);
+int lx_uid_alloc(dval_call *c, const char *sbdir, const char *name,
+                 long *uid);
+int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid);
+void lx_top_of(const char *abs, int file, char *top, size_t cap);
+
 /* ---- files_confined.c */
+/* openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) of rel under root. */
+int lx_open_in(int root, const char *rel, int flags, mode_t mode);
 int lx_file_upload(void *ud, dval_call *c, const char *sb, const char *path,
                    dval_read_fn src, void *src_ud, int64_t size);
 int lx_file_download(void *ud, dval_call *c, const char *sb, const char *path,

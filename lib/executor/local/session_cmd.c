@@ -38,11 +38,79 @@ static pid_t read_pgid(int fd)
     return (pid_t)strtol(buf, NULL, 10);
 }
 
+/* An unquoted "cd /plain/path && " or "cd /plain/path; " as people
+ * write it (only characters the shell takes literally). */
+static void plain_cwd(const char *cmd, char *dir, size_t cap)
+{
+    size_t n = strspn(cmd + 3, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+                      "QRSTUVWXYZ0123456789._/-+@%:,");
+    const char *end = cmd + 3 + n;
+    if (n > 0 && n < cap && (!strncmp(end, " && ", 4) ||
+                             !strncmp(end, "; ", 2) || *end == ';'))
+        dval__fmt(dir, cap, "%.*s", (int)n, cmd + 3);
+}
+
+/* The working directory the command starts with: the core's
+ * "cd '<dir>' && " (dval__shell_quote) or a plain one; "" otherwise. */
+static void command_cwd(const char *cmd, char *dir, size_t cap)
+{
+    size_t n = 0;
+    dir[0] = 0;
+    if (!strncmp(cmd, "cd /", 4)) {
+        plain_cwd(cmd, dir, cap);
+        return;
+    }
+    if (strncmp(cmd, "cd '", 4) != 0)
+        return;
+    for (const char *p = cmd + 4; *p && n + 1 < cap;) {
+        if (!strncmp(p, "'\\''", 4)) {
+            dir[n++] = '\'';
+            p += 4;
+        } else if (*p == '\'') {
+            dir[n] = 0;
+            if (strncmp(p, "' && ", 5) != 0)
+                dir[0] = 0;
+            return;
+        } else {
+            dir[n++] = *p++;
+        }
+    }
+    dir[0] = 0;
+}
+
+/* The host uid of the command: its working directory's /sandbox/<dir>'s
+ * (made that uid's now if needed), else the default one; -1: none. */
+static int command_uid(lx *x, dval_call *c, lx_sb *sb, const char *command,
+                       long *uid)
+{
+    char cwd[4096], top[256], p[64];
+    *uid = -1;
+    if (!sb->isolated || geteuid() != 0)
+        return DVAL_OK;
+    command_cwd(command, cwd, sizeof cwd);
+    lx_top_of(cwd, 0, top, sizeof top);
+    if (!top[0])
+        return lx_uid_for(x, c, sb, -1, "", uid);
+    dval__fmt(p, sizeof p, "/proc/%d/root", (int)sb->pid);
+    int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return dval__call_fail(c, DVAL_EIO, "open %s: %s", p,
+                               strerror(errno));
+    int rc = lx_uid_for(x, c, sb, root, top, uid);
+    close(root);
+    return rc;
+}
+
 static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
                      lx_cmd *m)
 {
     char *argv[MAX_ARGS], pidbuf[32], root[4200], lim[3][32], mark[600];
+    char uidbuf[32];
     int n = 1;
+    long uid;
+    int rc = command_uid(x, c, sb, command, &uid);
+    if (rc != DVAL_OK)
+        return rc;
     lx_limits l;
     lx_sb_limits(x, sb, &l);
     dval__fmt(pidbuf, sizeof pidbuf, "%d", (int)sb->pid);
@@ -52,6 +120,11 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
     argv[n++] = root;
     argv[n++] = "/home/daytona";
     lx_limits_args(&l, argv, &n, lim);
+    if (uid > 0) {
+        dval__fmt(uidbuf, sizeof uidbuf, "%ld", uid);
+        argv[n++] = "-u";
+        argv[n++] = uidbuf;
+    }
     for (size_t i = 0; i < sb->kv.n && n < MAX_ARGS - 4; i++) {
         if (!strcmp(sb->kv.keys[i], "env")) {
             argv[n++] = "-e";
@@ -73,7 +146,7 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
         return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(e));
     }
     int fds[4] = { -1, out[1], err[1], pg[1] };
-    int rc = lx_spawn(x, c, argv, fds, &m->helper, 1);
+    rc = lx_spawn(x, c, argv, fds, &m->helper, 1);
     close(out[1]);
     close(err[1]);
     close(pg[1]);

@@ -1,0 +1,144 @@
+/* Per-validation host uids of an isolated sandbox (root callers only).
+ * Each top-level directory /sandbox/<dir> gets its own unprivileged uid,
+ * allocated once per sandbox in <sandbox state dir>/uids (line n names
+ * the directory of uid LX_UID_DEFAULT + n; never reused while the sandbox
+ * exists). The directory itself is made by the library: owner its uid,
+ * group the default sandbox gid, mode 02770 (new entries keep the group):
+ * no other validation can read, write or replace it, and commands outside
+ * /sandbox (the default uid: the sandbox's operator) can still use it. */
+#include "local.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox_ids.h"
+
+static int valid_top(const char *name)
+{
+    return name[0] && strcmp(name, ".") && strcmp(name, "..") &&
+           !strchr(name, '/') && !strchr(name, '\n') && strlen(name) < 256;
+}
+
+/* Slot of name in the table (appending it when new): 1.., or -1. */
+static long slot_of(FILE *f, const char *name)
+{
+    char line[300];
+    long n = 0;
+    rewind(f);
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        line[strcspn(line, "\n")] = 0;
+        if (!strcmp(line, name))
+            return n;
+    }
+    if (n + 1 >= LX_UID_SLOTS)
+        return -1;
+    if (fseek(f, 0, SEEK_END) < 0 || fprintf(f, "%s\n", name) < 0 ||
+        fflush(f) != 0 || fsync(fileno(f)) < 0)
+        return -1;
+    return n + 1;
+}
+
+int lx_uid_alloc(dval_call *c, const char *sbdir, const char *name,
+                 long *uid)
+{
+    char p[4200];
+    if (!valid_top(name))
+        return dval__call_fail(c, DVAL_EINVAL, "invalid directory name "
+                               "under /sandbox");
+    dval__fmt(p, sizeof p, "%s/uids", sbdir);
+    int lk = lx_lock(c, p, 10000); /* the table is its own lock file */
+    if (lk < 0)
+        return lk;
+    int fd = dup(lk);
+    FILE *f = fd >= 0 ? fdopen(fd, "r+") : NULL;
+    long n = f ? slot_of(f, name) : -1;
+    if (f)
+        fclose(f);
+    else if (fd >= 0)
+        close(fd);
+    lx_unlock(lk);
+    if (n < 0)
+        return dval__call_fail(c, DVAL_EIO, "cannot allocate a uid for "
+                               "/sandbox/%s", name);
+    *uid = LX_UID_DEFAULT + n;
+    return DVAL_OK;
+}
+
+/* Makes sandbox/<top> (under the sandbox root rootfd) a directory that
+ * belongs to uid; anything else found there (another owner's directory,
+ * a symlink, a file: a squatter's) is renamed out of the way first. */
+int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid)
+{
+    int sfd = lx_open_in(rootfd, "sandbox", O_PATH | O_DIRECTORY, 0);
+    if (sfd < 0)
+        return dval__call_fail(c, DVAL_EIO, "/sandbox: %s", strerror(errno));
+    struct stat st;
+    int rc = DVAL_OK;
+    if (fstatat(sfd, top, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        (!S_ISDIR(st.st_mode) || st.st_uid != (uid_t)uid ||
+         st.st_gid != (gid_t)LX_UID_DEFAULT)) {
+        char away[400];
+        dval__fmt(away, sizeof away, ".dval-stale-%s-%d-%lu", top,
+                  (int)getpid(), lx_seq());
+        if (renameat(sfd, top, sfd, away) < 0)
+            rc = dval__call_fail(c, DVAL_EIO, "move /sandbox/%s away: %s",
+                                 top, strerror(errno));
+    }
+    if (rc == DVAL_OK && mkdirat(sfd, top, 0770) < 0 && errno != EEXIST)
+        rc = dval__call_fail(c, DVAL_EIO, "mkdir /sandbox/%s: %s", top,
+                             strerror(errno));
+    if (rc == DVAL_OK &&
+        (fchownat(sfd, top, (uid_t)uid, (gid_t)LX_UID_DEFAULT,
+                  AT_SYMLINK_NOFOLLOW) < 0 ||
+         fstatat(sfd, top, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+         !S_ISDIR(st.st_mode)))
+        rc = dval__call_fail(c, DVAL_EIO, "chown /sandbox/%s: %s", top,
+                             strerror(errno));
+    if (rc == DVAL_OK && (st.st_mode & 07777) != 02770) {
+        if (fchmodat(sfd, top, 02770, 0) < 0) /* a directory: no symlink */
+            rc = dval__call_fail(c, DVAL_EIO, "chmod /sandbox/%s: %s", top,
+                                 strerror(errno));
+    }
+    close(sfd);
+    return rc;
+}
+
+/* Top-level directory of an absolute sandbox path under /sandbox ("" if
+ * none: /sandbox itself or a path elsewhere; with file set, also when the
+ * path is a file directly in /sandbox). */
+void lx_top_of(const char *abs, int file, char *top, size_t cap)
+{
+    top[0] = 0;
+    while (*abs == '/')
+        abs++;
+    if (strncmp(abs, "sandbox/", 8) != 0)
+        return;
+    abs += 8;
+    while (*abs == '/')
+        abs++;
+    size_t n = strcspn(abs, "/");
+    if (file && abs[n] != '/')
+        return;
+    if (n > 0 && n < cap)
+        dval__fmt(top, cap, "%.*s", (int)n, abs);
+}
+
+int lx_uid_for(lx *x, dval_call *c, const lx_sb *sb, int rootfd,
+               const char *top, long *uid)
+{
+    (void)x;
+    *uid = -1;
+    if (geteuid() != 0 || !sb->isolated)
+        return DVAL_OK; /* no ids to give: the caller's own */
+    *uid = LX_UID_DEFAULT;
+    if (!top[0])
+        return DVAL_OK;
+    int rc = lx_uid_alloc(c, sb->dir, top, uid);
+    return rc == DVAL_OK ? lx_top_ensure(c, rootfd, top, *uid) : rc;
+}
