@@ -220,6 +220,9 @@ install: all
 	-install -m 0644 man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/ 2>/dev/null
 	$(if $(LIBEXEC_BINS),install -m 0755 $(LIBEXEC_BINS) $(DESTDIR)$(LIBEXECDIR)/)
 	install -m 0755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/
+	# JSON Schema of `daytona-validate run --json`, named in daytona-validate(1)
+	install -D -m 0644 man/daytona-validate-run.schema.json \
+		$(DESTDIR)$(PREFIX)/share/daytona-validate/daytona-validate-run.schema.json
 	@# a system prefix needs the loader cache refreshed to find the new SONAME
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
 		echo ldconfig; ldconfig; fi
@@ -229,6 +232,7 @@ uninstall:
 		$(DESTDIR)$(INCLUDEDIR)/dval.h $(DESTDIR)$(PKGCONFIGDIR)/daytona-validate.pc \
 		$(DESTDIR)$(BINDIR)/daytona-validate
 	rm -rf $(DESTDIR)$(LIBEXECDIR)
+	rm -rf $(DESTDIR)$(PREFIX)/share/daytona-validate
 	cd man && for f in man*/*.[0-9]; do rm -f $(DESTDIR)$(MANDIR)/$$f; done
 
 clean:

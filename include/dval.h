@@ -513,6 +513,18 @@ typedef struct dval_event {
 
 typedef int (*dval_event_fn)(const dval_event *event, void *userdata);
 
+/* A cancel token for dval_validate (dval_validation.cancel). Fire it from
+ * any thread, any number of times: the running phase stops promptly (the
+ * running command is killed) and the session is closed. Not
+ * async-signal-safe: fire it from a thread, e.g. one waiting with
+ * sigwait() or reading a self-pipe. A token is fired once for good. */
+typedef struct dval_cancel dval_cancel;
+DVAL_API int dval_cancel_new(dval_cancel **out);
+DVAL_API int dval_cancel_fire(dval_cancel *token);
+DVAL_API int dval_cancel_fired(const dval_cancel *token);
+/* Must not race with a validation using the token. */
+DVAL_API void dval_cancel_free(dval_cancel *token);
+
 typedef struct dval_validation {
     size_t struct_size;
     const char *profile;         /* required: "java", "dotnet", "shell" */
@@ -526,6 +538,9 @@ typedef struct dval_validation {
     int32_t release;             /* enum dval_release for the sandbox */
     const char *const *labels;   /* extra sandbox labels */
     int32_t allow_missing_results; /* 1: no results is not an error */
+    /* Fired from any thread: the validation ends with DVAL_ECANCELED, its
+     * session closed. NULL → not cancelable. Borrowed for the call. */
+    dval_cancel *cancel;
 } dval_validation;
 
 DVAL_API int dval_validation_init(dval_validation *req, size_t size);

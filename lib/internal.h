@@ -53,6 +53,18 @@ typedef int64_t (*dval__now_fn)(void);
 typedef int (*dval__sleep_fn)(int64_t ms, int cancel_fd);
 void dval__set_clock(dval__now_fn now, dval__sleep_fn sleep);
 
+/* ---- cancel tokens (cancel.c) */
+/* Registers the session whose exec dval_cancel_fire must cancel (NULL:
+ * none); after it returns, fire no longer touches the old session. */
+void dval__cancel_attach(dval_cancel *t, dval_session *s);
+/* Sets (NULL: clears) this thread's ambient token: waits and executor
+ * calls given no cancel descriptor then end when it fires. */
+void dval__cancel_scope(const dval_cancel *t);
+/* fd itself when >= 0, else the ambient token's descriptor (or -1). */
+int dval__cancel_fd(int fd);
+/* 1 when this thread's ambient token has fired. */
+int dval__cancel_pending(void);
+
 /* ---- validation of names and paths (policy shared by all executors) */
 /* Sandbox/snapshot/session names: 1..255 bytes, no '/', no "..", no
  * control characters, valid UTF-8. Snapshot names may contain '/' and ':'

@@ -114,7 +114,10 @@ static int wait_stable(dval_sandbox *sb, int64_t timeout)
                         dval_sandbox_state_name(sb->info.state),
                         (long long)waited);
         interval = next_poll(interval, waited);
-        dval__sleep_ms(interval, -1);
+        if (dval__sleep_ms(interval, -1) == DVAL_ECANCELED)   /* dval_cancel */
+            return fail(sb, DVAL_ECANCELED, "canceled while sandbox %s was "
+                        "%s", sb->opts.name,
+                        dval_sandbox_state_name(sb->info.state));
         int rc = do_get(sb);
         if (rc == DVAL_ENOTFOUND) {
             sb->info.state = DVAL_SANDBOX_DESTROYED;

@@ -139,6 +139,9 @@ static int wait_terminal(ensure *e)
             return fail(e, DVAL_ETIMEOUT, "snapshot %s did not become active "
                         "in time", name);
         wait_a_while(e, SNAP_POLL_MS);
+        if (dval__cancel_pending())   /* dval_cancel fired */
+            return fail(e, DVAL_ECANCELED, "canceled while waiting for "
+                        "snapshot %s", name);
         int rc = x_get(e, e->info.id[0] ? e->info.id : name);
         if (rc == DVAL_ENOTFOUND && e->info.state == DVAL_SNAPSHOT_REMOVING)
             return DVAL_ENOTFOUND;

@@ -190,8 +190,12 @@ static int check_request(vctx *v, const dval_validation *req)
         return fail(v, DVAL_EIO, "request", m);
     }
     struct stat st;
-    if (stat(v->root, &st) || !S_ISDIR(st.st_mode))
-        return fail(v, DVAL_EINVAL, "request", "source_dir is not a directory");
+    if (stat(v->root, &st) || !S_ISDIR(st.st_mode)) {
+        char m[PATH_MAX + 64];
+        dval__fmt(m, sizeof m, "source_dir %s is not a directory",
+                  v->req.source_dir);
+        return fail(v, DVAL_EINVAL, "request", m);
+    }
     dval__fmt(v->workdir, sizeof v->workdir, "/sandbox/%s", v->thread_id);
     dval__fmt(v->resdir, sizeof v->resdir, "/sandbox/%s/results",
               v->thread_id);
@@ -445,7 +449,10 @@ static int do_upload(vctx *v)
     if (code != 0)
         return fail(v, DVAL_EEXEC, "upload", "could not create the working "
                     "directory in the sandbox");
-    return walk(v, v->root, "", 0);
+    dval__cancel_scope(v->req.cancel);   /* a long upload ends when fired */
+    rc = walk(v, v->root, "", 0);
+    dval__cancel_scope(NULL);
+    return rc;
 }
 
 /* ---- exec */
@@ -738,10 +745,15 @@ static int run_phase(vctx *v, const char *name, phase_fn fn,
                      const char *(*detail)(vctx *, char *, size_t))
 {
     int64_t t0;
+    if (dval_cancel_fired(v->req.cancel))
+        return fail(v, DVAL_ECANCELED, name, "canceled");
     int rc = phase_start(v, name, &t0);
     if (rc)
         return fail(v, rc, name, NULL);
     rc = fn(v);
+    /* whatever a canceled phase failed with, the cause is the token */
+    if (dval_cancel_fired(v->req.cancel) && rc != DVAL_EABORTED)
+        rc = fail(v, DVAL_ECANCELED, name, "canceled");
     char buf[300] = "";
     const char *d = rc == DVAL_OK && detail ? detail(v, buf, sizeof buf)
                                             : NULL;
@@ -786,7 +798,8 @@ static const char *exec_detail(vctx *v, char *buf, size_t cap)
 
 static const char *download_detail(vctx *v, char *buf, size_t cap)
 {
-    dval__fmt(buf, cap, "%zu result files", json_object_size(v->results));
+    size_t n = json_object_size(v->results);
+    dval__fmt(buf, cap, "%zu result file%s", n, n == 1 ? "" : "s");
     return buf;
 }
 
@@ -832,11 +845,17 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
         rc = fail(v, DVAL_ENOMEM, "request", NULL);
         goto out;
     }
+    /* the snapshot and sandbox waits take no descriptor of their own:
+     * the token ends them through the thread's ambient scope */
+    dval__cancel_scope(v->req.cancel);
     rc = run_phase(v, "snapshot", do_snapshot, snapshot_detail);
     if (!rc)
         rc = run_phase(v, "sandbox", do_sandbox, sandbox_detail);
+    dval__cancel_scope(NULL);
     if (!rc)
         rc = run_phase(v, "session", do_session, session_detail);
+    /* from here on, firing the token cancels the session's execs */
+    dval__cancel_attach(v->req.cancel, v->sess);
     if (!rc)
         rc = run_phase(v, "upload", do_upload, upload_detail);
     if (!rc)
@@ -846,6 +865,7 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
     /* keep the first failure's message: close must not overwrite it */
     char saved[DVAL_ERRMSG_MAX];
     dval__strlcpy(saved, dval_client_errmsg(client), sizeof saved);
+    dval__cancel_attach(v->req.cancel, NULL);
     do_close(v, rc);
     if (rc == DVAL_OK && v->aborted)
         rc = fail(v, DVAL_EABORTED, "close", NULL);

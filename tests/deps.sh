@@ -3,7 +3,7 @@
 # only when they are missing (run as root; otherwise prints what to install).
 set -eu
 pkgs=(build-essential pkg-config libcurl4-openssl-dev libjansson-dev uuid-dev
-      python3-aiohttp python3-websockets python3-cffi golang-go abigail-tools
+      python3-aiohttp python3-websockets python3-cffi python3-jsonschema golang-go abigail-tools
       mandoc valgrind clang libclang-rt-14-dev nodejs npm iproute2 util-linux
       default-jdk-headless ca-certificates procps curl mmdebstrap)
 missing=()

@@ -14,8 +14,33 @@
 #define CLI_EX_NOINPUT 66      /* source directory missing or unreadable */
 #define CLI_EX_UNAVAILABLE 69  /* profile/executor unavailable, credentials */
 #define CLI_EX_INFRA 70        /* sandbox infrastructure failed */
+#define CLI_EX_BUSY 75         /* in use by another run (DVAL_EBUSY) */
 #define CLI_EX_TIMEOUT 124     /* the program exceeded --timeout */
-#define CLI_EX_INTERRUPTED 130 /* stopped by SIGINT/SIGTERM */
+#define CLI_EX_INTERRUPTED 130 /* stopped by SIGINT (143: SIGTERM) */
+
+/* A failure in words: what failed and why (message), what to do (hint). */
+typedef struct cli_problem {
+    int exit_status;
+    char message[2048];
+    char hint[1024];
+} cli_problem;
+
+/* The outcome of one `run`, explained by explain_run(). */
+typedef struct run_info {
+    int rc;                    /* dval_validate's status */
+    const char *errmsg;        /* the library's "<phase>: <detail>" */
+    const char *executor;
+    const char *thread_id;
+    int64_t timeout_ms;
+    int signal;                /* SIGINT/SIGTERM received, else 0 */
+    int ran, exit_code;        /* the program exited with exit_code */
+    const char *tail;          /* the program's last output, for hints */
+    size_t tail_len;
+    /* outputs */
+    char phase[32];            /* failed phase ("" on success) */
+    const char *status;        /* a word: "passed", "program_failed"... */
+    cli_problem pb;
+} run_info;
 
 /* Options every command accepts. */
 typedef struct cli_common {
@@ -41,7 +66,60 @@ extern const char *cli_prog;
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_usage_hint(const char *cmd);
 
+/* What a `run` learnt from the library's events (and, with --json, the
+ * program's output). */
+typedef struct capture {
+    char *data;
+    size_t len;
+    int truncated;
+} capture;
+
+#define RUN_TAIL 16384
+typedef struct run_state {
+    int json;
+    capture out, err;          /* --json: program output for the summary */
+    char tail[RUN_TAIL];       /* last program output, for hints */
+    size_t tail_len;
+    char sandbox[256];
+    char session[256];
+    char timings[1024];        /* "\"phase\":ms,..." */
+    size_t timings_len;
+    int ran, exit_code;
+} run_state;
+
+typedef struct run_report {
+    const run_info *ri;
+    const run_state *st;       /* NULL before the run started */
+    const char *profile;
+    const char *summary;       /* the library's summary, or NULL */
+    int called;                /* dval_validate ran (ri->rc is its status) */
+    int64_t total_ms;
+} run_report;
+
+/* report.c */
+void report_json(FILE *f, const run_report *r);
+
+/* check.c: argument checks before any remote work; 0 or -1 with *p set */
+int check_profile(const char *name, cli_problem *p);
+int check_executor(const char *name, cli_problem *p);
+int check_source_dir(const char *dir, cli_problem *p);
+int check_output_file(const char *opt, const char *file, cli_problem *p);
+int check_thread_id(const char *id, cli_problem *p);
+int check_sandbox_name(const char *name, cli_problem *p);
+
+/* explain.c */
+void explain_run(run_info *ri);
+/* The status word of a CLI exit status that is not the program's. */
+const char *status_for_exit(int exit_status);
+
+/* interrupt.c: SIGINT/SIGTERM fire the token (a second one exits). */
+int intr_start(dval_cancel *token);
+int intr_signal(void);
+
 /* client.c */
+/* Fills *pb when the client cannot be created (returns its exit status). */
+int cli_client_pb(dval_client **out, const cli_common *co, cli_problem *pb,
+                  int *status);
 /* Returns 0 or the exit status; *status (may be NULL) gets the library's. */
 int cli_client(dval_client **out, const cli_common *co, int *status);
 int cli_exit_for(int status);
@@ -54,6 +132,9 @@ void term_event(const dval_event *ev);
 void term_out(int fd, const char *data, size_t len);
 void term_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void term_log(int level, const char *msg, void *ud);
+int term_wants_log(void);
+void term_done(void);
+void term_problem(const char *message, const char *hint);
 
 /* jsontext.c: just enough JSON text handling to avoid a parser dependency
  * in the CLI (the library already validated the documents). */

@@ -4,32 +4,59 @@
 
 #include "cli.h"
 
-int cli_client(dval_client **out, const cli_common *co, int *status)
+int cli_client_pb(dval_client **out, const cli_common *co, cli_problem *pb,
+                  int *status)
 {
+    *out = NULL;
+    if (check_executor(co->executor, pb))
+        return pb->exit_status;
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = co->executor;
     o.state_dir = co->state_dir;
-    if (co->verbose) {
+    /* warnings carry the retries a terminal shows as a live line */
+    if (term_wants_log()) {
         o.log_fn = term_log;
-        o.log_level = DVAL_LOG_INFO;
+        o.log_level = co->verbose ? DVAL_LOG_INFO : DVAL_LOG_WARN;
     }
     int rc = dval_client_new(out, &o);
     if (status)
         *status = rc;
-    if (rc) {
-        /* no client, so no errmsg: explain the usual causes ourselves,
-         * never echoing credentials */
-        if (rc == DVAL_EAUTH)
-            cli_err("the daytona executor needs credentials: set "
-                    "DAYTONA_API_KEY (or DAYTONA_JWT_TOKEN)");
-        else
-            cli_err("cannot create a client (%s executor): %s",
-                    co->executor ? co->executor : "default",
-                    dval_strerror(rc));
-        return cli_exit_for(rc);
+    if (!rc)
+        return 0;
+    /* no client, so no errmsg: explain the usual causes ourselves, never
+     * echoing credentials */
+    memset(pb, 0, sizeof *pb);
+    pb->exit_status = rc == DVAL_EBUSY ? CLI_EX_BUSY : cli_exit_for(rc);
+    const char *ex = co->executor ? co->executor : "default";
+    if (rc == DVAL_EAUTH) {
+        snprintf(pb->message, sizeof pb->message, "the daytona executor "
+                 "needs credentials, and none are set");
+        snprintf(pb->hint, sizeof pb->hint, "set DAYTONA_API_KEY (or "
+                 "DAYTONA_JWT_TOKEN and DAYTONA_ORGANIZATION_ID), or use "
+                 "--executor local");
+    } else if (rc == DVAL_EISOLATION) {
+        snprintf(pb->message, sizeof pb->message, "the local executor "
+                 "cannot isolate programs on this machine");
+        snprintf(pb->hint, sizeof pb->hint, "run as root (or enable user "
+                 "namespaces), or use --executor daytona with "
+                 "DAYTONA_API_KEY");
+    } else {
+        snprintf(pb->message, sizeof pb->message, "cannot set up the %s "
+                 "executor: %s", ex, dval_strerror(rc));
+        snprintf(pb->hint, sizeof pb->hint, "check --executor, --state-dir "
+                 "and the DAYTONA_* variables");
     }
-    return 0;
+    return pb->exit_status;
+}
+
+int cli_client(dval_client **out, const cli_common *co, int *status)
+{
+    cli_problem pb;
+    int ex = cli_client_pb(out, co, &pb, status);
+    if (ex)
+        term_problem(pb.message, pb.hint);
+    return ex;
 }
 
 int cli_exit_for(int status)
@@ -49,6 +76,8 @@ int cli_exit_for(int status)
     case DVAL_EUNSUPPORTED:
     case DVAL_EISOLATION:
         return CLI_EX_UNAVAILABLE;
+    case DVAL_EBUSY:
+        return CLI_EX_BUSY;
     case DVAL_EABORTED:
     case DVAL_ECANCELED:
         return CLI_EX_INTERRUPTED;

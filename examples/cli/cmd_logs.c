@@ -1,5 +1,6 @@
 /* `daytona-validate logs [THREAD_ID]`: prints a run's transcript (phases,
  * build log, program stdout/stderr) recorded by `run`. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,10 @@ int cmd_logs(int argc, char **argv)
         snprintf(path, sizeof path, "%s/last", dir);
         FILE *l = fopen(path, "r");
         if (!l || !fgets(tid, sizeof tid, l)) {
-            cli_err("logs: no run recorded in %s", dir);
+            char msg[4200];
+            snprintf(msg, sizeof msg, "no run is recorded in %s", dir);
+            term_problem(msg, "run `daytona-validate run` first, or pass the "
+                         "--state-dir the run used");
             if (l)
                 fclose(l);
             return CLI_EX_NOINPUT;
@@ -60,7 +64,11 @@ int cmd_logs(int argc, char **argv)
     snprintf(path, sizeof path, "%s/%s.log", dir, tid);
     FILE *f = fopen(path, "r");
     if (!f) {
-        cli_err("logs: %s: %m", path);
+        char msg[4600];
+        snprintf(msg, sizeof msg, "no transcript for thread %s (%s: %s)", tid,
+                 path, strerror(errno));
+        term_problem(msg, "`daytona-validate logs` without a THREAD_ID shows "
+                     "the last run; check the id and --state-dir");
         return CLI_EX_NOINPUT;
     }
     char buf[8192];

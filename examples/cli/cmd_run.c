@@ -1,6 +1,7 @@
 /* `daytona-validate run`: one validation. Program stdout/stderr are relayed
  * live to our stdout/stderr; the results JSON follows on stdout (or goes to
  * --results FILE); --json replaces all of that with one summary document. */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -30,28 +31,18 @@ static const char run_usage[] =
     "  --label KEY=VALUE       extra sandbox label (repeatable)\n"
     "  --allow-missing-results  no results file is not an error\n"
     "  --state-dir DIR         local executor state (and run transcripts)\n"
-    "  --verbose               progress, build logs and library logs\n";
-
-typedef struct capture {
-    char *data;
-    size_t len;
-    int truncated;
-} capture;
-
-typedef struct run_ctx {
-    int json;
-    capture out, err;       /* --json: program output for the summary */
-} run_ctx;
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    /* The next event makes dval_validate stop and close its session; a
-     * second signal ends the process the default way. */
-    interrupted = 1;
-    signal(sig, SIG_DFL);
-}
+    "  --verbose               progress, build logs and library logs\n"
+    "\n"
+    "Every argument is checked before any remote work. Ctrl-C or SIGTERM\n"
+    "stops the program, closes the session and exits 130 (143); a second\n"
+    "one exits at once. Failures are explained on stderr, with a hint.\n"
+    "--json prints one document of one shape for success and failure,\n"
+    "defined by daytona-validate-run.schema.json (see daytona-validate(1)).\n"
+    "\n"
+    "exit status: the program's when it ran and failed; else 0 ok, 64 usage,\n"
+    "65 results missing or invalid, 66 source dir or --results file,\n"
+    "69 unavailable, 70 infrastructure, 75 busy, 124 --timeout,\n"
+    "130 SIGINT, 143 SIGTERM.\n";
 
 static void capture_add(capture *c, const char *data, size_t len)
 {
@@ -69,33 +60,81 @@ static void capture_add(capture *c, const char *data, size_t len)
     c->len += len;
 }
 
+/* The last RUN_TAIL bytes of program output: hints look at them. */
+static void tail_add(run_state *st, const char *data, size_t len)
+{
+    if (len >= RUN_TAIL) {
+        data += len - RUN_TAIL;
+        len = RUN_TAIL;
+    }
+    if (st->tail_len + len > RUN_TAIL) {
+        size_t drop = st->tail_len + len - RUN_TAIL;
+        memmove(st->tail, st->tail + drop, st->tail_len - drop);
+        st->tail_len -= drop;
+    }
+    memcpy(st->tail + st->tail_len, data, len);
+    st->tail_len += len;
+}
+
+/* Timings, sandbox, session and exit code, known even when the library
+ * returns no summary (a timeout, an interrupt, a failed phase). */
+static void note_phase(run_state *st, const dval_event *ev)
+{
+    const char *d = ev->detail ? ev->detail : "";
+    size_t cap = sizeof st->timings - st->timings_len;
+    int n = snprintf(st->timings + st->timings_len, cap, "%s\"%s\":%lld",
+                     st->timings_len ? "," : "", ev->phase,
+                     (long long)ev->elapsed_ms);
+    if (n > 0 && (size_t)n < cap)
+        st->timings_len += (size_t)n;
+    else
+        st->timings[st->timings_len] = '\0';
+    if (ev->status != DVAL_OK)
+        return;
+    if (!strcmp(ev->phase, "sandbox"))
+        snprintf(st->sandbox, sizeof st->sandbox, "%.*s",
+                 (int)strcspn(d, " "), d);
+    else if (!strcmp(ev->phase, "session"))
+        snprintf(st->session, sizeof st->session, "%s", d);
+    else if (!strcmp(ev->phase, "exec") &&
+             sscanf(d, "exit code %d", &st->exit_code) == 1)
+        st->ran = 1;
+}
+
+static void log_phase(const dval_event *ev)
+{
+    char line[700];
+    int n = snprintf(line, sizeof line, "%s %s %lld ms %s\n", ev->phase,
+                     ev->status == DVAL_OK ? "ok" : dval_strerror(ev->status),
+                     (long long)ev->elapsed_ms, ev->detail ? ev->detail : "");
+    runlog_write("phase", line, n > 0 && (size_t)n < sizeof line
+                                    ? (size_t)n : sizeof line - 1);
+}
+
 static int on_event(const dval_event *ev, void *ud)
 {
-    run_ctx *r = ud;
+    run_state *st = ud;
     if (ev->type == DVAL_EVENT_OUTPUT) {
         int err = ev->stream == DVAL_STDERR;
         runlog_write(err ? "stderr" : "stdout", ev->data, ev->len);
-        if (r->json) {
+        tail_add(st, ev->data, ev->len);
+        if (st->json) {
             /* stdout must hold only the summary: show output on stderr */
-            capture_add(err ? &r->err : &r->out, ev->data, ev->len);
+            capture_add(err ? &st->err : &st->out, ev->data, ev->len);
             term_out(2, ev->data, ev->len);
         } else {
             term_out(err ? 2 : 1, ev->data, ev->len);
         }
-    } else {
-        if (ev->type == DVAL_EVENT_BUILD_LOG) {
-            runlog_write("build", ev->data, ev->len);
-        } else if (ev->type == DVAL_EVENT_PHASE && ev->done) {
-            char line[600];
-            int n = snprintf(line, sizeof line, "%s %s %lld ms %s\n",
-                             ev->phase, dval_status_name(ev->status),
-                             (long long)ev->elapsed_ms,
-                             ev->detail ? ev->detail : "");
-            runlog_write("phase", line, n > 0 ? (size_t)n : 0);
-        }
-        term_event(ev);
+        return 0;
     }
-    return interrupted;
+    if (ev->type == DVAL_EVENT_BUILD_LOG) {
+        runlog_write("build", ev->data, ev->len);
+    } else if (ev->type == DVAL_EVENT_PHASE && ev->done) {
+        note_phase(st, ev);
+        log_phase(ev);
+    }
+    term_event(ev);
+    return 0;   /* interrupts go through the cancel token */
 }
 
 static void default_thread_id(char *buf, size_t cap)
@@ -145,23 +184,51 @@ typedef struct run_args {
     int json;
 } run_args;
 
-/* fmt is one of the literals below, with at most one %s */
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(cli_problem *pb, const char *fmt, const char *arg)
 {
-    char msg[512];
-    const char *s = strstr(fmt, "%s");
-    if (s)
-        snprintf(msg, sizeof msg, "%.*s%s%s", (int)(s - fmt), fmt, arg,
-                 s + 2);
-    else
-        snprintf(msg, sizeof msg, "%s", fmt);
-    fprintf(stderr, "%s: run: %s\n", cli_prog, msg);
-    cli_usage_hint("run ");
+    snprintf(pb->message, sizeof pb->message, fmt, arg);
+    snprintf(pb->hint, sizeof pb->hint, "see `daytona-validate run --help`");
+    pb->exit_status = CLI_EX_USAGE;
     return CLI_EX_USAGE;
 }
 
-/* Returns -1 to proceed, or the exit status to end with. */
-static int parse_args(run_args *a, int argc, char **argv)
+static int parse_option(run_args *a, int opt, size_t *nlabels,
+                        cli_problem *pb)
+{
+    char *end;
+    switch (opt) {
+    case OPT_PROFILE: a->req.profile = optarg; return -1;
+    case OPT_THREAD: a->req.thread_id = optarg; return -1;
+    case OPT_RESULTS: a->results_file = optarg; return -1;
+    case OPT_JSON: a->json = 1; return -1;
+    case OPT_ALLOW_MISSING: a->req.allow_missing_results = 1; return -1;
+    case OPT_TIMEOUT: {
+        double s = strtod(optarg, &end);
+        if (*end || end == optarg || !(s > 0) || s > 1e7)
+            return usage_error(pb, "--timeout needs seconds > 0, not '%s'",
+                               optarg);
+        a->req.timeout_ms = (int64_t)(s * 1000);
+        return -1;
+    }
+    case OPT_RELEASE:
+        if (parse_release(optarg, &a->req.release))
+            return usage_error(pb, "--release is keep, stop or delete, not "
+                               "'%s'", optarg);
+        return -1;
+    case OPT_LABEL:
+        if (!strchr(optarg, '=') || *optarg == '=' || *nlabels == MAX_LABELS)
+            return usage_error(pb, "--label needs KEY=VALUE, not '%s'",
+                               optarg);
+        a->labels[(*nlabels)++] = optarg;
+        return -1;
+    default:
+        return usage_error(pb, "unknown or incomplete option '%s'",
+                           optarg && opt != '?' ? optarg : "?");
+    }
+}
+
+/* Returns -1 to proceed, 0 after --help, or the exit status with *pb set. */
+static int parse_args(run_args *a, int argc, char **argv, cli_problem *pb)
 {
     size_t nlabels = 0;
     int opt;
@@ -170,135 +237,178 @@ static int parse_args(run_args *a, int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (cli_common_opt(&a->co, opt, optarg))
             continue;
-        char *end;
-        switch (opt) {
-        case OPT_HELP:
+        if (opt == OPT_HELP) {
             fputs(run_usage, stdout);
             return 0;
-        case OPT_PROFILE: a->req.profile = optarg; break;
-        case OPT_THREAD: a->req.thread_id = optarg; break;
-        case OPT_RESULTS: a->results_file = optarg; break;
-        case OPT_JSON: a->json = 1; break;
-        case OPT_ALLOW_MISSING: a->req.allow_missing_results = 1; break;
-        case OPT_TIMEOUT: {
-            double s = strtod(optarg, &end);
-            if (*end || end == optarg || s <= 0 || s > 1e7)
-                return usage_error("--timeout needs seconds > 0, not '%s'",
-                                   optarg);
-            a->req.timeout_ms = (int64_t)(s * 1000);
-            break;
         }
-        case OPT_RELEASE:
-            if (parse_release(optarg, &a->req.release))
-                return usage_error("--release is keep, stop or delete, not "
-                                   "'%s'", optarg);
-            break;
-        case OPT_LABEL:
-            if (!strchr(optarg, '=') || nlabels == MAX_LABELS)
-                return usage_error("--label needs KEY=VALUE ('%s')", optarg);
-            a->labels[nlabels++] = optarg;
-            break;
-        default:
-            return usage_error("unknown or incomplete option '%s'",
+        if (opt == '?' || opt == ':')
+            return usage_error(pb, "unknown or incomplete option '%s'",
                                argv[optind - 1]);
-        }
+        int ex = parse_option(a, opt, &nlabels, pb);
+        if (ex >= 0)
+            return ex;
     }
     if (!a->req.profile)
-        return usage_error("%s", "--profile NAME is required");
+        return usage_error(pb, "%s", "--profile NAME is required");
     if (optind != argc - 1)
-        return usage_error("%s", "exactly one source DIR is required");
+        return usage_error(pb, "%s", optind >= argc
+                           ? "the source DIR is missing"
+                           : "exactly one source DIR is allowed");
     a->req.source_dir = argv[optind];
     if (nlabels)
         a->req.labels = a->labels;
     return -1;
 }
 
-/* Prints the summary (plus captured output) as one line of JSON. */
-static void print_json(const char *summary, const run_ctx *r)
+/* Every argument, before any remote work (-1: all good). */
+static int check_args(const run_args *a, cli_problem *pb)
 {
-    size_t n = strlen(summary);
-    while (n > 0 && summary[n - 1] != '}')
-        n--;
-    if (n == 0)
-        return;
-    fwrite(summary, 1, n - 1, stdout);
-    fputs(",\"stdout\":", stdout);
-    jt_string(stdout, r->out.data ? r->out.data : "", r->out.len);
-    fputs(",\"stderr\":", stdout);
-    jt_string(stdout, r->err.data ? r->err.data : "", r->err.len);
-    printf(",\"output_truncated\":%s}\n",
-           r->out.truncated || r->err.truncated ? "true" : "false");
+    if (check_executor(a->co.executor, pb) ||
+        check_profile(a->req.profile, pb) ||
+        (a->req.thread_id && check_thread_id(a->req.thread_id, pb)) ||
+        check_source_dir(a->req.source_dir, pb) ||
+        (a->results_file &&
+         check_output_file("--results", a->results_file, pb)))
+        return pb->exit_status;
+    return -1;
 }
 
-/* The same keys as a summary where they are known, plus "error". */
-static void print_failure_json(const run_args *a, dval_client *client, int rc,
-                               const char *msg)
+/* --json is honoured even when the arguments around it are wrong. */
+static int wants_json(int argc, char **argv)
 {
-    const char *ex = dval_client_executor_name(client);
-    printf("{\"exit_code\":null,\"results\":{},\"thread_id\":");
-    jt_string(stdout, a->req.thread_id, strlen(a->req.thread_id));
-    fputs(",\"profile\":", stdout);
-    jt_string(stdout, a->req.profile, strlen(a->req.profile));
-    fputs(",\"executor\":", stdout);
-    jt_string(stdout, ex ? ex : "", ex ? strlen(ex) : 0);
-    printf(",\"status\":\"%s\",\"error\":", dval_status_name(rc));
-    jt_string(stdout, msg, strlen(msg));
-    fputs("}\n", stdout);
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--json"))
+            return 1;
+    return 0;
 }
 
-static int write_results(const char *summary, const char *file)
+/* A failure before dval_validate ran: arguments or client. */
+static int early_failure(const run_args *a, const cli_problem *pb,
+                         const char *phase)
+{
+    run_info ri;
+    memset(&ri, 0, sizeof ri);
+    ri.pb = *pb;
+    ri.status = status_for_exit(pb->exit_status);
+    ri.thread_id = a->req.thread_id;
+    ri.executor = a->co.executor;
+    snprintf(ri.phase, sizeof ri.phase, "%s", phase);
+    term_problem(pb->message, pb->hint);
+    if (a->json) {
+        run_report r = {.ri = &ri, .profile = a->req.profile};
+        report_json(stdout, &r);
+    }
+    return pb->exit_status;
+}
+
+static int write_results(const char *summary, const char *file,
+                         cli_problem *pb)
 {
     const char *val = "{}";
     size_t len = 2;
     jt_member(summary, "results", &val, &len);
     FILE *f = file ? fopen(file, "w") : stdout;
-    if (!f) {
-        cli_err("cannot write %s: %m", file);
+    if (f) {
+        jt_pretty(f, val, len);
+        fputc('\n', f);
+        fflush(f);
+    }
+    if (!f || ferror(f) || (file && fclose(f))) {
+        snprintf(pb->message, sizeof pb->message, "cannot write the results "
+                 "to %s: %s", file ? file : "standard output",
+                 strerror(errno));
+        snprintf(pb->hint, sizeof pb->hint, "choose another --results file");
+        pb->exit_status = CLI_EX_NOINPUT;
         return -1;
     }
-    jt_pretty(f, val, len);
-    fputc('\n', f);
-    if (file && fclose(f)) {
-        cli_err("cannot write %s: %m", file);
-        return -1;
-    }
-    fflush(stdout);
     return 0;
 }
 
-static int program_exit(const char *summary)
+static void program_exit(const char *summary, run_state *st)
 {
     const char *val;
     size_t len;
-    if (jt_member(summary, "exit_code", &val, &len) || *val == 'n')
-        return -1;
-    return atoi(val);
+    if (summary && !jt_member(summary, "exit_code", &val, &len) &&
+        *val != 'n') {
+        st->ran = 1;
+        st->exit_code = atoi(val);
+    }
 }
 
-static int finish(const run_args *a, run_ctx *r, dval_client *client, int rc,
-                  const char *summary)
+static int finish(const run_args *a, run_state *st, dval_client *client,
+                  int rc, const char *summary, int64_t total_ms)
 {
-    if (!summary) {
-        const char *msg = dval_client_errmsg(client);
-        if (a->json)
-            print_failure_json(a, client, rc, msg);
-        cli_err("%s", *msg ? msg : dval_strerror(rc));
-        /* as timeout(1): the program ran out of its --timeout */
-        if (rc == DVAL_ETIMEOUT && a->req.timeout_ms > 0 &&
-            !strncmp(msg, "exec:", 5))
-            return CLI_EX_TIMEOUT;
-        return cli_exit_for(rc);
+    program_exit(summary, st);
+    run_info ri;
+    memset(&ri, 0, sizeof ri);
+    ri.rc = rc;
+    ri.errmsg = dval_client_errmsg(client);
+    ri.executor = dval_client_executor_name(client);
+    ri.thread_id = a->req.thread_id;
+    ri.timeout_ms = a->req.timeout_ms;
+    ri.signal = intr_signal();
+    ri.ran = st->ran;
+    ri.exit_code = st->exit_code;
+    ri.tail = st->tail;
+    ri.tail_len = st->tail_len;
+    explain_run(&ri);
+    term_done();
+    cli_problem wp;
+    if (summary && !a->json && write_results(summary, a->results_file, &wp)) {
+        if (ri.pb.exit_status) {
+            term_problem(wp.message, wp.hint);   /* besides the first one */
+        } else {
+            ri.pb = wp;
+            ri.status = status_for_exit(wp.exit_status);
+        }
     }
-    int code = program_exit(summary);
-    if (a->json)
-        print_json(summary, r);
-    else if (write_results(summary, a->results_file))
-        return CLI_EX_NOINPUT;
-    if (rc == DVAL_ERESULTS)
-        cli_err("%s", dval_client_errmsg(client));
-    if (code > 0)
-        return code > 255 ? 255 : code;
-    return rc == DVAL_OK ? 0 : CLI_EX_RESULTS;
+    if (ri.pb.exit_status) {
+        term_problem(ri.pb.message, ri.pb.hint);
+        runlog_write("error", ri.pb.message, strlen(ri.pb.message));
+    }
+    if (a->json) {
+        run_report r = {.ri = &ri, .st = st, .profile = a->req.profile,
+                        .summary = summary, .called = 1,
+                        .total_ms = total_ms};
+        report_json(stdout, &r);
+    }
+    return ri.pb.exit_status;
+}
+
+static int run(run_args *a, dval_client *client)
+{
+    dval_cancel *token = NULL;
+    if (dval_cancel_new(&token) || intr_start(token)) {
+        cli_err("cannot watch for interrupts: %s", strerror(errno));
+        dval_cancel_free(token);
+        return CLI_EX_INFRA;
+    }
+    a->req.cancel = token;
+    signal(SIGPIPE, SIG_IGN);   /* a closed stdout must not kill cleanup */
+    runlog_open(&a->co, a->req.thread_id);
+    term_status("%s: profile %s, %s executor, thread %s", cli_prog,
+                a->req.profile, dval_client_executor_name(client),
+                a->req.thread_id);
+    run_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return CLI_EX_INFRA;
+    st->json = a->json;
+    char *summary = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = dval_validate(client, &a->req, on_event, st, &summary);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int64_t total = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000 +
+                    (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    int ex = finish(a, st, client, rc, summary, total);
+    runlog_close();
+    dval_free(summary);
+    free(st->out.data);
+    free(st->err.data);
+    free(st);
+    /* the watcher thread may still hold the token: it is never freed
+     * while the process runs */
+    return ex;
 }
 
 int cmd_run(int argc, char **argv)
@@ -306,9 +416,16 @@ int cmd_run(int argc, char **argv)
     run_args a;
     memset(&a, 0, sizeof a);
     dval_validation_init(&a.req, sizeof a.req);
-    int ex = parse_args(&a, argc, argv);
-    if (ex >= 0)
-        return ex;
+    a.json = wants_json(argc, argv);
+    cli_problem pb;
+    memset(&pb, 0, sizeof pb);
+    int ex = parse_args(&a, argc, argv, &pb);
+    if (ex == 0)
+        return 0;
+    if (ex < 0)
+        ex = check_args(&a, &pb);
+    if (ex > 0)
+        return early_failure(&a, &pb, "arguments");
     char tid[64];
     if (!a.req.thread_id) {
         default_thread_id(tid, sizeof tid);
@@ -316,32 +433,9 @@ int cmd_run(int argc, char **argv)
     }
     term_init(a.co.verbose);
     dval_client *client = NULL;
-    int st = DVAL_OK;
-    if ((ex = cli_client(&client, &a.co, &st))) {
-        if (a.json)
-            printf("{\"exit_code\":null,\"status\":\"%s\",\"error\":"
-                   "\"cannot create a client\"}\n", dval_status_name(st));
-        return ex;
-    }
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGPIPE, SIG_IGN);   /* a closed stdout must not kill cleanup */
-    runlog_open(&a.co, a.req.thread_id);
-    term_status("%s: profile %s, %s executor, thread %s", cli_prog,
-                a.req.profile, dval_client_executor_name(client),
-                a.req.thread_id);
-    run_ctx r;
-    memset(&r, 0, sizeof r);
-    r.json = a.json;
-    char *summary = NULL;
-    int rc = dval_validate(client, &a.req, on_event, &r, &summary);
-    runlog_close();
-    ex = finish(&a, &r, client, rc, summary);
-    if (interrupted)
-        ex = CLI_EX_INTERRUPTED;
-    dval_free(summary);
-    free(r.out.data);
-    free(r.err.data);
+    if ((ex = cli_client_pb(&client, &a.co, &pb, NULL)))
+        return early_failure(&a, &pb, "client");
+    ex = run(&a, client);
     dval_client_free(client);
     return ex;
 }

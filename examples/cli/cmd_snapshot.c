@@ -25,14 +25,17 @@ static int build_log(const char *data, size_t len, void *ud)
 static int ensure(dval_client *c, const char *profile, dval_snapshot **out)
 {
     const dval_profile *p = dval_profile_find(profile);
+    cli_problem pb;
     if (!p) {
-        cli_err("unknown profile '%s'", profile);
+        check_profile(profile, &pb);
+        term_problem(pb.message, pb.hint);
         return CLI_EX_USAGE;
     }
     int local = !strcmp(dval_client_executor_name(c), "local");
     if (local && p->local_requires && system(p->local_requires) != 0) {
-        cli_err("%s", p->local_unavailable_msg ? p->local_unavailable_msg
-                                               : "profile unavailable here");
+        term_problem(p->local_unavailable_msg ? p->local_unavailable_msg
+                     : "the profile is unavailable on the local executor",
+                     NULL);
         return CLI_EX_UNAVAILABLE;
     }
     dval_snapshot_spec spec;
@@ -45,7 +48,12 @@ static int ensure(dval_client *c, const char *profile, dval_snapshot **out)
     term_status(">> snapshot %s", p->snapshot_name);
     int rc = dval_snapshot_ensure(out, c, &spec, build_log, NULL);
     if (rc) {
-        cli_err("snapshot %s: %s", p->snapshot_name, dval_client_errmsg(c));
+        char msg[1400];
+        snprintf(msg, sizeof msg, "preparing snapshot %s failed: %s",
+                 p->snapshot_name, dval_client_errmsg(c));
+        term_problem(msg, rc == DVAL_EBUILD
+                              ? "the build log above (--verbose) says why"
+                              : "run again with --verbose for the details");
         return cli_exit_for(rc);
     }
     return 0;
@@ -55,8 +63,10 @@ static int ensure(dval_client *c, const char *profile, dval_snapshot **out)
 static int remove_one(dval_client *c, const char *profile)
 {
     const dval_profile *p = dval_profile_find(profile);
+    cli_problem pb;
     if (!p) {
-        cli_err("unknown profile '%s'", profile);
+        check_profile(profile, &pb);
+        term_problem(pb.message, pb.hint);
         return CLI_EX_USAGE;
     }
     dval_snapshot *s = NULL;
@@ -141,6 +151,10 @@ int cmd_snapshot(int argc, char **argv)
         return CLI_EX_USAGE;
     }
     const char *sub = optind < argc ? argv[optind++] : NULL;
+    if (sub && !strcmp(sub, "help")) {
+        fputs(snap_usage, stdout);
+        return 0;
+    }
     int ls = sub && !strcmp(sub, "ls");
     int rm = sub && !strcmp(sub, "rm");
     if (!sub || (!ls && !rm && strcmp(sub, "ensure")) ||

@@ -11,16 +11,49 @@ const char *cli_prog = "daytona-validate";
 static const char usage[] =
     "usage: daytona-validate [--help | --version] COMMAND [OPTIONS]\n"
     "\n"
-    "commands:\n"
-    "  run --profile NAME [options] DIR   upload DIR, run it, fetch results\n"
-    "  snapshot ensure|ls|rm             manage the profiles' snapshots\n"
-    "  sandbox ls|stop|rm [--label K=V]   list or reap sandboxes\n"
-    "  logs [THREAD_ID]                  show the transcript of a run\n"
-    "  profiles                          list the validation profiles\n"
+    "Runs untrusted, machine-generated programs in sandboxes (Daytona, or\n"
+    "Linux namespaces on this machine) and brings back the JSON results\n"
+    "they write.\n"
     "\n"
-    "common options: --executor local|daytona, --state-dir DIR, --verbose\n"
-    "`daytona-validate COMMAND --help` describes a command; see also\n"
-    "daytona-validate(1).\n";
+    "commands:\n"
+    "  run --profile NAME [options] DIR  upload DIR, run it, fetch results\n"
+    "  snapshot ensure|rm PROFILE...     build or delete a profile's snapshot\n"
+    "  snapshot ls                       the profiles' snapshots and states\n"
+    "  sandbox ls [--label K=V]... [--all]        list sandboxes\n"
+    "  sandbox stop|rm [--label K=V]... [--all] [NAME...]  reap sandboxes\n"
+    "  logs [THREAD_ID]                  the transcript of a run (default: "
+    "last)\n"
+    "  profiles                          list the validation profiles\n"
+    "  help                              this text\n"
+    "\n"
+    "common options (every command):\n"
+    "  --executor local|daytona  default: daytona when DAYTONA_API_KEY or\n"
+    "                            DAYTONA_JWT_TOKEN is set, else local\n"
+    "  --state-dir DIR           local executor state and run transcripts\n"
+    "  --verbose                 progress, build logs and library logs\n"
+    "  --help                    describe the command\n"
+    "\n"
+    "run options: --profile NAME, --thread ID, --results FILE, --json,\n"
+    "  --timeout SECONDS, --release keep|stop|delete, --label KEY=VALUE,\n"
+    "  --allow-missing-results (see `daytona-validate run --help`)\n"
+    "\n"
+    "exit status of run: the program's own when it ran and failed; else\n"
+    "  0 ok, 64 usage, 65 results missing/invalid, 66 input/output file,\n"
+    "  69 unavailable (profile, credentials, isolation), 70 infrastructure,\n"
+    "  75 busy, 124 --timeout, 130 SIGINT, 143 SIGTERM\n"
+    "\n"
+    "environment: DAYTONA_API_KEY, DAYTONA_JWT_TOKEN, DAYTONA_API_URL,\n"
+    "  DAYTONA_ORGANIZATION_ID, DAYTONA_TARGET, NO_COLOR, XDG_STATE_HOME\n"
+    "\n"
+    "See daytona-validate(1); `run --json` follows the JSON Schema\n"
+    "daytona-validate-run.schema.json installed with it.\n";
+
+static const char profiles_usage[] =
+    "usage: daytona-validate profiles\n"
+    "\n"
+    "Lists the validation profiles: for each, the sandbox and snapshot it\n"
+    "uses and the image the snapshot is built from. Pass one with\n"
+    "`daytona-validate run --profile NAME`.\n";
 
 void cli_err(const char *fmt, ...)
 {
@@ -54,8 +87,17 @@ int cli_common_opt(cli_common *co, int opt, const char *arg)
     }
 }
 
-static int cmd_profiles(void)
+static int cmd_profiles(int argc, char **argv)
 {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(profiles_usage, stdout);
+        return 0;
+    }
+    if (argc > 1) {
+        cli_err("profiles: unexpected argument '%s'", argv[1]);
+        cli_usage_hint("profiles ");
+        return CLI_EX_USAGE;
+    }
     const char *const *names = NULL;
     if (dval_profile_names(&names) || !names)
         return CLI_EX_INFRA;
@@ -95,7 +137,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "logs"))
         return cmd_logs(argc - 1, argv + 1);
     if (!strcmp(cmd, "profiles"))
-        return cmd_profiles();
+        return cmd_profiles(argc - 1, argv + 1);
     cli_err("unknown command '%s'", cmd);
     cli_usage_hint(NULL);
     return CLI_EX_USAGE;

@@ -30,6 +30,21 @@ run_cli() {
     local name=$1; shift
     timeout -k 5 "${DVAL_CLI_TIMEOUT:-600}" "$CLI" "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null
     echo $? >"$T/$name.rc"
+    case " $* " in *" --json "*) echo "$name" >>"$T/json.list";; esac
+}
+# elapsed milliseconds since $1 (from now_ns)
+now_ns() { date +%s%N; }
+ms_since() { echo $(( ($(now_ns) - $1) / 1000000 )); }
+# emu PATH JSON: a control request to the emulator (python: no curl needed)
+emu() { "$PY" -c 'import sys,urllib.request as u; r=u.Request(sys.argv[1], data=sys.argv[2].encode() if len(sys.argv)>2 else None, method="POST" if len(sys.argv)>2 else "GET"); print(u.urlopen(r).read().decode())' "http://127.0.0.1:$PORT/_emu/$1" "${@:2}"; }
+# sig_run NAME SIGNAL DELAY ARGS...: starts the CLI, sends SIGNAL after
+# DELAY seconds; $T/NAME.{out,err,rc} and $T/NAME.ms (signal to exit)
+sig_run() {
+    local name=$1 sig=$2 delay=$3; shift 3
+    "$CLI" "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null &
+    local pid=$! t0
+    sleep "$delay"; kill -"$sig" $pid; t0=$(now_ns); wait $pid; echo $? >"$T/$name.rc"
+    ms_since "$t0" >"$T/$name.ms"
 }
 rc() { cat "$T/$1.rc"; }
 out() { cat "$T/$1.out"; }
@@ -45,6 +60,9 @@ if [ ! -x "$CLI" ]; then
     echo "$pass passed, $fail failed, $skip skipped"
     exit 1
 fi
+
+# a silent program for the interrupt tests
+mkdir -p "$T/sleep" && printf 'sleep 20\n' >"$T/sleep/run.sh"
 
 # ---------------------------------------------------------------- arguments
 run_cli help --help
@@ -65,6 +83,16 @@ run_cli badrel run --profile shell --release sometimes examples/validation/shell
 [ "$(rc badrel)" = 64 ] && ok "bad --release: exit 64" || bad "bad --release" "$(diag badrel)"
 run_cli runhelp run --help
 [ "$(rc runhelp)" = 0 ] && grep -q -- "--results FILE" "$T/runhelp.out" && ok "run --help" || bad "run --help" "$(diag runhelp)"
+run_cli profhelp profiles --help
+[ "$(rc profhelp)" = 0 ] && grep -q '^usage: daytona-validate profiles' "$T/profhelp.out" && ! grep -q 'sandbox=' "$T/profhelp.out" &&
+    ok "profiles --help prints help, not the list" || bad "profiles --help" "$(diag profhelp)"
+run_cli profextra profiles java
+[ "$(rc profextra)" = 64 ] && ok "profiles with an argument: exit 64" || bad "profiles with an argument" "$(diag profextra)"
+missing_help=
+for w in 'run --profile' 'snapshot ensure' 'snapshot ls' 'sandbox ls' 'sandbox stop|rm' 'logs' 'profiles' '--executor local|daytona' '--state-dir' '--verbose' '--results' '--json' '--timeout' '--release' '--label' '--allow-missing-results' ' 64 usage' ' 65 ' ' 66 ' ' 69 ' ' 70 ' '75 busy' '124' '130 SIGINT' '143 SIGTERM' 'DAYTONA_API_KEY' 'NO_COLOR' 'schema'; do
+    grep -qF -- "$w" "$T/help.out" || missing_help="$missing_help [$w]"
+done
+[ -z "$missing_help" ] && ok "--help names every command, option, exit status and variable" || bad "--help incomplete:$missing_help" "$(cat "$T/help.out")"
 run_cli profiles profiles
 if [ "$(rc profiles)" = 0 ] && grep -q '^java .*sandbox=java-25-sandbox snapshot=validation-snapshot-java image=bellsoft/liberica-openjdk-debian:25-cds' "$T/profiles.out" &&
    grep -q '^dotnet .*sandbox=dotnet-10-sandbox snapshot=validation-snapshot-dotnet image=mcr.microsoft.com/dotnet/sdk:10.0' "$T/profiles.out" &&
@@ -83,23 +111,34 @@ fi
 # Arguments the library checks need a client: use the local executor.
 S=$T/state
 run_cli badprof run --executor local --state-dir "$S" --profile cobol examples/validation/shell
-if not_landed badprof; then
-    skipped "unknown profile" "library piece not landed: $(head -n1 "$T/badprof.err")"
-else
-    [ "$(rc badprof)" = 64 ] && grep -q 'unknown profile "cobol"' "$T/badprof.err" && ok "unknown profile: exit 64 with a message" || bad "unknown profile" "$(diag badprof)"
-fi
+[ "$(rc badprof)" = 64 ] && grep -q 'unknown profile "cobol"' "$T/badprof.err" && grep -q 'profiles are: dotnet, java, shell' "$T/badprof.err" &&
+    ok "unknown profile: exit 64, the profiles listed" || bad "unknown profile" "$(diag badprof)"
+run_cli jav run --executor local --state-dir "$S" --profile jav examples/validation/shell
+[ "$(rc jav)" = 64 ] && grep -q 'did you mean --profile java?' "$T/jav.err" && grep -q 'dotnet, java, shell' "$T/jav.err" &&
+    ok "unknown profile \"jav\": suggests java, lists the profiles" || bad "profile suggestion" "$(diag jav)"
+run_cli docker run --executor docker --profile shell examples/validation/shell
+[ "$(rc docker)" = 64 ] && grep -q 'unknown executor "docker"' "$T/docker.err" && grep -q 'local and daytona' "$T/docker.err" && ! grep -qi 'invalid argument' "$T/docker.err" &&
+    ok "--executor docker: exit 64 naming the executors" || bad "--executor docker" "$(diag docker)"
+run_cli sbdocker sandbox ls --executor docker
+[ "$(rc sbdocker)" = 64 ] && grep -q 'local and daytona' "$T/sbdocker.err" && ok "sandbox ls --executor docker: exit 64 naming the executors" || bad "sandbox ls --executor docker" "$(diag sbdocker)"
+run_cli notdir run --executor local --state-dir "$S" --profile shell examples/validation/shell/run.sh
+[ "$(rc notdir)" = 64 ] && grep -q 'examples/validation/shell/run.sh is not a directory' "$T/notdir.err" && ok "a file as source dir: exit 64 naming it" || bad "source not a directory" "$(diag notdir)"
+start=$(now_ns)
+run_cli badres run --executor local --state-dir "$S" --profile shell --results /nonexistent/x.json examples/validation/shell
+[ "$(rc badres)" = 66 ] && grep -q '/nonexistent/x.json' "$T/badres.err" && ! grep -q 'sum 1..100' "$T/badres.out" && [ "$(ms_since "$start")" -lt 2000 ] &&
+    ok "--results /nonexistent/x.json: exit 66 before the program runs" || bad "--results in a missing directory" "$(diag badres)"
+run_cli badlabel run --executor local --state-dir "$S" --profile shell --label nolabel examples/validation/shell
+[ "$(rc badlabel)" = 64 ] && grep -q 'KEY=VALUE' "$T/badlabel.err" && ok "bad --label: exit 64" || bad "bad --label" "$(diag badlabel)"
+run_cli jsonusage run --json --profile nope examples/validation/shell
+[ "$(rc jsonusage)" = 64 ] && [ "$(json_get "$T/jsonusage.out" 'd["status"], d["error"]["phase"], d["ok"]')" = "('usage_error', 'arguments', False)" ] &&
+    ok "--json usage error: one JSON document" || bad "--json usage error" "$(diag jsonusage)"
+run_cli jsonbadopt run --json --bogus --profile shell examples/validation/shell
+[ "$(rc jsonbadopt)" = 64 ] && [ "$(json_get "$T/jsonbadopt.out" 'd["status"]')" = usage_error ] && ok "--json with an unknown option: JSON too" || bad "--json unknown option" "$(diag jsonbadopt)"
 run_cli badtid run --executor local --state-dir "$S" --profile shell --thread '../x' examples/validation/shell
-if not_landed badtid; then
-    skipped "unsafe thread id" "library piece not landed: $(head -n1 "$T/badtid.err")"
-else
-    [ "$(rc badtid)" = 64 ] && grep -q 'thread id' "$T/badtid.err" && ok "unsafe thread id: exit 64" || bad "unsafe thread id" "$(diag badtid)"
-fi
-run_cli missingdir run --executor local --state-dir "$S" --profile shell "$T/does-not-exist"
-if not_landed missingdir; then
-    skipped "missing source dir" "library piece not landed: $(head -n1 "$T/missingdir.err")"
-else
-    [ "$(rc missingdir)" = 66 ] && grep -q 'does-not-exist' "$T/missingdir.err" && ok "missing source dir: exit 66" || bad "missing source dir" "$(diag missingdir)"
-fi
+[ "$(rc badtid)" = 64 ] && grep -q 'thread id' "$T/badtid.err" && ok "unsafe thread id: exit 64" || bad "unsafe thread id" "$(diag badtid)"
+run_cli missingdir run --executor local --state-dir "$S" --json --profile shell "$T/does-not-exist"
+[ "$(rc missingdir)" = 66 ] && grep -q 'does-not-exist' "$T/missingdir.err" && [ "$(json_get "$T/missingdir.out" 'd["status"]')" = input_error ] &&
+    ok "missing source dir: exit 66" || bad "missing source dir" "$(diag missingdir)"
 
 # -------------------------------------------------------------- local executor
 check_java_ok() { # name label
@@ -154,6 +193,20 @@ if [ $LOCAL = 1 ]; then
     [ "$(rc cerr)" != 0 ] && ok "compile error: non-zero exit ($(rc cerr))" || bad "compile error exit" "$(diag cerr)"
     grep -q 'Main.java:[0-9]*: error:' "$T/cerr.err" && ok "compile error: javac's message on stderr" || bad "compile error stderr" "$(diag cerr)"
     ! grep -q 'error:' "$T/cerr.out" && ok "compile error: nothing of it on stdout" || bad "compile error stdout" "$(diag cerr)"
+    [ "$(rc cerr)" = 1 ] && grep -q 'the program failed with exit code 1' "$T/cerr.err" && ! grep -q 'wrote no \*.json' "$T/cerr.err" &&
+        grep -q 'hint: fix the compile errors javac reported' "$T/cerr.err" &&
+        ok "compile error: says the program failed (exit code 1), not 'no *.json'" || bad "compile error message" "$(diag cerr)"
+    if command -v script >/dev/null; then
+        script -qec "$CLI run --executor local --state-dir $S --profile java examples/validation/java-compile-error >/dev/null" /dev/null >"$T/cerrtty.err" 2>&1 </dev/null
+        grep -q $'>> exec    \033\\[0m \033\\[31mfailed.*exit code 1' "$T/cerrtty.err" && ! grep -q $'exec.*\033\\[32mok' "$T/cerrtty.err" &&
+            ok "terminal: a non-zero exit is a red 'failed ... exit code 1'" || bad "terminal exec failure" "$(cat -v "$T/cerrtty.err" | tail -n 8)"
+    fi
+
+    run_cli mvn run --executor local --state-dir "$S" --profile java --json examples/validation/java-maven
+    r=$(json_get "$T/mvn.out" 'd["status"], d["exit_code"], "network" in d["error"]["hint"]')
+    [ "$(rc mvn)" = 1 ] && [ "$r" = "('program_failed', 1, True)" ] && grep -q 'hint: Maven could not download.*needs network access' "$T/mvn.err" &&
+        ok "Maven offline: the failure says Maven needs the network" || bad "Maven offline hint" "$r
+$(diag mvn)"
 
     run_cli json run --executor local --state-dir "$S" --profile java --thread jsonrun --json examples/validation/java-javac
     r=$(json_get "$T/json.out" 'd["exit_code"], d["thread_id"], d["profile"], d["executor"], d["results"]["results.json"]["fibonacci_50"], "fibonacci(50)" in d["stdout"], "diagnostic" in d["stderr"], sorted(d["timings_ms"])')
@@ -169,6 +222,46 @@ $(diag json)"
     start=$(date +%s)
     run_cli slow run --executor local --state-dir "$S" --profile shell --timeout 1 "$T/slow"
     [ "$(rc slow)" = 124 ] && [ $(( $(date +%s) - start )) -lt 20 ] && ok "--timeout: program stopped, exit 124" || bad "--timeout" "$(diag slow)"
+    run_cli slowjson run --executor local --state-dir "$S" --profile shell --timeout 1 --json "$T/slow"
+    r=$(json_get "$T/slowjson.out" 'd["status"], d["exit_code"], d["exit_status"], d["code"], d["error"]["phase"], "exec" in d["timings_ms"], d["sandbox"] is not None')
+    [ "$(rc slowjson)" = 124 ] && [ "$r" = "('timed_out', None, 124, 'DVAL_ETIMEOUT', 'exec', True, True)" ] &&
+        ok "--json timeout: status timed_out, timings and sandbox kept" || bad "--json timeout" "$r
+$(diag slowjson)"
+
+    # Ctrl-C / SIGTERM on a silent program
+    sig_run sigint INT 2 run --executor local --state-dir "$S" --profile shell "$T/sleep"
+    [ "$(rc sigint)" = 130 ] && [ "$(cat "$T/sigint.ms")" -lt 1000 ] && grep -q 'interrupted' "$T/sigint.err" &&
+        ok "SIGINT on a silent 'sleep 20': exit 130 in $(cat "$T/sigint.ms") ms, 'interrupted'" || bad "SIGINT on sleep 20" "rc=$(rc sigint) ms=$(cat "$T/sigint.ms") $(cat "$T/sigint.err")"
+    sig_run sigterm TERM 2 run --executor local --state-dir "$S" --profile shell --json "$T/sleep"
+    echo sigterm >>"$T/json.list"
+    r=$(json_get "$T/sigterm.out" 'd["status"], d["exit_status"], d["exit_code"], d["session"] is not None')
+    [ "$(rc sigterm)" = 143 ] && [ "$(cat "$T/sigterm.ms")" -lt 1000 ] && grep -q 'interrupted (SIGTERM)' "$T/sigterm.err" && [ "$r" = "('interrupted', 143, None, True)" ] &&
+        ok "SIGTERM on 'sleep 20': exit 143 in $(cat "$T/sigterm.ms") ms, --json says interrupted" || bad "SIGTERM on sleep 20" "rc=$(rc sigterm) ms=$(cat "$T/sigterm.ms") $r $(cat "$T/sigterm.err")"
+    # an interrupt during a long upload (10000 files) ends it too
+    mkdir -p "$T/many" && printf 'sleep 20\n' >"$T/many/run.sh" && (cd "$T/many" && for i in $(seq 10000); do : >"f$i"; done)
+    sig_run sigup INT 1.5 run --executor local --state-dir "$S" --profile shell --json "$T/many"
+    echo sigup >>"$T/json.list"
+    ph=$(json_get "$T/sigup.out" 'd["error"]["phase"]')
+    [ "$(rc sigup)" = 130 ] && [ "$(cat "$T/sigup.ms")" -lt 1000 ] && [ "$(json_get "$T/sigup.out" 'd["status"]')" = interrupted ] &&
+        ok "SIGINT during $ph of 10000 files: exit 130 in $(cat "$T/sigup.ms") ms" || bad "SIGINT during upload" "rc=$(rc sigup) ms=$(cat "$T/sigup.ms") $(diag sigup)"
+    rm -rf "$T/many"
+    run_cli afterint run --executor local --state-dir "$S" --profile shell examples/validation/shell
+    [ "$(rc afterint)" = 0 ] && ok "the sandbox works after an interrupted run" || bad "run after interrupt" "$(diag afterint)"
+
+    # two runs with one thread id at once: the second is busy (75), when
+    # the library reports DVAL_EBUSY for it
+    mkdir -p "$T/busy" && printf 'sleep 3\n' >"$T/busy/run.sh"
+    "$CLI" run --executor local --state-dir "$S" --profile shell --allow-missing-results --thread busy1 "$T/busy" >/dev/null 2>&1 </dev/null &
+    busy_pid=$!
+    sleep 1.5
+    run_cli busy run --executor local --state-dir "$S" --profile shell --allow-missing-results --thread busy1 --json "$T/busy"
+    wait $busy_pid
+    if [ "$(rc busy)" = 75 ]; then
+        [ "$(json_get "$T/busy.out" 'd["status"], d["code"]')" = "('busy', 'DVAL_EBUSY')" ] && grep -q 'another --thread' "$T/busy.err" &&
+            ok "a thread id in use: exit 75, status busy" || bad "busy thread id" "$(diag busy)"
+    else
+        skipped "thread id in use → 75" "the library does not report DVAL_EBUSY for a thread id in use yet (rc $(rc busy))"
+    fi
 
     mkdir -p "$T/tick" && printf 'i=0; while [ $i -lt 150 ]; do echo tick $i; i=$((i+1)); sleep 0.2; done\n' >"$T/tick/run.sh"
     "$CLI" run --executor local --state-dir "$S" --profile shell --allow-missing-results "$T/tick" >"$T/tick.out" 2>"$T/tick.err" </dev/null &
@@ -185,7 +278,8 @@ $(diag json)"
     mkdir -p "$T/badjson" && printf 'mkdir -p "$DVAL_RESULTS_DIR"; echo "{not json" > "$DVAL_RESULTS_DIR/r.json"; printf "{\\"ok\\":1}" > "$DVAL_RESULTS_DIR/good.json"\n' >"$T/badjson/run.sh"
     run_cli badjson run --executor local --state-dir "$S" --profile shell --json "$T/badjson"
     r=$(json_get "$T/badjson.out" 'd["status"], d["results"], len(d["errors"]) > 0')
-    [ "$(rc badjson)" = 65 ] && [ "$r" = "('DVAL_ERESULTS', {'good.json': {'ok': 1}}, True)" ] && ok "invalid results: exit 65, valid ones still reported" || bad "invalid results" "$r
+    [ "$(rc badjson)" = 65 ] && [ "$r" = "('results_invalid', {'good.json': {'ok': 1}}, True)" ] && [ "$(json_get "$T/badjson.out" 'd["code"]')" = DVAL_ERESULTS ] &&
+        ok "invalid results: exit 65, valid ones still reported" || bad "invalid results" "$r
 $(diag badjson)"
 
     mkdir -p "$T/escape" && cp examples/validation/shell/run.sh "$T/escape/" && ln -s /etc/passwd "$T/escape/passwd"
@@ -199,6 +293,8 @@ $(diag badjson)"
     run_cli verbose run --executor local --state-dir "$S" --profile shell --verbose examples/validation/shell
     grep -q '^>> exec' "$T/verbose.err" && ! grep -q '^>>' "$T/verbose.out" && ! grep -q $'\033' "$T/verbose.err" &&
         ok "--verbose: progress on stderr only, no colours off a terminal" || bad "--verbose" "$(diag verbose)"
+    grep -q '^>> download ok .* 1 result file$' "$T/verbose.err" && ! grep -q 'result files' "$T/verbose.err" &&
+        ok "'1 result file', not '1 result files'" || bad "result file count" "$(diag verbose)"
 
     if command -v script >/dev/null; then
         # stderr on a pseudo-terminal, stdout to a file
@@ -221,6 +317,12 @@ $(diag badjson)"
 
     run_cli sbls sandbox ls --executor local --state-dir "$S"
     [ "$(rc sbls)" = 0 ] && grep -q 'java-25-sandbox' "$T/sbls.out" && ok "sandbox ls finds the managed sandboxes" || bad "sandbox ls" "$(diag sbls)"
+    [ "$(head -n1 "$T/sbls.out" | tr -s ' ')" = "NAME STATE" ] && ! grep -qE '(shell-sandbox|java-25-sandbox).*(shell-sandbox|java-25-sandbox)' "$T/sbls.out" &&
+        grep -qE '^shell-sandbox +started$' "$T/sbls.out" && ok "sandbox ls: a header, each name once" || bad "sandbox ls layout" "$(diag sbls)"
+    run_cli sbrmx sandbox rm --executor local --state-dir "$S" no-such-sandbox
+    [ "$(rc sbrmx)" = 66 ] && grep -q 'no sandbox named "no-such-sandbox"' "$T/sbrmx.err" && ok "sandbox rm of an unknown name: exit 66" || bad "sandbox rm unknown" "$(diag sbrmx)"
+    run_cli sbrmbad sandbox rm --executor local --state-dir "$S" '../etc'
+    [ "$(rc sbrmbad)" = 64 ] && grep -q 'invalid sandbox name' "$T/sbrmbad.err" && ok "sandbox rm of an invalid name: exit 64" || bad "sandbox rm invalid" "$(diag sbrmbad)"
     run_cli sbrm sandbox rm --executor local --state-dir "$S" shell-sandbox
     run_cli sbls2 sandbox ls --executor local --state-dir "$S"
     [ "$(rc sbrm)" = 0 ] && ! grep -q 'shell-sandbox' "$T/sbls2.out" && ok "sandbox rm NAME reaps it" || bad "sandbox rm" "$(diag sbrm)
@@ -248,7 +350,7 @@ else
         bad "emulator starts" "$(tail -n 20 "$T/emu.log")"
     else
         PORT=$(cat "$T/port")
-        curl -s -X POST "http://127.0.0.1:$PORT/_emu/config" -d '{"transition_ms":20,"snapshot_build_ms":50}' >/dev/null
+        emu config '{"transition_ms":20,"snapshot_build_ms":50,"api_key":"test-key-secret"}' >/dev/null
         export DAYTONA_API_URL=http://127.0.0.1:$PORT/api DAYTONA_API_KEY=test-key-secret
         run_cli dshell run --executor daytona --profile shell --thread dshell --results "$T/dshell.results" examples/validation/shell
         if not_landed dshell; then
@@ -267,16 +369,121 @@ $(diag djava)"
             run_cli dcerr run --executor daytona --profile java examples/validation/java-compile-error
             [ "$(rc dcerr)" != 0 ] && grep -q 'Main.java:[0-9]*: error:' "$T/dcerr.err" && ok "daytona compile error: non-zero, javac on stderr" || bad "daytona compile error" "$(diag dcerr)"
 
-            r=$(curl -s "http://127.0.0.1:$PORT/_emu/requests" | "$PY" -c 'import json,sys; rq=json.load(sys.stdin); print(any(r["method"]=="DELETE" and "/session/" in r["path"] for r in rq), any("dval.managed-by" in (r.get("body") or "") for r in rq if r["method"]=="POST" and r["path"].rstrip("/").endswith("/sandbox")))' 2>&1)
+            r=$(emu requests | "$PY" -c 'import json,sys; rq=json.load(sys.stdin); print(any(r["method"]=="DELETE" and "/session/" in r["path"] for r in rq), any("dval.managed-by" in (r.get("body") or "") for r in rq if r["method"]=="POST" and r["path"].rstrip("/").endswith("/sandbox")))' 2>&1)
             [ "$r" = "True True" ] && ok "daytona: sessions deleted, sandboxes labelled" || bad "daytona session close / labels" "$r"
 
             run_cli dsbls sandbox ls --executor daytona
             [ "$(rc dsbls)" = 0 ] && grep -q 'shell-sandbox' "$T/dsbls.out" && ok "daytona sandbox ls" || bad "daytona sandbox ls" "$(diag dsbls)"
 
-            DAYTONA_API_KEY= run_cli dnokey run --executor daytona --profile shell examples/validation/shell
-            [ "$(rc dnokey)" = 69 ] && grep -q 'DAYTONA_API_KEY' "$T/dnokey.err" && ok "daytona without a key: exit 69" || bad "daytona without a key" "$(diag dnokey)"
+            DAYTONA_API_KEY= run_cli dnokey run --executor daytona --profile shell --json examples/validation/shell
+            [ "$(rc dnokey)" = 69 ] && grep -q 'DAYTONA_API_KEY' "$T/dnokey.err" && [ "$(json_get "$T/dnokey.out" 'd["status"], d["error"]["phase"]')" = "('unavailable', 'client')" ] &&
+                ok "daytona without a key: exit 69" || bad "daytona without a key" "$(diag dnokey)"
+            [ "$(head -n1 "$T/dsbls.out" | tr -s ' ')" = "NAME STATE ID" ] && [ "$(grep -c 'shell-sandbox' "$T/dsbls.out")" = 1 ] &&
+                ok "daytona sandbox ls: header, name once, id column" || bad "daytona sandbox ls layout" "$(diag dsbls)"
+
+            DAYTONA_API_KEY=wrong-key run_cli d401 run --executor daytona --profile shell --json examples/validation/shell
+            r=$(json_get "$T/d401.out" 'd["status"], d["code"], "DAYTONA_API_KEY" in d["error"]["hint"]')
+            [ "$(rc d401)" = 69 ] && grep -q 'hint: .*401.*DAYTONA_API_KEY' "$T/d401.err" && ! grep -q 'wrong-key' "$T/d401.err" "$T/d401.out" && [ "$r" = "('unavailable', 'DVAL_EAUTH', True)" ] &&
+                ok "HTTP 401: exit 69 with a DAYTONA_API_KEY hint" || bad "401 hint" "$r
+$(diag d401)"
+            DAYTONA_API_KEY=wrong-key run_cli d401ls sandbox ls --executor daytona
+            [ "$(rc d401ls)" = 69 ] && grep -q 'DAYTONA_API_KEY' "$T/d401ls.err" && ok "sandbox ls with a rejected key: exit 69, hint" || bad "sandbox ls 401" "$(diag d401ls)"
+
+            # bad arguments cost no remote request
+            n0=$(emu requests | "$PY" -c 'import json,sys; print(len(json.load(sys.stdin)))')
+            run_cli dbadres run --executor daytona --profile shell --results /nonexistent/x.json examples/validation/shell
+            run_cli dbadprof run --executor daytona --profile jav examples/validation/shell
+            run_cli dbaddir run --executor daytona --profile shell "$T/nowhere"
+            run_cli dbadrm sandbox rm --executor daytona 'a/b'
+            n1=$(emu requests | "$PY" -c 'import json,sys; print(len(json.load(sys.stdin)))')
+            [ "$(rc dbadres)" = 66 ] && [ "$(rc dbadprof)" = 64 ] && [ "$(rc dbaddir)" = 66 ] && [ "$(rc dbadrm)" = 64 ] && [ "$n0" = "$n1" ] &&
+                ok "argument errors are found before any API request ($n0 = $n1 requests)" || bad "arguments checked first" "requests $n0 -> $n1; rcs $(rc dbadres) $(rc dbadprof) $(rc dbaddir) $(rc dbadrm)"
+
+            # interrupts on Daytona: a silent program, then a slow close
+            sig_run dsigint INT 2 run --executor daytona --profile shell "$T/sleep"
+            [ "$(rc dsigint)" = 130 ] && [ "$(cat "$T/dsigint.ms")" -lt 1000 ] && grep -q 'interrupted' "$T/dsigint.err" &&
+                ok "daytona: SIGINT on 'sleep 20' exits 130 in $(cat "$T/dsigint.ms") ms" || bad "daytona SIGINT" "rc=$(rc dsigint) ms=$(cat "$T/dsigint.ms") $(cat "$T/dsigint.err")"
+            emu faults '{"method":"DELETE","path_regex":"/session/","times":3,"action":"delay","delay_ms":8000}' >/dev/null
+            "$CLI" run --executor daytona --profile shell "$T/sleep" >"$T/d2int.out" 2>"$T/d2int.err" </dev/null &
+            pid=$!
+            sleep 2; kill -INT $pid; sleep 1; kill -INT $pid; t0=$(now_ns); wait $pid; d2rc=$?; d2ms=$(ms_since "$t0")
+            "$PY" -c 'import sys,urllib.request as u; u.urlopen(u.Request(sys.argv[1], method="DELETE"))' "http://127.0.0.1:$PORT/_emu/faults" 2>/dev/null
+            [ $d2rc = 130 ] && [ $d2ms -lt 1000 ] && grep -q 'interrupted again; exiting at once' "$T/d2int.err" &&
+                ok "a second SIGINT during a slow cancel exits at once (${d2ms} ms)" || bad "second SIGINT" "rc=$d2rc ms=$d2ms $(cat "$T/d2int.err")"
+
+            # an interrupt ends the wait for a sandbox that stays 'starting'
+            emu sandbox/shell-sandbox/state '{"state":"starting","stuck":true}' >/dev/null
+            sig_run dwait INT 2 run --executor daytona --profile shell --json examples/validation/shell
+            echo dwait >>"$T/json.list"
+            emu sandbox/shell-sandbox/state '{"state":"started","stuck":false}' >/dev/null
+            [ "$(rc dwait)" = 130 ] && [ "$(cat "$T/dwait.ms")" -lt 1000 ] && [ "$(json_get "$T/dwait.out" 'd["status"], d["error"]["phase"], d["exit_code"]')" = "('interrupted', 'sandbox', None)" ] &&
+                ok "SIGINT ends the wait for a 'starting' sandbox in $(cat "$T/dwait.ms") ms" || bad "SIGINT during the sandbox wait" "rc=$(rc dwait) ms=$(cat "$T/dwait.ms") $(diag dwait)"
         fi
     fi
+fi
+
+# ------------------------------------------------ unreachable API, terminal
+if command -v script >/dev/null; then
+    # stderr on a pseudo-terminal; SIGINT after 3.5 s ends the retries
+    start=$(now_ns)
+    script -qec "DAYTONA_API_URL=http://127.0.0.1:1/api DAYTONA_API_KEY=k timeout --preserve-status -s INT 3.5 $CLI run --executor daytona --profile shell examples/validation/shell; echo cli-rc=\$?" /dev/null >"$T/unreach.tty" 2>&1 </dev/null
+    ms=$(ms_since "$start")
+    # the retry line is rewritten in place: several retries, no newline
+    # between them, no [warn] lines, and no second counter
+    r=$("$PY" - "$T/unreach.tty" <<'PYEOF'
+import re, sys
+t = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+lines = t.split("\n")
+live = [l for l in lines if "retry 1 of" in l]
+ok = (len(live) == 1 and "retry 2 of" in live[0] and "\r\x1b[K" in live[0]
+      and "[warn]" not in t and "attempt 1/" not in t
+      and "cli-rc=130" in t and "interrupted" in t)
+print("ok" if ok else repr(t[-1500:]))
+PYEOF
+)
+    [ "$r" = ok ] && [ "$ms" -lt 5000 ] && ok "unreachable API on a terminal: one live retry line; SIGINT ends the wait (${ms} ms)" || bad "live retry line" "$r ($ms ms)"
+else
+    skipped "live retry line" "script(1) not installed"
+fi
+
+# ---------------------------------------------------------- whole-suite checks
+# No status enum name in anything the CLI told a user (stderr).
+raw=$(grep -lE 'DVAL_E[A-Z]+|DVAL_OK' "$T"/*.err "$T"/*.tty 2>/dev/null)
+[ -z "$raw" ] && ok "no DVAL_* enum name in any message to users" || bad "raw enum names" "$(for f in $raw; do echo "$f: $(grep -oE 'DVAL_[A-Z]+' "$f" | sort -u | tr '\n' ' ')"; done)"
+
+# Every --json document of this suite against the installed schema.
+SCHEMA=man/daytona-validate-run.schema.json
+if ! "$PY" -c 'import jsonschema' 2>/dev/null; then
+    skipped "--json schema validation" "python3-jsonschema missing (tests/deps.sh installs it)"
+elif [ ! -s "$T/json.list" ]; then
+    bad "--json schema validation" "no --json output was recorded"
+else
+    r=$("$PY" - "$SCHEMA" "$T" $(sort -u "$T/json.list") <<'PYEOF'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+problems, statuses = [], set()
+for name in sys.argv[3:]:
+    text = open("%s/%s.out" % (sys.argv[2], name)).read()
+    docs = [l for l in text.splitlines() if l.startswith("{")]
+    if len(docs) != 1 or text.strip() != docs[0]:
+        problems.append("%s: stdout is not exactly one JSON line" % name)
+        continue
+    d = json.loads(docs[0])
+    statuses.add(d.get("status"))
+    problems += ["%s: %s" % (name, e.message) for e in v.iter_errors(d)]
+# the old shapes must not pass: the schema really constrains
+for old in ({"exit_code": None, "status": "DVAL_ETIMEOUT", "error": "x"},):
+    if v.is_valid(old):
+        problems.append("an old-shape document passed the schema")
+print("%d %s" % (len(sys.argv) - 3, " ".join(sorted(map(str, statuses)))))
+print("\n".join(problems))
+PYEOF
+)
+    n=$(head -n1 <<<"$r")
+    rest=$(tail -n +2 <<<"$r")
+    [ -z "$rest" ] && ok "every --json output validates against $SCHEMA ($n)" || bad "--json schema" "$r"
 fi
 
 echo "$pass passed, $fail failed, $skip skipped"

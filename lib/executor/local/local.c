@@ -56,7 +56,8 @@ static char *find_helper(void)
 
 /* The helper's environment, from an allow-list: never the caller's (its
  * API keys would be readable in /proc/<pid>/environ of the sandbox's
- * init). Builds also get the proxy settings they may need. */
+ * init). Builds and image builds (mmdebstrap) also get the proxy
+ * settings they may need. */
 static void helper_env(char **env, size_t cap, char bufs[][4200],
                        const char *mode)
 {
@@ -70,7 +71,8 @@ static void helper_env(char **env, size_t cap, char bufs[][4200],
     dval__fmt(bufs[b], sizeof bufs[b], "DVAL_HELPER_PARENT=%d",
               (int)getpid());
     env[n++] = bufs[b++];
-    for (size_t i = 0; mode && !strcmp(mode, "build") &&
+    int build = mode && (!strcmp(mode, "build") || !strcmp(mode, "mkimage"));
+    for (size_t i = 0; build &&
          i < sizeof pass / sizeof *pass && n + 1 < cap; i++) {
         const char *v = getenv(pass[i]);
         if (v && strlen(v) < 4000) {

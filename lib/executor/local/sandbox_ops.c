@@ -107,8 +107,9 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
         if (rc != DVAL_OK)
             return rc;
     } else if (o->image) {
-        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: image %s ignored; the "
-               "sandbox runs on the host's root", o->image);
+        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: image %s ignored; a "
+               "sandbox without a snapshot runs on the Debian 12 base image "
+               "(make a snapshot from the image instead)", o->image);
     }
     int isolated;
     rc = lx_isolation(x, c, &isolated);

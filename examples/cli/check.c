@@ -1,0 +1,196 @@
+/* Argument checks made before any remote work, so a typo costs nothing:
+ * each failure names the argument, says why it is wrong and what would be
+ * right (fills a cli_problem; the caller prints it and exits 64 or 66). */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void problem(cli_problem *p, int ex, const char *hint,
+                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void problem(cli_problem *p, int ex, const char *hint,
+                    const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->message, sizeof p->message, fmt, ap);
+    va_end(ap);
+    snprintf(p->hint, sizeof p->hint, "%s", hint ? hint : "");
+    p->exit_status = ex;
+}
+
+/* Levenshtein distance, for "did you mean"; short names only. */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* "dotnet, java, shell" and the closest name (NULL when none is close). */
+static const char *profile_list(char *buf, size_t cap, const char *wrong)
+{
+    const char *const *names = NULL;
+    const char *best = NULL;
+    size_t best_d = 3, n = 0;
+    buf[0] = '\0';
+    dval_profile_names(&names);
+    for (size_t i = 0; names && names[i]; i++) {
+        n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%s",
+                              i ? ", " : "", names[i]);
+        size_t d = distance(wrong, names[i]);
+        /* a prefix ("jav") is as good as a near miss */
+        if (!strncmp(names[i], wrong, strlen(wrong)) && *wrong)
+            d = 1;
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    return best;
+}
+
+int check_profile(const char *name, cli_problem *p)
+{
+    if (dval_profile_find(name))
+        return 0;
+    char list[256], hint[400];
+    const char *close = profile_list(list, sizeof list, name);
+    if (close)
+        snprintf(hint, sizeof hint, "did you mean --profile %s? The "
+                 "profiles are: %s (see `daytona-validate profiles`)",
+                 close, list);
+    else
+        snprintf(hint, sizeof hint, "the profiles are: %s (see "
+                 "`daytona-validate profiles`)", list);
+    problem(p, CLI_EX_USAGE, hint, "unknown profile \"%s\"", name);
+    return -1;
+}
+
+int check_executor(const char *name, cli_problem *p)
+{
+    if (!name || !strcmp(name, "local") || !strcmp(name, "daytona"))
+        return 0;
+    problem(p, CLI_EX_USAGE, "use --executor local (Linux namespace "
+            "sandboxes on this machine) or --executor daytona (Daytona "
+            "sandboxes; needs DAYTONA_API_KEY)",
+            "unknown executor \"%s\": the executors are local and daytona",
+            name);
+    return -1;
+}
+
+int check_source_dir(const char *dir, cli_problem *p)
+{
+    struct stat st;
+    if (stat(dir, &st)) {
+        problem(p, CLI_EX_NOINPUT, "give the directory that holds the "
+                "program's sources as the last argument",
+                "source directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        problem(p, CLI_EX_USAGE, "give the directory that holds the file, "
+                "not the file itself",
+                "source directory %s is not a directory", dir);
+        return -1;
+    }
+    if (access(dir, R_OK | X_OK)) {
+        problem(p, CLI_EX_NOINPUT, "check the directory's permissions",
+                "source directory %s cannot be read: %s", dir,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Writable without creating it yet: a run that fails leaves no empty file. */
+int check_output_file(const char *opt, const char *file, cli_problem *p)
+{
+    struct stat st;
+    if (!stat(file, &st)) {
+        if (S_ISDIR(st.st_mode)) {
+            problem(p, CLI_EX_NOINPUT, "name a file inside it",
+                    "%s %s is a directory", opt, file);
+            return -1;
+        }
+        if (access(file, W_OK)) {
+            problem(p, CLI_EX_NOINPUT, "choose a file you can write",
+                    "%s %s cannot be written: %s", opt, file,
+                    strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", file);
+    const char *dir = dirname(copy);
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        problem(p, CLI_EX_NOINPUT, "create the directory first, or choose "
+                "another path", "%s %s: directory %s does not exist", opt,
+                file, dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK)) {
+        problem(p, CLI_EX_NOINPUT, "choose a directory you can write",
+                "%s %s: cannot create files in %s: %s", opt, file, dir,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The library's rule for thread ids: [A-Za-z0-9._-]{1,128}, not "."/".." */
+int check_thread_id(const char *id, cli_problem *p)
+{
+    size_t n = strlen(id);
+    int ok = n >= 1 && n <= 128 && strcmp(id, ".") && strcmp(id, "..") &&
+             strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                        "0123456789._-") == n;
+    if (ok)
+        return 0;
+    problem(p, CLI_EX_USAGE, "a thread id is 1 to 128 of A-Z a-z 0-9 . _ - "
+            "(it names a directory in the sandbox)",
+            "invalid thread id \"%s\"", id);
+    return -1;
+}
+
+/* The library's rule for sandbox names (dval__check_name). */
+int check_sandbox_name(const char *name, cli_problem *p)
+{
+    size_t n = strlen(name);
+    int ok = n >= 1 && n <= 255 && !strchr(name, '/') &&
+             !strstr(name, "..");
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (unsigned char)name[i] >= 0x20 && name[i] != 0x7f;
+    if (ok)
+        return 0;
+    problem(p, CLI_EX_USAGE, "sandbox names are 1 to 255 printable "
+            "characters without '/' or \"..\" (see `daytona-validate sandbox "
+            "ls`)", "invalid sandbox name \"%s\"", name);
+    return -1;
+}

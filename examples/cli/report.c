@@ -1,0 +1,87 @@
+/* `run --json`: one document of one shape for success and every failure,
+ * described by man/daytona-validate-run.schema.json (installed beside the
+ * man page). Every key is always present; unknown values are null. */
+#include <string.h>
+
+#include "cli.h"
+
+static void str_or_null(FILE *f, const char *s)
+{
+    if (s && *s)
+        jt_string(f, s, strlen(s));
+    else
+        fputs("null", f);
+}
+
+/* A member of the library's summary copied verbatim, else `dflt`. */
+static void member(FILE *f, const char *summary, const char *key,
+                   const char *dflt)
+{
+    const char *val;
+    size_t len;
+    if (summary && !jt_member(summary, key, &val, &len))
+        fwrite(val, 1, len, f);
+    else
+        fputs(dflt, f);
+}
+
+static void error_object(FILE *f, const run_report *r)
+{
+    const run_info *ri = r->ri;
+    if (ri->pb.exit_status == 0) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"phase\":", f);
+    str_or_null(f, ri->phase);
+    fputs(",\"message\":", f);
+    str_or_null(f, ri->pb.message);
+    fputs(",\"hint\":", f);
+    str_or_null(f, ri->pb.hint);
+    fputc('}', f);
+}
+
+void report_json(FILE *f, const run_report *r)
+{
+    const run_info *ri = r->ri;
+    const run_state *st = r->st;
+    fprintf(f, "{\"schema\":\"daytona-validate-run/1\",\"status\":\"%s\","
+            "\"ok\":%s,\"exit_status\":%d,\"exit_code\":", ri->status,
+            ri->pb.exit_status == 0 ? "true" : "false", ri->pb.exit_status);
+    if (st && st->ran)
+        fprintf(f, "%d", st->exit_code);
+    else
+        fputs("null", f);
+    fputs(",\"code\":", f);
+    str_or_null(f, r->called ? dval_status_name(ri->rc) : NULL);
+    fputs(",\"error\":", f);
+    error_object(f, r);
+    fputs(",\"errors\":", f);
+    member(f, r->summary, "errors", "[]");
+    fputs(",\"results\":", f);
+    member(f, r->summary, "results", "{}");
+    fputs(",\"thread_id\":", f);
+    str_or_null(f, ri->thread_id);
+    fputs(",\"profile\":", f);
+    str_or_null(f, r->profile);
+    fputs(",\"executor\":", f);
+    str_or_null(f, ri->executor);
+    fputs(",\"sandbox\":", f);
+    str_or_null(f, st ? st->sandbox : NULL);
+    fputs(",\"session\":", f);
+    str_or_null(f, st ? st->session : NULL);
+    fputs(",\"timings_ms\":{", f);
+    if (st && st->timings_len)
+        fprintf(f, "%s,", st->timings);
+    fprintf(f, "\"total\":%lld}", (long long)r->total_ms);
+    fputs(",\"stdout\":", f);
+    jt_string(f, st && st->out.data ? st->out.data : "",
+              st ? st->out.len : 0);
+    fputs(",\"stderr\":", f);
+    jt_string(f, st && st->err.data ? st->err.data : "",
+              st ? st->err.len : 0);
+    fprintf(f, ",\"output_truncated\":%s}\n",
+            st && (st->out.truncated || st->err.truncated) ? "true"
+                                                           : "false");
+    fflush(f);
+}
