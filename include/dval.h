@@ -80,7 +80,9 @@ enum dval_status {
     DVAL_EIO = -25,         /* local file I/O failed */
     DVAL_ERESULTS = -26,    /* results missing, not UTF-8 or not JSON */
     DVAL_EBADREQUEST = -27, /* the server rejected the request (400/422) */
-    DVAL_EBUSY = -28        /* the resource is in use by another run (e.g. a thread id) */
+    DVAL_EBUSY = -28,       /* the resource is in use by another run (e.g. a thread id) */
+    DVAL_EGONE = -29,       /* the sandbox vanished while the program ran */
+    DVAL_EQUOTA = -30       /* the organization's quota is exhausted (not transient) */
 };
 
 /* Static English text for a status; never NULL, thread-safe. */
@@ -492,7 +494,10 @@ enum dval_event_type {
     DVAL_EVENT_PHASE = 1,        /* phase started/finished */
     DVAL_EVENT_OUTPUT = 2,       /* program output chunk */
     DVAL_EVENT_BUILD_LOG = 3,    /* snapshot build log chunk */
-    DVAL_EVENT_STATE = 4         /* sandbox state change */
+    DVAL_EVENT_STATE = 4,        /* sandbox state change */
+    DVAL_EVENT_RESTART = 5       /* the sandbox vanished mid-run: the validation
+                                    runs again on a fresh one and its output
+                                    restarts (drop what was received) */
 };
 
 typedef struct dval_event {

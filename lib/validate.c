@@ -18,6 +18,7 @@
 #include <uuid/uuid.h>
 
 #include "core.h"
+#include "recover.h"
 #include "workdir.h"
 
 extern char **environ;
@@ -43,6 +44,7 @@ typedef struct vctx {
     dval_session *sess;
     char sess_id[DVAL_ID_MAX];
     void *claim;            /* the executor's claim on workdir, or NULL */
+    int in_exec;            /* the program was started (output may exist) */
     int ran;                /* the run command finished with an exit code */
     int exit_code;
     size_t files, bytes;    /* uploaded */
@@ -500,6 +502,7 @@ static int do_exec(vctx *v)
     eo.cwd = v->workdir;
     eo.timeout_ms = v->req.timeout_ms;
     int code = -1;
+    v->in_exec = 1;
     rc = dval_session_exec(v->sess, cmd.data, &eo, on_output, v, &code);
     dval__buf_free(&cmd);
     if (rc)
@@ -803,6 +806,87 @@ static const char *download_detail(vctx *v, char *buf, size_t cap)
     return buf;
 }
 
+/* ---- a sandbox lost under the validation (PROTOCOL 10.3) */
+
+/* sandbox → download once; *lost set when a failure came from the sandbox
+ * having stopped or vanished under it. */
+static int run_once(vctx *v)
+{
+    /* the sandbox wait takes no descriptor of its own: the token ends it
+     * through the thread's ambient scope */
+    dval__cancel_scope(v->req.cancel);
+    int rc = run_phase(v, "sandbox", do_sandbox, sandbox_detail);
+    dval__cancel_scope(NULL);
+    if (!rc)
+        rc = run_phase(v, "session", do_session, session_detail);
+    /* from here on, firing the token cancels the session's execs */
+    dval__cancel_attach(v->req.cancel, v->sess);
+    if (!rc)
+        rc = run_phase(v, "upload", do_upload, upload_detail);
+    if (!rc)
+        rc = run_phase(v, "exec", do_exec, exec_detail);
+    if (!rc)
+        rc = run_phase(v, "download", do_download, download_detail);
+    dval__cancel_attach(v->req.cancel, NULL);
+    return rc;
+}
+
+/* Forgets the handles of a sandbox that is gone or stopped (its session
+ * died with it): the next acquire finds or creates it again. */
+static void drop_sandbox(vctx *v)
+{
+    dval_session_free(v->sess);
+    v->sess = NULL;
+    if (v->sb && v->claim)
+        dval__sandbox_release(v->sb, v->claim);
+    v->claim = NULL;
+    dval_sandbox_free(v->sb);
+    v->sb = NULL;
+    v->sess_id[0] = 0;
+    v->files = v->bytes = 0;
+    v->in_exec = v->ran = 0;
+    v->exit_code = 0;
+    json_object_clear(v->results);
+    json_array_clear(v->errors);
+}
+
+static int restart_event(vctx *v)
+{
+    dval_event ev = { .struct_size = sizeof ev, .type = DVAL_EVENT_RESTART };
+    ev.phase = "exec";
+    ev.status = DVAL_EGONE;
+    ev.detail = "the sandbox vanished during the run; running again on a "
+                "fresh sandbox: output restarts";
+    return emit(v, &ev);
+}
+
+/* Runs the sandbox phases; a sandbox that stopped or vanished before the
+ * program started is acquired again (the ladder starts or recreates it);
+ * one lost while the program ran gives DVAL_EGONE and one re-run from the
+ * start, announced by a DVAL_EVENT_RESTART event. */
+static int run_recovering(vctx *v)
+{
+    int recovered = 0, reran = 0;
+    for (;;) {
+        int rc = run_once(v);
+        if (!rc || rc == DVAL_ECANCELED || rc == DVAL_EABORTED || !v->sb ||
+            !dval__sandbox_lost(v->sb, rc))
+            return rc;
+        if (v->in_exec) {
+            rc = fail(v, DVAL_EGONE, "exec", "the sandbox vanished or "
+                      "stopped while the program ran");
+            if (reran++ || restart_event(v))
+                return rc;
+        } else if (recovered++ >= 2) {
+            return rc;
+        }
+        DVAL__LOG(v->client, DVAL_LOG_WARN, "sandbox %s lost (%s); acquiring "
+                  "it again", dval_sandbox_name(v->sb),
+                  dval_sandbox_state_name(dval_sandbox_state(v->sb)));
+        drop_sandbox(v);
+    }
+}
+
 DVAL_API int dval_validation_init(dval_validation *req, size_t size)
 {
     if (!req)
@@ -845,23 +929,11 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
         rc = fail(v, DVAL_ENOMEM, "request", NULL);
         goto out;
     }
-    /* the snapshot and sandbox waits take no descriptor of their own:
-     * the token ends them through the thread's ambient scope */
     dval__cancel_scope(v->req.cancel);
     rc = run_phase(v, "snapshot", do_snapshot, snapshot_detail);
-    if (!rc)
-        rc = run_phase(v, "sandbox", do_sandbox, sandbox_detail);
     dval__cancel_scope(NULL);
     if (!rc)
-        rc = run_phase(v, "session", do_session, session_detail);
-    /* from here on, firing the token cancels the session's execs */
-    dval__cancel_attach(v->req.cancel, v->sess);
-    if (!rc)
-        rc = run_phase(v, "upload", do_upload, upload_detail);
-    if (!rc)
-        rc = run_phase(v, "exec", do_exec, exec_detail);
-    if (!rc)
-        rc = run_phase(v, "download", do_download, download_detail);
+        rc = run_recovering(v);
     /* keep the first failure's message: close must not overwrite it */
     char saved[DVAL_ERRMSG_MAX];
     dval__strlcpy(saved, dval_client_errmsg(client), sizeof saved);
