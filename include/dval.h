@@ -144,7 +144,8 @@ enum dval_snapshot_state {
     DVAL_SNAPSHOT_ERROR = 5,
     DVAL_SNAPSHOT_BUILD_FAILED = 6,
     DVAL_SNAPSHOT_INACTIVE = 7,
-    DVAL_SNAPSHOT_REMOVING = 8
+    DVAL_SNAPSHOT_REMOVING = 8,
+    DVAL_SNAPSHOT_SNAPSHOTTING = 9   /* newer servers: transitional, wait */
 };
 
 /* Wire name ("started"); "unknown" for out-of-range values. */

@@ -64,7 +64,7 @@ static const char *const sandbox_states[] = {
 
 static const char *const snapshot_states[] = {
     "unknown", "pending", "building", "pulling", "active", "error",
-    "build_failed", "inactive", "removing",
+    "build_failed", "inactive", "removing", "snapshotting",
 };
 
 #define NSTATES(a) ((int)(sizeof a / sizeof *a))
