@@ -435,6 +435,7 @@ async def sandbox_last_activity(request):
     if err is not None:
         return err
     sbx.last_activity = now_iso()
+    sbx.activity_mono = time.monotonic()
     return web.Response(status=201, body=b"")
 
 

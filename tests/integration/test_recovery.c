@@ -153,3 +153,53 @@ TEST(recovery__vanished_during_the_command_reruns_once)
     dval_free(sum);
     fx_close(&f);
 }
+
+/* auto_stop_ms mode: the emulator stops an idle sandbox as the real
+ * auto-stop does. A program that runs three auto-stop intervals keeps its
+ * sandbox busy (the client's open log stream and requests are activity):
+ * no stop under it, no restart. */
+TEST(recovery__long_run_keeps_the_sandbox_from_auto_stopping)
+{
+    fx f;
+    fx_open(&f, "echo begin; sleep 1.5; echo end; mkdir -p results\n");
+    CHECK_INT(emu_post(&f.e, "/_emu/config", "{\"auto_stop_ms\":500}"), 200);
+    seen s = {0};
+    char *sum = NULL;
+    int rc = validate(&f, &s, &sum);
+    CHECK_OK(rc, f.c);
+    CHECK_INT(s.restarts, 0);
+    CHECK(strstr(s.out, "begin") && strstr(s.out, "end"));
+    CHECK_INT(emu_count(&f.e, "POST", "^/api/sandbox/[^/]+/stop$"), 0);
+    CHECK_INT(emu_count(&f.e, "POST", "^/api/sandbox/[^/]+/start$"), 0);
+    dval_free(sum);
+    fx_close(&f);
+}
+
+/* ... and one left idle between two validations is auto-stopped; the
+ * next validation starts it again. */
+TEST(recovery__auto_stopped_between_validations_is_started)
+{
+    fx f;
+    fx_open(&f, PROG);
+    CHECK_INT(emu_post(&f.e, "/_emu/config", "{\"auto_stop_ms\":300}"), 200);
+    seen s = {0};
+    char *sum = NULL;
+    CHECK_OK(validate(&f, &s, &sum), f.c);
+    dval_free(sum);
+    int state = 0;
+    for (int i = 0; i < 100 && state != DVAL_SANDBOX_STOPPED; i++) {
+        dval_sandbox *sb = NULL;
+        usleep(50000);   /* API requests are no toolbox activity */
+        if (dval_sandbox_get(&sb, f.c, "shell-sandbox") == DVAL_OK)
+            state = dval_sandbox_state(sb);
+        dval_sandbox_free(sb);
+    }
+    CHECK_INT(state, DVAL_SANDBOX_STOPPED);
+    seen s2 = {0};
+    sum = NULL;
+    CHECK_OK(validate(&f, &s2, &sum), f.c);
+    CHECK(strstr(s2.out, "hello") != NULL);
+    CHECK(emu_count(&f.e, "POST", "^/api/sandbox/[^/]+/start$") >= 1);
+    dval_free(sum);
+    fx_close(&f);
+}
