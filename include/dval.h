@@ -560,6 +560,40 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
                            dval_event_fn on_event, void *userdata,
                            char **result_json);
 
+/* ------------------------------------------------------------------ pool */
+
+/* A pool of sandboxes of one profile shared by many host threads: each
+ * dval_pool_validate leases a sandbox (at most max_per_sandbox validations
+ * on one at a time), runs dval_validate on it and returns it. Callers wait
+ * in FIFO order when every sandbox is busy; beyond max_queue waiting the
+ * call fails with DVAL_EBUSY at once. No thread of its own. */
+typedef struct dval_pool dval_pool;
+
+typedef struct dval_pool_options {
+    size_t struct_size;
+    const char *profile;         /* required */
+    const char *name;            /* sandbox name prefix; NULL → "pool-<profile>" */
+    int32_t min_warm;            /* sandboxes acquired by dval_pool_new; 0 */
+    int32_t max_sandboxes;       /* 0 → 4 */
+    int32_t max_per_sandbox;     /* concurrent validations on one; 0 → 1 */
+    int64_t idle_timeout_ms;     /* a sandbox unused longer is released
+                                    (release policy) at the next lease; 0 never */
+    const char *const *labels;   /* extra labels of every pool sandbox */
+    int32_t max_queue;           /* waiting callers; 0 → 256, -1 → unbounded */
+    int32_t release;             /* enum dval_release at idle/free; KEEP */
+} dval_pool_options;
+
+DVAL_API int dval_pool_options_init(dval_pool_options *opts, size_t size);
+DVAL_API int dval_pool_new(dval_pool **out, dval_client *client,
+                           const dval_pool_options *opts);
+/* dval_validate on a leased pool sandbox; req->profile may be NULL (the
+ * pool's), req->sandbox_name must be NULL. */
+DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
+                                dval_event_fn on_event, void *userdata,
+                                char **result_json);
+/* No validation may still run on the pool. */
+DVAL_API void dval_pool_free(dval_pool *pool);
+
 /* ---------------------------------------------------------------- executor */
 
 #define DVAL_ID_MAX 256
