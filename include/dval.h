@@ -547,7 +547,20 @@ typedef struct dval_validation {
     /* Fired from any thread: the validation ends with DVAL_ECANCELED, its
      * session closed. NULL → not cancelable. Borrowed for the call. */
     dval_cancel *cancel;
+    /* enum dval_isolation (appended in 0.1.1). */
+    int32_t isolation;
 } dval_validation;
+
+/* What a validation shares with others (dval_validation.isolation). */
+enum dval_isolation {
+    /* the profile's (or sandbox_name's) sandbox, shared by validations,
+     * a session and /sandbox/<thread_id> each: keeps honest programs
+     * apart, not hostile ones */
+    DVAL_ISOLATION_SESSION = 0,
+    /* a sandbox of its own, created from the snapshot for this validation
+     * and deleted after it: nothing else runs in it before or during */
+    DVAL_ISOLATION_SANDBOX = 1
+};
 
 DVAL_API int dval_validation_init(dval_validation *req, size_t size);
 

@@ -181,6 +181,10 @@ static int check_request(vctx *v, const dval_validation *req)
     char msg[256];
     if (dval__check_component("thread id", v->thread_id, msg, sizeof msg))
         return fail(v, DVAL_EINVAL, "request", msg);
+    if (v->req.isolation != DVAL_ISOLATION_SESSION &&
+        v->req.isolation != DVAL_ISOLATION_SANDBOX)
+        return fail(v, DVAL_EINVAL, "request", "isolation is not a "
+                    "dval_isolation value");
     if (v->req.release < DVAL_RELEASE_KEEP ||
         v->req.release > DVAL_RELEASE_DELETE)
         return fail(v, DVAL_EINVAL, "request", "release is not a "
@@ -261,6 +265,16 @@ static int do_snapshot(vctx *v)
 
 /* ---- sandbox and session */
 
+/* "<base>-<12 random hex>": a name no other validation uses. */
+static void own_sandbox_name(const char *base, char *out, size_t cap)
+{
+    uuid_t u;
+    char s[40];
+    uuid_generate_random(u);
+    uuid_unparse_lower(u, s);
+    dval__fmt(out, cap, "%.200s-%.8s%.4s", base, s, s + 9);
+}
+
 static int do_sandbox(vctx *v)
 {
     char profile_label[300];
@@ -269,7 +283,7 @@ static int do_sandbox(vctx *v)
     size_t extra = 0;
     while (v->req.labels && v->req.labels[extra])
         extra++;
-    const char **labels = dval__calloc(extra + 3, sizeof *labels);
+    const char **labels = dval__calloc(extra + 4, sizeof *labels);
     if (!labels)
         return fail(v, DVAL_ENOMEM, "sandbox", NULL);
     /* the managed-by label lets `daytona-validate sandbox ls/rm` find
@@ -282,10 +296,18 @@ static int do_sandbox(vctx *v)
     dval_sandbox_options o;
     dval_sandbox_options_init(&o, sizeof o);
     o.name = v->req.sandbox_name ? v->req.sandbox_name : v->prof->sandbox_name;
+    char own[DVAL_ID_MAX];
+    if (v->req.isolation == DVAL_ISOLATION_SANDBOX) {
+        own_sandbox_name(o.name, own, sizeof own);
+        o.name = own;
+        labels[extra + 2] = "dval.isolation=sandbox";
+    }
     o.snapshot = v->req.snapshot_name ? v->req.snapshot_name
                                       : v->prof->snapshot_name;
     o.labels = labels;
-    o.release = v->req.release;
+    /* a sandbox of its own is never handed to another validation */
+    o.release = v->req.isolation == DVAL_ISOLATION_SANDBOX ? DVAL_RELEASE_DELETE
+                                                           : v->req.release;
     o.on_state = on_state;
     o.state_userdata = v;
     int rc = dval_sandbox_acquire(&v->sb, v->client, &o);
