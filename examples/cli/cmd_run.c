@@ -28,6 +28,9 @@ static const char run_usage[] =
     "  --json                  print one JSON summary on stdout instead\n"
     "  --timeout SECONDS       limit the program's run time\n"
     "  --release keep|stop|delete  what to do with the sandbox afterwards\n"
+    "  --isolation session|sandbox  share the profile's sandbox (a session\n"
+    "                          each, default) or get a sandbox of its own,\n"
+    "                          created for this run and deleted after\n"
     "  --label KEY=VALUE       extra sandbox label (repeatable)\n"
     "  --allow-missing-results  no results file is not an error\n"
     "  --state-dir DIR         local executor state (and run transcripts)\n"
@@ -161,7 +164,8 @@ static int parse_release(const char *s, int32_t *out)
 }
 
 enum { OPT_PROFILE = OPT_FIRST_CMD, OPT_THREAD, OPT_RESULTS, OPT_JSON,
-       OPT_TIMEOUT, OPT_RELEASE, OPT_LABEL, OPT_ALLOW_MISSING };
+       OPT_TIMEOUT, OPT_RELEASE, OPT_LABEL, OPT_ALLOW_MISSING,
+       OPT_ISOLATION };
 
 static const struct option longopts[] = {
     CLI_COMMON_LONGOPTS,
@@ -173,6 +177,7 @@ static const struct option longopts[] = {
     {"release", 1, NULL, OPT_RELEASE},
     {"label", 1, NULL, OPT_LABEL},
     {"allow-missing-results", 0, NULL, OPT_ALLOW_MISSING},
+    {"isolation", 1, NULL, OPT_ISOLATION},
     {NULL, 0, NULL, 0},
 };
 
@@ -214,6 +219,13 @@ static int parse_option(run_args *a, int opt, size_t *nlabels,
         if (parse_release(optarg, &a->req.release))
             return usage_error(pb, "--release is keep, stop or delete, not "
                                "'%s'", optarg);
+        return -1;
+    case OPT_ISOLATION:
+        if (strcmp(optarg, "session") && strcmp(optarg, "sandbox"))
+            return usage_error(pb, "--isolation is session or sandbox, not "
+                               "'%s'", optarg);
+        a->req.isolation = !strcmp(optarg, "sandbox") ? DVAL_ISOLATION_SANDBOX
+                                                      : DVAL_ISOLATION_SESSION;
         return -1;
     case OPT_LABEL:
         if (!strchr(optarg, '=') || *optarg == '=' || *nlabels == MAX_LABELS)
