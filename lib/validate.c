@@ -674,12 +674,19 @@ static int do_download(vctx *v)
 parse:;
     size_t n = 0;
     char **names = parse_listing(list.data, &n);
-    for (size_t i = 0; names && i < n && !v->aborted; i++)
+    /* each fetch is short: the token is checked between them, and ends
+     * a long one through the thread's ambient scope */
+    dval__cancel_scope(v->req.cancel);
+    for (size_t i = 0; names && i < n && !v->aborted &&
+                       !dval_cancel_fired(v->req.cancel); i++)
         fetch_one(v, names[i]);
+    dval__cancel_scope(NULL);
     dval__free(names);
     dval__buf_free(&list);
     if (!names)
         return fail(v, DVAL_ENOMEM, "download", NULL);
+    if (dval_cancel_fired(v->req.cancel))
+        return fail(v, DVAL_ECANCELED, "download", "canceled");
     if (v->aborted)
         return fail(v, DVAL_EABORTED, "download", NULL);
     if (json_array_size(v->errors) > 0)
