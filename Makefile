@@ -205,6 +205,10 @@ DEPS_SH ?= tests/deps.sh
 deps:
 	@$(DEPS_SH)
 
+# Bindings: the Python package goes where the system's python3 looks
+# (Debian: $(PREFIX)/lib/python3.X/dist-packages); evaluated only by install.
+PYTHONDIR ?= $(PREFIX)/lib/python$(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
+
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
@@ -214,6 +218,10 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libdaytona-validate.so
 	install -m 0644 $(ALIB) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 include/dval.h $(DESTDIR)$(INCLUDEDIR)/
+	@# bindings: the C++ header, and the Python package `dval` (pure Python)
+	install -m 0644 examples/cpp/dval.hpp $(DESTDIR)$(INCLUDEDIR)/
+	install -d $(DESTDIR)$(PYTHONDIR)/dval
+	install -m 0644 examples/python/src/dval/*.py examples/python/src/dval/py.typed $(DESTDIR)$(PYTHONDIR)/dval/
 	install -m 0644 $(B)/daytona-validate.pc $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 0644 man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
 	-install -m 0644 man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/ 2>/dev/null
@@ -233,6 +241,8 @@ uninstall:
 		$(DESTDIR)$(BINDIR)/daytona-validate
 	rm -rf $(DESTDIR)$(LIBEXECDIR)
 	rm -rf $(DESTDIR)$(PREFIX)/share/daytona-validate
+	rm -f $(DESTDIR)$(INCLUDEDIR)/dval.hpp
+	rm -rf $(DESTDIR)$(PYTHONDIR)/dval
 	cd man && for f in man*/*.[0-9]; do rm -f $(DESTDIR)$(MANDIR)/$$f; done
 
 clean:

@@ -10,14 +10,34 @@
 #include "output.h"
 #include "retry.h"
 
-#define READ_SLICE_MS 200     /* one stream_read wait */
-#define STATUS_EVERY_MS 250   /* exit-code polling alongside the stream */
-/* Once the exit code is known the log is complete (the daemon writes it
- * after flushing output) and the daemon sends new log bytes within ~20 ms,
- * so a live stream quiet this long after we learned of the exit has
- * delivered everything; the server's own close comes ~1 s later, or never
- * (PROTOCOL §6.4, §6.6). */
-#define QUIET_AFTER_EXIT_MS 500
+#define READ_SLICE_MS 200     /* longest single stream_read wait */
+/* Exit-code polls. Nothing here decides that a command ended: only its
+ * exit code does (the daemon writes it after flushing the log, PROTOCOL
+ * 5.1), and the final log fetch then supplies whatever the stream had not
+ * delivered yet (reconcile). These only choose *when* to ask:
+ * - at once when the first output arrives (a short command has usually
+ *   exited by the time its output is streamed), later on new output at
+ *   most every `gap` ms, the gap doubling from STATUS_FIRST_MS up to
+ *   STATUS_MAX_MS while the command keeps running;
+ * - when output was followed by BURST_END_MS without more (the daemon
+ *   streams new log bytes within 20 ms, §6.4: the burst, perhaps the
+ *   command, is over);
+ * - otherwise every max(gap, STATUS_FIRST_MS) ms (commands printing
+ *   nothing, or no stream at all);
+ * - in a command's first HOT_WINDOW_MS, when a poll right after new output
+ *   found it still running and nothing more came: again after 2, 4 and
+ *   8 ms (the exit code is written a moment after the last output, and a
+ *   loaded server may stream the output before it; later on, a few ms at
+ *   the end of a long command do not matter). */
+#define STATUS_FIRST_MS 25
+#define STATUS_MAX_MS 250
+#define BURST_END_MS 25
+#define HOT_WINDOW_MS 1000
+#define HOT_RETRIES 3
+/* after the exit, a stream without a final log behind it (the local
+ * executor) is drained of what is ready, at most this many reads */
+#define DRAIN_READS 64
+#define TAIL_CHECK 16         /* last streamed bytes compared at reconcile */
 #define MAX_RECONNECTS 5
 
 typedef struct run {
@@ -33,12 +53,20 @@ typedef struct run {
     uint64_t fresh;           /* bytes never delivered before (progress) */
     int got_raw;
     int got_split;            /* executor delivers stdout/stderr itself */
-    int quiet_finish;         /* stopped following after a quiet exit */
     int aborted;              /* the output callback said stop */
     int finished;
     int stream_complete;      /* the live stream closed normally */
     int exit_code;
     int64_t last_data;
+    int64_t last_poll;        /* status schedule, see STATUS_FIRST_MS */
+    int64_t gap;
+    int64_t started;          /* when the command was started */
+    int hot;                  /* quick retries left (HOT_WINDOW_MS) */
+    int64_t hot_wait;
+    int data_since_poll;
+    unsigned char tail[TAIL_CHECK]; /* last raw bytes demuxed */
+    size_t ntail;
+    int tail_mismatch;        /* the final log disagreed with the stream */
     int64_t deadline;         /* 0 = none */
     dval_call call;
 } run;
@@ -47,6 +75,36 @@ static int emit(int stream, const char *data, size_t len, void *ud)
 {
     run *r = ud;
     return dval__out_write(&r->out, stream, data, len) ? 1 : 0;
+}
+
+/* Bytes [from, from + len) of the raw log seen again (a replay, or the
+ * final log): the part that overlaps the last bytes streamed must match
+ * them, or the offsets of the two do not line up. */
+static void check_tail(run *r, uint64_t from, const char *data, size_t len)
+{
+    uint64_t t0 = r->raw_delivered - r->ntail;
+    for (size_t i = 0; i < len; i++) {
+        uint64_t at = from + i;
+        if (at < t0)
+            continue;
+        if (at >= r->raw_delivered)
+            break;
+        if ((unsigned char)data[i] != r->tail[at - t0])
+            r->tail_mismatch = 1;
+    }
+}
+
+static void keep_tail(run *r, const char *data, size_t len)
+{
+    if (len >= TAIL_CHECK) {
+        memcpy(r->tail, data + len - TAIL_CHECK, TAIL_CHECK);
+        r->ntail = TAIL_CHECK;
+        return;
+    }
+    size_t keep = r->ntail + len > TAIL_CHECK ? TAIL_CHECK - len : r->ntail;
+    memmove(r->tail, r->tail + r->ntail - keep, keep);
+    memcpy(r->tail + keep, data, len);
+    r->ntail = keep + len;
 }
 
 static int sink(int stream, const char *data, size_t len, void *ud)
@@ -59,6 +117,8 @@ static int sink(int stream, const char *data, size_t len, void *ud)
     if (stream == DVAL_STREAM_RAW) {
         r->got_raw = 1;
         uint64_t end = r->raw_seen + len;
+        if (r->raw_seen < r->raw_delivered)
+            check_tail(r, r->raw_seen, data, len);
         if (end <= r->raw_delivered) { /* replayed bytes: already shown */
             r->raw_seen = end;
             return 0;
@@ -69,12 +129,14 @@ static int sink(int stream, const char *data, size_t len, void *ud)
         r->raw_seen = end;
         r->raw_delivered = end;
         r->fresh += len - skip;
+        keep_tail(r, data + skip, len - skip);
         rc = dval__demux_feed(&r->demux, data + skip, len - skip, emit, r);
     } else {
         r->got_split = 1;
         r->fresh += len;
         rc = dval__out_write(&r->out, stream, data, len);
     }
+    r->data_since_poll = 1;
     if (rc)
         r->aborted = 1;
     return rc ? 1 : 0;
@@ -148,117 +210,178 @@ static int check_interrupt(run *r)
     return DVAL_OK;
 }
 
-/* Follows the live stream; falls back to polling after repeated failures.
- * Returns when the command finished and its stream is drained. */
+/* ms until the next status poll is due (<= 0: now); see STATUS_FIRST_MS */
+static int64_t status_in(const run *r, int64_t now, int have_stream)
+{
+    if (!have_stream) /* polling only: the gap alone paces it */
+        return r->last_poll + (r->gap ? r->gap : 1) - now;
+    int64_t beat = r->gap > STATUS_FIRST_MS ? r->gap : STATUS_FIRST_MS;
+    if (r->hot && !r->data_since_poll && r->hot_wait < beat)
+        beat = r->hot_wait;
+    int64_t due = r->last_poll + beat;
+    if (r->data_since_poll) {
+        int64_t on_data = r->last_poll + r->gap;
+        int64_t burst = r->last_data + BURST_END_MS;
+        due = on_data < due ? on_data : due;
+        due = burst < due ? burst : due;
+    }
+    return due - now;
+}
+
+static int poll_scheduled(run *r)
+{
+    int rc = poll_status(r);
+    int64_t now = dval__now_ms();
+    /* quick retries after a poll that followed new output; used up by
+     * polls without new output in between */
+    if (r->data_since_poll && now - r->started < HOT_WINDOW_MS) {
+        r->hot = HOT_RETRIES;
+        r->hot_wait = 2;
+    } else if (r->hot) {
+        r->hot--;
+        r->hot_wait *= 2;
+    }
+    r->last_poll = now;
+    r->data_since_poll = 0;
+    if (!rc && !r->finished)
+        r->gap = !r->gap ? STATUS_FIRST_MS
+                 : r->gap * 2 < STATUS_MAX_MS ? r->gap * 2 : STATUS_MAX_MS;
+    return rc;
+}
+
+/* Opens the stream; on failure decides between retrying and polling. */
+static void open_stream(run *r, void **stream, int *failures, int *polling)
+{
+    dval_call call;
+    dval__call_init(r->c, &call, slice(r, 30000), r->s->cancel_pipe[0]);
+    r->raw_seen = 0;
+    int rc = r->x->stream_open(r->x->userdata, &call, r->sbid, r->s->id,
+                               r->cmd_id, stream);
+    if (!rc)
+        return;
+    *stream = NULL;
+    if (rc == DVAL_ECANCELED)
+        return;   /* check_interrupt reports it */
+    DVAL__LOG(r->c, DVAL_LOG_DEBUG, "log stream: %s", call.errmsg);
+    *polling = ++*failures >= MAX_RECONNECTS || rc == DVAL_EUNSUPPORTED ||
+               rc == DVAL_EPASSTHROUGH;
+    if (!*polling)
+        dval__sleep_ms(100 * *failures, r->s->cancel_pipe[0]);
+}
+
+/* One read of at most `wait` ms. A dropped stream is closed (*stream =
+ * NULL); only new bytes reset the failure count: every reconnect replays
+ * the log from byte 0, so a stream that always drops at the same point
+ * would otherwise be reopened forever. */
+static void read_stream(run *r, void **stream, int64_t wait, int *failures,
+                        int *polling, int *closed)
+{
+    dval_call call;
+    dval__call_init(r->c, &call, slice(r, wait < 1 ? 1 : wait),
+                    r->s->cancel_pipe[0]);
+    uint64_t had = r->fresh;
+    int rc = r->x->stream_read(r->x->userdata, &call, *stream, sink, r,
+                               closed);
+    if (rc && rc != DVAL_ECANCELED && !r->aborted) {
+        DVAL__LOG(r->c, DVAL_LOG_DEBUG, "log stream dropped (%s); "
+                  "reconnecting", call.errmsg);
+        r->x->stream_close(r->x->userdata, *stream);
+        *stream = NULL;
+        *polling = ++*failures >= MAX_RECONNECTS;
+        *closed = 0;
+        return;
+    }
+    if (r->fresh != had)
+        *failures = 0;
+}
+
+/* The stream closed normally, so it carried the whole log: the exit code
+ * follows right away; ask now, then after 1 ms, backing off to 50. */
+static int after_close(run *r)
+{
+    r->stream_complete = 1;
+    int rc = r->finished ? DVAL_OK : poll_status(r);
+    for (int64_t wait = 1; !rc && !r->finished;
+         wait = wait < 25 ? wait * 2 : 50) {
+        if ((rc = check_interrupt(r)))
+            return rc;
+        dval__sleep_ms(slice(r, wait), r->s->cancel_pipe[0]);
+        rc = poll_status(r);
+    }
+    return rc;
+}
+
+/* Exited, stream still open. With a final log to reconcile against there
+ * is nothing to wait for. Without one (the local executor: a background
+ * child may hold the pipes) what is ready now is taken, nothing waited
+ * for. */
+static void drain(run *r, void *stream)
+{
+    if (r->x->command_logs && !r->got_split)
+        return;
+    for (int i = 0; i < DRAIN_READS && !r->aborted; i++) {
+        dval_call call;
+        dval__call_init(r->c, &call, 1, r->s->cancel_pipe[0]);
+        uint64_t had = r->fresh;
+        int closed = 0;
+        if (r->x->stream_read(r->x->userdata, &call, stream, sink, r,
+                              &closed) || closed || r->fresh == had)
+            return;
+    }
+}
+
+/* Follows the live stream and the exit code; falls back to polling after
+ * repeated stream failures. Returns once the exit code is known (and, for
+ * a stream that closed, after it drained). */
 static int follow(run *r)
 {
     void *stream = NULL;
     int failures = 0, polling = !r->x->stream_open || !r->x->stream_read;
-    int64_t next_status = 0, finished_at = 0;
     int rc;
+    r->last_poll = r->started = dval__now_ms();
     for (;;) {
-        rc = check_interrupt(r);
-        if (rc)
-            goto out;
+        if ((rc = check_interrupt(r)))
+            break;
         if (!polling && !stream) {
-            dval_call call;
-            dval__call_init(r->c, &call, slice(r, 30000), r->s->cancel_pipe[0]);
-            r->raw_seen = 0;
-            rc = r->x->stream_open(r->x->userdata, &call, r->sbid, r->s->id,
-                                   r->cmd_id, &stream);
-            if (rc) {
-                stream = NULL;
-                if (rc == DVAL_ECANCELED)
-                    continue;
-                DVAL__LOG(r->c, DVAL_LOG_DEBUG, "log stream: %s", call.errmsg);
-                polling = ++failures >= MAX_RECONNECTS ||
-                          rc == DVAL_EUNSUPPORTED || rc == DVAL_EPASSTHROUGH;
-                if (!polling)
-                    dval__sleep_ms(100 * failures, r->s->cancel_pipe[0]);
-                continue;
-            }
+            open_stream(r, &stream, &failures, &polling);
+            continue;
         }
+        int64_t wait = status_in(r, dval__now_ms(), stream != NULL);
         int closed = 0;
-        if (stream) {
-            dval_call call;
-            dval__call_init(r->c, &call, slice(r, READ_SLICE_MS),
-                            r->s->cancel_pipe[0]);
-            uint64_t had = r->fresh;
-            rc = r->x->stream_read(r->x->userdata, &call, stream, sink, r,
-                                   &closed);
-            if (rc && rc != DVAL_ECANCELED && !r->aborted) {
-                DVAL__LOG(r->c, DVAL_LOG_DEBUG, "log stream dropped (%s); "
-                          "reconnecting", call.errmsg);
-                r->x->stream_close(r->x->userdata, stream);
-                stream = NULL;
-                polling = ++failures >= MAX_RECONNECTS;
-                continue;
-            }
-            /* only new bytes count as progress: every reconnect replays
-             * the log from byte 0, so a stream that always drops at the
-             * same point would otherwise be reopened forever */
-            if (r->fresh != had)
-                failures = 0;
-        } else {
-            dval__sleep_ms(slice(r, STATUS_EVERY_MS), r->s->cancel_pipe[0]);
-        }
-        int64_t now = dval__now_ms();
-        if (!r->finished && (closed || !stream || now >= next_status)) {
-            rc = poll_status(r);
-            if (rc)
-                goto out;
-            next_status = now + STATUS_EVERY_MS;
-            if (r->finished)
-                finished_at = dval__now_ms();
-        }
+        if (stream && wait > 0)
+            read_stream(r, &stream, wait < READ_SLICE_MS ? wait
+                        : READ_SLICE_MS, &failures, &polling, &closed);
+        else if (wait > 0)
+            dval__sleep_ms(slice(r, wait), r->s->cancel_pipe[0]);
         if (closed) {
-            /* the stream ended: the exit code follows right away */
-            if (stream)
-                r->x->stream_close(r->x->userdata, stream);
+            r->x->stream_close(r->x->userdata, stream);
             stream = NULL;
-            r->stream_complete = 1;
-            /* it was polled just above; the exit code follows the end of
-             * output closely, so retry after 1 ms, backing off to 50 */
-            for (int64_t wait = 1; !r->finished;
-                 wait = wait < 25 ? wait * 2 : 50) {
-                if ((rc = check_interrupt(r)))
-                    goto out;
-                dval__sleep_ms(slice(r, wait), r->s->cancel_pipe[0]);
-                if ((rc = poll_status(r)))
-                    goto out;
-            }
-            return DVAL_OK;
+            rc = after_close(r);
+            break;
         }
-        /* exited and quiet: the stream may never close (§6.6); a local
-         * stream stays open only while a background child holds it */
-        int64_t quiet = r->got_raw ? QUIET_AFTER_EXIT_MS : 200;
-        int64_t since = r->last_data > finished_at ? r->last_data : finished_at;
-        if (r->finished && (!stream || now - since >= quiet)) {
-            /* a live stream quiet after the exit normally carried it all;
-             * reconcile still checks the tail (see reconcile) */
-            if (stream && r->got_raw)
-                r->quiet_finish = 1;
-            rc = DVAL_OK;
-            goto out;
+        if (status_in(r, dval__now_ms(), stream != NULL) <= 0 &&
+            (rc = poll_scheduled(r)))
+            break;
+        if (r->finished) {
+            if (stream)
+                drain(r, stream);
+            rc = check_interrupt(r); /* a cancel, e.g. from the callback */
+            break;
         }
     }
-out:
     if (stream)
         r->x->stream_close(r->x->userdata, stream);
     return rc;
 }
 
-/* Fetches the whole log once and shows what the stream missed. Not after
- * a normal close: the stream then carried the whole log, and the full log
- * may not be byte-identical to it (JSON logs replace invalid UTF-8), so
- * offsets into it would deliver a shifted tail twice. */
+/* Fetches the final log once the exit code is known and shows what the
+ * stream had not delivered, by byte offset: the daemon's final log is
+ * authoritative (complete once there is an exit code), the executor asks
+ * for it raw, so it is byte-identical to the stream's. Not after a normal
+ * close: the stream then carried all of it. */
 static void reconcile(run *r)
 {
     if (!r->x->command_logs || r->got_split || r->stream_complete)
-        return;
-    /* after a quiet finish the tail check is exact only while the output
-     * was valid UTF-8 (then the JSON log is byte-identical to the stream) */
-    if (r->quiet_finish && r->out.invalid)
         return;
     dval_call call;
     dval__call_init(r->c, &call, 30000, -1);
@@ -268,6 +391,11 @@ static void reconcile(run *r)
     if (rc && rc != DVAL_EUNSUPPORTED && rc != DVAL_EPASSTHROUGH)
         DVAL__LOG(r->c, DVAL_LOG_WARN, "final log fetch failed: %s",
                   call.errmsg);
+    else if (!rc && (r->tail_mismatch || r->raw_seen < r->raw_delivered))
+        DVAL__LOG(r->c, DVAL_LOG_WARN, "the final log (%llu bytes) does not "
+                  "line up with the %llu streamed bytes; the output may be "
+                  "inexact", (unsigned long long)r->raw_seen,
+                  (unsigned long long)r->raw_delivered);
 }
 
 static int start(run *r, const char *command, const dval_exec_options *o)

@@ -20,8 +20,6 @@ void dval__out_init(dval__out *o, const char *prefix, dval_output_fn fn,
 
 static int deliver(dval__out *o, int s, const char *p, size_t n)
 {
-    if (!o->invalid && !dval__utf8_valid(p, n))
-        o->invalid = 1;
     while (n && !o->stopped) {
         size_t take = n;
         if (take > DVAL__CHUNK_MAX) {

@@ -44,16 +44,71 @@ static const char *const java_local_build[] = {"javac -version", NULL};
 
 static const char *const empty_steps[] = {NULL};
 
-#define DOTNET_RUN                                                          \
+/* dotnet on Daytona. The snapshot restores and builds a console project
+ * (`dotnet new console`, the SDK's own TargetFramework, no packages) under
+ * DOTNET_WARM; a validation whose project needs nothing else copies that
+ * restore output (obj/project.assets.json) and builds with --no-restore,
+ * skipping restore's evaluation pass. "Needs nothing else": one .csproj
+ * with the same TargetFramework and no package, project or framework
+ * references, no RuntimeIdentifier, no Directory.*.props, no nuget.config,
+ * no obj/ of its own. If the build still reports an assets problem
+ * (NETSDK1004/1005/1047/1064, NU1xxx) it is run again with a restore;
+ * other failures (compile errors) are not retried.
+ *
+ * No MSBuild node reuse, MSBuild server or shared (VBCSCompiler)
+ * compilation: such servers are found by a per-user pipe name, and the
+ * program under validation runs as the same user, so it could plant or
+ * replace one and forge the build of a later or concurrent validation in
+ * the sandbox; and the session delete kills them anyway, so there is
+ * nothing to reuse. The build runs its compiler in its own processes.
+ * DVAL_DOTNET_WARM overrides the directory (tests). */
+#define DOTNET_WARM "/opt/dval/dotnet-warm"
+#define DOTNET_ENV                                                          \
     "export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "                 \
-    "DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1; "                                 \
-    "dotnet build --nologo -v q 1>&2 && dotnet run --no-build"
+    "DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "  \
+    "MSBUILDDISABLENODEREUSE=1; "
+#define DOTNET_TFM(f)                                                       \
+    "$(sed -n 's:.*<TargetFramework>\\(.*\\)</TargetFramework>.*:\\1:p' "   \
+    f " | head -n 1)"
+#define DOTNET_RUN                                                          \
+    DOTNET_ENV                                                              \
+    "dval_b() { dotnet build --nologo -v q -nodeReuse:false "               \
+    "-p:UseSharedCompilation=false \"$@\"; }; "                             \
+    "w=${DVAL_DOTNET_WARM:-" DOTNET_WARM "}; nr=; set -- ./*.csproj; "      \
+    "if [ $# = 1 ] && [ -f \"$1\" ] && [ ! -e obj ] && "                    \
+    "[ -f \"$w/obj/project.assets.json\" ] && "                             \
+    "! grep -qiE '<(PackageReference|ProjectReference|FrameworkReference)"  \
+    "|RuntimeIdentifier' \"$1\" && [ ! -e Directory.Build.props ] && "      \
+    "[ ! -e Directory.Packages.props ] && "                                 \
+    "[ -z \"$(find . -maxdepth 1 -iname nuget.config)\" ] && "              \
+    "[ -n \"" DOTNET_TFM("\"$1\"") "\" ] && "                               \
+    "[ \"" DOTNET_TFM("\"$1\"") "\" = \"" DOTNET_TFM("\"$w\"/*.csproj")     \
+    "\" ]; then mkdir obj && cp \"$w/obj/project.assets.json\" obj/ && "    \
+    "nr=--no-restore; fi; "                                                 \
+    "if [ -n \"$nr\" ]; then "                                              \
+    "{ dval_b --no-restore; echo $? > obj/.dval-rc; } 2>&1 | "              \
+    "tee obj/.dval-build.log >&2; rc=$(cat obj/.dval-rc); "                 \
+    "if [ \"$rc\" != 0 ] && grep -qE 'NETSDK10(04|05|47|64)|NU1[0-9]{3}' "  \
+    "obj/.dval-build.log; then echo 'dval: the snapshot restore does not "  \
+    "fit this project; restoring' >&2; rm -rf obj; dval_b 1>&2; rc=$?; "    \
+    "fi; else dval_b 1>&2; rc=$?; fi; "                                     \
+    "[ \"$rc\" = 0 ] || exit \"$rc\"; dotnet run --no-build"
+
+/* Snapshot steps (Daytona; Dockerfile RUN lines, as root): the warm
+ * project above, restored and built once. */
+static const char *const dotnet_build[] = {
+    DOTNET_ENV "mkdir -p " DOTNET_WARM " && cd " DOTNET_WARM " && "
+    "dotnet new console --force -n Warm -o . && dotnet restore && "
+    "dotnet build --nologo -v q --no-restore -nodeReuse:false "
+    "-p:UseSharedCompilation=false && rm -rf bin obj/Debug && "
+    "chmod -R a+rX " DOTNET_WARM,
+    NULL};
 
 static const dval_profile builtins[] = {
     {
         sizeof(dval_profile), "dotnet", "dotnet-10-sandbox",
         "validation-snapshot-dotnet", "mcr.microsoft.com/dotnet/sdk:10.0",
-        NULL, "DOTNET_SANDBOX_", DOTNET_RUN, NULL,
+        dotnet_build, "DOTNET_SANDBOX_", DOTNET_RUN, NULL,
         "command -v dotnet >/dev/null 2>&1",
         "the dotnet profile needs the .NET SDK, which is not installed on "
         "this machine; run it on the daytona executor (set DAYTONA_API_KEY "

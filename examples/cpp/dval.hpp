@@ -1,23 +1,65 @@
-// dval.hpp - header-only C++17 RAII wrapper for libdaytona-validate.
-// Handles are std::unique_ptr with the library's _free as deleter; failures
-// throw dval::error (status + message); callbacks are std::function. An
-// exception thrown by a callback stops the C call (non-zero return) and is
-// rethrown when the call returns.
+// dval.hpp - header-only C++ wrapper for libdaytona-validate (C++14 or later).
+//
+// Installed beside dval.h by `make install`; build with
+//     c++ -std=c++14 app.cpp $(pkg-config --cflags --libs daytona-validate)
+//
+// Handles are RAII objects; failures throw dval::error (status + message);
+// callbacks are std::function. An exception thrown by a callback stops the C
+// call (non-zero return) and is rethrown when the call returns. Output bytes
+// arrive as dval::bytes_view, which converts to std::string and (C++17) to
+// std::string_view.
+//
+// Sandboxes outlive the program: a dval::sandbox applies its release policy
+// when it is destroyed, and the default policy is DVAL_RELEASE_KEEP (the
+// sandbox keeps running for the next run). Pass DVAL_RELEASE_DELETE or
+// DVAL_RELEASE_STOP to acquire_sandbox() or in dval::validation::release.
+//
+// The sandbox pool of the C library is not wrapped yet; it will be added
+// here when the library exports it.
 #ifndef DVAL_HPP
 #define DVAL_HPP
 
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "dval.h"
 
 namespace dval {
+
+// A view of bytes owned by the library, valid during the callback only.
+class bytes_view {
+public:
+    bytes_view() noexcept : p_(""), n_(0) {}
+    bytes_view(const char *p, size_t n) noexcept : p_(p ? p : ""), n_(p ? n : 0) {}
+    const char *data() const noexcept { return p_; }
+    size_t size() const noexcept { return n_; }
+    bool empty() const noexcept { return n_ == 0; }
+    const char *begin() const noexcept { return p_; }
+    const char *end() const noexcept { return p_ + n_; }
+    std::string str() const { return std::string(p_, n_); }
+    // to std::string, std::string_view or any type built from (pointer, size)
+    template <class S, class = decltype(S(static_cast<const char *>(nullptr), size_t()))>
+    operator S() const { return S(p_, n_); }
+    friend bool operator==(bytes_view a, bytes_view b) noexcept
+    {
+        return a.n_ == b.n_ && (a.n_ == 0 || std::memcmp(a.p_, b.p_, a.n_) == 0);
+    }
+    friend bool operator!=(bytes_view a, bytes_view b) noexcept { return !(a == b); }
+
+private:
+    const char *p_;
+    size_t n_;
+};
+
+inline std::string &operator+=(std::string &s, bytes_view b) { return s.append(b.data(), b.size()); }
 
 class error : public std::runtime_error {
 public:
@@ -75,10 +117,122 @@ struct cstrs {
     const char *const *get() const { return v.size() > 1 ? v.data() : nullptr; }
 };
 inline const char *opt(const std::string &s) { return s.empty() ? nullptr : s.c_str(); }
+struct free_fn {
+    void operator()(void *p) const noexcept { dval_free(p); }
+};
+
+// Skips one JSON value starting at s[i] (the library's compact output);
+// returns the index after it.
+inline size_t json_skip(const std::string &s, size_t i)
+{
+    if (i >= s.size())
+        return i;
+    if (s[i] == '"') {
+        for (i++; i < s.size() && s[i] != '"'; i++)
+            if (s[i] == '\\')
+                i++;
+        return i + 1;
+    }
+    if (s[i] == '{' || s[i] == '[') {
+        int depth = 0;
+        for (; i < s.size(); i++) {
+            char c = s[i];
+            if (c == '"') {
+                i = json_skip(s, i) - 1;
+            } else if (c == '{' || c == '[') {
+                depth++;
+            } else if ((c == '}' || c == ']') && --depth == 0) {
+                return i + 1;
+            }
+        }
+        return i;
+    }
+    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']')
+        i++;
+    return i;
+}
+
+// Appends code point cp as UTF-8.
+inline void utf8(std::string &out, unsigned long cp)
+{
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+// The text of a JSON string token ("..." with escapes); "" for null.
+inline std::string json_string(const std::string &tok)
+{
+    std::string out;
+    if (tok.size() < 2 || tok[0] != '"')
+        return out;
+    for (size_t i = 1; i + 1 < tok.size(); i++) {
+        char c = tok[i];
+        if (c != '\\') {
+            out += c;
+            continue;
+        }
+        char e = tok[++i];
+        const char *map = "b\bf\fn\nr\rt\t", *m = std::strchr(map, e);
+        if (e == 'u' && i + 4 < tok.size()) {
+            unsigned long cp = std::strtoul(tok.substr(i + 1, 4).c_str(), nullptr, 16);
+            i += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < tok.size() && tok[i + 1] == '\\') {
+                unsigned long lo = std::strtoul(tok.substr(i + 3, 4).c_str(), nullptr, 16);
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                i += 6;
+            }
+            utf8(out, cp);
+        } else if (m && e && (m - map) % 2 == 0) {
+            out += m[1];
+        } else {
+            out += e;
+        }
+    }
+    return out;
+}
 } // namespace detail
 
-using output_fn = std::function<int(int stream, std::string_view channel, std::string_view data)>;
-using data_fn = std::function<int(std::string_view data)>;
+// The raw JSON text of member `key` of the JSON object `object` ("" when
+// absent), e.g. json_member(r.results_json, "results.json").
+inline std::string json_member(const std::string &object, const std::string &key)
+{
+    size_t i = object.find('{');
+    if (i == std::string::npos)
+        return "";
+    for (i++; i < object.size() && object[i] != '}';) {
+        if (object[i] == ',' || object[i] == ' ') {
+            i++;
+            continue;
+        }
+        size_t kend = detail::json_skip(object, i);
+        std::string k = detail::json_string(object.substr(i, kend - i));
+        size_t v = kend + 1; // after ':'
+        while (v < object.size() && object[v] == ' ')
+            v++;
+        size_t vend = detail::json_skip(object, v);
+        if (k == key)
+            return object.substr(v, vend - v);
+        i = vend;
+    }
+    return "";
+}
+
+using output_fn = std::function<int(int stream, bytes_view channel, bytes_view data)>;
+using data_fn = std::function<int(bytes_view data)>;
+using event_fn = std::function<int(const dval_event &event)>;
 
 using client_ptr = std::unique_ptr<dval_client, detail::deleter<dval_client, dval_client_free>>;
 using snapshot_ptr = std::unique_ptr<dval_snapshot, detail::deleter<dval_snapshot, dval_snapshot_free>>;
@@ -90,6 +244,8 @@ struct client_config {
     int64_t request_timeout_ms = 0, retry_base_ms = 0, retry_cap_ms = 0;
 };
 
+// Runs commands one after the other; cancel() works from any thread. The
+// destructor deletes the remote session (best effort; close() reports).
 class session {
 public:
     explicit session(dval_session *s) : s_(s) {}
@@ -98,9 +254,11 @@ public:
     ~session()
     {
         if (s_)
-            dval_session_close(s_.get()); // best effort; close() reports errors
+            dval_session_close(s_.get());
     }
     std::string id() const { return dval_session_id(s_.get()); }
+    // Runs command and returns its exit code; on_output gets live output
+    // (a non-zero return stops the command).
     int exec(const std::string &command, output_fn on_output = {},
              int64_t timeout_ms = 0, const std::string &channel_prefix = {})
     {
@@ -111,7 +269,7 @@ public:
         detail::call<output_fn> c{std::move(on_output), nullptr};
         auto tramp = [](int st, const char *ch, const char *d, size_t n, void *ud) -> int {
             return static_cast<detail::call<output_fn> *>(ud)->run(
-                st, std::string_view(ch ? ch : ""), std::string_view(d, n));
+                st, bytes_view(ch, ch ? std::strlen(ch) : 0), bytes_view(d, n));
         };
         int code = -1;
         int rc = dval_session_exec(s_.get(), command.c_str(), &o,
@@ -134,13 +292,22 @@ private:
     session_ptr s_;
 };
 
+// A started sandbox. Its destructor applies the release policy given to
+// acquire_sandbox() (DVAL_RELEASE_KEEP by default: it keeps running).
 class sandbox {
 public:
     explicit sandbox(dval_sandbox *sb) : sb_(sb) {}
+    sandbox(sandbox &&) noexcept = default;
+    sandbox &operator=(sandbox &&) noexcept = default;
+    ~sandbox()
+    {
+        if (sb_)
+            dval_sandbox_release(sb_.get()); // best effort; release() reports
+    }
     std::string name() const { return dval_sandbox_name(sb_.get()); }
     std::string id() const { return dval_sandbox_id(sb_.get()); }
     int state() const { return dval_sandbox_state(sb_.get()); }
-    void upload(const std::string &path, std::string_view data)
+    void upload(const std::string &path, const std::string &data)
     {
         detail::check(dval_sandbox_upload(sb_.get(), path.c_str(), data.data(), data.size()), err());
     }
@@ -149,14 +316,14 @@ public:
         char *d = nullptr;
         size_t n = 0;
         detail::check(dval_sandbox_download(sb_.get(), path.c_str(), &d, &n), err());
-        std::unique_ptr<char, detail::deleter<void, dval_free>> hold(d);
+        std::unique_ptr<char, detail::free_fn> hold(d);
         return std::string(d, n);
     }
     std::string download_json(const std::string &path)
     {
         char *j = nullptr;
         detail::check(dval_sandbox_download_json(sb_.get(), path.c_str(), &j), err());
-        std::unique_ptr<char, detail::deleter<void, dval_free>> hold(j);
+        std::unique_ptr<char, detail::free_fn> hold(j);
         return j;
     }
     session open_session()
@@ -165,13 +332,70 @@ public:
         detail::check(dval_session_open(&s, sb_.get()), err());
         return session(s);
     }
-    void release() { detail::check(dval_sandbox_release(sb_.get()), err()); }
+    // Applies the release policy now, then frees the handle.
+    void release()
+    {
+        int rc = dval_sandbox_release(sb_.get());
+        const std::string msg = err();
+        sb_.reset();
+        detail::check(rc, msg.c_str());
+    }
     void remove() { detail::check(dval_sandbox_delete(sb_.get()), err()); }
     dval_sandbox *get() const { return sb_.get(); }
 
 private:
     const char *err() const { return dval_sandbox_errmsg(sb_.get()); }
     sandbox_ptr sb_;
+};
+
+// A cancel token: fire() from any thread makes the dval::validate calls
+// given it end with DVAL_ECANCELED promptly, in any phase, their session
+// closed. Fired once for good; it must outlive the calls using it.
+class cancel_token {
+public:
+    cancel_token()
+    {
+        dval_cancel *t = nullptr;
+        detail::check(dval_cancel_new(&t));
+        t_.reset(t);
+    }
+    void fire() { detail::check(dval_cancel_fire(t_.get())); }
+    bool fired() const { return dval_cancel_fired(t_.get()) != 0; }
+    dval_cancel *get() const { return t_.get(); }
+
+private:
+    std::unique_ptr<dval_cancel, detail::deleter<dval_cancel, dval_cancel_free>> t_;
+};
+
+// One request for dval::validate.
+struct validation {
+    std::string profile, source_dir;    // required
+    std::string thread_id;              // "" → a uuid4
+    std::string isolation;              // "" or "session" (others: not yet)
+    std::string sandbox_name, snapshot_name, run_command;
+    int64_t timeout_ms = 0;
+    // DVAL_RELEASE_KEEP (default: the sandbox keeps running after your
+    // program ends), DVAL_RELEASE_STOP or DVAL_RELEASE_DELETE.
+    int release = DVAL_RELEASE_KEEP;
+    std::vector<std::string> labels;
+    bool allow_missing_results = false;
+    output_fn on_output;                // live output (may be empty)
+    event_fn on_event;                  // every progress event (may be empty)
+    cancel_token *cancel = nullptr;     // borrowed for the call (may be null)
+};
+
+// What a validation produced.
+struct validation_result {
+    int status = DVAL_OK;      // DVAL_OK, or DVAL_ERESULTS (program ran, results bad)
+    bool ran = false;          // the program ran to its end
+    int exit_code = -1;        // its exit code when ran
+    std::string results_json;  // {"<file>.json": document, ...}
+    std::string summary_json;  // the library's whole summary
+    std::string stdout_text, stderr_text;
+    std::string thread_id, session_id;
+    bool ok() const { return status == DVAL_OK && ran && exit_code == 0; }
+    // The raw JSON document of one results file ("" when absent).
+    std::string result(const std::string &file) const { return json_member(results_json, file); }
 };
 
 class client {
@@ -204,7 +428,7 @@ public:
         s.build_commands = cmds.get();
         detail::call<data_fn> c{std::move(on_log), nullptr};
         auto tramp = [](const char *d, size_t n, void *ud) -> int {
-            return static_cast<detail::call<data_fn> *>(ud)->run(std::string_view(d, n));
+            return static_cast<detail::call<data_fn> *>(ud)->run(bytes_view(d, n));
         };
         dval_snapshot *out = nullptr;
         int rc = dval_snapshot_ensure(&out, c_.get(), &s, c.fn ? +tramp : nullptr, &c);
@@ -212,6 +436,7 @@ public:
         detail::check(rc, dval_client_errmsg(c_.get()));
         return snapshot_ptr(out);
     }
+    // release: what the sandbox's destructor (or release()) does.
     sandbox acquire_sandbox(const std::string &name, const std::string &snapshot,
                             int release = DVAL_RELEASE_KEEP,
                             const std::vector<std::string> &labels = {})
@@ -232,6 +457,81 @@ public:
 private:
     client_ptr c_;
 };
+
+namespace detail {
+struct validate_state {
+    const validation *req;
+    validation_result *res;
+    call<event_fn> cb;
+};
+
+inline int on_validate_event(const dval_event *ev, void *ud)
+{
+    auto *st = static_cast<validate_state *>(ud);
+    return st->cb.run(*ev);
+}
+
+inline void fill_result(validation_result &r, const char *json)
+{
+    r.summary_json = json;
+    std::string code = json_member(r.summary_json, "exit_code");
+    r.ran = !code.empty() && code != "null";
+    r.exit_code = r.ran ? std::atoi(code.c_str()) : -1;
+    r.results_json = json_member(r.summary_json, "results");
+    r.thread_id = json_string(json_member(r.summary_json, "thread_id"));
+    r.session_id = json_string(json_member(r.summary_json, "session"));
+}
+} // namespace detail
+
+// The whole loop in one call: snapshot → sandbox → session → upload → exec
+// (live output) → results → close. Returns the result when the program ran
+// (whatever its exit code; status DVAL_ERESULTS when its results were
+// missing or invalid); throws dval::error otherwise.
+inline validation_result validate(client &c, const validation &req)
+{
+    if (!req.isolation.empty() && req.isolation != "session")
+        throw error(DVAL_EUNSUPPORTED, "isolation \"" + req.isolation +
+                                           "\" is not supported by this library (only \"session\")");
+    dval_validation v;
+    detail::check(dval_validation_init(&v, sizeof v));
+    detail::cstrs labels(req.labels);
+    v.profile = req.profile.c_str();
+    v.source_dir = req.source_dir.c_str();
+    v.thread_id = detail::opt(req.thread_id);
+    v.sandbox_name = detail::opt(req.sandbox_name);
+    v.snapshot_name = detail::opt(req.snapshot_name);
+    v.run_command = detail::opt(req.run_command);
+    v.timeout_ms = req.timeout_ms;
+    v.release = req.release;
+    v.labels = labels.get();
+    v.allow_missing_results = req.allow_missing_results ? 1 : 0;
+    v.cancel = req.cancel ? req.cancel->get() : nullptr;
+    validation_result res;
+    detail::validate_state st{&req, &res, {nullptr, nullptr}};
+    st.cb.fn = [&st](const dval_event &ev) -> int {
+        if (ev.type == DVAL_EVENT_OUTPUT) {
+            (ev.stream == DVAL_STDERR ? st.res->stderr_text : st.res->stdout_text)
+                .append(ev.data ? ev.data : "", ev.data ? ev.len : 0);
+            if (st.req->on_output) {
+                const char *ch = ev.channel ? ev.channel : "";
+                if (int r = st.req->on_output(ev.stream, bytes_view(ch, std::strlen(ch)),
+                                              bytes_view(ev.data, ev.len)))
+                    return r;
+            }
+        }
+        return st.req->on_event ? st.req->on_event(ev) : 0;
+    };
+    char *json = nullptr;
+    int rc = dval_validate(c.get(), &v, detail::on_validate_event, &st, &json);
+    std::unique_ptr<char, detail::free_fn> hold(json);
+    st.cb.rethrow();
+    if (rc != DVAL_OK && rc != DVAL_ERESULTS)
+        throw error(rc, dval_client_errmsg(c.get()));
+    res.status = rc;
+    if (json)
+        detail::fill_result(res, json);
+    return res;
+}
 
 } // namespace dval
 

@@ -174,10 +174,13 @@ int helper_init(int argc, char **argv)
         die_fd(1, errno == EWOULDBLOCK ? "another init runs for this "
                "sandbox" : "lock the sandbox's init");
     /* the image is mounted while still host root (ext4 cannot be mounted
-     * inside a user namespace); ENOENT (no image): a sized tmpfs */
+     * inside a user namespace); without one, a sized tmpfs */
+    char disk_note[160] = "";
     if (a.disk_gib > 0 && (a.disk_fd = upper_disk_open(a.sbdir)) < 0 &&
         errno != ENOENT)
-        die_fd(1, "mount the sandbox disk image");
+        snprintf(disk_note, sizeof disk_note, "note: the sandbox disk image "
+                 "cannot be mounted (%s); its layer is a tmpfs\n",
+                 strerror(errno));
     if (pipe(a.status) < 0)
         die_fd(1, "pipe");
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
@@ -206,8 +209,8 @@ int helper_init(int argc, char **argv)
     }
     buf[n] = 0;
     if (n >= 3 && !memcmp(buf, "ok\n", 3)) {
-        char out[64];
-        snprintf(out, sizeof out, "pid %d\n", (int)pid);
+        char out[256];
+        snprintf(out, sizeof out, "pid %d\n%s", (int)pid, disk_note);
         write_str(1, out);
         return 0;
     }

@@ -7,6 +7,7 @@
  * on the host after a crash. */
 #include "upper_disk.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
@@ -78,13 +79,51 @@ static int make_dirs(int root)
            : fchmodat(root, "tmp", 01777, 0);
 }
 
+/* 1 while a loop device is still backed by path: the previous init's
+ * mount lives on until the last process that entered its mount namespace
+ * has exited, and a second ext4 mount of the same image (through another
+ * loop device, which the kernel cannot tell apart) would corrupt it. */
+static int attached(const char *path)
+{
+    DIR *d = opendir("/sys/block");
+    struct dirent *e;
+    int found = 0;
+    size_t n = strlen(path);
+    while (d && !found && (e = readdir(d))) {
+        if (strncmp(e->d_name, "loop", 4))
+            continue;
+        char p[300], buf[4200];
+        snprintf(p, sizeof p, "/sys/block/%s/loop/backing_file", e->d_name);
+        int fd = open(p, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t r = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        buf[r > 0 ? r : 0] = 0;
+        found = r > 0 && !strncmp(buf, path, n) &&
+                (buf[n] == '\n' || buf[n] == 0);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 int upper_disk_open(const char *sbdir)
 {
-    char img[4096], dev[64];
+    char img[4096], real[4096], dev[64];
     snprintf(img, sizeof img, "%s/disk.img", sbdir);
     int ifd = open(img, O_RDWR | O_CLOEXEC);
     if (ifd < 0)
         return -1;
+    if (realpath(img, real)) {
+        for (int i = 0; i < 1000 && attached(real); i++)
+            usleep(5000);
+        if (attached(real)) {
+            close(ifd);
+            errno = EBUSY;
+            return -1;
+        }
+    }
     int lfd = loop_attach(ifd, dev, sizeof dev);
     close(ifd);
     if (lfd < 0)

@@ -62,14 +62,59 @@ if c:
             fmt(fl["hwm_kb"] / 1024, " MiB", 1),
             "SDK before its loop " + fmt(s and s["hwm_kb_before_loop"] / 1024, " MiB", 1),
             "floor / SDK peak " + fmt(ratio(fl["hwm_kb"], sru and sru["maxrss_kb"]), "", 3))
-    row("1 loop", "wall per loop p50 (emulator-bound)", fmt(c["loop_wall_ms"]["p50"], " ms", 0),
+    row("1 loop", "wall per loop p50 (emulator-bound)", fmt(c["loop_wall_ms"]["p50"], " ms", 1),
         "SDK " + fmt(s and s["loop_wall_ms"]["p50"], " ms", 0), "N=%d" % n)
+    fo, foru = load("loop_floor.json"), load("loop_floor.rusage.json")
+    fo2, foru2 = load("loop_floor2.json"), load("loop_floor2.rusage.json")
+    if fo and fo2:
+        # before and after the library's loop: the mean of the two
+        fo = dict(fo, n=fo["n"] + fo2["n"], requests=fo["requests"] + fo2["requests"],
+                  conns=fo["conns"] + fo2["conns"],
+                  cpu_ms_per_loop=(fo["cpu_ms_per_loop"] + fo2["cpu_ms_per_loop"]) / 2,
+                  loop_wall_ms={"p50": (fo["loop_wall_ms"]["p50"] + fo2["loop_wall_ms"]["p50"]) / 2,
+                                "p50_before": fo["loop_wall_ms"]["p50"],
+                                "p50_after": fo2["loop_wall_ms"]["p50"]})
+        if foru and foru2 and foru2["maxrss_kb"] > foru["maxrss_kb"]:
+            foru = foru2
+    if fo:
+        # the emulator's log poll interval (wsfollow.POLL_S): the output of
+        # a command reaches a follower at the next 20 ms tick
+        poll_ms = 20.0
+        floor = fo["loop_wall_ms"]["p50"] + poll_ms
+        gap = c["loop_wall_ms"]["p50"] - floor
+        loop.update(floor=fo, floor_process=foru, floor_wall_p50_ms=round(floor, 3),
+                    wall_gap_to_floor_ms=round(gap, 3))
+        row("1 loop", "wall p50 floor: same requests back to back + 20 ms log poll",
+            fmt(floor, " ms", 1), "back to back %s%s" % (
+                fmt(fo["loop_wall_ms"]["p50"], " ms", 1),
+                " (%.1f before, %.1f after)" % (fo["loop_wall_ms"]["p50_before"],
+                                                fo["loop_wall_ms"]["p50_after"])
+                if "p50_before" in fo["loop_wall_ms"] else ""),
+            "library - floor %+.1f ms" % gap)
+        row("1 loop", "floor client CPU per loop / peak RSS",
+            "%s / %s" % (fmt(fo["cpu_ms_per_loop"], " ms", 2),
+                         fmt(foru and foru["maxrss_kb"] / 1024, " MiB", 1)),
+            "%.1f req / %.2f conns per loop" % (fo["requests"] / fo["n"], fo["conns"] / fo["n"]),
+            "minimal libcurl client")
+        targets.append(("loop wall p50 within 10 ms of the floor", "%+.1f ms" % gap,
+                        verdict(gap <= 10)))
     row("1 loop", "HTTP requests / TCP conns per loop",
         "%.1f / %.2f" % (c["requests"] / n, c["conns"] / n),
         "SDK %.1f / %.2f" % (s["requests"] / n, s["conns"] / n) if s else "SDK -",
         "conns include 1 WebSocket per loop")
+    fl_kb = (load("rss_floor.json") or {}).get("hwm_kb")
     targets.append(("CPU per loop <= 1/10 of SDK", fmt(cpu_ratio, "", 3), verdict(cpu_ratio and cpu_ratio <= 0.1)))
     targets.append(("peak RSS <= 1/10 of SDK", fmt(rss_ratio, "", 3), verdict(rss_ratio and rss_ratio <= 0.1)))
+    fru = max((r for r in (load("loop_floor.rusage.json"), load("loop_floor2.rusage.json")) if r),
+              key=lambda r: r["maxrss_kb"], default=None)
+    if cru and (fl_kb or fru):
+        over = []
+        if fru:
+            over.append("+%.1f MiB over the floor client"
+                        % ((cru["maxrss_kb"] - fru["maxrss_kb"]) / 1024))
+        if fl_kb:
+            over.append("+%.1f MiB over libcurl init only" % ((cru["maxrss_kb"] - fl_kb) / 1024))
+        targets.append(("peak RSS at the libcurl floor", "; ".join(over), "info"))
 
 # ---- 2. latency
 ll, le = load("latency_local.json"), load("latency_emu.json")

@@ -147,8 +147,10 @@ async def _follow(request, session, cmd, emu, ws):
             await _wait_client_or_session(reader, session, stop_on_delete=False)
             return ws
         await ws.close(code=state["end"])
-    except (ConnectionError, asyncio.CancelledError):
-        raise
+    except ConnectionError:
+        # the client closed while frames were being written (a client that
+        # has its exit code stops reading): like the daemon, stop quietly
+        return ws
     finally:
         session.listeners.discard(ev)
         if not reader.done():

@@ -53,3 +53,16 @@ sum_results() {
     echo "$p passed, $f failed, $s skipped"
     [ $f -eq 0 ]
 }
+
+# Installs the build into a DESTDIR under $TMP (as a user would with
+# `make install`) and exports what finds it there: PKG_CONFIG_PATH,
+# PKG_CONFIG_SYSROOT_DIR and, for running, LD_LIBRARY_PATH. Sets INST
+# (the DESTDIR) and INST_PREFIX.
+install_tree() {
+    INST=$TMP/root INST_PREFIX=/usr/local
+    make -C "$ROOT" --no-print-directory install DESTDIR="$INST" PREFIX=$INST_PREFIX B="$B" \
+        PYTHONDIR=$INST_PREFIX/lib/python3/dist-packages >"$TMP/install.log" 2>&1 || {
+        echo "make install DESTDIR failed:"; tail -20 "$TMP/install.log" | sed 's/^/    /'; return 1; }
+    export PKG_CONFIG_PATH=$INST$INST_PREFIX/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$INST
+    export LD_LIBRARY_PATH=$INST$INST_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}

@@ -28,5 +28,14 @@ int main(void)
     F(dval_sandbox_options, max_pids); F(dval_sandbox_options, max_cpu_ms);
     Z(dval_exec_options);
     F(dval_exec_options, cwd); F(dval_exec_options, timeout_ms);
+    /* sizeof grows when the library appends a field (e.g. the cancel
+     * token): the bindings must then use their matching mirror */
+    Z(dval_validation);
+    F(dval_validation, thread_id); F(dval_validation, timeout_ms);
+    F(dval_validation, release); F(dval_validation, labels);
+    F(dval_validation, allow_missing_results);
+    Z(dval_event);
+    F(dval_event, phase); F(dval_event, elapsed_ms); F(dval_event, channel);
+    F(dval_event, len); F(dval_event, state); F(dval_event, detail);
     return 0;
 }

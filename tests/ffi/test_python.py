@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""Lifecycle tests for the Python bindings (examples/python).
+"""Tests of the installed Python package `dval` (examples/python).
 
-usage: test_python.py ctypes|cffi
-Environment: B (build dir), DVAL_EMU_PORT (a running emulator, optional),
-DVAL_LAYOUT (file from layout.c: C sizes/offsets of the option structs).
+usage: PYTHON test_python.py ctypes|cffi  (PYTHON: the venv's interpreter the
+suite installed the package into; this file never edits sys.path)
+Environment: DVAL_LIB (the library under test), DVAL_EMU_PORT (a running
+emulator, optional), DVAL_LAYOUT (C sizes/offsets from layout.c).
 Prints PASS/FAIL/SKIP lines and "N passed, N failed, N skipped" last.
+Every sandbox a test creates is deleted (release=DELETE), and checked gone.
 """
+import asyncio
 import json
 import os
 import sys
@@ -15,12 +18,16 @@ import time
 import traceback
 import urllib.request
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
 WHICH = sys.argv[1] if len(sys.argv) > 1 else "ctypes"
-d = __import__("dval_" + WHICH)
+path_before = list(sys.path)
+import dval  # noqa: E402
 
+dval.use_backend(WHICH)
 results = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+class Skip(Exception):
+    pass
 
 
 def report(kind, name, why=""):
@@ -36,11 +43,7 @@ def test(name, fn, *args):
         report("SKIP", name, str(s))
     except Exception as e:
         report("FAIL", name, "%s: %s" % (type(e).__name__, e))
-        traceback.print_exc(limit=4, file=sys.stdout)
-
-
-class Skip(Exception):
-    pass
+        traceback.print_exc(limit=5, file=sys.stdout)
 
 
 def check(cond, what):
@@ -48,46 +51,93 @@ def check(cond, what):
         raise AssertionError(what)
 
 
+def expect_raises(cls, fn, *a, **kw):
+    try:
+        fn(*a, **kw)
+    except cls as e:
+        return e
+    raise AssertionError("no %s" % cls.__name__)
+
+
 # ------------------------------------------------------------ no executor
 
+def t_package():
+    check(sys.path == path_before, "import dval changed sys.path")
+    check(dval.__file__.startswith(sys.prefix), "dval imported from %s, not the venv %s"
+          % (dval.__file__, sys.prefix))
+    import inspect
+    missing = []
+    for name in dval.__all__:
+        obj = getattr(dval, name)
+        items = []
+        if inspect.isclass(obj):
+            check(obj.__doc__, "%s has no docstring" % name)
+            if issubclass(obj, (BaseException, int)):
+                continue
+            for m, f in vars(obj).items():
+                if not m.startswith("_") or m == "__init__":
+                    items.append(("%s.%s" % (name, m), f.fget if isinstance(f, property) else f))
+        elif callable(obj):
+            items.append((name, obj))
+        for n, f in items:
+            if not callable(f):
+                continue
+            sig = inspect.signature(f)
+            if not f.__doc__ and not n.endswith("__init__"):
+                missing.append(n + ": no docstring")
+            if sig.return_annotation is inspect.Signature.empty:
+                missing.append(n + ": no return type")
+            missing += ["%s: parameter %s has no type" % (n, p.name) for p in sig.parameters.values()
+                        if p.name != "self" and p.kind != p.VAR_KEYWORD
+                        and p.annotation is inspect.Parameter.empty]
+    check(not missing, "; ".join(missing))
+
+
 def t_version():
-    check(d.version() == "0.1.0", "version %r" % d.version())
+    check(dval.version() == "0.1.0", "version %r" % dval.version())
+    check(dval._loader.get_backend().name == WHICH, "backend")
 
 
-def t_error_classes():
-    from dval_errors import STATUSES
-    lib_name = (lambda s: d.lib.dval_status_name(s)) if WHICH == "cffi" else \
-        (lambda s: d._lib.dval_status_name(s))
-    for value, name, cls in STATUSES:
-        got = lib_name(value)
-        got = d.ffi.string(got).decode() if WHICH == "cffi" else got.decode()
-        check(got == name, "status %d is %s in the library, %s in the binding" % (value, got, name))
-        check(issubclass(getattr(d, cls), d.DvalError), cls)
+def t_statuses():
+    b = dval._loader.get_backend()
+    for st in dval.Status:
+        got = b.status_name(st)
+        check(got in (st.c_name, "DVAL_UNKNOWN"), "status %d: library %s, binding %s"
+              % (st, got, st.c_name))
+        check(issubclass(dval.STATUS_CLASSES[st] if st else dval.DvalError, dval.DvalError), st)
+    # every code the library knows is known here
+    for v in range(-1, -64, -1):
+        if b.status_name(v) != "DVAL_UNKNOWN":
+            check(v in dval.STATUS_CLASSES, "library status %d unknown to the binding" % v)
+    for st in dval.SandboxState:
+        check(b.sandbox_state_name(st).upper().replace("-", "_") == st.name,
+              "sandbox state %d: %s vs %s" % (st, b.sandbox_state_name(st), st.name))
+    for st in dval.SnapshotState:
+        check(b.snapshot_state_name(st).upper().replace("-", "_") == st.name,
+              "snapshot state %d: %s vs %s" % (st, b.snapshot_state_name(st), st.name))
+    check(dval.to_enum(dval.SandboxState, 999) == 999, "unknown state")
 
 
 def t_bad_executor():
-    try:
-        d.Client(executor="no-such-executor")
-    except d.DvalInvalidArgument as e:
-        check(e.status == -3 and e.name == "DVAL_EINVAL", repr(e))
-        return
-    raise AssertionError("no DvalInvalidArgument")
+    e = expect_raises(dval.DvalInvalidArgument, dval.Client, "no-such-executor")
+    check(e.status == dval.Status.EINVAL and e.name == "DVAL_EINVAL", repr(e))
+    check(isinstance(e.status, dval.Status), "status is %r" % type(e.status))
+
+
+def t_isolation():
+    e = expect_raises(NotImplementedError, dval.validate, "shell", ".", isolation="sandbox")
+    check("session" in str(e), str(e))
 
 
 def t_layout():
     path = os.environ.get("DVAL_LAYOUT")
     if not path or not os.path.exists(path):
         raise Skip("no C layout file (cc unavailable)")
+    b = dval._loader.get_backend()
     for line in open(path):
-        st, field, off = line.split()
-        off = int(off)
-        if WHICH == "cffi":
-            got = d.ffi.sizeof(st) if field == "sizeof" else d.ffi.offsetof(st, field)
-        else:
-            cls = {"dval_client_options": d.ClientOptions, "dval_snapshot_spec": d.SnapshotSpec,
-                   "dval_sandbox_options": d.SandboxOptions, "dval_exec_options": d.ExecOptions}[st]
-            got = d.C.sizeof(cls) if field == "sizeof" else getattr(cls, field).offset
-        check(got == off, "%s.%s: C %d, binding %d" % (st, field, off, got))
+        st, fld, off = line.split()
+        got = b.layout(st, fld)
+        check(got == int(off), "%s.%s: C %s, binding %d" % (st, fld, off, got))
 
 
 # ------------------------------------------------------------ executors
@@ -101,48 +151,44 @@ def emu_post(port, path, body):
 
 def make_client(executor, tmp):
     if executor == "local":
-        return d.Client(executor="local", state_dir=os.path.join(tmp, "state"),
-                        request_timeout_ms=30000)
+        return dval.Client("local", state_dir=os.path.join(tmp, "state"),
+                           request_timeout_ms=30000)
     port = int(os.environ["DVAL_EMU_PORT"])
     emu_post(port, "config", {"transition_ms": 20, "snapshot_build_ms": 50})
-    return d.Client(executor="daytona", api_url="http://127.0.0.1:%d/api" % port,
-                    api_key="test-key", retry_base_ms=50, retry_cap_ms=200,
-                    request_timeout_ms=20000)
+    return dval.Client("daytona", api_url="http://127.0.0.1:%d/api" % port,
+                       api_key="test-key", retry_base_ms=50, retry_cap_ms=200,
+                       request_timeout_ms=20000)
 
 
-UNAVAILABLE = ("DvalUnsupported", "DvalIsolationUnavailable", "DvalNetworkError",
-               "DvalExecutorError", "DvalGenericError", "DvalProtocolError", "DvalServerError")
+UNAVAILABLE = (dval.DvalUnsupported, dval.DvalIsolationUnavailable, dval.DvalNetworkError,
+               dval.DvalExecutorError)
+LABEL = "suite=ffi-py-%s-%d" % (WHICH, os.getpid())
 
 
 def setup(executor, tmp):
-    """Client + snapshot + sandbox, or Skip with the reason."""
     if executor == "daytona" and not os.environ.get("DVAL_EMU_PORT"):
         raise Skip("Daytona emulator not available")
     try:
         c = make_client(executor, tmp)
-        logs = []
-        snap = c.snapshot_ensure("ffi-py-snap", image="debian:12-slim",
-                                 on_build_log=lambda b: logs.append(b))
-        name = "ffi-%s-%s-%d" % (WHICH, executor, os.getpid())
+        snap = c.snapshot_ensure("ffi-py-snap", image="debian:12-slim", on_build_log=lambda b: None)
         states = []
-        sb = c.sandbox_acquire(name, snapshot="ffi-py-snap", labels=["suite=ffi"],
-                               release=d.RELEASE_DELETE, create_timeout_ms=60000,
+        sb = c.sandbox_acquire("ffi-%s-%s-%d" % (WHICH, executor, os.getpid()),
+                               snapshot="ffi-py-snap", labels=[LABEL],
+                               release=dval.Release.DELETE, create_timeout_ms=60000,
                                on_state=lambda n, st: states.append(st))
-    except d.DvalError as e:
-        if type(e).__name__ in UNAVAILABLE:
-            raise Skip("%s executor not available yet: %s" % (executor, e))
-        raise
+    except UNAVAILABLE as e:
+        raise Skip("%s executor not available: %s" % (executor, e))
     return c, snap, sb
 
 
-def t_lifecycle(c, snap, sb):
+def t_lifecycle(c, snap, sb, tmp):
     check(snap.name == "ffi-py-snap", "snapshot name %r" % snap.name)
-    check(sb.state == 5, "sandbox state %d (want started)" % sb.state)
-    check(sb.name.startswith("ffi-"), sb.name)
-    out = {1: b"", 2: b""}
+    check(sb.state is dval.SandboxState.STARTED, "sandbox state %r" % sb.state)
+    out = {dval.Stream.STDOUT: b"", dval.Stream.STDERR: b""}
     chans = set()
 
     def on_output(stream, channel, data):
+        check(isinstance(stream, dval.Stream), "stream %r" % stream)
         out[stream] += data
         chans.add(channel)
     with sb.open_session() as s:
@@ -150,12 +196,12 @@ def t_lifecycle(c, snap, sb):
         code = s.exec("echo hello; echo oops >&2; exit 3", on_output=on_output,
                       channel_prefix="PY_")
         check(code == 3, "exit code %d" % code)
-        check(out[1] == b"hello\n", "stdout %r" % out[1])
-        check(out[2] == b"oops\n", "stderr %r" % out[2])
+        check(out[dval.Stream.STDOUT] == b"hello\n", "stdout %r" % out)
+        check(out[dval.Stream.STDERR] == b"oops\n", "stderr %r" % out)
         check(chans <= {"PY_COMMAND_EXECUTION_STDOUT", "PY_COMMAND_EXECUTION_STDERR"}, chans)
 
 
-def t_files(c, snap, sb):
+def t_files(c, snap, sb, tmp):
     base = "/sandbox/ffi-%s" % WHICH
     sb.upload_json(base + "/in.json", {"numbers": [1, 2, 3], "text": "h\u00e9"})
     with sb.open_session() as s:
@@ -164,18 +210,14 @@ def t_files(c, snap, sb):
     doc = sb.download_json(base + "/out.json")
     check(doc == {"values": [1, 2, 3], "text": "h\u00e9"}, "downloaded %r" % doc)
     raw = sb.download(base + "/in.json")
-    check(json.loads(raw) == {"numbers": [1, 2, 3], "text": "h\u00e9"}, raw)
     chunks = []
     sb.download_to(base + "/in.json", chunks.append)
     check(b"".join(chunks) == raw, "download_to differs")
-    try:
-        sb.download_json(base + "/missing.json")
-        raise AssertionError("no error for a missing file")
-    except d.DvalNotFound as e:
-        check(e.status == -5 and e.message, repr(e))
+    e = expect_raises(dval.DvalNotFound, sb.download_json, base + "/missing.json")
+    check(e.status == dval.Status.ENOTFOUND and e.message, repr(e))
 
 
-def t_callback_exception(c, snap, sb):
+def t_callback_exception(c, snap, sb, tmp):
     class Boom(Exception):
         pass
     calls = []
@@ -185,31 +227,24 @@ def t_callback_exception(c, snap, sb):
         raise Boom("from the callback")
     with sb.open_session() as s:
         t0 = time.monotonic()
-        try:
-            s.exec("echo first; sleep 20; echo never", on_output=on_output)
-            raise AssertionError("exec returned normally")
-        except Boom:
-            pass
+        expect_raises(Boom, s.exec, "echo first; sleep 20; echo never", on_output=on_output)
         check(time.monotonic() - t0 < 15, "the exception did not stop the call")
         check(len(calls) == 1, "callback called %d times after raising" % len(calls))
 
 
-def t_cancel(c, snap, sb):
+def t_cancel(c, snap, sb, tmp):
     with sb.open_session() as s:
         timer = threading.Timer(0.5, s.cancel)
         timer.start()
         t0 = time.monotonic()
         try:
-            s.exec("sleep 30")
-            raise AssertionError("exec was not canceled")
-        except d.DvalCanceled as e:
-            check(e.status == -17, repr(e))
+            expect_raises(dval.DvalCanceled, s.exec, "sleep 30")
         finally:
             timer.cancel()
         check(time.monotonic() - t0 < 10, "cancel took %.1fs" % (time.monotonic() - t0))
 
 
-def t_concurrent(c, snap, sb):
+def t_concurrent(c, snap, sb, tmp):
     errs = []
 
     def worker(i):
@@ -229,27 +264,170 @@ def t_concurrent(c, snap, sb):
     check(not errs, "; ".join(errs))
 
 
+# ---- dval.validate / avalidate (shell profile, plain sh programs)
+
+def program(tmp, name, script):
+    d = os.path.join(tmp, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "run.sh"), "w") as f:
+        f.write(script)
+    return d
+
+
+def live(c):
+    """Sandboxes of this run whose deletion was not accepted (Daytona renames
+    a sandbox DESTROYED_<name>_<ms> when it accepts the delete, and lists it
+    until it is gone, in its old state for a moment)."""
+    gone = (dval.SandboxState.DESTROYED, dval.SandboxState.DESTROYING)
+    return [s for s in c.list_sandboxes([LABEL])
+            if s.state not in gone and not s.name.startswith("DESTROYED_")]
+
+
+def vkw(c, name):
+    return dict(client=c, sandbox_name="ffi-py-v-%s-%s-%d" % (WHICH, name, os.getpid()),
+                labels=[LABEL], release=dval.Release.DELETE)
+
+
+def t_validate_ok(c, snap, sb, tmp):
+    src = program(tmp, "ok", 'echo "out $DVAL_THREAD_ID"; echo err >&2\n'
+                  'printf \'{"answer":42}\' > "$DVAL_RESULTS_DIR/r.json"\n')
+    seen = []
+    r = dval.validate("shell", src, thread_id="t-ok", on_output=lambda *a: seen.append(a),
+                      **vkw(c, "ok"))
+    check(isinstance(r, dval.ValidationResult), type(r))
+    check(r.status is dval.Status.OK and r.ok, "status %r ok %r" % (r.status, r.ok))
+    check(r.exit_code == 0, "exit %r" % r.exit_code)
+    check(r.results == {"r.json": {"answer": 42}}, "results %r" % r.results)
+    check(r.stdout == "out t-ok\n" and r.stderr == "err\n", "output %r %r" % (r.stdout, r.stderr))
+    check(r.thread_id == "t-ok" and r.executor == c.executor_name, (r.thread_id, r.executor))
+    check({"snapshot", "exec", "total"} <= set(r.timings), "timings %r" % r.timings)
+    check(any(s == dval.Stream.STDOUT for s, _, _ in seen), "on_output not called: %r" % seen)
+
+
+def t_validate_exit_and_results(c, snap, sb, tmp):
+    src = program(tmp, "fail", "echo before; exit 3\n")
+    r = dval.validate("shell", src, allow_missing_results=True, **vkw(c, "exit"))
+    check(r.exit_code == 3 and not r.ok and r.status is dval.Status.OK, "%r" % r)
+    r = dval.validate("shell", src, **vkw(c, "nores"))
+    check(r.status is dval.Status.ERESULTS and r.exit_code == 3, "%r" % r)
+    check(r.stdout == "before\n", "stdout %r" % r.stdout)
+
+
+def t_validate_timeout(c, snap, sb, tmp):
+    src = program(tmp, "slow", "echo started; sleep 30\n")
+    t0 = time.monotonic()
+    e = expect_raises(dval.DvalTimeout, dval.validate, "shell", src, timeout=0.5,
+                      **vkw(c, "timeout"))
+    check(time.monotonic() - t0 < 15, "timeout took %.1fs" % (time.monotonic() - t0))
+    check(e.result is not None and e.result.stdout == "started\n", "partial %r" % e.result)
+    check(e.result.exit_code is None, "exit code %r" % e.result.exit_code)
+
+
+def t_validate_callback_stops(c, snap, sb, tmp):
+    class Stop(Exception):
+        pass
+
+    def boom(*a):
+        raise Stop()
+    src = program(tmp, "loud", "echo a; sleep 20; echo b\n")
+    t0 = time.monotonic()
+    expect_raises(Stop, dval.validate, "shell", src, on_output=boom, **vkw(c, "stop"))
+    check(time.monotonic() - t0 < 15, "the exception did not stop the validation")
+
+
+def t_avalidate(c, snap, sb, tmp):
+    src = program(tmp, "async", 'echo hi\nprintf \'{"a":1}\' > "$DVAL_RESULTS_DIR/a.json"\n')
+    lines = []
+
+    async def main():
+        loop_thread = threading.get_ident()
+        threads = set()
+
+        def on_out(st, ch, d):
+            threads.add(threading.get_ident())
+            lines.append(d)
+        rs = await asyncio.gather(*[dval.avalidate("shell", src, on_output=on_out,
+                                                   thread_id="a%d" % i, **vkw(c, "async%d" % i))
+                                    for i in range(2)])
+        check(threads == {loop_thread}, "on_output ran on %r, loop is %r" % (threads, loop_thread))
+        return rs
+    rs = asyncio.run(main())
+    check(all(r.results == {"a.json": {"a": 1}} for r in rs), "%r" % rs)
+    check(lines.count(b"hi\n") == 2, "output delivered on the loop: %r" % lines)
+
+
+def t_avalidate_cancel(c, snap, sb, tmp):
+    # A program that prints: without the cancel token the validation stops
+    # at its next output event; with it, at once.
+    src = program(tmp, "ticker", 'i=0; while [ $i -lt 200 ]; do echo tick $i; i=$((i+1)); '
+                  'sleep 0.1; done\n')
+    name = vkw(c, "cancel")["sandbox_name"]
+
+    async def main():
+        task = asyncio.ensure_future(dval.avalidate("shell", src, **vkw(c, "cancel")))
+        await asyncio.sleep(1.0)
+        t0 = time.monotonic()
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return time.monotonic() - t0
+        raise AssertionError("the task was not cancelled")
+    took = asyncio.run(main())
+    check(took < 5, "cancellation took %.1fs" % took)
+    left = [s for s in live(c) if s.name == name]
+    check(not left, "sandbox left after cancel: %r" % left)
+
+
+def t_avalidate_cancel_silent(c, snap, sb, tmp):
+    if not dval.supports_cancel():
+        raise Skip("this library has no cancel token: a silent program runs to its end")
+    src = program(tmp, "silent", "sleep 30\n")
+
+    async def main():
+        task = asyncio.ensure_future(dval.avalidate("shell", src, **vkw(c, "silent")))
+        await asyncio.sleep(1.0)
+        t0 = time.monotonic()
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return time.monotonic() - t0
+        raise AssertionError("the task was not cancelled")
+    took = asyncio.run(main())
+    check(took < 2, "cancellation of a silent program took %.1fs" % took)
+
+
+TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
+         t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
+         t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent]
+
+
 def run_executor(executor):
-    names = ["lifecycle", "files", "callback_exception", "cancel", "concurrent"]
-    fns = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent]
+    names = [executor + "/" + f.__name__[2:] for f in TESTS]
     with tempfile.TemporaryDirectory() as tmp:
         try:
             c, snap, sb = setup(executor, tmp)
         except Skip as s:
             for n in names:
-                report("SKIP", "%s/%s" % (executor, n), str(s))
+                report("SKIP", n, str(s))
             return
         except Exception as e:
             for n in names:
-                report("FAIL", "%s/%s" % (executor, n), "setup: %r" % e)
-            traceback.print_exc(limit=4, file=sys.stdout)
+                report("FAIL", n, "setup: %r" % e)
+            traceback.print_exc(limit=5, file=sys.stdout)
             return
         try:
-            for n, fn in zip(names, fns):
-                test("%s/%s" % (executor, n), fn, c, snap, sb)
-            test("%s/release" % executor, lambda: sb.release())
-            found = [x for x in c.list_sandboxes(["suite=ffi"]) if x[1] == sb.name]
-            print("after release: %r" % found)
+            for n, fn in zip(names, TESTS):
+                test(n, fn, c, snap, sb, tmp)
+
+            def released():
+                name = sb.name
+                with sb:   # leaving `with` applies release=DELETE
+                    pass
+                left = [(s.name, s.state) for s in live(c)]
+                check(not left, "sandboxes left: %r (looked for %s)" % (left, name))
+            test(executor + "/with_releases_and_nothing_left", released)
         finally:
             # free in an order unlike creation: children keep parents alive
             c.close()
@@ -257,10 +435,23 @@ def run_executor(executor):
             snap.close()
 
 
+def t_library_not_found():
+    # run in a child: the library is loaded once per process
+    import subprocess
+    env = dict(os.environ, DVAL_LIB="/nonexistent/libdaytona-validate.so.0")
+    p = subprocess.run([sys.executable, "-c", "import dval\ntry:\n dval.version()\n"
+                        "except dval.LibraryNotFoundError as e:\n print('LNF', e)\n"],
+                       env=env, capture_output=True, text=True, timeout=30)
+    check(p.stdout.startswith("LNF") and "DVAL_LIB" in p.stdout, "got %r %r" % (p.stdout, p.stderr))
+
+
+test("package", t_package)
 test("version", t_version)
-test("error_classes", t_error_classes)
+test("statuses_and_states", t_statuses)
 test("bad_executor", t_bad_executor)
+test("isolation_not_yet", t_isolation)
 test("layout", t_layout)
+test("library_not_found_says_how", t_library_not_found)
 for ex in ("local", "daytona"):
     run_executor(ex)
 print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"], results["skipped"]))

@@ -1,9 +1,13 @@
 /* Public API against the emulator: live output of dval_session_exec.
  * Every byte reaches the callback once, on its own stream, whatever the
  * WebSocket does (small frames, drops, never closing, stalling); output
- * is live; invalid UTF-8 passes through; exit codes; cancel. */
+ * is live; invalid UTF-8 passes through; exit codes; cancel. A command
+ * ends when its exit code is known (no wait for the server's close), and
+ * the final log it is reconciled with is the raw log, byte for byte. */
+#include <jansson.h>
 #include <stdatomic.h>
 #include <pthread.h>
+#include <string.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -425,5 +429,76 @@ TEST(cancel_from_another_thread_kills_the_command)
     CHECK(a > 0);
     CHECK_INT(b, a);
     cap_free(&c);
+    fx_stop(&f);
+}
+
+/* The whole output comes from the final log when the stream delivers
+ * nothing (stall): it must still be byte-exact, invalid UTF-8 included
+ * (the JSON log replaces invalid bytes with U+FFFD). */
+TEST(invalid_utf8_is_exact_when_it_all_comes_from_the_final_log)
+{
+    fx f;
+    fx_start(&f, "{\"ws_mode\":\"stall\"}");
+    cap c = {0};
+    small_exec(&f, "printf 'a\\377\\376b\\n'; printf '\\303(\\n' >&2; "
+               "printf 'x\\342\\202\\n'", &c, 0, "a\377\376b\nx\342\202\n",
+               "\303(\n");
+    CHECK_INT(c.split_utf8, 0);
+    cap_free(&c);
+    fx_stop(&f);
+}
+
+/* Same with a stream that is cut after a few bytes, mid-line: the head
+ * comes from the stream, the tail from the final log, each byte once. */
+TEST(invalid_utf8_is_exact_across_a_cut_stream_and_the_final_log)
+{
+    fx f;
+    fx_start(&f, "{\"ws_frame_max\":3,\"ws_mode\":\"drop_after:7\"}");
+    cap c = {0};
+    small_exec(&f, "printf 'a\\377\\376b\\n'; printf 'c\\377\\n' >&2; "
+               "printf 'd\\376\\n'", &c, 0, "a\377\376b\nd\376\n",
+               "c\377\n");
+    cap_free(&c);
+    fx_stop(&f);
+}
+
+static const char *req_hdr(json_t *req, const char *name)
+{
+    return json_string_value(json_object_get(json_object_get(req, "headers"),
+                                             name));
+}
+
+/* A short command ends once its exit code is known: the emulator closes
+ * the stream ~1 s after the last output (PROTOCOL 6.4), which is not
+ * waited for; the final log is asked for in its raw form. */
+TEST(a_short_command_ends_without_waiting_for_the_close)
+{
+    fx f;
+    fx_start(&f, NULL);
+    cap c = {0};
+    int64_t t0 = now_ms();
+    small_exec(&f, "echo done", &c, 0, "done\n", "");
+    int64_t took = now_ms() - t0;
+    fprintf(stderr, "    echo done: %lld ms\n", (long long)took);
+    if (scale() == 1)
+        CHECK(took < 900);
+    cap_free(&c);
+    char *body = emu_get(&f.e, "/_emu/requests");
+    CHECK(body);
+    json_t *list = json_loads(body, 0, NULL);
+    CHECK(json_is_array(list));
+    size_t i;
+    json_t *r;
+    int finals = 0;
+    json_array_foreach(list, i, r) {
+        const char *p = json_string_value(json_object_get(r, "path"));
+        if (!p || !strstr(p, "/logs") || req_hdr(r, "upgrade"))
+            continue;
+        finals++;
+        CHECK_STR(req_hdr(r, "x-daytona-sdk-version"), "0.166.0");
+    }
+    CHECK_INT(finals, 1);
+    json_decref(list);
+    free(body);
     fx_stop(&f);
 }

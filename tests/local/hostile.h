@@ -14,8 +14,8 @@ typedef struct hx {
     int nsrc;
 } hx;
 
-/* Fresh state dir /tmp/dval-hostile-tests/<name>; skips unless root with
- * isolation. */
+/* Fresh state dir /tmp/dval-hostile-tests/<name>.<pid>; skips unless
+ * root. */
 void hx_open(hx *h, const char *name);
 /* Deletes every sandbox of the state dir, frees the client, removes it. */
 void hx_close(hx *h);

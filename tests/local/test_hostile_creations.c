@@ -88,12 +88,16 @@ TEST(test_hostile_creations__leftovers_of_dead_processes_removed)
      * (pid 4194000 is above any default pid_max: never alive) */
     const char *left[] = { "probe.4194000", "sandboxes/.new-x-4194000-1",
                            "sandboxes/.trash-x-4194000-7",
-                           "sandboxes/.trash-y-4194000-1700000000000-3" };
+                           "sandboxes/.trash-y-4194000-1700000000000-3",
+                           "disks/ext4-3g.img.4194000.tmp",
+                           "disks/spare-3g.img.4194000.2.tmp" };
     char p[900];
-    snprintf(p, sizeof p, "%s/sandboxes", h.dir);
     mkdir(h.dir, 0755);
+    snprintf(p, sizeof p, "%s/sandboxes", h.dir);
     mkdir(p, 0755);
-    for (int i = 0; i < 4; i++) {
+    snprintf(p, sizeof p, "%s/disks", h.dir);
+    mkdir(p, 0755);
+    for (int i = 0; i < 6; i++) {
         snprintf(p, sizeof p, "%s/%s", h.dir, left[i]);
         CHECK(mkdir(p, 0700) == 0);
     }
@@ -104,7 +108,7 @@ TEST(test_hostile_creations__leftovers_of_dead_processes_removed)
     CHECK_INT(hx_validate(&h, "sb", "t", "echo '{}' > results/r.json\n",
                           &json), DVAL_OK);
     dval_free(json);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
         char q[900];
         snprintf(q, sizeof q, "%s/%s", h.dir, left[i]);
         CHECK(access(q, F_OK) != 0);

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -121,6 +122,66 @@ TEST(test_hostile_disk__default_is_ten_gib)
     CHECK_INT(sh(sb, "df -k /sandbox | tail -n 1 | awk '{print $2}'", &o), 0);
     long long kib = atoll(o.text);
     CHECK(kib > 9LL * 1024 * 1024 && kib <= 10LL * 1024 * 1024);
+    /* a file written in one sandbox is not in the next one's fresh disk
+     * (the delete left a spare image that the next creation renames) */
+    CHECK_INT(sh(sb, "dd if=/dev/urandom of=/sandbox/mark bs=1M count=8 "
+                 "2>/dev/null; echo x > /tmp/mark", &o), 0);
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    char spare[700];
+    snprintf(spare, sizeof spare, "%s/disks/spare-10g.img", h.dir);
+    CHECK(access(spare, F_OK) == 0);
+    sb = acquire(&h, "sb2", 0);
+    CHECK(access(spare, F_OK) != 0);
+    CHECK_INT(sh(sb, "ls /sandbox/mark /tmp/mark 2>&1; df -k /sandbox | "
+                 "tail -n 1", &o), 0);
+    CHECK_CONTAINS(o.text, "No such file");
+    CHECK(!strstr(o.text, "\n/sandbox/mark\n"));
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    hx_close(&h);
+}
+
+TEST(test_hostile_disk__tmpfs_fallback_is_bounded_too)
+{
+    hx h;
+    hx_open(&h, "disk-tmpfs");
+    /* no image can be made (disks/ is a file): the layer is a tmpfs of
+     * the same size, still bounded */
+    char p[700];
+    mkdir(h.dir, 0755);
+    snprintf(p, sizeof p, "%s/disks", h.dir);
+    FILE *f = fopen(p, "w");
+    CHECK(f && fclose(f) == 0);
+    dval_sandbox *sb = acquire(&h, "sb", 1);
+    snprintf(p, sizeof p, "%s/sandboxes/sb/disk.img", h.dir);
+    CHECK(access(p, F_OK) != 0);
+    out o;
+    CHECK_INT(sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
+                 "2>&1; echo rc=$?; df -k /sandbox | tail -n 1", &o), 0);
+    CHECK_CONTAINS(o.text, "No space left on device");
+    CHECK(!strstr(o.text, "rc=0"));
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    hx_close(&h);
+}
+
+TEST(test_hostile_disk__unmountable_image_falls_back_bounded)
+{
+    hx h;
+    hx_open(&h, "disk-bad");
+    dval_sandbox *sb = acquire(&h, "sb", 1);
+    CHECK_INT(dval_sandbox_stop(sb), DVAL_OK);
+    /* an image that is not ext4 any more (damaged, or replaced) */
+    char p[700];
+    snprintf(p, sizeof p, "%s/sandboxes/sb/disk.img", h.dir);
+    FILE *f = fopen(p, "w");
+    CHECK(f && fputs("not a filesystem", f) >= 0 && fclose(f) == 0);
+    CHECK_INT(dval_sandbox_start(sb), DVAL_OK);
+    out o;
+    CHECK_INT(sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
+                 "2>&1; echo rc=$?", &o), 0);
+    CHECK_CONTAINS(o.text, "No space left on device");
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
     hx_close(&h);

@@ -14,12 +14,14 @@ typedef struct run {
     const char *tid, *script;
     int rc;
     char *json;
+    char err[DVAL_ERRMSG_MAX];   /* the client's message on this thread */
 } run;
 
 static void *run_thread(void *p)
 {
     run *r = p;
     r->rc = hx_validate(r->h, "sb", r->tid, r->script, &r->json);
+    snprintf(r->err, sizeof r->err, "%s", dval_client_errmsg(r->h->client));
     return NULL;
 }
 
@@ -51,8 +53,8 @@ TEST(test_hostile_forge__honest_runs_keep_their_results)
     dval_free(json);
     run honest = { &h, "honest-a", "touch started; sleep 1.5; "
                    "echo '{\"v\":\"honest-a\"}' > results/r.json; "
-                   "sleep 2.5; exit 0\n", 0, NULL };
-    run evil = { &h, "evil", ATTACK, 0, NULL };
+                   "sleep 2.5; exit 0\n", 0, NULL, "" };
+    run evil = { &h, "evil", ATTACK, 0, NULL, "" };
     pthread_t ta, te;
     CHECK(pthread_create(&ta, NULL, run_thread, &honest) == 0);
     char p[1200];
@@ -65,7 +67,7 @@ TEST(test_hostile_forge__honest_runs_keep_their_results)
     dval_free(evil.json);
     if (honest.rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "honest run: %s: %s",
-                dval_strerror(honest.rc), dval_client_errmsg(h.client));
+                dval_strerror(honest.rc), honest.err);
     CHECK_CONTAINS(honest.json, "\"exit_code\":0");
     CHECK_CONTAINS(honest.json, "\"r.json\":{\"v\":\"honest-a\"}");
     CHECK(!strstr(honest.json, "forged"));

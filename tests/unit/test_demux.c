@@ -269,3 +269,28 @@ TEST(json_check__accepts_and_rejects)
     CHECK_INT(dval__json_check(deep, 5000, m, sizeof m), DVAL_ERESULTS);
     CHECK_CONTAINS(m, "nested too deeply");
 }
+
+/* The ASCII fast path of dval__utf8_valid (8 bytes at a time) must still
+ * see a bad or a multi-byte sequence at any offset and alignment. */
+TEST(utf8_valid_sees_every_byte_at_any_offset)
+{
+    char buf[64];
+    for (size_t at = 0; at < 40; at++) {
+        for (size_t len = at + 1; len <= 48; len += 7) {
+            memset(buf, 'a', sizeof buf);
+            buf[at] = (char)0xff;                  /* never valid */
+            CHECK(!dval__utf8_valid(buf, len));
+            memset(buf, 'a', sizeof buf);
+            if (at + 3 <= len) {
+                memcpy(buf + at, "\xe2\x82\xac", 3); /* U+20AC */
+                CHECK(dval__utf8_valid(buf, len));
+                buf[at + 2] = 'x';                 /* cut sequence */
+                CHECK(!dval__utf8_valid(buf, len));
+            }
+            memset(buf, 'a', sizeof buf);
+            buf[at] = (char)0xc3;                  /* truncated at the end */
+            CHECK(!dval__utf8_valid(buf, at + 1));
+        }
+    }
+    CHECK(dval__utf8_valid("", 0));
+}

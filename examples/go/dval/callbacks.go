@@ -5,7 +5,7 @@ package dval
 // cgo requires for files with //export.
 
 /*
-#include <stddef.h>
+#include <dval.h>
 */
 import "C"
 
@@ -18,10 +18,11 @@ import (
 // callState is what a handle refers to during one C call: the Go callback,
 // and the error or panic that stopped the call.
 type callState struct {
-	output func(stream int, channel string, data []byte) error
+	output func(stream Stream, channel string, data []byte) error
 	data   func([]byte) error
-	state  func(name string, state int)
-	list   func(id, name string, state int) error
+	state  func(name string, state SandboxState)
+	list   func(id, name string, state SandboxState) error
+	event  func(ev *C.dval_event) error
 	err    error
 	panic  interface{}
 }
@@ -52,7 +53,7 @@ func (cs *callState) guard(f func() error) (rc C.int) {
 func dvalGoOutput(stream C.int, channel *C.char, data *C.char, n C.size_t, ud unsafe.Pointer) C.int {
 	cs := stateOf(ud)
 	return cs.guard(func() error {
-		return cs.output(int(stream), C.GoString(channel), C.GoBytes(unsafe.Pointer(data), C.int(n)))
+		return cs.output(Stream(stream), C.GoString(channel), C.GoBytes(unsafe.Pointer(data), C.int(n)))
 	})
 }
 
@@ -65,13 +66,19 @@ func dvalGoData(data *C.char, n C.size_t, ud unsafe.Pointer) C.int {
 //export dvalGoState
 func dvalGoState(name *C.char, state C.int, ud unsafe.Pointer) {
 	cs := stateOf(ud)
-	cs.guard(func() error { cs.state(C.GoString(name), int(state)); return nil })
+	cs.guard(func() error { cs.state(C.GoString(name), SandboxState(state)); return nil })
 }
 
 //export dvalGoList
 func dvalGoList(id, name *C.char, state C.int, ud unsafe.Pointer) C.int {
 	cs := stateOf(ud)
-	return cs.guard(func() error { return cs.list(C.GoString(id), C.GoString(name), int(state)) })
+	return cs.guard(func() error { return cs.list(C.GoString(id), C.GoString(name), SandboxState(state)) })
+}
+
+//export dvalGoEvent
+func dvalGoEvent(ev *C.dval_event, ud unsafe.Pointer) C.int {
+	cs := stateOf(ud)
+	return cs.guard(func() error { return cs.event(ev) })
 }
 
 // finish re-raises a callback panic, or returns the callback's error in
@@ -82,7 +89,8 @@ func (cs *callState) finish(err error) error {
 	}
 	if cs.err != nil {
 		if e, ok := err.(*Error); ok && e.Status == StatusAborted {
-			return fmt.Errorf("callback stopped the call: %w", cs.err)
+			e.Message = fmt.Sprintf("%s (callback: %v)", e.Message, cs.err)
+			e.cause = cs.err
 		}
 	}
 	return err

@@ -14,30 +14,68 @@ import (
 	"time"
 )
 
+var bg = context.Background()
+
 func TestVersion(t *testing.T) {
 	if v := Version(); v != "0.1.0" {
 		t.Fatalf("version %q", v)
 	}
+	names := ProfileNames()
+	if len(names) == 0 || !strings.Contains(strings.Join(names, ","), "shell") {
+		t.Fatalf("profiles %v", names)
+	}
+}
+
+func TestEnumsMatchTheLibrary(t *testing.T) {
+	if StatusTimeout.String() != "DVAL_ETIMEOUT" || SandboxStarted.String() != "started" ||
+		SnapshotActive.String() != "active" || SandboxBuildFailed.String() != "build_failed" {
+		t.Fatalf("names: %v %v %v %v", StatusTimeout, SandboxStarted, SnapshotActive, SandboxBuildFailed)
+	}
+	for s := StatusError; s >= StatusBadRequest; s-- {
+		if s.String() == "DVAL_UNKNOWN" {
+			t.Errorf("status %d unknown to the library", int(s))
+		}
+	}
 }
 
 func TestBadExecutor(t *testing.T) {
-	_, err := NewClient(ClientOptions{Executor: "no-such-executor"})
+	_, err := NewClient(bg, ClientOptions{Executor: "no-such-executor"})
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) || e.Name != "DVAL_EINVAL" || e.Message == "" {
 		t.Fatalf("want DVAL_EINVAL with a message, got %#v", err)
 	}
 }
 
+func TestDoneContextStopsBeforeTheCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	if _, err := NewClient(ctx, ClientOptions{}); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrCanceled) {
+		t.Fatalf("want canceled, got %v", err)
+	}
+}
+
+func TestIsolationNotYet(t *testing.T) {
+	c, err := NewClient(bg, ClientOptions{Executor: "local", StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Validate(bg, Validation{Profile: "shell", SourceDir: ".", Isolation: "sandbox"})
+	if !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("want unsupported, got %v", err)
+	}
+}
+
 // env is one executor's client, snapshot and sandbox.
 type env struct {
-	c  *Client
-	sn *Snapshot
-	sb *Sandbox
+	c     *Client
+	sn    *Snapshot
+	sb    *Sandbox
+	label string
 }
 
 func unavailable(err error) bool {
-	for _, s := range []*Error{ErrUnsupported, ErrIsolation, ErrNetwork, statusErr(StatusExec),
-		statusErr(StatusError), statusErr(StatusProtocol), statusErr(StatusServer)} {
+	for _, s := range []*Error{ErrUnsupported, ErrIsolation, ErrNetwork, ErrExec} {
 		if errors.Is(err, s) {
 			return true
 		}
@@ -45,8 +83,7 @@ func unavailable(err error) bool {
 	return false
 }
 
-func setup(t *testing.T, executor string) *env {
-	t.Helper()
+func clientOptions(t *testing.T, executor string) ClientOptions {
 	o := ClientOptions{Executor: executor, RequestTimeout: 30 * time.Second}
 	switch executor {
 	case "local":
@@ -67,51 +104,66 @@ func setup(t *testing.T, executor string) *env {
 		o.RetryBase = 50 * time.Millisecond
 		o.RetryCap = 200 * time.Millisecond
 	}
-	c, err := NewClient(o)
+	return o
+}
+
+// live lists this test's sandboxes whose deletion was not accepted (Daytona
+// renames a deleted sandbox DESTROYED_<name>_<ms> until it is gone).
+func (e *env) live(t *testing.T) []SandboxInfo {
+	all, err := e.c.ListSandboxes(bg, []string{e.label})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []SandboxInfo
+	for _, s := range all {
+		if s.State != SandboxDestroyed && s.State != SandboxDestroying && !strings.HasPrefix(s.Name, "DESTROYED_") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func setup(t *testing.T, executor string) *env {
+	t.Helper()
+	c, err := NewClient(bg, clientOptions(t, executor))
 	if err != nil {
 		if unavailable(err) {
-			t.Skipf("%s executor not available yet: %v", executor, err)
+			t.Skipf("%s executor not available: %v", executor, err)
 		}
 		t.Fatal(err)
 	}
-	e := &env{c: c}
-	t.Cleanup(func() {
-		// children first is not required: free the client first on purpose
-		e.c.Close()
-		if e.sb != nil {
-			e.sb.Close()
-		}
-		if e.sn != nil {
-			e.sn.Close()
-		}
-	})
+	e := &env{c: c, label: fmt.Sprintf("suite=ffi-go-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
 	var logs bytes.Buffer
-	e.sn, err = c.EnsureSnapshot(SnapshotSpec{Name: "ffi-go-snap", Image: "debian:12-slim"},
+	e.sn, err = c.EnsureSnapshot(bg, SnapshotSpec{Name: "ffi-go-snap", Image: "debian:12-slim"},
 		func(b []byte) error { logs.Write(b); return nil })
 	if err != nil {
+		c.Close()
 		if unavailable(err) {
-			t.Skipf("%s executor not available yet: %v", executor, err)
+			t.Skipf("%s executor not available: %v", executor, err)
 		}
 		t.Fatal(err)
 	}
-	var states []int
-	e.sb, err = c.AcquireSandbox(SandboxOptions{
+	var states []SandboxState
+	e.sb, err = c.AcquireSandbox(bg, SandboxOptions{
 		Name: fmt.Sprintf("ffi-go-%s-%d", executor, os.Getpid()), Snapshot: "ffi-go-snap",
-		Labels: []string{"suite=ffi-go"}, Release: ReleaseDelete, CreateTimeout: time.Minute,
-		OnState: func(name string, st int) { states = append(states, st) }})
+		Labels: []string{e.label}, Release: ReleaseDelete, CreateTimeout: time.Minute,
+		OnState: func(name string, st SandboxState) { states = append(states, st) }})
 	if err != nil {
-		if unavailable(err) {
-			t.Skipf("%s executor not available yet: %v", executor, err)
-		}
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := e.sb.Release(); err != nil {
-			t.Errorf("release: %v", err)
+		// Close applies ReleaseDelete; then nothing of this test is left
+		if err := e.sb.Close(); err != nil {
+			t.Errorf("close (release=delete): %v", err)
 		}
+		if left := e.live(t); len(left) != 0 {
+			t.Errorf("sandboxes left: %+v", left)
+		}
+		e.sn.Close()
+		e.c.Close()
 	})
 	if e.sb.State() != SandboxStarted {
-		t.Fatalf("sandbox state %s", StateName(e.sb.State()))
+		t.Fatalf("sandbox state %v", e.sb.State())
 	}
 	return e
 }
@@ -125,7 +177,7 @@ func forExecutors(t *testing.T, f func(t *testing.T, e *env)) {
 
 func TestLifecycle(t *testing.T) {
 	forExecutors(t, func(t *testing.T, e *env) {
-		s, err := e.sb.OpenSession()
+		s, err := e.sb.OpenSession(bg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,79 +185,80 @@ func TestLifecycle(t *testing.T) {
 		if !strings.HasPrefix(s.ID(), e.sb.Name()+"-") {
 			t.Errorf("session id %q", s.ID())
 		}
-		var out [3]bytes.Buffer
-		code, err := s.Exec(context.Background(), "echo hello; echo oops >&2; exit 3",
-			ExecOptions{ChannelPrefix: "GO_"}, func(stream int, ch string, d []byte) error {
-				if !strings.HasPrefix(ch, "GO_COMMAND_EXECUTION_STD") {
-					return fmt.Errorf("channel %q", ch)
-				}
-				out[stream].Write(d)
-				return nil
-			})
+		var stdout, stderr bytes.Buffer
+		code, err := s.Exec(bg, "echo hello; echo oops >&2; exit 3", ExecOptions{ChannelPrefix: "GO_"},
+			WriteTo(&stdout, &stderr))
 		if err != nil || code != 3 {
 			t.Fatalf("exec: %d %v", code, err)
 		}
-		if out[Stdout].String() != "hello\n" || out[Stderr].String() != "oops\n" {
-			t.Fatalf("output %q %q", out[Stdout].String(), out[Stderr].String())
+		if stdout.String() != "hello\n" || stderr.String() != "oops\n" {
+			t.Fatalf("output %q %q", stdout.String(), stderr.String())
 		}
 		base := "/sandbox/ffi-go"
-		in := map[string]interface{}{"numbers": []int{1, 2, 3}}
-		if err := e.sb.UploadJSON(base+"/in.json", in); err != nil {
+		if err := e.sb.UploadJSON(bg, base+"/in.json", map[string][]int{"numbers": {1, 2, 3}}); err != nil {
 			t.Fatal(err)
 		}
-		if code, err := s.Exec(context.Background(), "cd "+base+" && sed s/numbers/values/ in.json > out.json",
+		if code, err := s.Exec(bg, "cd "+base+" && sed s/numbers/values/ in.json > out.json",
 			ExecOptions{}, nil); err != nil || code != 0 {
 			t.Fatalf("transform: %d %v", code, err)
 		}
 		var doc map[string][]int
-		if err := e.sb.DownloadJSON(base+"/out.json", &doc); err != nil || len(doc["values"]) != 3 {
+		if err := e.sb.DownloadJSON(bg, base+"/out.json", &doc); err != nil || len(doc["values"]) != 3 {
 			t.Fatalf("download json: %v %v", doc, err)
 		}
-		if _, err := e.sb.Download(base + "/missing"); !errors.Is(err, ErrNotFound) {
+		if _, err := e.sb.Download(bg, base+"/missing"); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("missing file: %v", err)
+		}
+		found := false
+		for _, info := range e.live(t) {
+			found = found || (info.Name == e.sb.Name() && info.State == SandboxStarted && info.ID == e.sb.ID())
+		}
+		if !found {
+			t.Fatalf("ListSandboxes does not show %s started: %+v", e.sb.Name(), e.live(t))
 		}
 	})
 }
 
 func TestCallbackErrorAndPanic(t *testing.T) {
 	forExecutors(t, func(t *testing.T, e *env) {
-		s, err := e.sb.OpenSession()
+		s, err := e.sb.OpenSession(bg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
 		stop := errors.New("stop here")
 		start := time.Now()
-		_, err = s.Exec(context.Background(), "echo a; sleep 20", ExecOptions{},
-			func(int, string, []byte) error { return stop })
-		if !errors.Is(err, stop) || time.Since(start) > 15*time.Second {
+		_, err = s.Exec(bg, "echo a; sleep 20", ExecOptions{},
+			func(Stream, string, []byte) error { return stop })
+		if !errors.Is(err, stop) || !errors.Is(err, ErrAborted) || time.Since(start) > 15*time.Second {
 			t.Fatalf("want the callback's error promptly, got %v after %v", err, time.Since(start))
 		}
-		s2, err := e.sb.OpenSession()
+		s2, err := e.sb.OpenSession(bg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s2.Close()
+		code, err := -1, error(nil)
 		func() {
 			defer func() {
 				if p := recover(); p != "boom" {
-					t.Fatalf("want panic boom re-raised, got %v", p)
+					t.Fatalf("want panic boom re-raised, got %v (exec returned %d, %v)", p, code, err)
 				}
 			}()
-			s2.Exec(context.Background(), "echo a; sleep 20", ExecOptions{},
-				func(int, string, []byte) error { panic("boom") })
+			code, err = s2.Exec(bg, "echo a; sleep 20", ExecOptions{},
+				func(Stream, string, []byte) error { panic("boom") })
 		}()
 	})
 }
 
 func TestContextCancel(t *testing.T) {
 	forExecutors(t, func(t *testing.T, e *env) {
-		s, err := e.sb.OpenSession()
+		s, err := e.sb.OpenSession(bg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		ctx, cancel := context.WithTimeout(bg, 500*time.Millisecond)
 		defer cancel()
 		start := time.Now()
 		_, err = s.Exec(ctx, "sleep 30", ExecOptions{}, nil)
@@ -226,7 +279,7 @@ func TestConcurrentSessions(t *testing.T) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				s, err := e.sb.OpenSession()
+				s, err := e.sb.OpenSession(bg)
 				if err != nil {
 					errs <- err
 					return
@@ -234,8 +287,7 @@ func TestConcurrentSessions(t *testing.T) {
 				defer s.Close()
 				var out bytes.Buffer
 				want := fmt.Sprintf("worker-%d\n", i)
-				code, err := s.Exec(context.Background(), "echo worker-"+fmt.Sprint(i), ExecOptions{},
-					func(_ int, _ string, d []byte) error { out.Write(d); return nil })
+				code, err := s.Exec(bg, "echo worker-"+fmt.Sprint(i), ExecOptions{}, WriteTo(&out, nil))
 				if err != nil || code != 0 || out.String() != want {
 					errs <- fmt.Errorf("worker %d: %d %q %v", i, code, out.String(), err)
 				}
@@ -245,6 +297,96 @@ func TestConcurrentSessions(t *testing.T) {
 		close(errs)
 		for err := range errs {
 			t.Error(err)
+		}
+	})
+}
+
+func program(t *testing.T, script string) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func (e *env) req(name, dir string) Validation {
+	return Validation{Profile: "shell", SourceDir: dir, Release: ReleaseDelete, Labels: []string{e.label},
+		SandboxName: fmt.Sprintf("ffi-go-v-%s-%d", name, os.Getpid())}
+}
+
+func TestValidate(t *testing.T) {
+	forExecutors(t, func(t *testing.T, e *env) {
+		dir := program(t, "echo out $DVAL_THREAD_ID; echo err >&2\nprintf '{\"answer\":42}' > \"$DVAL_RESULTS_DIR/r.json\"\n")
+		var stdout, stderr bytes.Buffer
+		var phases []string
+		req := e.req("ok", dir)
+		req.ThreadID, req.Stdout, req.Stderr = "t-ok", &stdout, &stderr
+		req.OnEvent = func(ev Event) error {
+			if ev.Type == EventPhase && ev.Done {
+				phases = append(phases, ev.Phase)
+			}
+			return nil
+		}
+		r, err := e.c.Validate(bg, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.OK() || r.ExitCode != 0 || string(r.Results["r.json"]) != `{"answer":42}` || r.ThreadID != "t-ok" {
+			t.Fatalf("result %+v", r)
+		}
+		if stdout.String() != "out t-ok\n" || stderr.String() != "err\n" {
+			t.Fatalf("output %q %q", stdout.String(), stderr.String())
+		}
+		if r.Timings["total"] <= 0 || len(phases) < 6 {
+			t.Fatalf("timings %v phases %v", r.Timings, phases)
+		}
+		// a failing program: not an error of the call
+		r, err = e.c.Validate(bg, e.req("exit", program(t, "exit 3\n")))
+		if err != nil || r.Status != StatusResults || !r.Ran || r.ExitCode != 3 || r.OK() {
+			t.Fatalf("exit 3: %+v %v", r, err)
+		}
+		// a timeout: an error, with what ran so far
+		req = e.req("timeout", program(t, "echo started; sleep 30\n"))
+		req.Timeout = 500 * time.Millisecond
+		start := time.Now()
+		_, err = e.c.Validate(bg, req)
+		if !errors.Is(err, ErrTimeout) || time.Since(start) > 15*time.Second {
+			t.Fatalf("timeout: %v after %v", err, time.Since(start))
+		}
+	})
+}
+
+func TestValidateContext(t *testing.T) {
+	forExecutors(t, func(t *testing.T, e *env) {
+		// stops at the next event once ctx is done (the program prints)
+		req := e.req("ctx", program(t, "i=0; while [ $i -lt 200 ]; do echo tick; i=$((i+1)); sleep 0.1; done\n"))
+		ctx, cancel := context.WithTimeout(bg, time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := e.c.Validate(ctx, req)
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 6*time.Second {
+			t.Fatalf("want deadline exceeded within seconds, got %v after %v", err, time.Since(start))
+		}
+		if left := e.live(t); len(left) != 1 { // only the suite's own sandbox
+			t.Fatalf("left after a canceled validation: %+v", left)
+		}
+	})
+}
+
+func TestValidateContextSilent(t *testing.T) {
+	forExecutors(t, func(t *testing.T, e *env) {
+		req := e.req("silent", program(t, "sleep 30\n"))
+		ctx, cancel := context.WithTimeout(bg, time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := e.c.Validate(ctx, req)
+		took := time.Since(start)
+		t.Logf("canceled after %v (ctx deadline 1 s)", took)
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrCanceled) || took > 3*time.Second {
+			t.Fatalf("want canceled within 3 s, got %v after %v", err, time.Since(start))
+		}
+		if left := e.live(t); len(left) != 1 {
+			t.Fatalf("left after a canceled validation: %+v", left)
 		}
 	})
 }

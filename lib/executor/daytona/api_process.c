@@ -127,8 +127,11 @@ int dt_command_logs(void *ud, dval_call *c, const char *sb, const char *sid,
     int rc = tb_url(ex, c, &url, sb, "/process/session/%s/command/%s/logs",
                     sid, cmd);
     if (!rc) {
+        /* raw: byte-identical to the stream, so the core can reconcile
+         * by offset; a daemon that answers JSON anyway is handled below */
         dt_req rq = {.method = "GET", .url = url.data,
                      .accept = "application/json,text/plain",
+                     .sdk_version = DT_SDK_VERSION_RAW_LOG,
                      .max_body = ex->max_download};
         rc = dt_http_do(ex, c, &rq, &rs);
     }

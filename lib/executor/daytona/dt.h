@@ -12,6 +12,10 @@
 #define DT_SDK_SOURCE "sdk-c"
 /* The protocol level we speak; >= 0.167.0 selects raw logs (PROTOCOL 5.6) */
 #define DT_SDK_VERSION "0.190.0"
+/* A level in [0.27.0, 0.167.0): the non-follow log comes as the raw log
+ * file, byte for byte (text/plain), not as JSON strings, which replace
+ * invalid UTF-8 (PROTOCOL 5.6) */
+#define DT_SDK_VERSION_RAW_LOG "0.166.0"
 #define DT_JSON_MAX ((int64_t)8 << 20)   /* largest JSON reply we buffer */
 #define DT_ERRBODY_MAX 65536             /* kept of an error body */
 
@@ -53,6 +57,8 @@ typedef struct dt_req {
     const char *method;       /* GET POST DELETE */
     const char *url;
     const char *accept;       /* NULL → application/json */
+    const char *sdk_version;  /* NULL → DT_SDK_VERSION (it selects response
+                                 shapes, PROTOCOL 5.6) */
     const char *json;         /* JSON request body or NULL */
     int create;               /* 409 → DVAL_EEXISTS instead of ECONFLICT */
     int64_t max_body;         /* 0 → DT_JSON_MAX */

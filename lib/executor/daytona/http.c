@@ -281,7 +281,8 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
     CURL *e = dt_easy_get(ex->http);
     int rc = e ? dt_headers(ex, &hdrs, rq->accept ? rq->accept
                             : "application/json",
-                            rq->json ? "application/json" : NULL)
+                            rq->json ? "application/json" : NULL,
+                            rq->sdk_version)
                : DVAL_ENOMEM;
     if (!rc)
         rc = setup(e, &x, hdrs, ebuf, &mime);

@@ -37,7 +37,7 @@ void dt_easy_put(dt_http *h, CURL *e);
 int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int share);
 /* Authorization, X-Daytona-*, User-Agent (+ org, Accept, Content-Type). */
 int dt_headers(dt_exec *ex, struct curl_slist **list, const char *accept,
-               const char *ctype);
+               const char *ctype, const char *sdk_version);
 /* curl result → dval status with c->errmsg. */
 int dt_curl_fail(dt_exec *ex, dval_call *c, CURLcode r, const char *ebuf);
 

@@ -144,14 +144,17 @@ int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms,
 }
 
 int dt_headers(dt_exec *ex, struct curl_slist **list, const char *accept,
-               const char *ctype)
+               const char *ctype, const char *sdk_version)
 {
     char line[4096];
     struct curl_slist *l = NULL, *t;
+    char ver[64];
     const char *v[6] = {0};
     int n = 0;
+    dval__fmt(ver, sizeof ver, "X-Daytona-SDK-Version: %s",
+              sdk_version ? sdk_version : DT_SDK_VERSION);
     v[n++] = "X-Daytona-Source: " DT_SDK_SOURCE;
-    v[n++] = "X-Daytona-SDK-Version: " DT_SDK_VERSION;
+    v[n++] = ver;
     v[n++] = "User-Agent: " DT_SDK_SOURCE "/" DVAL_VERSION_STRING;
     dval__fmt(line, sizeof line, "Authorization: Bearer %s",
               ex->token ? ex->token : "");

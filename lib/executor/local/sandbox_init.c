@@ -324,9 +324,76 @@ static int read_reply(dval_call *c, int fd, char *out, size_t cap)
     return DVAL_OK;
 }
 
+/* The sandbox's cgroups (recorded in its state for the commands). */
+static int setup_limits(lx *x, dval_call *c, lx_sb *sb, lx_limits *l)
+{
+    lx_sb_limits(x, sb, l);
+    const char *cg = lx_kv_get(&sb->kv, "cgroup");
+    if (!cg || !*cg) { /* a hand-made state file: never a "(null)" group */
+        lx_kv_set(&sb->kv, "cgroup", strrchr(sb->dir, '/') + 1);
+        cg = lx_kv_get(&sb->kv, "cgroup");
+        if (!cg)
+            return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
+    }
+    lx_limits_setup(x, cg, l);
+    dval__buf procs = { 0 };
+    for (int i = 0; i < l->nprocs; i++)
+        dval__buf_appendf(&procs, "%s%s", i ? ":" : "", l->procs[i]);
+    lx_kv_set(&sb->kv, "cgroup_procs", procs.data ? procs.data : "");
+    dval__buf_free(&procs);
+    lx_kv_setnum(&sb->kv, "rl_as", l->rl_as);
+    lx_kv_setnum(&sb->kv, "rl_nproc", l->rl_nproc);
+    return DVAL_OK;
+}
+
+/* Runs "helper init" and reads its "pid N" reply into *ipid. */
+static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
+                      const lx_limits *l, int *ipid)
+{
+    char hide[4096], gib[16];
+    dval__fmt(hide, sizeof hide, "%s", x->state_dir);
+    dval__fmt(gib, sizeof gib, "%d", lx_disk_gib(sb));
+    char *argv[20] = { NULL, "init", sb->dir, layer,
+                       lx_kv_num(&sb->kv, "network", 0) ? "1" : "0", hide,
+                       "-d", gib };
+    int n = 8;
+    for (int i = 0; i < l->nprocs; i++) {
+        argv[n++] = "-g";
+        argv[n++] = (char *)l->procs[i];
+    }
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
+    int fds[4] = { -1, p[1], p[1], -1 };
+    pid_t pid;
+    int rc = lx_spawn(x, c, argv, fds, &pid, 0);
+    close(p[1]);
+    char out[1024] = "";
+    if (rc == DVAL_OK) {
+        rc = read_reply(c, p[0], out, sizeof out);
+        if (rc != DVAL_OK)
+            kill(pid, SIGKILL);
+        int code;
+        lx_wait(pid, &code);
+    }
+    close(p[0]);
+    if (rc != DVAL_OK)
+        return dval__call_fail(c, rc, "sandbox init did not start");
+    if (sscanf(out, "pid %d", ipid) != 1 || *ipid <= 0) {
+        out[strcspn(out, "\n")] = 0;
+        return dval__call_fail(c, DVAL_EEXEC, "sandbox init failed: %s", out);
+    }
+    const char *note = strstr(out, "note: ");
+    if (note) /* still bounded, but not on disk: say so */
+        LX_LOG(x, DVAL_LOG_WARN, "local executor: sandbox %s: %.*s",
+               lx_kv_get(&sb->kv, "name"), (int)strcspn(note + 6, "\n"),
+               note + 6);
+    return DVAL_OK;
+}
+
 static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
 {
-    char layer[4096] = "-", hide[4096];
+    char layer[4096] = "-";
     const char *snap = lx_kv_get(&sb->kv, "snapshot");
     /* no snapshot: the default root (image.c), never the host's */
     int rc = lx_snapshot_layer(x, c, snap, layer, sizeof layer);
@@ -347,59 +414,14 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
         return dval__call_fail(c, DVAL_EEXEC, "a previous init of %s "
                                "cannot be stopped", sb->dir);
     rc = lx_disk_prepare(x, c, sb);
+    lx_limits l;
+    if (rc == DVAL_OK)
+        rc = setup_limits(x, c, sb, &l);
+    int ipid = 0;
+    if (rc == DVAL_OK)
+        rc = spawn_init(x, c, sb, layer, &l, &ipid);
     if (rc != DVAL_OK)
         return rc;
-    lx_limits l;
-    lx_sb_limits(x, sb, &l);
-    const char *cg = lx_kv_get(&sb->kv, "cgroup");
-    if (!cg || !*cg) { /* a hand-made state file: never a "(null)" group */
-        lx_kv_set(&sb->kv, "cgroup", strrchr(sb->dir, '/') + 1);
-        cg = lx_kv_get(&sb->kv, "cgroup");
-        if (!cg)
-            return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
-    }
-    lx_limits_setup(x, cg, &l);
-    dval__buf procs = { 0 };
-    for (int i = 0; i < l.nprocs; i++)
-        dval__buf_appendf(&procs, "%s%s", i ? ":" : "", l.procs[i]);
-    lx_kv_set(&sb->kv, "cgroup_procs", procs.data ? procs.data : "");
-    dval__buf_free(&procs);
-    lx_kv_setnum(&sb->kv, "rl_as", l.rl_as);
-    lx_kv_setnum(&sb->kv, "rl_nproc", l.rl_nproc);
-    dval__fmt(hide, sizeof hide, "%s", x->state_dir);
-    char gib[16];
-    dval__fmt(gib, sizeof gib, "%d", lx_disk_gib(sb));
-    char *argv[20] = { NULL, "init", sb->dir, layer,
-                       lx_kv_num(&sb->kv, "network", 0) ? "1" : "0", hide,
-                       "-d", gib };
-    int n = 8;
-    for (int i = 0; i < l.nprocs; i++) {
-        argv[n++] = "-g";
-        argv[n++] = l.procs[i];
-    }
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
-    int fds[4] = { -1, p[1], p[1], -1 };
-    pid_t pid;
-    rc = lx_spawn(x, c, argv, fds, &pid, 0);
-    close(p[1]);
-    char out[1024] = "";
-    if (rc == DVAL_OK) {
-        rc = read_reply(c, p[0], out, sizeof out);
-        if (rc != DVAL_OK)
-            kill(pid, SIGKILL);
-        int code;
-        lx_wait(pid, &code);
-    }
-    close(p[0]);
-    if (rc != DVAL_OK)
-        return dval__call_fail(c, rc, "sandbox init did not start");
-    int ipid = 0;
-    if (sscanf(out, "pid %d", &ipid) != 1 || ipid <= 0) {
-        out[strcspn(out, "\n")] = 0;
-        return dval__call_fail(c, DVAL_EEXEC, "sandbox init failed: %s", out);
-    }
     sb->pid = ipid;
     lx_kv_setnum(&sb->kv, "pid", ipid);
     lx_kv_setnum(&sb->kv, "pid_start", (long long)pid_start(ipid));

@@ -2,6 +2,7 @@
  * serialises state changes between threads and processes. */
 #include "local.h"
 #include "init_evict.h"
+#include "upper_disk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -221,9 +222,11 @@ int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
     if (rename(sb.dir, trash) < 0 || lx_rmtree(trash) < 0)
         rc = dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb.dir,
                              strerror(errno));
+    int gib = lx_disk_gib(&sb);
     lx_unlock(lk);
     lx_sb_close(&sb);
     lx_sweep_leftovers(x->state_dir);
+    lx_disk_refill(x, gib);
     return rc;
 }
 

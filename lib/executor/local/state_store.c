@@ -335,14 +335,17 @@ static int owner_alive(const char *name, int first, int last)
     return 0;
 }
 
-static void sweep_dir(const char *dir, const char *prefix, int first,
-                      int last)
+/* Removes dir's entries named prefix...suffix whose owner is dead. */
+static void sweep_dir(const char *dir, const char *prefix, const char *suffix,
+                      int first, int last)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
-    size_t n = strlen(prefix);
+    size_t n = strlen(prefix), sl = strlen(suffix);
     while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, prefix, n) ||
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, prefix, n) || len < n + sl ||
+            strcmp(e->d_name + len - sl, suffix) ||
             owner_alive(e->d_name, first, last))
             continue;
         char p[4400];
@@ -359,8 +362,13 @@ void lx_sweep_leftovers(const char *state_dir)
     /* probe.<pid>: a probe killed mid-way; .new-<name>-<pid>-<seq>: a
      * creation killed before its rename; .trash-<name>-<pid>-...: a
      * delete killed mid-rmtree (the owner is one of the last three) */
-    sweep_dir(state_dir, "probe.", 1, 1);
+    sweep_dir(state_dir, "probe.", "", 1, 1);
     dval__fmt(sbs, sizeof sbs, "%s/sandboxes", state_dir);
-    sweep_dir(sbs, ".new-", 2, 2);
-    sweep_dir(sbs, ".trash-", 2, 3);
+    sweep_dir(sbs, ".new-", "", 2, 2);
+    sweep_dir(sbs, ".trash-", "", 2, 3);
+    /* disk images being made: ext4-<N>g.img.<pid>.tmp (mkfs) and
+     * spare-<N>g.img.<pid>.<seq>.tmp (a refill) */
+    dval__fmt(sbs, sizeof sbs, "%s/disks", state_dir);
+    sweep_dir(sbs, "ext4-", ".tmp", 2, 2);
+    sweep_dir(sbs, "spare-", ".tmp", 3, 3);
 }

@@ -6,7 +6,9 @@
  *
  * mkfs.ext4 costs ~15 ms, too much for every acquire: each size is made
  * once as a template (<state>/disks/ext4-<N>g.img, a few MiB of metadata)
- * and copied sparsely (SEEK_DATA/copy_file_range, ~1 ms). Only root can
+ * and copied sparsely (SEEK_DATA/copy_file_range, ~3 ms); a delete leaves
+ * one such copy ready (disks/spare-<N>g.img) for the next creation, which
+ * then only renames it. Only root can
  * attach loop devices; for other callers the helper bounds the layer
  * with a tmpfs of the same size instead. */
 #include "local.h"
@@ -42,8 +44,17 @@ static int run_mkfs(const char *path, const char *skel, int gib, char *err,
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    /* sbin is often not on a caller's PATH */
+    static const char *const paths[] = { "/usr/sbin/mkfs.ext4",
+                                         "/sbin/mkfs.ext4", NULL };
+    const char *prog = "mkfs.ext4";
+    for (int i = 0; paths[i]; i++)
+        if (access(paths[i], X_OK) == 0) {
+            prog = paths[i];
+            break;
+        }
     pid_t pid;
-    int rc = posix_spawnp(&pid, "mkfs.ext4", &fa, NULL, argv, envp);
+    int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, envp);
     posix_spawn_file_actions_destroy(&fa);
     if (rc) {
         dval__fmt(err, cap, "mkfs.ext4: %s (install e2fsprogs)",
@@ -137,12 +148,37 @@ int lx_disk_gib(const lx_sb *sb)
     return g > 0 && g <= 1024 ? (int)g : LX_DISK_GIB;
 }
 
+static void spare_path(lx *x, int gib, char *dst, size_t cap)
+{
+    dval__fmt(dst, cap, "%s/disks/spare-%dg.img", x->state_dir, gib);
+}
+
+void lx_disk_refill(lx *x, int gib)
+{
+    char tpl[4200], spare[4200], tmp[4400];
+    spare_path(x, gib, spare, sizeof spare);
+    dval__fmt(tpl, sizeof tpl, "%s/disks/ext4-%dg.img", x->state_dir, gib);
+    if (geteuid() != 0 || access(spare, F_OK) == 0 || access(tpl, F_OK))
+        return;
+    dval__fmt(tmp, sizeof tmp, "%s.%d.%lu.tmp", spare, (int)getpid(),
+              lx_seq());
+    /* link(): of two refills at once, one spare wins, the other goes */
+    if (sparse_copy(tpl, tmp) == 0 && link(tmp, spare) < 0 &&
+        errno != EEXIST)
+        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: spare disk %s: %s",
+               spare, strerror(errno));
+    unlink(tmp);
+}
+
 int lx_disk_prepare(lx *x, dval_call *c, lx_sb *sb)
 {
     char img[4200], tmp[4300], tpl[4200];
     dval__fmt(img, sizeof img, "%s/disk.img", sb->dir);
     if (geteuid() != 0 || access(img, F_OK) == 0)
         return DVAL_OK; /* not root: tmpfs; else kept across restarts */
+    spare_path(x, lx_disk_gib(sb), tpl, sizeof tpl);
+    if (rename(tpl, img) == 0)
+        return DVAL_OK; /* the spare a delete left: it is ours now */
     dval_call tc;
     memset(&tc, 0, sizeof tc);
     tc.cancel_fd = c ? c->cancel_fd : -1;

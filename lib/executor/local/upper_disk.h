@@ -11,5 +11,8 @@ int lx_disk_gib(const lx_sb *sb);
 /* Makes <sandbox>/disk.img (an empty ext4 of that size) unless it exists
  * or the caller is not root (the helper then uses a sized tmpfs). */
 int lx_disk_prepare(lx *x, dval_call *c, lx_sb *sb);
+/* Leaves one fresh image of gib GiB ready for the next creation (called
+ * after a delete, so that creations only rename it). */
+void lx_disk_refill(lx *x, int gib);
 
 #endif

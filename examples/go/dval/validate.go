@@ -1,0 +1,215 @@
+package dval
+
+/*
+#include <dval.h>
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime/cgo"
+	"time"
+	"unsafe"
+)
+
+// Validation is one request for Validate.
+type Validation struct {
+	Profile   string // required: "shell", "java", "dotnet" or a registered one
+	SourceDir string // required: the local folder uploaded to /sandbox/<thread id>
+	ThreadID  string // safe path component; "" → a uuid4
+	// Isolation is "" or "session" (a shared sandbox, one session per
+	// validation); other levels return ErrUnsupported until the library
+	// supports them.
+	Isolation    string
+	SandboxName  string // "" → the profile's
+	SnapshotName string // "" → the profile's
+	RunCommand   string // "" → the profile's
+	Timeout      time.Duration
+	// Release is applied to the sandbox after the run. The default,
+	// ReleaseKeep, leaves it running after your program ends so the next
+	// validation starts fast; use ReleaseDelete for one-off runs.
+	Release             Release
+	Labels              []string
+	AllowMissingResults bool
+	// Stdout and Stderr receive the program's output live (may be nil). A
+	// write error stops the validation.
+	Stdout, Stderr io.Writer
+	// OnEvent receives every progress event (may be nil); an error stops
+	// the validation.
+	OnEvent func(Event) error
+}
+
+// EventType tells progress events apart.
+type EventType int
+
+// Event types (enum dval_event_type).
+const (
+	EventPhase    EventType = 1
+	EventOutput   EventType = 2
+	EventBuildLog EventType = 3
+	EventState    EventType = 4
+)
+
+// Event is a progress event of Validate.
+type Event struct {
+	Type    EventType
+	Phase   string // "snapshot", "sandbox", "session", "upload", "exec", "download", "close"
+	Done    bool   // phase events: finished (else started)
+	Status  Status // phase finished: its status
+	Elapsed time.Duration
+	Stream  Stream // output events
+	Channel string
+	Data    []byte // output and build log events
+	State   SandboxState
+	Detail  string
+}
+
+// ValidationResult is what a validation produced.
+type ValidationResult struct {
+	// Status is StatusOK, or StatusResults when the program ran but its
+	// results were missing or invalid (the valid ones are in Results).
+	Status Status
+	// ExitCode is the program's exit code (128+N for signal N); Ran is
+	// false (and ExitCode -1) when it did not run to the end.
+	ExitCode int
+	Ran      bool
+	// Results maps each results/*.json file name to its document.
+	Results  map[string]json.RawMessage
+	Timings  map[string]time.Duration
+	ThreadID string
+	Sandbox  string
+	Session  string
+	Executor string
+	Profile  string
+	Errors   []string
+}
+
+// OK reports whether the program exited 0 and all its results were valid.
+func (r *ValidationResult) OK() bool { return r.Status == StatusOK && r.Ran && r.ExitCode == 0 }
+
+type summary struct {
+	ExitCode *int                       `json:"exit_code"`
+	Results  map[string]json.RawMessage `json:"results"`
+	ThreadID string                     `json:"thread_id"`
+	Sandbox  string                     `json:"sandbox"`
+	Session  *string                    `json:"session"`
+	Profile  string                     `json:"profile"`
+	Executor string                     `json:"executor"`
+	Errors   []string                   `json:"errors"`
+	Timings  map[string]int64           `json:"timings_ms"`
+}
+
+func parseSummary(text string, status Status) (*ValidationResult, error) {
+	var s summary
+	if err := json.Unmarshal([]byte(text), &s); err != nil {
+		return nil, fmt.Errorf("dval: summary JSON: %w", err)
+	}
+	r := &ValidationResult{Status: status, ExitCode: -1, Results: s.Results, ThreadID: s.ThreadID,
+		Sandbox: s.Sandbox, Executor: s.Executor, Profile: s.Profile, Errors: s.Errors,
+		Timings: map[string]time.Duration{}}
+	if s.ExitCode != nil {
+		r.ExitCode, r.Ran = *s.ExitCode, true
+	}
+	if s.Session != nil {
+		r.Session = *s.Session
+	}
+	for k, v := range s.Timings {
+		r.Timings[k] = time.Duration(v) * time.Millisecond
+	}
+	return r, nil
+}
+
+func eventOf(ev *C.dval_event) Event {
+	e := Event{Type: EventType(ev._type), Phase: C.GoString(ev.phase), Done: ev.done != 0,
+		Status: Status(ev.status), Elapsed: time.Duration(ev.elapsed_ms) * time.Millisecond,
+		Stream: Stream(ev.stream), Channel: C.GoString(ev.channel), State: SandboxState(ev.state),
+		Detail: C.GoString(ev.detail)}
+	if ev.data != nil && ev.len > 0 {
+		e.Data = C.GoBytes(unsafe.Pointer(ev.data), C.int(ev.len))
+	}
+	return e
+}
+
+// Validate runs the whole loop with a client of its own (ClientOptions
+// chooses the executor): snapshot → sandbox → session → upload → exec →
+// results → close. See Client.Validate.
+func Validate(ctx context.Context, o ClientOptions, req Validation) (*ValidationResult, error) {
+	c, err := NewClient(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Validate(ctx, req)
+}
+
+// Validate runs one validation and returns its result; a non-zero exit code
+// of the program is not an error (see ValidationResult.ExitCode). Program
+// output goes live to req.Stdout/req.Stderr.
+//
+// When ctx is done the validation stops at once, in any phase (through the
+// library's cancel token), closes its session, releases the sandbox and
+// returns an error that unwraps to ctx.Err().
+func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResult, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if req.Isolation != "" && req.Isolation != "session" {
+		return nil, &Error{Status: StatusUnsupported, Name: StatusUnsupported.String(),
+			Message: fmt.Sprintf("isolation %q is not supported by this library (only \"session\")", req.Isolation)}
+	}
+	var cv C.dval_validation
+	v := &cv
+	C.dval_validation_init(v, C.size_t(unsafe.Sizeof(cv)))
+	var cs cstrings
+	defer cs.free()
+	v.profile = cs.str(req.Profile)
+	v.source_dir = cs.str(req.SourceDir)
+	v.thread_id = cs.str(req.ThreadID)
+	v.sandbox_name = cs.str(req.SandboxName)
+	v.snapshot_name = cs.str(req.SnapshotName)
+	v.run_command = cs.str(req.RunCommand)
+	v.timeout_ms = ms(req.Timeout)
+	v.release = C.int32_t(req.Release)
+	v.labels = cs.array(req.Labels)
+	if req.AllowMissingResults {
+		v.allow_missing_results = 1
+	}
+	write := WriteTo(req.Stdout, req.Stderr)
+	st := &callState{event: func(cev *C.dval_event) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ev := eventOf(cev)
+		if ev.Type == EventOutput {
+			if err := write(ev.Stream, ev.Channel, ev.Data); err != nil {
+				return err
+			}
+		}
+		if req.OnEvent != nil {
+			return req.OnEvent(ev)
+		}
+		return nil
+	}}
+	h := cgo.NewHandle(st)
+	defer h.Delete()
+	disarm := armCancel(ctx, v)
+	var out *C.char
+	rc := cValidate(c.c, v, uintptr(h), &out)
+	disarm()
+	err := withCause(ctx, st.finish(mkerr(rc, c.errmsg())))
+	if out == nil {
+		return nil, err
+	}
+	defer C.dval_free(unsafe.Pointer(out))
+	r, perr := parseSummary(C.GoString(out), Status(rc))
+	if perr != nil {
+		return nil, perr
+	}
+	if Status(rc) == StatusOK || Status(rc) == StatusResults {
+		return r, nil
+	}
+	return r, err
+}

@@ -1,0 +1,360 @@
+"""ctypes backend (standard library only).
+
+A backend only moves values across the C boundary: it fills option structs
+from dicts keyed by C field names, adapts callbacks (already guarded by the
+caller: they return an int and never raise) and returns raw status codes.
+Every policy (errors, enums, ownership) lives in the shared layer.
+ctypes releases the GIL around each foreign call, so other Python threads
+run while a call blocks.
+"""
+import ctypes as C
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+LOG_FN = C.CFUNCTYPE(None, C.c_int, C.c_char_p, C.c_void_p)
+OUTPUT_FN = C.CFUNCTYPE(C.c_int, C.c_int, C.c_char_p, C.c_void_p, C.c_size_t, C.c_void_p)
+DATA_FN = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_size_t, C.c_void_p)
+STATE_FN = C.CFUNCTYPE(None, C.c_char_p, C.c_int, C.c_void_p)
+LIST_FN = C.CFUNCTYPE(C.c_int, C.c_char_p, C.c_char_p, C.c_int, C.c_void_p)
+
+
+class ClientOptions(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t), ("api_url", C.c_char_p),
+                ("api_key", C.c_char_p), ("jwt_token", C.c_char_p),
+                ("organization_id", C.c_char_p), ("target", C.c_char_p),
+                ("executor", C.c_char_p), ("custom_executor", C.c_void_p),
+                ("log_fn", LOG_FN), ("log_userdata", C.c_void_p),
+                ("log_level", C.c_int32), ("retry_attempts", C.c_int32),
+                ("retry_base_ms", C.c_int64), ("retry_factor", C.c_int32),
+                ("retry_cap_ms", C.c_int64), ("retry_jitter", C.c_int32),
+                ("connect_timeout_ms", C.c_int64), ("request_timeout_ms", C.c_int64),
+                ("ca_bundle", C.c_char_p), ("insecure_skip_tls_verify", C.c_int32),
+                ("state_dir", C.c_char_p), ("allow_unisolated", C.c_int32),
+                ("max_download_bytes", C.c_int64),
+                # dval_daytona_options / dval_local_options pointers
+                ("daytona", C.c_void_p), ("local", C.c_void_p)]
+
+
+class SnapshotSpec(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t), ("name", C.c_char_p), ("image", C.c_char_p),
+                ("build_commands", C.POINTER(C.c_char_p)), ("dockerfile", C.c_char_p),
+                ("cpu", C.c_int32), ("memory_gib", C.c_int32), ("disk_gib", C.c_int32),
+                ("target", C.c_char_p), ("rebuild_failed", C.c_int32),
+                ("build_timeout_ms", C.c_int64)]
+
+
+class SandboxOptions(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t), ("name", C.c_char_p), ("snapshot", C.c_char_p),
+                ("image", C.c_char_p), ("labels", C.POINTER(C.c_char_p)),
+                ("env", C.POINTER(C.c_char_p)), ("cpu", C.c_int32),
+                ("memory_gib", C.c_int32), ("disk_gib", C.c_int32),
+                ("auto_stop_minutes", C.c_int32), ("auto_archive_minutes", C.c_int32),
+                ("auto_delete_minutes", C.c_int32), ("network", C.c_int32),
+                ("target", C.c_char_p), ("release", C.c_int32),
+                ("create_timeout_ms", C.c_int64), ("start_timeout_ms", C.c_int64),
+                ("zombie_pause_ms", C.c_int64), ("no_recover", C.c_int32),
+                ("on_state", STATE_FN), ("state_userdata", C.c_void_p),
+                ("max_pids", C.c_int32), ("max_memory_bytes", C.c_int64),
+                ("max_cpu_ms", C.c_int64)]
+
+
+class ExecOptions(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t), ("channel_prefix", C.c_char_p),
+                ("cwd", C.c_char_p), ("timeout_ms", C.c_int64)]
+
+
+_VALIDATION_FIELDS = [
+    ("struct_size", C.c_size_t), ("profile", C.c_char_p), ("source_dir", C.c_char_p),
+    ("thread_id", C.c_char_p), ("sandbox_name", C.c_char_p),
+    ("snapshot_name", C.c_char_p), ("run_command", C.c_char_p),
+    ("timeout_ms", C.c_int64), ("release", C.c_int32),
+    ("labels", C.POINTER(C.c_char_p)), ("allow_missing_results", C.c_int32)]
+
+
+class Validation(C.Structure):
+    _fields_ = _VALIDATION_FIELDS
+
+
+class ValidationCancel(C.Structure):
+    """dval_validation of a library with the cancel token (appended field)."""
+    _fields_ = _VALIDATION_FIELDS + [("cancel", C.c_void_p)]
+
+
+class Event(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t), ("type", C.c_int32), ("phase", C.c_char_p),
+                ("done", C.c_int32), ("status", C.c_int32), ("elapsed_ms", C.c_int64),
+                ("stream", C.c_int32), ("channel", C.c_char_p), ("data", C.c_void_p),
+                ("len", C.c_size_t), ("state", C.c_int32), ("detail", C.c_char_p)]
+
+
+EVENT_FN = C.CFUNCTYPE(C.c_int, C.POINTER(Event), C.c_void_p)
+STRUCTS = {"dval_client_options": ClientOptions, "dval_snapshot_spec": SnapshotSpec,
+           "dval_sandbox_options": SandboxOptions, "dval_exec_options": ExecOptions,
+           "dval_validation": Validation, "dval_event": Event}
+
+V, I, P, S, Z = C.c_void_p, C.c_int, C.POINTER(C.c_void_p), C.c_char_p, C.c_size_t
+_PROTOS: List[Tuple[str, Any, List[Any]]] = [
+    ("dval_strerror", S, [I]), ("dval_status_name", S, [I]), ("dval_version", S, []),
+    ("dval_free", None, [V]), ("dval_sandbox_state_name", S, [I]),
+    ("dval_snapshot_state_name", S, [I]),
+    ("dval_profile_names", I, [C.POINTER(C.POINTER(C.c_char_p))]),
+    ("dval_client_options_init", I, [C.POINTER(ClientOptions), Z]),
+    ("dval_client_new", I, [P, C.POINTER(ClientOptions)]),
+    ("dval_client_free", None, [V]), ("dval_client_errmsg", S, [V]),
+    ("dval_client_executor_name", S, [V]),
+    ("dval_snapshot_spec_init", I, [C.POINTER(SnapshotSpec), Z]),
+    ("dval_snapshot_ensure", I, [P, V, C.POINTER(SnapshotSpec), DATA_FN, V]),
+    ("dval_snapshot_get", I, [P, V, S]),
+    ("dval_snapshot_name", S, [V]), ("dval_snapshot_id", S, [V]),
+    ("dval_snapshot_state", I, [V]), ("dval_snapshot_delete", I, [V]),
+    ("dval_snapshot_free", None, [V]),
+    ("dval_sandbox_options_init", I, [C.POINTER(SandboxOptions), Z]),
+    ("dval_sandbox_acquire", I, [P, V, C.POINTER(SandboxOptions)]),
+    ("dval_sandbox_get", I, [P, V, S]),
+    ("dval_sandbox_refresh", I, [V]), ("dval_sandbox_start", I, [V]),
+    ("dval_sandbox_stop", I, [V]), ("dval_sandbox_delete", I, [V]),
+    ("dval_sandbox_release", I, [V]), ("dval_sandbox_state", I, [V]),
+    ("dval_sandbox_id", S, [V]), ("dval_sandbox_name", S, [V]),
+    ("dval_sandbox_errmsg", S, [V]), ("dval_sandbox_free", None, [V]),
+    ("dval_sandbox_upload", I, [V, S, V, Z]), ("dval_sandbox_upload_file", I, [V, S, S]),
+    ("dval_sandbox_download", I, [V, S, P, C.POINTER(Z)]),
+    ("dval_sandbox_download_to", I, [V, S, DATA_FN, V]),
+    ("dval_sandbox_download_file", I, [V, S, S]),
+    ("dval_sandbox_download_json", I, [V, S, P]), ("dval_sandbox_mkdir", I, [V, S]),
+    ("dval_sandbox_list", I, [V, C.POINTER(C.c_char_p), LIST_FN, V]),
+    ("dval_session_open", I, [P, V]), ("dval_session_id", S, [V]),
+    ("dval_session_errmsg", S, [V]),
+    ("dval_exec_options_init", I, [C.POINTER(ExecOptions), Z]),
+    ("dval_session_exec", I, [V, S, C.POINTER(ExecOptions), OUTPUT_FN, V, C.POINTER(I)]),
+    ("dval_session_cancel", I, [V]), ("dval_session_close", I, [V]),
+    ("dval_session_free", None, [V]),
+    ("dval_validation_init", I, [V, Z]),
+    ("dval_validate", I, [V, V, EVENT_FN, V, P]),
+]
+# The cancel token (newer libraries): used only when exported.
+_CANCEL_PROTOS = [("dval_cancel_new", I, [P]), ("dval_cancel_fire", I, [V]),
+                  ("dval_cancel_fired", I, [V]), ("dval_cancel_free", None, [V])]
+
+
+def _b(s: Optional[str]) -> Optional[bytes]:
+    return None if s is None else (s if isinstance(s, bytes) else str(s).encode())
+
+
+def _s(p: Optional[bytes]) -> str:
+    return p.decode("utf-8", "replace") if p else ""
+
+
+def _strarray(items: Optional[List[str]]) -> Any:
+    if not items:
+        return None
+    return (C.c_char_p * (len(items) + 1))(*[_b(x) for x in items], None)
+
+
+def _fill(st: Any, opts: Dict[str, Any], keep: List[Any]) -> None:
+    """Sets fields by C name: str → char *, list → NULL-terminated array,
+    int/bool → integer. Unknown names raise (a typo must not pass)."""
+    names = {f[0] for f in type(st)._fields_}
+    for k, v in opts.items():
+        if k not in names:
+            raise ValueError("%s has no field %r" % (type(st).__name__, k))
+        if v is None:
+            continue
+        if isinstance(v, (list, tuple)):
+            arr = _strarray(list(v))
+            keep.append(arr)
+            setattr(st, k, arr)
+        elif isinstance(v, (str, bytes)):
+            setattr(st, k, _b(v))
+        else:
+            setattr(st, k, int(v))
+
+
+class Backend:
+    """The library through ctypes."""
+    name = "ctypes"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.lib = lib = C.CDLL(path)
+        for fname, res, args in _PROTOS:
+            f = getattr(lib, fname)
+            f.restype, f.argtypes = res, args
+        self.has_cancel = hasattr(lib, "dval_cancel_new")
+        if self.has_cancel:
+            for fname, res, args in _CANCEL_PROTOS:
+                f = getattr(lib, fname)
+                f.restype, f.argtypes = res, args
+        self.validation_struct = ValidationCancel if self.has_cancel else Validation
+
+    # ---- layout (tests compare it with the C compiler's)
+    def layout(self, struct: str, field: str) -> int:
+        cls = self.validation_struct if struct == "dval_validation" else STRUCTS[struct]
+        return C.sizeof(cls) if field == "sizeof" else getattr(cls, field).offset
+
+    # ---- plain functions
+    def version(self) -> str:
+        return _s(self.lib.dval_version())
+
+    def strerror(self, rc: int) -> str:
+        return _s(self.lib.dval_strerror(rc))
+
+    def status_name(self, rc: int) -> str:
+        return _s(self.lib.dval_status_name(rc))
+
+    def sandbox_state_name(self, st: int) -> str:
+        return _s(self.lib.dval_sandbox_state_name(st))
+
+    def snapshot_state_name(self, st: int) -> str:
+        return _s(self.lib.dval_snapshot_state_name(st))
+
+    def profile_names(self) -> List[str]:
+        p = C.POINTER(C.c_char_p)()
+        if self.lib.dval_profile_names(C.byref(p)) != 0 or not p:
+            return []
+        out, i = [], 0
+        while p[i]:
+            out.append(_s(p[i]))
+            i += 1
+        return out
+
+    def getter(self, fname: str, h: Any) -> Any:
+        r = getattr(self.lib, fname)(h)
+        return _s(r) if isinstance(r, (bytes, type(None))) else r
+
+    def call(self, fname: str, *args: Any) -> int:
+        return getattr(self.lib, fname)(*[_b(a) if isinstance(a, str) else a for a in args])
+
+    # ---- client
+    def client_new(self, opts: Dict[str, Any], log: Optional[Callable[[int, str], None]]) \
+            -> Tuple[int, Any, Any]:
+        o = ClientOptions()
+        rc = self.lib.dval_client_options_init(C.byref(o), C.sizeof(o))
+        if rc:
+            return rc, None, None
+        keep: List[Any] = []
+        _fill(o, opts, keep)
+        cb = None
+        if log is not None:
+            cb = LOG_FN(lambda level, msg, _ud: log(level, _s(msg)))
+            o.log_fn = cb
+        h = C.c_void_p()
+        rc = self.lib.dval_client_new(C.byref(h), C.byref(o))
+        return rc, h.value, cb  # the log callback lives as long as the client
+
+    # ---- snapshot
+    def snapshot_ensure(self, client: Any, spec: Dict[str, Any],
+                        on_log: Optional[Callable[[bytes], int]]) -> Tuple[int, Any]:
+        s = SnapshotSpec()
+        rc = self.lib.dval_snapshot_spec_init(C.byref(s), C.sizeof(s))
+        if rc:
+            return rc, None
+        keep: List[Any] = []
+        _fill(s, spec, keep)
+        fn = DATA_FN(lambda d, n, _u: on_log(C.string_at(d, n))) if on_log else DATA_FN()
+        h = C.c_void_p()
+        rc = self.lib.dval_snapshot_ensure(C.byref(h), client, C.byref(s), fn, None)
+        return rc, h.value
+
+    def get(self, what: str, client: Any, name: str) -> Tuple[int, Any]:
+        h = C.c_void_p()
+        rc = getattr(self.lib, "dval_%s_get" % what)(C.byref(h), client, _b(name))
+        return rc, h.value
+
+    # ---- sandbox
+    def sandbox_acquire(self, client: Any, opts: Dict[str, Any],
+                        on_state: Optional[Callable[[str, int], None]]) -> Tuple[int, Any, Any]:
+        o = SandboxOptions()
+        rc = self.lib.dval_sandbox_options_init(C.byref(o), C.sizeof(o))
+        if rc:
+            return rc, None, None
+        keep: List[Any] = []
+        _fill(o, opts, keep)
+        cb = None
+        if on_state is not None:
+            cb = STATE_FN(lambda name, st, _ud: on_state(_s(name), st))
+            o.on_state = cb
+        h = C.c_void_p()
+        rc = self.lib.dval_sandbox_acquire(C.byref(h), client, C.byref(o))
+        return rc, h.value, cb  # on_state fires again in start/stop
+
+    def sandbox_upload(self, sb: Any, path: str, data: bytes) -> int:
+        buf = C.create_string_buffer(data, len(data))
+        return self.lib.dval_sandbox_upload(sb, _b(path), C.cast(buf, C.c_void_p), len(data))
+
+    def sandbox_download(self, sb: Any, path: str) -> Tuple[int, bytes]:
+        p, n = C.c_void_p(), C.c_size_t()
+        rc = self.lib.dval_sandbox_download(sb, _b(path), C.byref(p), C.byref(n))
+        try:
+            return rc, (C.string_at(p.value, n.value) if rc == 0 and n.value else b"")
+        finally:
+            self.lib.dval_free(p)
+
+    def sandbox_download_to(self, sb: Any, path: str, sink: Callable[[bytes], int]) -> int:
+        fn = DATA_FN(lambda d, n, _u: sink(C.string_at(d, n)))
+        return self.lib.dval_sandbox_download_to(sb, _b(path), fn, None)
+
+    def sandbox_download_json(self, sb: Any, path: str) -> Tuple[int, str]:
+        p = C.c_void_p()
+        rc = self.lib.dval_sandbox_download_json(sb, _b(path), C.byref(p))
+        try:
+            return rc, (C.string_at(p.value).decode("utf-8") if rc == 0 else "")
+        finally:
+            self.lib.dval_free(p)
+
+    def sandbox_list(self, client: Any, labels: Optional[List[str]],
+                     each: Callable[[str, str, int], int]) -> int:
+        fn = LIST_FN(lambda i, n, st, _u: each(_s(i), _s(n), st))
+        return self.lib.dval_sandbox_list(client, _strarray(labels), fn, None)
+
+    # ---- session
+    def session_open(self, sb: Any) -> Tuple[int, Any]:
+        h = C.c_void_p()
+        rc = self.lib.dval_session_open(C.byref(h), sb)
+        return rc, h.value
+
+    def session_exec(self, s: Any, command: str, opts: Dict[str, Any],
+                     on_output: Optional[Callable[[int, str, bytes], int]]) -> Tuple[int, int]:
+        o = ExecOptions()
+        rc = self.lib.dval_exec_options_init(C.byref(o), C.sizeof(o))
+        if rc:
+            return rc, -1
+        keep: List[Any] = []
+        _fill(o, opts, keep)
+        fn = OUTPUT_FN(lambda st, ch, d, n, _u: on_output(
+            st, _s(ch), C.string_at(d, n) if n else b"")) if on_output else OUTPUT_FN()
+        code = C.c_int(-1)
+        rc = self.lib.dval_session_exec(s, _b(command), C.byref(o), fn, None, C.byref(code))
+        return rc, code.value
+
+    # ---- validate
+    def validate(self, client: Any, req: Dict[str, Any],
+                 on_event: Callable[[Tuple[Any, ...]], int],
+                 cancel: Any = None) -> Tuple[int, Optional[str]]:
+        st = self.validation_struct()
+        rc = self.lib.dval_validation_init(C.byref(st), C.sizeof(st))
+        if rc:
+            return rc, None
+        keep: List[Any] = []
+        _fill(st, req, keep)
+        if cancel is not None:
+            st.cancel = cancel
+
+        def ev(p: Any, _ud: Any) -> int:
+            e = p.contents
+            data = C.string_at(e.data, e.len) if e.data and e.len else b""
+            return on_event((e.type, _s(e.phase), e.done, e.status, e.elapsed_ms,
+                             e.stream, _s(e.channel), data, e.state,
+                             _s(e.detail) if e.detail else None))
+        fn = EVENT_FN(ev)
+        out = C.c_void_p()
+        rc = self.lib.dval_validate(client, C.byref(st), fn, None, C.byref(out))
+        try:
+            text = C.string_at(out.value).decode("utf-8") if out.value else None
+        finally:
+            self.lib.dval_free(out)
+        return rc, text
+
+    # ---- cancel token
+    def cancel_new(self) -> Tuple[int, Any]:
+        h = C.c_void_p()
+        rc = self.lib.dval_cancel_new(C.byref(h))
+        return rc, h.value

@@ -1,0 +1,298 @@
+"""dval.validate(): the whole loop in one call, and its asyncio façade."""
+import asyncio
+import functools
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+
+from ._core import Client, _Guard, _raise
+from ._enums import EventType, Release, SandboxState, Status, Stream, to_enum
+from ._loader import get_backend
+from .errors import DvalError, error_for
+
+__all__ = ["ValidationResult", "Event", "CancelToken", "supports_cancel", "validate",
+           "avalidate", "ISOLATION_LEVELS"]
+
+#: isolation levels this library supports. "sandbox" (a sandbox per
+#: validation) and the pool arrive with the scale work of the C library;
+#: until then only the seed's model is available.
+ISOLATION_LEVELS: Tuple[str, ...] = ("session",)
+
+
+@dataclass
+class Event:
+    """A progress event of :func:`validate` (``struct dval_event``)."""
+    type: Union[EventType, int]
+    phase: str
+    done: bool = False
+    status: Union[Status, int] = Status.OK
+    elapsed_ms: int = 0
+    stream: Union[Stream, int] = 0
+    channel: str = ""
+    data: bytes = b""
+    state: Union[SandboxState, int] = SandboxState.UNKNOWN
+    detail: Optional[str] = None
+
+
+@dataclass
+class ValidationResult:
+    """What a validation produced.
+
+    Attributes:
+        status: OK, or ERESULTS when the program ran but its results were
+            missing or invalid (the valid ones are still in ``results``).
+        exit_code: the program's exit code (128+N for signal N); None when
+            it did not run to the end.
+        results: ``{"<file>.json": parsed document}`` from
+            ``/sandbox/<thread_id>/results/``.
+        stdout, stderr: the program's output, decoded as UTF-8 (invalid
+            bytes replaced); ``stdout_bytes``/``stderr_bytes`` are raw.
+        timings: milliseconds per phase ("snapshot", ..., "total").
+        errors: messages about results that could not be read.
+    """
+    status: Union[Status, int]
+    exit_code: Optional[int]
+    results: Dict[str, Any]
+    stdout_bytes: bytes = b""
+    stderr_bytes: bytes = b""
+    timings: Dict[str, int] = field(default_factory=dict)
+    thread_id: Optional[str] = None
+    sandbox: Optional[str] = None
+    session: Optional[str] = None
+    executor: Optional[str] = None
+    profile: Optional[str] = None
+    errors: List[str] = field(default_factory=list)
+
+    @property
+    def stdout(self) -> str:
+        """Standard output as text."""
+        return self.stdout_bytes.decode("utf-8", "replace")
+
+    @property
+    def stderr(self) -> str:
+        """Standard error as text."""
+        return self.stderr_bytes.decode("utf-8", "replace")
+
+    @property
+    def ok(self) -> bool:
+        """True when the program exited 0 and all its results were valid."""
+        return self.status == Status.OK and self.exit_code == 0
+
+
+def supports_cancel(backend: Optional[str] = None) -> bool:
+    """True when the loaded library has the cancel token (dval_cancel_new):
+    then :class:`CancelToken` works and :func:`avalidate` cancels promptly."""
+    return bool(get_backend(backend).has_cancel)
+
+
+class CancelToken:
+    """A cancel token of the C library: :meth:`fire` from any thread makes a
+    :func:`validate` that was given this token return DvalCanceled promptly,
+    in any phase. Needs a library that exports dval_cancel_new
+    (:func:`supports_cancel`); raises NotImplementedError otherwise."""
+
+    def __init__(self, backend: Optional[str] = None) -> None:
+        self._b = get_backend(backend)
+        self._h: Any = None
+        if not self._b.has_cancel:
+            raise NotImplementedError(
+                "this libdaytona-validate has no cancel token (dval_cancel_new); "
+                "upgrade the library, or stop a validation from its on_event callback")
+        rc, self._h = self._b.cancel_new()
+        if rc:
+            _raise(self._b, rc)
+
+    @property
+    def handle(self) -> Any:
+        """The C handle."""
+        return self._h
+
+    def fire(self) -> None:
+        """Cancels every validation using this token (any thread, idempotent)."""
+        if self._h:
+            self._b.call("dval_cancel_fire", self._h)
+
+    @property
+    def fired(self) -> bool:
+        """Whether :meth:`fire` was called."""
+        return bool(self._h and self._b.getter("dval_cancel_fired", self._h))
+
+    def close(self) -> None:
+        """Frees the token (after the calls using it returned)."""
+        h, self._h = self._h, None
+        if h:
+            self._b.call("dval_cancel_free", h)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _check_isolation(isolation: Optional[str]) -> None:
+    if isolation is None or isolation in ISOLATION_LEVELS:
+        return
+    raise NotImplementedError(
+        "isolation=%r is not supported by this libdaytona-validate (supported: %s); "
+        "per-validation sandboxes come with the library's pool" %
+        (isolation, ", ".join(ISOLATION_LEVELS)))
+
+
+def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int) -> ValidationResult:
+    return ValidationResult(
+        status=to_enum(Status, status), exit_code=doc.get("exit_code"),
+        results=doc.get("results") or {}, stdout_bytes=bytes(out[1]),
+        stderr_bytes=bytes(out[2]), timings=dict(doc.get("timings_ms") or {}),
+        thread_id=doc.get("thread_id"), sandbox=doc.get("sandbox"),
+        session=doc.get("session"), executor=doc.get("executor"),
+        profile=doc.get("profile"), errors=list(doc.get("errors") or []))
+
+
+def _event_handler(out: Dict[int, bytearray], timings: Dict[str, int],
+                   on_output: Optional[Callable[[Stream, str, bytes], Any]],
+                   on_event: Optional[Callable[[Event], Any]],
+                   stop: Optional[threading.Event]) -> Callable[..., Any]:
+    def handle(t: Tuple[Any, ...]) -> Any:
+        if stop is not None and stop.is_set():
+            return 1
+        ev = Event(to_enum(EventType, t[0]), t[1], bool(t[2]), to_enum(Status, t[3]), t[4],
+                   to_enum(Stream, t[5]), t[6], t[7], to_enum(SandboxState, t[8]), t[9])
+        if ev.type == EventType.PHASE and ev.done:
+            timings[ev.phase] = ev.elapsed_ms
+        stop_now = False
+        if ev.type == EventType.OUTPUT and ev.stream in (1, 2):
+            out[int(ev.stream)] += ev.data
+            if on_output is not None:
+                stop_now = bool(on_output(ev.stream, ev.channel, ev.data))
+        if on_event is not None:
+            stop_now = bool(on_event(ev)) or stop_now
+        return 1 if stop_now else 0
+    return handle
+
+
+def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
+             thread_id: Optional[str] = None, timeout: Optional[float] = None,
+             isolation: Optional[str] = None,
+             on_output: Optional[Callable[[Stream, str, bytes], Any]] = None,
+             on_event: Optional[Callable[[Event], Any]] = None,
+             release: Release = Release.KEEP, client: Optional[Client] = None,
+             sandbox_name: Optional[str] = None, snapshot_name: Optional[str] = None,
+             run_command: Optional[str] = None, labels: Optional[List[str]] = None,
+             allow_missing_results: bool = False, state_dir: Optional[str] = None,
+             cancel: Optional[CancelToken] = None, backend: Optional[str] = None,
+             _stop: Optional[threading.Event] = None) -> ValidationResult:
+    """Validates one program: snapshot → sandbox → session → upload of
+    ``source_dir`` → run (output streamed live) → results → close.
+
+    Args:
+        profile: "shell", "java", "dotnet" or a registered profile.
+        source_dir: local directory uploaded to ``/sandbox/<thread_id>``.
+        executor: "daytona", "local" or None (auto); ignored with ``client``.
+        thread_id: safe path component; None → a uuid4.
+        timeout: seconds for the program's run (None: no limit).
+        isolation: None or "session" (a shared sandbox, one session per
+            validation). Other levels raise NotImplementedError until the
+            library supports them.
+        on_output: ``on_output(stream, channel, data)`` for live output, on
+            the calling thread; a true return stops the validation.
+        on_event: ``on_event(Event)`` for every progress event.
+        release: what happens to the sandbox afterwards. KEEP (the library's
+            default) leaves it running after your program ends so the next
+            validation starts fast; STOP or DELETE for one-off runs.
+        client: reuse a :class:`Client` (recommended for many validations).
+        cancel: a :class:`CancelToken` that stops this call from any thread.
+
+    Returns:
+        a :class:`ValidationResult` (status OK or ERESULTS; a non-zero exit
+        code of the program is not an exception).
+
+    Raises:
+        DvalError: any other failure; ``e.result`` holds the output and
+        timings collected until then.
+    """
+    _check_isolation(isolation)
+    if client is not None and executor is not None:
+        raise ValueError("give either client or executor, not both")
+    own = client is None
+    c = Client(executor, state_dir=state_dir, backend=backend) if own else client
+    assert c is not None
+    try:
+        b = c._b
+        out = {1: bytearray(), 2: bytearray()}
+        timings: Dict[str, int] = {}
+        g = _Guard()
+        handler = g.wrap(_event_handler(out, timings, on_output, on_event, _stop))
+        req: Dict[str, Any] = dict(
+            profile=profile, source_dir=str(source_dir), thread_id=thread_id,
+            sandbox_name=sandbox_name, snapshot_name=snapshot_name, run_command=run_command,
+            timeout_ms=int(timeout * 1000) if timeout else 0, release=int(release),
+            labels=labels, allow_missing_results=allow_missing_results)
+        if cancel is not None and not b.has_cancel:
+            raise NotImplementedError("this library has no cancel token")
+        rc, text = b.validate(c.handle, req, handler, cancel.handle if cancel else None)
+        msg = c.errmsg if rc else ""
+        g.reraise()
+        doc = json.loads(text) if text else {}
+        if rc in (Status.OK, Status.ERESULTS) and text:
+            return _result(doc, out, rc)
+        err: DvalError = error_for(rc, msg or b.strerror(rc), b.status_name(rc))
+        partial = _result(doc, out, rc)
+        partial.timings.update(timings)
+        err.result = partial
+        raise err
+    finally:
+        if own:
+            c.close()
+
+
+def _to_loop(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any]) -> Callable[..., None]:
+    """A callback that runs ``fn`` on the loop's thread (and never stops the
+    validation: it returns None)."""
+    def call(*a: Any) -> None:
+        loop.call_soon_threadsafe(fn, *a)
+    return call
+
+
+async def avalidate(profile: str, source_dir: str, **kwargs: Any) -> ValidationResult:
+    """``await dval.avalidate(...)``: :func:`validate` in a worker thread,
+    with the same arguments. ``on_output`` and ``on_event`` are called on the
+    event loop's thread (their return value cannot stop the call: cancel the
+    task instead).
+
+    Cancelling the task cancels the validation, then waits for it to wind
+    down (session closed, sandbox released) before CancelledError
+    propagates. With a library that has the cancel token
+    (:func:`supports_cancel`) this is prompt in every phase; without it the
+    validation stops at its next event (output chunk or phase change), so a
+    program that prints nothing runs until it ends or ``timeout``.
+    """
+    loop = asyncio.get_running_loop()
+    stop = threading.Event()
+    token: Optional[CancelToken] = None
+    if kwargs.get("cancel") is None and supports_cancel(kwargs.get("backend")):
+        token = kwargs["cancel"] = CancelToken(kwargs.get("backend"))
+    for name in ("on_output", "on_event"):
+        fn = kwargs.get(name)
+        if fn is not None:
+            kwargs[name] = _to_loop(loop, fn)
+    fut = loop.run_in_executor(None, functools.partial(
+        validate, profile, source_dir, _stop=stop, **kwargs))
+    try:
+        return await asyncio.shield(fut)
+    except asyncio.CancelledError:
+        stop.set()
+        if token is not None:
+            token.fire()
+        while not fut.done():  # nothing may keep running after the task ends
+            try:
+                await asyncio.shield(fut)
+            except asyncio.CancelledError:
+                continue
+            except Exception:
+                break
+        raise
+    finally:
+        if token is not None and fut.done():
+            token.close()

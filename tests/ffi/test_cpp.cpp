@@ -1,0 +1,218 @@
+// Tests of the C++ wrapper (examples/cpp/dval.hpp), built with -std=c++14
+// and -std=c++17 against the installed header: lifecycle, live output, JSON
+// upload/download, exception from a callback, cancel, dval::validate.
+// Everything it creates is deleted (DVAL_RELEASE_DELETE).
+// usage: test_cpp local STATE_DIR SRC_DIR | test_cpp daytona API_URL SRC_DIR
+// exit 0 = passed, 77 = executor not available (skip), 1 = failed.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+#if __cplusplus >= 201703L
+#include <string_view>
+#endif
+#include <chrono>
+
+#include "dval.hpp"
+
+namespace {
+int failures = 0;
+void expect(bool ok, const std::string &what)
+{
+    std::cout << (ok ? "PASS " : "FAIL ") << what << std::endl;
+    if (!ok)
+        failures++;
+}
+bool unavailable(int st)
+{
+    return st == DVAL_EUNSUPPORTED || st == DVAL_EISOLATION || st == DVAL_ENETWORK ||
+           st == DVAL_EEXEC || st == DVAL_ERROR;
+}
+struct stop_here {};
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        std::cerr << "usage: test_cpp local STATE_DIR SRC_DIR | test_cpp daytona API_URL SRC_DIR\n";
+        return 2;
+    }
+    const std::string src = argv[3];
+    const std::string executor = argv[1];
+    dval::client_config cfg;
+    cfg.executor = executor;
+    if (executor == "local")
+        cfg.state_dir = argv[2];
+    else {
+        cfg.api_url = argv[2];
+        cfg.api_key = "test-key";
+        cfg.retry_base_ms = 50;
+        cfg.retry_cap_ms = 200;
+    }
+    cfg.request_timeout_ms = 30000;
+    try {
+        dval::error bad(0, "");
+        try {
+            dval::client nope(dval::client_config{"no-such-executor", "", "", "", 0, 0, 0});
+        } catch (const dval::error &e) {
+            bad = e;
+        }
+        expect(bad.status() == DVAL_EINVAL, "unknown executor throws DVAL_EINVAL");
+
+        dval::client c(cfg);
+        dval::snapshot_ptr snap;
+        std::string name = "ffi-cpp-" + executor;
+        try {
+            snap = c.ensure_snapshot("ffi-cpp-snap", "debian:12-slim");
+        } catch (const dval::error &e) {
+            if (unavailable(e.status())) {
+                std::cout << "SKIP " << executor << ": not available yet: " << e.what() << "\n";
+                return 77;
+            }
+            throw;
+        }
+        dval::sandbox sb = c.acquire_sandbox(name, "ffi-cpp-snap", DVAL_RELEASE_DELETE);
+        expect(sb.state() == DVAL_SANDBOX_STARTED, "sandbox started");
+        {
+            dval::session s = sb.open_session();
+            std::string out, err;
+            int code = s.exec("echo hello; echo oops >&2; exit 3",
+                              [&](int st, dval::bytes_view, dval::bytes_view d) {
+                                  (st == DVAL_STDOUT ? out : err) += d;
+                                  return 0;
+                              });
+            expect(code == 3 && out == "hello\n" && err == "oops\n", "exec with live output");
+#if __cplusplus >= 201703L
+            std::string sv_out;
+            s.exec("echo sv", [&](int, std::string_view, std::string_view d) {
+                sv_out.append(d);
+                return 0;
+            });
+            expect(sv_out == "sv\n", "C++17: callbacks may take std::string_view");
+#endif
+
+            sb.upload("/sandbox/ffi-cpp/in.json", R"({"numbers":[1,2,3]})");
+            code = s.exec("cd /sandbox/ffi-cpp && sed s/numbers/values/ in.json > out.json");
+            std::string doc = sb.download_json("/sandbox/ffi-cpp/out.json");
+            expect(code == 0 && doc.find("\"values\"") != std::string::npos, "upload/download JSON");
+
+            bool caught = false;
+            auto t0 = std::chrono::steady_clock::now();
+            try {
+                s.exec("echo a; sleep 20", [](int, dval::bytes_view, dval::bytes_view) -> int {
+                    throw stop_here{};
+                });
+            } catch (const stop_here &) {
+                caught = true;
+            }
+            expect(caught && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15),
+                   "callback exception stops the call and is rethrown");
+        }
+        {
+            dval::session s = sb.open_session();
+            std::thread canceler([&] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(500));
+                s.cancel();
+            });
+            int st = 0;
+            try {
+                s.exec("sleep 30");
+            } catch (const dval::error &e) {
+                st = e.status();
+            }
+            canceler.join();
+            expect(st == DVAL_ECANCELED, "cancel from another thread");
+            s.close();
+        }
+        sb.release();
+        expect(true, "release (delete)");
+
+        // dval::validate with a plain sh program
+        {
+            std::ofstream(src + "/run.sh")
+                << "echo out; echo err >&2\n"
+                   "printf '{\"answer\":42,\"s\":\"a\\\\u00e9\"}' > \"$DVAL_RESULTS_DIR/r.json\"\n";
+            dval::validation req;
+            req.profile = "shell";
+            req.source_dir = src;
+            req.thread_id = "cpp-t1";
+            req.sandbox_name = "ffi-cpp-v-" + executor;
+            req.release = DVAL_RELEASE_DELETE;
+            std::string live;
+            req.on_output = [&](int, std::string ch, dval::bytes_view d) {
+                live += ch + ":" + d.str();
+                return 0;
+            };
+            dval::validation_result r = dval::validate(c, req);
+            expect(r.ok() && r.exit_code == 0 && r.thread_id == "cpp-t1", "validate ok, exit 0");
+            expect(r.stdout_text == "out\n" && r.stderr_text == "err\n", "validate output");
+            expect(live.find("SHELL_SANDBOX_COMMAND_EXECUTION_STDOUT:out\n") != std::string::npos,
+                   "validate on_output gets channel and data");
+            expect(r.result("r.json").find("\"answer\":42") != std::string::npos,
+                   "validate results: " + r.results_json);
+            std::ofstream(src + "/run.sh") << "echo started; sleep 30\n";
+            req.timeout_ms = 500;
+            int st = 0;
+            try {
+                dval::validate(c, req);
+            } catch (const dval::error &e) {
+                st = e.status();
+            }
+            expect(st == DVAL_ETIMEOUT, "validate timeout throws DVAL_ETIMEOUT");
+            // a cancel token fired from another thread stops a silent program
+            std::ofstream(src + "/run.sh") << "sleep 30\n";
+            req.timeout_ms = 0;
+            dval::cancel_token token;
+            req.cancel = &token;
+            std::thread firer([&] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(500));
+                token.fire();
+            });
+            auto c0 = std::chrono::steady_clock::now();
+            st = 0;
+            try {
+                dval::validate(c, req);
+            } catch (const dval::error &e) {
+                st = e.status();
+            }
+            firer.join();
+            auto took = std::chrono::steady_clock::now() - c0;
+            expect(st == DVAL_ECANCELED && token.fired() && took < std::chrono::seconds(5),
+                   "cancel_token stops dval::validate (" +
+                       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) +
+                       " ms)");
+            req.cancel = nullptr;
+            req.isolation = "sandbox";
+            st = 0;
+            try {
+                dval::validate(c, req);
+            } catch (const dval::error &e) {
+                st = e.status();
+            }
+            expect(st == DVAL_EUNSUPPORTED, "isolation=sandbox is not supported yet");
+        }
+        // nothing this program created is left (Daytona renames a sandbox
+        // DESTROYED_<name>_<ms> once it accepts the delete)
+        struct seen {
+            std::string prefix;
+            std::vector<std::string> live;
+        } left{"ffi-cpp-", {}};
+        auto each = [](const char *, const char *n, int st, void *ud) -> int {
+            auto *l = static_cast<seen *>(ud);
+            std::string name = n ? n : "";
+            if (name.compare(0, l->prefix.size(), l->prefix) == 0 && st != DVAL_SANDBOX_DESTROYED &&
+                st != DVAL_SANDBOX_DESTROYING)
+                l->live.push_back(name);
+            return 0;
+        };
+        expect(dval_sandbox_list(c.get(), nullptr, each, &left) == DVAL_OK && left.live.empty(),
+               "no sandbox left" + (left.live.empty() ? std::string() : ": " + left.live[0]));
+        expect(dval::json_member(R"({"a":{"b":[1,"}"]},"c":"x\"y"})", "c") == R"("x\"y")",
+               "json_member skips nested values and strings");
+    } catch (const std::exception &e) {
+        std::cout << "FAIL exception: " << e.what() << std::endl;
+        return 1;
+    }
+    return failures ? 1 : 0;
+}
