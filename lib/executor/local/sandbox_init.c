@@ -143,8 +143,13 @@ void lx_sb_kill(lx *x, lx_sb *sb)
     }
 }
 
+/* The way an init builds its root; an init started by an older library
+ * (1: overlay over the host's own /) must not be reused by this one. */
+#define LX_ROOT_LAYOUT 2
+
 /* What refresh would change: 0 nothing, 1 the init is gone (error),
- * 2 idle past auto-stop (stopped), 3 "creating" (its creator holds the
+ * 2 idle past auto-stop (stopped), 4 an init of an older root layout
+ * (error), 3 "creating" (its creator holds the
  * lock until the sandbox is started or failed: wait for it; found so under
  * the lock, the creator died). Sets sb->pid for a started sandbox. */
 static int stale(const lx_sb *sb, pid_t *pid)
@@ -161,6 +166,8 @@ static int stale(const lx_sb *sb, pid_t *pid)
         if (!st || st != (unsigned long long)lx_kv_num(&sb->kv, "pid_start",
                                                         0))
             return 1;
+        if (lx_kv_num(&sb->kv, "root_layout", 1) != LX_ROOT_LAYOUT)
+            return 4;
     }
     long long minutes = lx_kv_num(&sb->kv, "auto_stop_minutes", 0);
     if (minutes > 0 && lx_wall_ms() - last_activity(sb) > minutes * 60000)
@@ -218,6 +225,10 @@ static int refresh(lx *x, dval_call *c, const char *id, lx_sb *sb)
     if (why == 3) {
         lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "its creation was "
                         "interrupted");
+    } else if (why == 4) {
+        lx_sb_kill(x, sb);
+        lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "it was started by an older "
+                        "version of the library, over the host's root");
     } else if (why == 1) {
         char msg[128];
         dval__fmt(msg, sizeof msg, "the sandbox's init process (pid %d) "
@@ -425,6 +436,7 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
     sb->pid = ipid;
     lx_kv_setnum(&sb->kv, "pid", ipid);
     lx_kv_setnum(&sb->kv, "pid_start", (long long)pid_start(ipid));
+    lx_kv_setnum(&sb->kv, "root_layout", LX_ROOT_LAYOUT);
     return DVAL_OK;
 }
 
