@@ -378,6 +378,11 @@ typedef struct dval_sandbox_options {
     int32_t max_pids;
     int64_t max_memory_bytes;
     int64_t max_cpu_ms;
+    /* Appended in 0.1.1. Daytona: a wall-clock lifetime after which the
+     * server destroys the sandbox even when stopped (a leak backstop);
+     * 0: none. A server that refuses the field gets a create without it.
+     * The local executor ignores it. */
+    int32_t ttl_minutes;
 } dval_sandbox_options;
 
 DVAL_API int dval_sandbox_options_init(dval_sandbox_options *opts, size_t size);
@@ -549,6 +554,9 @@ typedef struct dval_validation {
     dval_cancel *cancel;
     /* enum dval_isolation (appended in 0.1.1). */
     int32_t isolation;
+    /* dval_sandbox_options.ttl_minutes of a sandbox this validation
+     * creates; 0: none (appended in 0.1.1). */
+    int32_t sandbox_ttl_minutes;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */
@@ -594,6 +602,9 @@ typedef struct dval_pool_options {
     const char *const *labels;   /* extra labels of every pool sandbox */
     int32_t max_queue;           /* waiting callers; 0 → 256, -1 → unbounded */
     int32_t release;             /* enum dval_release at idle/free; KEEP */
+    /* TTL of every sandbox the pool creates (Daytona; a leak backstop):
+     * 0 → 1440 (24 h); -1 → none */
+    int32_t ttl_minutes;
 } dval_pool_options;
 
 DVAL_API int dval_pool_options_init(dval_pool_options *opts, size_t size);

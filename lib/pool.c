@@ -72,6 +72,10 @@ static int setup(dval_pool *p, dval_client *client, const dval_pool_options *o)
     p->max_queue = o->max_queue ? o->max_queue : DEFAULT_MAX_QUEUE;
     p->idle_ms = o->idle_timeout_ms;
     p->release = o->release;
+    int has_ttl = o->struct_size >= offsetof(dval_pool_options, ttl_minutes) +
+                                        sizeof o->ttl_minutes;
+    p->ttl = !has_ttl || o->ttl_minutes == 0 ? 1440
+             : o->ttl_minutes < 0 ? 0 : o->ttl_minutes;
     p->slots = dval__calloc((size_t)p->max_sb, sizeof *p->slots);
     if (!p->slots)
         return DVAL_ENOMEM;

@@ -24,7 +24,7 @@ struct dval_pool {
     dval_client *client;
     char profile[128];
     char prefix[128];
-    int max_sb, per_sb, max_queue, release;
+    int max_sb, per_sb, max_queue, release, ttl;
     int64_t idle_ms;
     char **labels;               /* NULL-terminated, owned */
     pthread_mutex_t lock;

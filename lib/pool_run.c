@@ -41,6 +41,7 @@ int dval__pool_warm(dval_pool *p, int i)
     o.name = p->slots[i].name;
     o.snapshot = prof->snapshot_name;
     o.labels = labels;
+    o.ttl_minutes = p->ttl;
     dval_sandbox *sb = NULL;
     rc = dval_sandbox_acquire(&sb, p->client, &o);
     dval_sandbox_free(sb);
@@ -116,6 +117,8 @@ DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
         r.profile = pool->profile;
     r.sandbox_name = pool->slots[slot].name;
     r.labels = labels;
+    if (!r.sandbox_ttl_minutes)
+        r.sandbox_ttl_minutes = pool->ttl;
     rc = labels ? dval_validate(pool->client, &r, on_event, userdata,
                                 result_json)
                 : DVAL_ENOMEM;

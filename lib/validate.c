@@ -305,6 +305,7 @@ static int do_sandbox(vctx *v)
     o.snapshot = v->req.snapshot_name ? v->req.snapshot_name
                                       : v->prof->snapshot_name;
     o.labels = labels;
+    o.ttl_minutes = v->req.sandbox_ttl_minutes;
     /* a sandbox of its own is never handed to another validation */
     o.release = v->req.isolation == DVAL_ISOLATION_SANDBOX ? DVAL_RELEASE_DELETE
                                                            : v->req.release;

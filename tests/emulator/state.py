@@ -23,6 +23,7 @@ DEFAULT_CONFIG = {
     "ws_mode": "normal",
     "ws_frame_max": 1024,
     "auto_stop_ms": 0,
+    "refuse_ttl": False,
 }
 
 # Transitional sandbox state -> next state ("gone" = destroyed and removed).

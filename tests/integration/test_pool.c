@@ -230,3 +230,35 @@ TEST(pool__full_queue_refused_and_canceled_waiter_leaves)
     dval_cancel_free(b.cancel);
     fx_close(&f);
 }
+
+/* Every pool sandbox carries a TTL (a leak backstop); an older server
+ * that refuses the field gets the create again without it. */
+TEST(pool__ttl_sent_and_tolerated_when_refused)
+{
+    for (int refuse = 0; refuse < 2; refuse++) {
+        fx f;
+        fx_open(&f, "echo id=$DVAL_THREAD_ID\n", 1, 1, 0);
+        dval_pool_free(f.pool);   /* again, after the config below */
+        f.pool = NULL;
+        if (refuse)
+            CHECK_INT(emu_post(&f.e, "/_emu/config", "{\"refuse_ttl\":true}"),
+                      200);
+        dval_pool_options o;
+        dval_pool_options_init(&o, sizeof o);
+        o.profile = "shell";
+        o.name = "tq";
+        o.max_sandboxes = 1;
+        CHECK_INT(dval_pool_new(&f.pool, f.c, &o), DVAL_OK);
+        one a = {.f = &f};
+        validate_one(&a);
+        CHECK_INT(a.rc, DVAL_OK);
+        char *reqs = emu_get(&f.e, "/_emu/requests");
+        CHECK(reqs && strstr(reqs, "ttlMinutes"));
+        CHECK(strstr(reqs, "1440") != NULL);
+        free(reqs);
+        /* tp-0 (fx_open's warm one), then tq-0; refused: tq-0's create
+         * once more, without the field */
+        CHECK_INT(emu_count(&f.e, "POST", "^/api/sandbox$"), refuse ? 3 : 2);
+        fx_close(&f);
+    }
+}
