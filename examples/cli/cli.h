@@ -168,6 +168,7 @@ int runlog_dir(const cli_common *co, char *buf, size_t cap);
 int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_sandbox(int argc, char **argv);
+int cmd_reap(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 
 #endif

@@ -64,7 +64,8 @@ batch() {
     else
         bad "$tag: isolation sandbox" "$(cat "$o.jsonl")"
     fi
-    if grep -q pwned "$T/$tag-session.jsonl"; then
+    # damaged: rewritten ("pwned") or caught half-written (invalid)
+    if ! { grep -q '"mine":"a"' "$T/$tag-session.jsonl" && grep -q '"mine":"b"' "$T/$tag-session.jsonl"; }; then
         ok "$tag: --isolation session: the same attack works (it is real)"
     else
         bad "$tag: isolation session attack did not happen" "$(cat "$T/$tag-session.jsonl")"
@@ -101,8 +102,23 @@ if "$PY" -c 'import aiohttp' 2>/dev/null; then
     for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
     PORT=$(cat "$T/port")
     "$PY" -c 'import sys,urllib.request as u; u.urlopen(u.Request(sys.argv[1], data=b"{\"transition_ms\":10,\"snapshot_build_ms\":50}", method="POST"))' "http://127.0.0.1:$PORT/_emu/config"
-    DAYTONA_API_URL=http://127.0.0.1:$PORT/api DAYTONA_API_KEY=dtn_batch \
-        batch emulator --executor daytona
+    export DAYTONA_API_URL=http://127.0.0.1:$PORT/api DAYTONA_API_KEY=dtn_batch
+    batch emulator --executor daytona
+    # the batch's pool left its shared sandbox (release keep): reap finds
+    # it by the pool label
+    before=$("$CLI" sandbox ls --executor daytona 2>&1)
+    "$CLI" reap --executor daytona --pool pool-shell >"$T/reap.out" 2>&1
+    rc=$?
+    after=$("$CLI" sandbox ls --executor daytona 2>&1)
+    if [ $rc = 0 ] && grep -q 'pool-shell-0' <<<"$before" && ! grep -q 'pool-shell-0' <<<"$after"; then
+        ok "reap --pool deletes the pool's sandboxes"
+    else
+        bad "reap (rc $rc)" "$before
+--
+$(cat "$T/reap.out")
+--
+$after"
+    fi
 else
     skipped "emulator batch" "python3-aiohttp missing"
 fi
