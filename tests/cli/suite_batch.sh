@@ -110,7 +110,7 @@ if "$PY" -c 'import aiohttp' 2>/dev/null; then
     "$CLI" reap --executor daytona --pool pool-shell >"$T/reap.out" 2>&1
     rc=$?
     after=$("$CLI" sandbox ls --executor daytona 2>&1)
-    if [ $rc = 0 ] && grep -q 'pool-shell-0' <<<"$before" && ! grep -q 'pool-shell-0' <<<"$after"; then
+    if [ $rc = 0 ] && grep -Eq '^pool-shell-0 ' <<<"$before" && ! grep -Eq '^pool-shell-0 ' <<<"$after"; then
         ok "reap --pool deletes the pool's sandboxes"
     else
         bad "reap (rc $rc)" "$before
