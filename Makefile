@@ -22,7 +22,7 @@ DEP_CFLAGS := $(shell pkg-config --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS := $(shell pkg-config --libs $(DEPS) 2>/dev/null) -lpthread
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 REQ_CFLAGS := -std=c11 -D_GNU_SOURCE -DDVAL_BUILDING -fPIC -fvisibility=hidden \
-	-Iinclude -Ilib $(WARN) $(DEP_CFLAGS) \
+	-Iinclude -Ilib -I$(B)/gen $(WARN) $(DEP_CFLAGS) \
 	-DDVAL_LIBEXECDIR='"$(LIBEXECDIR)"'
 ALL_CFLAGS = $(REQ_CFLAGS) $(CFLAGS) $(CPPFLAGS) $(EXTRA_CFLAGS)
 
@@ -44,7 +44,7 @@ DEP_FILES := $(LIB_OBJ:.o=.d)
 # a sanitizer's shadow mappings cannot meet.
 LIBEXEC_CFLAGS ?= $(CFLAGS)
 LIBEXEC_LDFLAGS ?= $(LDFLAGS)
-LIBEXEC_PROGS := $(notdir $(wildcard libexec/*))
+LIBEXEC_PROGS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard libexec/*/*.c)))))
 LIBEXEC_BINS := $(LIBEXEC_PROGS:%=$(B)/libexec/%)
 
 # The CLI
@@ -75,6 +75,16 @@ Q :=
 else
 Q := @
 endif
+
+# The java snapshot's compile service, base64 in the profile's build steps
+JAVAC_SVC := $(wildcard libexec/dval-javac-service/*)
+$(B)/gen/javac_service_files.h: $(JAVAC_SVC)
+	@mkdir -p $(dir $@)
+	$(Q)printf '#define JAVAC_SERVICE_%s_B64 "%s"\n' \
+		JAVA "$$(base64 -w0 libexec/dval-javac-service/JavacService.java)" \
+		CDS "$$(base64 -w0 libexec/dval-javac-service/CdsSample.java)" \
+		CLIENT "$$(base64 -w0 libexec/dval-javac-service/dval-javac-client)" > $@
+$(B)/obj/lib/profile.o: $(B)/gen/javac_service_files.h
 
 # An object without its .d file (a first build, or one from before -MMD) is
 # rebuilt: the empty rule makes a missing .d count as changed.

@@ -11,37 +11,59 @@
 #include <string.h>
 
 #include "internal.h"
+#include "javac_service.h"
+#include "javac_service_files.h"
 
 /* ---- built-in profiles */
 
 /* Build output goes to stderr (1>&2) in every run command: the program's
  * stdout then carries only what the program itself printed. */
 
+/* The compile service (lib/javac_service.h) is written into the snapshot
+ * by the build steps themselves (base64 of libexec/dval-javac-service/,
+ * generated at build time), so the same steps work for a local image and
+ * a Daytona image build. As root: /opt/dval-javac is root's, the socket
+ * directory the service's uid's (no validation can make or replace it).
+ * The javac CDS archive speeds up the plain javac fallback. */
+#define JAVA_SERVICE_FILES                                                  \
+    "mkdir -p " DVAL_JAVAC_DIR " && echo " JAVAC_SERVICE_JAVA_B64            \
+    " | base64 -d > " DVAL_JAVAC_DIR "/JavacService.java && echo "          \
+    JAVAC_SERVICE_CLIENT_B64 " | base64 -d > " DVAL_JAVAC_CLIENT             \
+    " && echo " JAVAC_SERVICE_CDS_B64 " | base64 -d > " DVAL_JAVAC_DIR       \
+    "/CdsSample.java"                                                       \
+    " && chmod 0755 " DVAL_JAVAC_DIR " " DVAL_JAVAC_CLIENT
+#define JAVA_SERVICE_BUILD                                                  \
+    "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "                   \
+    "-J-XX:ArchiveClassesAtExit=" DVAL_JAVAC_JSA " -d " DVAL_JAVAC_DIR " "  \
+    DVAL_JAVAC_DIR "/JavacService.java " DVAL_JAVAC_DIR "/CdsSample.java "  \
+    "&& java -XX:DumpLoadedClassList=/tmp/dval-cds.lst -cp " DVAL_JAVAC_DIR  \
+    " CdsSample >/dev/null && java -Xshare:dump "                           \
+    "-XX:SharedClassListFile=/tmp/dval-cds.lst -XX:SharedArchiveFile="      \
+    DVAL_JAVAC_RUN_JSA " >/dev/null && rm -f /tmp/dval-cds.lst "            \
+    "&& chmod -R a+rX " DVAL_JAVAC_DIR                                      \
+    " && mkdir -p " DVAL_JAVAC_RUN_DIR " && chown " DVAL_JAVAC_UID_S ":"     \
+    DVAL_JAVAC_UID_S " " DVAL_JAVAC_RUN_DIR " && chmod 0755 "               \
+    DVAL_JAVAC_RUN_DIR
+
 static const char *const java_build[] = {
-    "apt-get update && apt-get install -y maven", NULL};
+    "apt-get update && apt-get install -y maven", JAVA_SERVICE_FILES,
+    JAVA_SERVICE_BUILD, NULL};
 /* The local java snapshot's image is Debian 12 + openjdk-17-jdk-headless +
  * maven (image.c maps the profile's image to it; Debian 12 has no JDK 25):
- * the step only shows which compiler the snapshot has, and fails the
+ * the first step only shows which compiler the snapshot has, and fails the
  * build clearly where there is none (DVAL_LOCAL_HOST_ROOT=1 on a host
  * without a JDK). */
-static const char *const java_local_build[] = {"javac -version", NULL};
-/* Main class: the first line of a MAIN_CLASS file, else Main. javac is a
- * short-lived JVM: C1 only and the serial GC cut its time by about a third
- * (1.2 s instead of 1.9 s for the sample); the program's own JVM keeps the
- * defaults so its peak speed is unchanged. Maven tries
+static const char *const java_local_build[] = {
+    "javac -version", JAVA_SERVICE_FILES, JAVA_SERVICE_BUILD, NULL};
+/* Main class: the first line of a MAIN_CLASS file, else Main. Maven tries
  * offline first (a warm ~/.m2 needs no network), then online, because a
- * freshly built snapshot has no plugin cache. */
-#define JAVA_RUN                                                            \
-    "main=Main; if [ -f MAIN_CLASS ]; then "                                \
-    "main=$(head -n 1 MAIN_CLASS | tr -d '[:space:]'); fi; "                \
-    "if [ -f pom.xml ]; then "                                              \
-    "{ mvn -q -o -DskipTests package || mvn -q -DskipTests package; } 1>&2 " \
-    "&& java -cp 'target/classes:target/dependency/*' \"$main\"; "     \
-    "else rm -rf out && mkdir -p out && "                                   \
-    "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -d out "            \
-    "$(find . -name '*.java' ! -path './out/*') 1>&2 && "                   \
-    "java -cp out \"$main\"; fi"
-
+ * freshly built snapshot has no plugin cache. Plain sources go to the
+ * compile service when one answers (the client checks it is the service:
+ * DVAL_JAVAC_TEMPFAIL otherwise), else to javac, with the same file names
+ * (so the same diagnostics). javac is a short-lived JVM: C1 only, the
+ * serial GC and the snapshot's CDS archive cut its start; the program's
+ * own JVM keeps the defaults so its peak speed is unchanged. */
+#define JAVA_RUN JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]")
 static const char *const empty_steps[] = {NULL};
 
 /* dotnet on Daytona. The snapshot restores and builds a console project

@@ -10,7 +10,8 @@
 # BENCH_SCALE_LEVELS=1,4,16,64 BENCH_SCALE_LOOPS=3 (loops per thread),
 # BENCH_XFER_MIB=256 BENCH_XFER_REPS=2, BENCH_SERIAL=1 (run the C and SDK
 # loops one after the other instead of at the same time),
-# BENCH_ONLY="loop latency local scale xfer" (subset).
+# BENCH_JAVA_N=30 BENCH_JAVA_COLD=5 (java time to verdict: warm runs,
+# cold processes), BENCH_ONLY="loop latency local scale xfer java" (subset).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -27,7 +28,7 @@ SCALE_LEVELS=${BENCH_SCALE_LEVELS:-1,4,16,64}
 SCALE_LOOPS=${BENCH_SCALE_LOOPS:-3}
 XFER_MIB=${BENCH_XFER_MIB:-256}
 export BENCH_XFER_REPS=${BENCH_XFER_REPS:-2}
-ONLY=${BENCH_ONLY:-loop latency local scale xfer}
+ONLY=${BENCH_ONLY:-loop latency local scale xfer java}
 PY=/usr/bin/python3
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "bench: $*" >&2; }
@@ -168,6 +169,14 @@ if want xfer; then
     head -c $((XFER_MIB * 1048576)) /dev/urandom >"$tmp/big.bin"
     "$out/dvbench" xfer "$base_xfer" "$tmp/big.bin" >"$res/xfer.json"
     rm -f "$tmp/big.bin"
+fi
+
+# ---- 6. java time to verdict (local executor; compile service vs javac)
+if want java; then
+    JAVA_N=${BENCH_JAVA_N:-30} JAVA_COLD=${BENCH_JAVA_COLD:-5}
+    say "6. java time to verdict: $JAVA_COLD cold, $JAVA_N warm (service, javac), plain javac"
+    "$here/java.sh" "$B" "$out" "$state" "$res" "$JAVA_N" "$JAVA_COLD" ||
+        say "java bench failed (isolation? JDK?)"
 fi
 
 for l in "$tmp"/*.log; do

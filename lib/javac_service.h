@@ -1,0 +1,68 @@
+/* The java snapshot's compile service (libexec/dval-javac-service/): the
+ * paths, identity and command lines shared by the java profile's build
+ * steps and run command (lib/profile.c), the local executor that starts
+ * it (lib/executor/local/javac_service.c) and the tests.
+ *
+ * Layout in the snapshot (made by the build steps, as root):
+ *   /opt/dval-javac/            root-owned 0755: JavacService.class, the
+ *                               client, javac.jsa (CDS archive of javac)
+ *   /run/dval-javac/            owned by DVAL_JAVAC_UID, 0755: the socket.
+ * DVAL_JAVAC_UID is no validation's: the local executor gives commands
+ * LX_UID_DEFAULT + n (n < LX_UID_SLOTS), this is the first uid above. */
+#ifndef DVAL_JAVAC_SERVICE_H
+#define DVAL_JAVAC_SERVICE_H
+
+#define DVAL_JAVAC_UID 1879113728L /* 0x70010000 */
+#define DVAL_JAVAC_UID_S "1879113728"
+#define DVAL_JAVAC_DIR "/opt/dval-javac"
+#define DVAL_JAVAC_RUN_DIR "/run/dval-javac"
+#define DVAL_JAVAC_SOCK DVAL_JAVAC_RUN_DIR "/sock"
+#define DVAL_JAVAC_CLIENT DVAL_JAVAC_DIR "/dval-javac-client"
+#define DVAL_JAVAC_JSA DVAL_JAVAC_DIR "/javac.jsa"
+/* static CDS archive for the programs' JVMs (from CdsSample.java) */
+#define DVAL_JAVAC_RUN_JSA DVAL_JAVAC_DIR "/run.jsa"
+#define DVAL_JAVAC_TEMPFAIL 75
+
+/* The service's command line, run as DVAL_JAVAC_UID. A small heap and
+ * code cache: it shares the sandbox's memory with the programs. C1 only:
+ * measured here, warm compiles are as fast and steadier (no C2 compiles
+ * competing for the sandbox's CPU). */
+#define DVAL_JAVAC_SERVICE_CMD                                              \
+    "exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData " \
+    "-Xmx256m -XX:ReservedCodeCacheSize=64m -cp " DVAL_JAVAC_DIR            \
+    " JavacService " DVAL_JAVAC_SOCK
+
+/* Where the executor has no identity switch of its own (Daytona: session
+ * commands run as the sandbox's user, root in the java image), the
+ * library starts the service with this, detached, before any validation. */
+#define DVAL_JAVAC_SERVICE_START_ROOT                                       \
+    "[ -f " DVAL_JAVAC_DIR "/JavacService.class ] && "                     \
+    "nohup setpriv --reuid=" DVAL_JAVAC_UID_S " --regid=" DVAL_JAVAC_UID_S \
+    " --clear-groups --inh-caps=-all sh -c '" DVAL_JAVAC_SERVICE_CMD "' "  \
+    ">/dev/null 2>&1 </dev/null &"
+
+/* The java profile's run command; `use` is a shell condition for trying
+ * the service ("false": plain javac only, as the tests compare). With
+ * DVAL_JAVAC_TRACE=1 it names the compiler that answered on stderr. */
+#define JAVA_RUN_WITH(use)                                                  \
+    "main=Main; if [ -f MAIN_CLASS ]; then "                                \
+    "main=$(head -n 1 MAIN_CLASS | tr -d '[:space:]'); fi; "                \
+    "dval_javac() { if " use "; then " DVAL_JAVAC_CLIENT " "                \
+    DVAL_JAVAC_SOCK " out \"$@\"; c=$?; if [ $c -ne 75 ]; then "            \
+    "[ \"${DVAL_JAVAC_TRACE:-}\" = 1 ] && echo 'dval-javac: service'; "     \
+    "return $c; fi; rm -rf out && mkdir -p out || return 1; fi; "           \
+    "[ \"${DVAL_JAVAC_TRACE:-}\" = 1 ] && echo 'dval-javac: javac'; "       \
+    "cds=; [ -f " DVAL_JAVAC_JSA " ] && "                                   \
+    "cds=-J-XX:SharedArchiveFile=" DVAL_JAVAC_JSA "; "                      \
+    "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC $cds -d out \"$@\"; }; " \
+    "if [ -f pom.xml ]; then "                                              \
+    "{ mvn -q -o -DskipTests package || mvn -q -DskipTests package; } 1>&2 " \
+    "&& java -cp 'target/classes:target/dependency/*' \"$main\"; "          \
+    "else rm -rf out && mkdir -p out && "                                   \
+    "dval_javac $(find . -name '*.java' ! -path './out/*' | "               \
+    "sed 's|^\\./||' | LC_ALL=C sort) 1>&2 && { "                           \
+    "rcds=; [ -f " DVAL_JAVAC_RUN_JSA " ] && "                              \
+    "rcds=-XX:SharedArchiveFile=" DVAL_JAVAC_RUN_JSA "; "                   \
+    "java $rcds -cp out \"$main\"; }; fi"
+
+#endif

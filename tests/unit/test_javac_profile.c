@@ -1,0 +1,92 @@
+/* The java profile's compile-service command construction (the parts that
+ * run on Daytona too, where this machine cannot run them): the build steps
+ * are the same for a local image and a Daytona image build, they carry the
+ * repository's service sources byte for byte, and every command line is
+ * valid sh. */
+#include "harness.h"
+#include "javac_service.h"
+#include "javac_service_files.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dval.h>
+
+/* 0 when `sh -n` accepts cmd */
+static int sh_parses(const char *cmd)
+{
+    char path[] = "/tmp/dval-javac-sh.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(cmd, f);
+    fclose(f);
+    char sh[128];
+    snprintf(sh, sizeof sh, "sh -n %s", path);
+    int rc = system(sh);
+    remove(path);
+    return rc;
+}
+
+/* 0 when b64 decodes to the content of file */
+static int decodes_to(const char *b64, const char *file)
+{
+    char cmd[256];
+    char path[] = "/tmp/dval-javac-b64.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(b64, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "base64 -d %s | cmp -s - %s", path, file);
+    int rc = system(cmd);
+    remove(path);
+    return rc;
+}
+
+TEST(test_javac_profile__build_steps_same_for_local_and_daytona)
+{
+    const dval_profile *p = dval_profile_find("java");
+    CHECK(p != NULL);
+    const char *const *d = p->build_commands, *const *l =
+        p->local_build_commands;
+    CHECK_CONTAINS(d[0], "apt-get install -y maven");
+    CHECK_STR(l[0], "javac -version");
+    for (int i = 1; i <= 2; i++) {
+        CHECK(d[i] && l[i]);
+        CHECK_STR(d[i], l[i]);
+        CHECK_INT(sh_parses(d[i]), 0);
+    }
+    CHECK(d[3] == NULL && l[3] == NULL);
+    CHECK_CONTAINS(d[1], "base64 -d > " DVAL_JAVAC_DIR "/JavacService.java");
+    CHECK_CONTAINS(d[2], "chown " DVAL_JAVAC_UID_S ":" DVAL_JAVAC_UID_S " "
+                   DVAL_JAVAC_RUN_DIR);
+    CHECK_CONTAINS(d[2], "-XX:ArchiveClassesAtExit=" DVAL_JAVAC_JSA);
+    CHECK_CONTAINS(d[2], "-XX:SharedArchiveFile=" DVAL_JAVAC_RUN_JSA);
+}
+
+TEST(test_javac_profile__embedded_sources_are_the_repository_files)
+{
+    CHECK_INT(decodes_to(JAVAC_SERVICE_JAVA_B64,
+                         "libexec/dval-javac-service/JavacService.java"), 0);
+    CHECK_INT(decodes_to(JAVAC_SERVICE_CLIENT_B64,
+                         "libexec/dval-javac-service/dval-javac-client"), 0);
+    CHECK_INT(decodes_to(JAVAC_SERVICE_CDS_B64,
+                         "libexec/dval-javac-service/CdsSample.java"), 0);
+}
+
+TEST(test_javac_profile__commands_parse)
+{
+    const dval_profile *p = dval_profile_find("java");
+    CHECK_STR(p->run_command, JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]"));
+    CHECK_INT(sh_parses(p->run_command), 0);
+    CHECK_INT(sh_parses(JAVA_RUN_WITH("false")), 0);
+    /* the service never runs as root, nor as a command's uid */
+    CHECK_INT(sh_parses(DVAL_JAVAC_SERVICE_START_ROOT), 0);
+    CHECK_CONTAINS(DVAL_JAVAC_SERVICE_START_ROOT,
+                   "setpriv --reuid=" DVAL_JAVAC_UID_S " --regid="
+                   DVAL_JAVAC_UID_S " --clear-groups");
+    CHECK_CONTAINS(DVAL_JAVAC_SERVICE_CMD, "JavacService " DVAL_JAVAC_SOCK);
+    CHECK(strstr(DVAL_JAVAC_SERVICE_CMD, "-proc") == NULL); /* in the code */
+}
