@@ -80,7 +80,9 @@ enum dval_status {
     DVAL_EIO = -25,         /* local file I/O failed */
     DVAL_ERESULTS = -26,    /* results missing, not UTF-8 or not JSON */
     DVAL_EBADREQUEST = -27, /* the server rejected the request (400/422) */
-    DVAL_EBUSY = -28        /* the resource is in use by another run (e.g. a thread id) */
+    DVAL_EBUSY = -28,       /* the resource is in use by another run (e.g. a thread id) */
+    DVAL_EGONE = -29,       /* the sandbox vanished while the program ran */
+    DVAL_EQUOTA = -30       /* the organization's quota is exhausted (not transient) */
 };
 
 /* Static English text for a status; never NULL, thread-safe. */
@@ -142,7 +144,8 @@ enum dval_snapshot_state {
     DVAL_SNAPSHOT_ERROR = 5,
     DVAL_SNAPSHOT_BUILD_FAILED = 6,
     DVAL_SNAPSHOT_INACTIVE = 7,
-    DVAL_SNAPSHOT_REMOVING = 8
+    DVAL_SNAPSHOT_REMOVING = 8,
+    DVAL_SNAPSHOT_SNAPSHOTTING = 9   /* newer servers: transitional, wait */
 };
 
 /* Wire name ("started"); "unknown" for out-of-range values. */
@@ -375,6 +378,11 @@ typedef struct dval_sandbox_options {
     int32_t max_pids;
     int64_t max_memory_bytes;
     int64_t max_cpu_ms;
+    /* Appended in 0.1.1. Daytona: a wall-clock lifetime after which the
+     * server destroys the sandbox even when stopped (a leak backstop);
+     * 0: none. A server that refuses the field gets a create without it.
+     * The local executor ignores it. */
+    int32_t ttl_minutes;
 } dval_sandbox_options;
 
 DVAL_API int dval_sandbox_options_init(dval_sandbox_options *opts, size_t size);
@@ -492,7 +500,10 @@ enum dval_event_type {
     DVAL_EVENT_PHASE = 1,        /* phase started/finished */
     DVAL_EVENT_OUTPUT = 2,       /* program output chunk */
     DVAL_EVENT_BUILD_LOG = 3,    /* snapshot build log chunk */
-    DVAL_EVENT_STATE = 4         /* sandbox state change */
+    DVAL_EVENT_STATE = 4,        /* sandbox state change */
+    DVAL_EVENT_RESTART = 5       /* the sandbox vanished mid-run: the validation
+                                    runs again on a fresh one and its output
+                                    restarts (drop what was received) */
 };
 
 typedef struct dval_event {
@@ -541,7 +552,23 @@ typedef struct dval_validation {
     /* Fired from any thread: the validation ends with DVAL_ECANCELED, its
      * session closed. NULL → not cancelable. Borrowed for the call. */
     dval_cancel *cancel;
+    /* enum dval_isolation (appended in 0.1.1). */
+    int32_t isolation;
+    /* dval_sandbox_options.ttl_minutes of a sandbox this validation
+     * creates; 0: none (appended in 0.1.1). */
+    int32_t sandbox_ttl_minutes;
 } dval_validation;
+
+/* What a validation shares with others (dval_validation.isolation). */
+enum dval_isolation {
+    /* the profile's (or sandbox_name's) sandbox, shared by validations,
+     * a session and /sandbox/<thread_id> each: keeps honest programs
+     * apart, not hostile ones */
+    DVAL_ISOLATION_SESSION = 0,
+    /* a sandbox of its own, created from the snapshot for this validation
+     * and deleted after it: nothing else runs in it before or during */
+    DVAL_ISOLATION_SANDBOX = 1
+};
 
 DVAL_API int dval_validation_init(dval_validation *req, size_t size);
 
@@ -553,6 +580,43 @@ DVAL_API int dval_validation_init(dval_validation *req, size_t size);
 DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
                            dval_event_fn on_event, void *userdata,
                            char **result_json);
+
+/* ------------------------------------------------------------------ pool */
+
+/* A pool of sandboxes of one profile shared by many host threads: each
+ * dval_pool_validate leases a sandbox (at most max_per_sandbox validations
+ * on one at a time), runs dval_validate on it and returns it. Callers wait
+ * in FIFO order when every sandbox is busy; beyond max_queue waiting the
+ * call fails with DVAL_EBUSY at once. No thread of its own. */
+typedef struct dval_pool dval_pool;
+
+typedef struct dval_pool_options {
+    size_t struct_size;
+    const char *profile;         /* required */
+    const char *name;            /* sandbox name prefix; NULL → "pool-<profile>" */
+    int32_t min_warm;            /* sandboxes acquired by dval_pool_new; 0 */
+    int32_t max_sandboxes;       /* 0 → 4 */
+    int32_t max_per_sandbox;     /* concurrent validations on one; 0 → 1 */
+    int64_t idle_timeout_ms;     /* a sandbox unused longer is released
+                                    (release policy) at the next lease; 0 never */
+    const char *const *labels;   /* extra labels of every pool sandbox */
+    int32_t max_queue;           /* waiting callers; 0 → 256, -1 → unbounded */
+    int32_t release;             /* enum dval_release at idle/free; KEEP */
+    /* TTL of every sandbox the pool creates (Daytona; a leak backstop):
+     * 0 → 1440 (24 h); -1 → none */
+    int32_t ttl_minutes;
+} dval_pool_options;
+
+DVAL_API int dval_pool_options_init(dval_pool_options *opts, size_t size);
+DVAL_API int dval_pool_new(dval_pool **out, dval_client *client,
+                           const dval_pool_options *opts);
+/* dval_validate on a leased pool sandbox; req->profile may be NULL (the
+ * pool's), req->sandbox_name must be NULL. */
+DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
+                                dval_event_fn on_event, void *userdata,
+                                char **result_json);
+/* No validation may still run on the pool. */
+DVAL_API void dval_pool_free(dval_pool *pool);
 
 /* ---------------------------------------------------------------- executor */
 

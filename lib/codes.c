@@ -34,6 +34,8 @@ static const struct { int code; const char *name, *text; } statuses[] = {
     { DVAL_ERESULTS, "DVAL_ERESULTS", "results missing or invalid" },
     { DVAL_EBADREQUEST, "DVAL_EBADREQUEST", "request rejected by the server" },
     { DVAL_EBUSY, "DVAL_EBUSY", "in use by another run" },
+    { DVAL_EGONE, "DVAL_EGONE", "sandbox vanished during the run" },
+    { DVAL_EQUOTA, "DVAL_EQUOTA", "organization quota exhausted" },
 };
 
 DVAL_API const char *dval_strerror(int status)
@@ -62,7 +64,7 @@ static const char *const sandbox_states[] = {
 
 static const char *const snapshot_states[] = {
     "unknown", "pending", "building", "pulling", "active", "error",
-    "build_failed", "inactive", "removing",
+    "build_failed", "inactive", "removing", "snapshotting",
 };
 
 #define NSTATES(a) ((int)(sizeof a / sizeof *a))

@@ -26,6 +26,7 @@ struct dval_client {
      * message stays intact until DVAL__ERR_RING newer ones were set. */
     char errring[DVAL__ERR_RING][DVAL_ERRMSG_MAX];
     atomic_uint errseq;
+    _Atomic int64_t hold_until_ms; /* backpressure.c: no call before */
 };
 
 struct dval_snapshot {

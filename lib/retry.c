@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backpressure.h"
 #include "retry.h"
 
 void dval__retry_begin(dval__retry *r, dval_client *c, const char *what,
@@ -19,6 +20,7 @@ void dval__retry_begin(dval__retry *r, dval_client *c, const char *what,
 void dval__retry_call(dval__retry *r, dval_call *call, int64_t timeout_ms)
 {
     r->attempt++;
+    dval__hold_wait(r->client, r->cancel_fd);   /* a 429 another thread saw */
     dval__call_init(r->client, call, timeout_ms, r->cancel_fd);
 }
 
@@ -45,6 +47,8 @@ static int worth_retrying(const dval__retry *r, int rc, const dval_call *call)
 int dval__retry_again(dval__retry *r, int rc, dval_call *call)
 {
     dval_client *c = r->client;
+    if (rc == DVAL_ERATELIMIT || rc == DVAL_EQUOTA)
+        dval__hold_note(c, r->attempt, call->retry_after_ms);
     if (rc == DVAL_OK || rc == DVAL_EPASSTHROUGH || !worth_retrying(r, rc, call) ||
         r->attempt >= c->retry_attempts)
         return 0;

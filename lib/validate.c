@@ -18,6 +18,7 @@
 #include <uuid/uuid.h>
 
 #include "core.h"
+#include "recover.h"
 #include "workdir.h"
 
 extern char **environ;
@@ -43,6 +44,7 @@ typedef struct vctx {
     dval_session *sess;
     char sess_id[DVAL_ID_MAX];
     void *claim;            /* the executor's claim on workdir, or NULL */
+    int in_exec;            /* the program was started (output may exist) */
     int ran;                /* the run command finished with an exit code */
     int exit_code;
     size_t files, bytes;    /* uploaded */
@@ -179,6 +181,10 @@ static int check_request(vctx *v, const dval_validation *req)
     char msg[256];
     if (dval__check_component("thread id", v->thread_id, msg, sizeof msg))
         return fail(v, DVAL_EINVAL, "request", msg);
+    if (v->req.isolation != DVAL_ISOLATION_SESSION &&
+        v->req.isolation != DVAL_ISOLATION_SANDBOX)
+        return fail(v, DVAL_EINVAL, "request", "isolation is not a "
+                    "dval_isolation value");
     if (v->req.release < DVAL_RELEASE_KEEP ||
         v->req.release > DVAL_RELEASE_DELETE)
         return fail(v, DVAL_EINVAL, "request", "release is not a "
@@ -259,6 +265,16 @@ static int do_snapshot(vctx *v)
 
 /* ---- sandbox and session */
 
+/* "<base>-<12 random hex>": a name no other validation uses. */
+static void own_sandbox_name(const char *base, char *out, size_t cap)
+{
+    uuid_t u;
+    char s[40];
+    uuid_generate_random(u);
+    uuid_unparse_lower(u, s);
+    dval__fmt(out, cap, "%.200s-%.8s%.4s", base, s, s + 9);
+}
+
 static int do_sandbox(vctx *v)
 {
     char profile_label[300];
@@ -267,7 +283,7 @@ static int do_sandbox(vctx *v)
     size_t extra = 0;
     while (v->req.labels && v->req.labels[extra])
         extra++;
-    const char **labels = dval__calloc(extra + 3, sizeof *labels);
+    const char **labels = dval__calloc(extra + 4, sizeof *labels);
     if (!labels)
         return fail(v, DVAL_ENOMEM, "sandbox", NULL);
     /* the managed-by label lets `daytona-validate sandbox ls/rm` find
@@ -280,10 +296,19 @@ static int do_sandbox(vctx *v)
     dval_sandbox_options o;
     dval_sandbox_options_init(&o, sizeof o);
     o.name = v->req.sandbox_name ? v->req.sandbox_name : v->prof->sandbox_name;
+    char own[DVAL_ID_MAX];
+    if (v->req.isolation == DVAL_ISOLATION_SANDBOX) {
+        own_sandbox_name(o.name, own, sizeof own);
+        o.name = own;
+        labels[extra + 2] = "dval.isolation=sandbox";
+    }
     o.snapshot = v->req.snapshot_name ? v->req.snapshot_name
                                       : v->prof->snapshot_name;
     o.labels = labels;
-    o.release = v->req.release;
+    o.ttl_minutes = v->req.sandbox_ttl_minutes;
+    /* a sandbox of its own is never handed to another validation */
+    o.release = v->req.isolation == DVAL_ISOLATION_SANDBOX ? DVAL_RELEASE_DELETE
+                                                           : v->req.release;
     o.on_state = on_state;
     o.state_userdata = v;
     int rc = dval_sandbox_acquire(&v->sb, v->client, &o);
@@ -507,6 +532,7 @@ static int do_exec(vctx *v)
     eo.cwd = v->workdir;
     eo.timeout_ms = v->req.timeout_ms;
     int code = -1;
+    v->in_exec = 1;
     rc = dval_session_exec(v->sess, cmd.data, &eo, on_output, v, &code);
     dval__buf_free(&cmd);
     if (rc)
@@ -656,12 +682,19 @@ static int do_download(vctx *v)
 parse:;
     size_t n = 0;
     char **names = parse_listing(list.data, &n);
-    for (size_t i = 0; names && i < n && !v->aborted; i++)
+    /* each fetch is short: the token is checked between them, and ends
+     * a long one through the thread's ambient scope */
+    dval__cancel_scope(v->req.cancel);
+    for (size_t i = 0; names && i < n && !v->aborted &&
+                       !dval_cancel_fired(v->req.cancel); i++)
         fetch_one(v, names[i]);
+    dval__cancel_scope(NULL);
     dval__free(names);
     dval__buf_free(&list);
     if (!names)
         return fail(v, DVAL_ENOMEM, "download", NULL);
+    if (dval_cancel_fired(v->req.cancel))
+        return fail(v, DVAL_ECANCELED, "download", "canceled");
     if (v->aborted)
         return fail(v, DVAL_EABORTED, "download", NULL);
     if (json_array_size(v->errors) > 0)
@@ -810,6 +843,87 @@ static const char *download_detail(vctx *v, char *buf, size_t cap)
     return buf;
 }
 
+/* ---- a sandbox lost under the validation (PROTOCOL 10.3) */
+
+/* sandbox → download once; *lost set when a failure came from the sandbox
+ * having stopped or vanished under it. */
+static int run_once(vctx *v)
+{
+    /* the sandbox wait takes no descriptor of its own: the token ends it
+     * through the thread's ambient scope */
+    dval__cancel_scope(v->req.cancel);
+    int rc = run_phase(v, "sandbox", do_sandbox, sandbox_detail);
+    dval__cancel_scope(NULL);
+    if (!rc)
+        rc = run_phase(v, "session", do_session, session_detail);
+    /* from here on, firing the token cancels the session's execs */
+    dval__cancel_attach(v->req.cancel, v->sess);
+    if (!rc)
+        rc = run_phase(v, "upload", do_upload, upload_detail);
+    if (!rc)
+        rc = run_phase(v, "exec", do_exec, exec_detail);
+    if (!rc)
+        rc = run_phase(v, "download", do_download, download_detail);
+    dval__cancel_attach(v->req.cancel, NULL);
+    return rc;
+}
+
+/* Forgets the handles of a sandbox that is gone or stopped (its session
+ * died with it): the next acquire finds or creates it again. */
+static void drop_sandbox(vctx *v)
+{
+    dval_session_free(v->sess);
+    v->sess = NULL;
+    if (v->sb && v->claim)
+        dval__sandbox_release(v->sb, v->claim);
+    v->claim = NULL;
+    dval_sandbox_free(v->sb);
+    v->sb = NULL;
+    v->sess_id[0] = 0;
+    v->files = v->bytes = 0;
+    v->in_exec = v->ran = 0;
+    v->exit_code = 0;
+    json_object_clear(v->results);
+    json_array_clear(v->errors);
+}
+
+static int restart_event(vctx *v)
+{
+    dval_event ev = { .struct_size = sizeof ev, .type = DVAL_EVENT_RESTART };
+    ev.phase = "exec";
+    ev.status = DVAL_EGONE;
+    ev.detail = "the sandbox vanished during the run; running again on a "
+                "fresh sandbox: output restarts";
+    return emit(v, &ev);
+}
+
+/* Runs the sandbox phases; a sandbox that stopped or vanished before the
+ * program started is acquired again (the ladder starts or recreates it);
+ * one lost while the program ran gives DVAL_EGONE and one re-run from the
+ * start, announced by a DVAL_EVENT_RESTART event. */
+static int run_recovering(vctx *v)
+{
+    int recovered = 0, reran = 0;
+    for (;;) {
+        int rc = run_once(v);
+        if (!rc || rc == DVAL_ECANCELED || rc == DVAL_EABORTED || !v->sb ||
+            !dval__sandbox_lost(v->sb, rc))
+            return rc;
+        if (v->in_exec) {
+            rc = fail(v, DVAL_EGONE, "exec", "the sandbox vanished or "
+                      "stopped while the program ran");
+            if (reran++ || restart_event(v))
+                return rc;
+        } else if (recovered++ >= 2) {
+            return rc;
+        }
+        DVAL__LOG(v->client, DVAL_LOG_WARN, "sandbox %s lost (%s); acquiring "
+                  "it again", dval_sandbox_name(v->sb),
+                  dval_sandbox_state_name(dval_sandbox_state(v->sb)));
+        drop_sandbox(v);
+    }
+}
+
 DVAL_API int dval_validation_init(dval_validation *req, size_t size)
 {
     if (!req)
@@ -852,23 +966,11 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
         rc = fail(v, DVAL_ENOMEM, "request", NULL);
         goto out;
     }
-    /* the snapshot and sandbox waits take no descriptor of their own:
-     * the token ends them through the thread's ambient scope */
     dval__cancel_scope(v->req.cancel);
     rc = run_phase(v, "snapshot", do_snapshot, snapshot_detail);
-    if (!rc)
-        rc = run_phase(v, "sandbox", do_sandbox, sandbox_detail);
     dval__cancel_scope(NULL);
     if (!rc)
-        rc = run_phase(v, "session", do_session, session_detail);
-    /* from here on, firing the token cancels the session's execs */
-    dval__cancel_attach(v->req.cancel, v->sess);
-    if (!rc)
-        rc = run_phase(v, "upload", do_upload, upload_detail);
-    if (!rc)
-        rc = run_phase(v, "exec", do_exec, exec_detail);
-    if (!rc)
-        rc = run_phase(v, "download", do_download, download_detail);
+        rc = run_recovering(v);
     /* keep the first failure's message: close must not overwrite it */
     char saved[DVAL_ERRMSG_MAX];
     dval__strlcpy(saved, dval_client_errmsg(client), sizeof saved);

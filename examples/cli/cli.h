@@ -96,6 +96,21 @@ typedef struct run_report {
     int64_t total_ms;
 } run_report;
 
+/* cmd_batch.c: `run` with several DIRs (one validation each, at most
+ * jobs at once through a dval_pool). Returns 0 iff all succeeded, else 1
+ * (or an exit status when nothing could start). */
+typedef struct batch_opts {
+    const cli_common *co;
+    const dval_validation *req;   /* template: profile, timeout, labels... */
+    char *const *dirs;
+    int ndirs;
+    int jobs;
+    int json;
+} batch_opts;
+int batch_run(const batch_opts *o);
+/* cmd_run.c: what a finished phase event tells about the run */
+void run_note_phase(run_state *st, const dval_event *ev);
+
 /* report.c */
 void report_json(FILE *f, const run_report *r);
 
@@ -153,6 +168,7 @@ int runlog_dir(const cli_common *co, char *buf, size_t cap);
 int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_sandbox(int argc, char **argv);
+int cmd_reap(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 
 #endif

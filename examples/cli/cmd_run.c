@@ -16,6 +16,7 @@
 
 static const char run_usage[] =
     "usage: daytona-validate run --profile NAME [options] DIR\n"
+    "       daytona-validate run --profile NAME [--jobs N] [options] DIR...\n"
     "\n"
     "Uploads DIR into a sandbox, runs the profile's command there with\n"
     "DVAL_THREAD_ID, DVAL_WORKDIR and DVAL_RESULTS_DIR set, and brings back\n"
@@ -28,7 +29,11 @@ static const char run_usage[] =
     "  --json                  print one JSON summary on stdout instead\n"
     "  --timeout SECONDS       limit the program's run time\n"
     "  --release keep|stop|delete  what to do with the sandbox afterwards\n"
+    "  --isolation session|sandbox  share the profile's sandbox (a session\n"
+    "                          each, default) or get a sandbox of its own,\n"
+    "                          created for this run and deleted after\n"
     "  --label KEY=VALUE       extra sandbox label (repeatable)\n"
+    "  --jobs N                with several DIRs: at most N at once (4)\n"
     "  --allow-missing-results  no results file is not an error\n"
     "  --state-dir DIR         local executor state (and run transcripts)\n"
     "  --verbose               progress, build logs and library logs\n"
@@ -38,6 +43,9 @@ static const char run_usage[] =
     "one exits at once. Failures are explained on stderr, with a hint.\n"
     "--json prints one document of one shape for success and failure,\n"
     "defined by daytona-validate-run.schema.json (see daytona-validate(1)).\n"
+    "With several DIRs each is one validation (own thread id, output lines\n"
+    "prefixed [folder]), then a table folder/verdict/exit code/wall ms, or\n"
+    "with --json one such document per line; exit 0 iff all succeeded.\n"
     "\n"
     "exit status: the program's when it ran and failed; else 0 ok, 64 usage,\n"
     "65 results missing or invalid, 66 source dir or --results file,\n"
@@ -78,7 +86,7 @@ static void tail_add(run_state *st, const char *data, size_t len)
 
 /* Timings, sandbox, session and exit code, known even when the library
  * returns no summary (a timeout, an interrupt, a failed phase). */
-static void note_phase(run_state *st, const dval_event *ev)
+void run_note_phase(run_state *st, const dval_event *ev)
 {
     const char *d = ev->detail ? ev->detail : "";
     size_t cap = sizeof st->timings - st->timings_len;
@@ -130,7 +138,7 @@ static int on_event(const dval_event *ev, void *ud)
     if (ev->type == DVAL_EVENT_BUILD_LOG) {
         runlog_write("build", ev->data, ev->len);
     } else if (ev->type == DVAL_EVENT_PHASE && ev->done) {
-        note_phase(st, ev);
+        run_note_phase(st, ev);
         log_phase(ev);
     }
     term_event(ev);
@@ -161,7 +169,8 @@ static int parse_release(const char *s, int32_t *out)
 }
 
 enum { OPT_PROFILE = OPT_FIRST_CMD, OPT_THREAD, OPT_RESULTS, OPT_JSON,
-       OPT_TIMEOUT, OPT_RELEASE, OPT_LABEL, OPT_ALLOW_MISSING };
+       OPT_TIMEOUT, OPT_RELEASE, OPT_LABEL, OPT_ALLOW_MISSING,
+       OPT_ISOLATION, OPT_JOBS };
 
 static const struct option longopts[] = {
     CLI_COMMON_LONGOPTS,
@@ -173,6 +182,8 @@ static const struct option longopts[] = {
     {"release", 1, NULL, OPT_RELEASE},
     {"label", 1, NULL, OPT_LABEL},
     {"allow-missing-results", 0, NULL, OPT_ALLOW_MISSING},
+    {"isolation", 1, NULL, OPT_ISOLATION},
+    {"jobs", 1, NULL, OPT_JOBS},
     {NULL, 0, NULL, 0},
 };
 
@@ -182,6 +193,9 @@ typedef struct run_args {
     const char *labels[MAX_LABELS + 1];
     const char *results_file;
     int json;
+    int jobs;
+    char **dirs;               /* several DIRs: a batch */
+    int ndirs;
 } run_args;
 
 static int usage_error(cli_problem *pb, const char *fmt, const char *arg)
@@ -215,6 +229,20 @@ static int parse_option(run_args *a, int opt, size_t *nlabels,
             return usage_error(pb, "--release is keep, stop or delete, not "
                                "'%s'", optarg);
         return -1;
+    case OPT_ISOLATION:
+        if (strcmp(optarg, "session") && strcmp(optarg, "sandbox"))
+            return usage_error(pb, "--isolation is session or sandbox, not "
+                               "'%s'", optarg);
+        a->req.isolation = !strcmp(optarg, "sandbox") ? DVAL_ISOLATION_SANDBOX
+                                                      : DVAL_ISOLATION_SESSION;
+        return -1;
+    case OPT_JOBS: {
+        long n = strtol(optarg, &end, 10);
+        if (*end || end == optarg || n < 1 || n > 256)
+            return usage_error(pb, "--jobs needs 1..256, not '%s'", optarg);
+        a->jobs = (int)n;
+        return -1;
+    }
     case OPT_LABEL:
         if (!strchr(optarg, '=') || *optarg == '=' || *nlabels == MAX_LABELS)
             return usage_error(pb, "--label needs KEY=VALUE, not '%s'",
@@ -250,14 +278,29 @@ static int parse_args(run_args *a, int argc, char **argv, cli_problem *pb)
     }
     if (!a->req.profile)
         return usage_error(pb, "%s", "--profile NAME is required");
-    if (optind != argc - 1)
-        return usage_error(pb, "%s", optind >= argc
-                           ? "the source DIR is missing"
-                           : "exactly one source DIR is allowed");
+    if (optind >= argc)
+        return usage_error(pb, "%s", "the source DIR is missing");
     a->req.source_dir = argv[optind];
+    a->dirs = argv + optind;
+    a->ndirs = argc - optind;
     if (nlabels)
         a->req.labels = a->labels;
     return -1;
+}
+
+/* Every DIR; a batch refuses --thread and --results (one each would
+ * clash) . */
+static int check_dirs(const run_args *a, cli_problem *pb)
+{
+    if (a->ndirs > 1 && (a->req.thread_id || a->results_file)) {
+        usage_error(pb, "%s", "--thread and --results take one DIR (each "
+                    "of several gets its own thread id; use --json)");
+        return -1;
+    }
+    for (int i = 0; i < a->ndirs; i++)
+        if (check_source_dir(a->dirs[i], pb))
+            return -1;
+    return 0;
 }
 
 /* Every argument, before any remote work (-1: all good). */
@@ -266,7 +309,7 @@ static int check_args(const run_args *a, cli_problem *pb)
     if (check_executor(a->co.executor, pb) ||
         check_profile(a->req.profile, pb) ||
         (a->req.thread_id && check_thread_id(a->req.thread_id, pb)) ||
-        check_source_dir(a->req.source_dir, pb) ||
+        check_dirs(a, pb) ||
         (a->results_file &&
          check_output_file("--results", a->results_file, pb)))
         return pb->exit_status;
@@ -426,6 +469,13 @@ int cmd_run(int argc, char **argv)
         ex = check_args(&a, &pb);
     if (ex > 0)
         return early_failure(&a, &pb, "arguments");
+    if (a.ndirs > 1) {
+        batch_opts bo = {.co = &a.co, .req = &a.req, .dirs = a.dirs,
+                         .ndirs = a.ndirs, .jobs = a.jobs ? a.jobs : 4,
+                         .json = a.json};
+        term_init(a.co.verbose);
+        return batch_run(&bo);
+    }
     char tid[64];
     if (!a.req.thread_id) {
         default_thread_id(tid, sizeof tid);

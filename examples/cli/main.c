@@ -21,6 +21,7 @@ static const char usage[] =
     "  snapshot ls                       the profiles' snapshots and states\n"
     "  sandbox ls [--label K=V]... [--all]        list sandboxes\n"
     "  sandbox stop|rm [--label K=V]... [--all] [NAME...]  reap sandboxes\n"
+    "  reap [--pool NAME] [--label K=V]...  delete this library's sandboxes\n"
     "  logs [THREAD_ID]                  the transcript of a run (default: "
     "last)\n"
     "  profiles                          list the validation profiles\n"
@@ -134,6 +135,8 @@ int main(int argc, char **argv)
         return cmd_snapshot(argc - 1, argv + 1);
     if (!strcmp(cmd, "sandbox"))
         return cmd_sandbox(argc - 1, argv + 1);
+    if (!strcmp(cmd, "reap"))
+        return cmd_reap(argc - 1, argv + 1);
     if (!strcmp(cmd, "logs"))
         return cmd_logs(argc - 1, argv + 1);
     if (!strcmp(cmd, "profiles"))

@@ -195,6 +195,9 @@ async def sandbox_create(request):
     name = body.get("name")
     if name is not None and (not isinstance(name, str) or not name):
         return api_error(request, 400, "name must be a non-empty string")
+    if emu.config.get("refuse_ttl") and "ttlMinutes" in body:
+        # an older server's request validation (PROTOCOL 10.2)
+        return api_error(request, 400, ["property ttlMinutes should not exist"])
     build = body.get("buildInfo")
     snap_ref = body.get("snapshot")
     if build is not None and snap_ref:
@@ -435,6 +438,7 @@ async def sandbox_last_activity(request):
     if err is not None:
         return err
     sbx.last_activity = now_iso()
+    sbx.activity_mono = time.monotonic()
     return web.Response(status=201, body=b"")
 
 

@@ -11,6 +11,7 @@ import asyncio
 import os
 import shutil
 import signal
+import time
 import sys
 import tempfile
 
@@ -104,6 +105,7 @@ def _toolbox_precheck(emu, request):
     request["sbx"] = sbx
     if request.headers.get("X-Daytona-Skip-Last-Activity-Update", "").lower() != "true":
         sbx.last_activity = now_iso()
+        sbx.activity_mono = time.monotonic()
     return None
 
 
@@ -176,6 +178,26 @@ def make_app(emu):
     return app
 
 
+async def auto_stopper(emu):
+    """auto_stop_ms mode (PROTOCOL 10.3.1): a started sandbox with a non-zero
+    autoStopInterval and no activity (toolbox request, open log WebSocket,
+    POST last-activity) for auto_stop_ms is stopped, as the real auto-stop."""
+    while not emu.stop_event.is_set():
+        await asyncio.sleep(0.05)
+        ms = int(emu.config.get("auto_stop_ms") or 0)
+        if ms <= 0:
+            continue
+        now = time.monotonic()
+        for sbx in list(emu.store.sandboxes.values()):
+            if sbx.state != "started" or sbx.desired != "started" or not sbx.auto_stop:
+                continue
+            if sbx.open_ws > 0:
+                sbx.activity_mono = now
+            elif now - sbx.activity_mono > ms / 1000.0:
+                sbx.desired = "stopped"
+                emu.store.set_sandbox_state(sbx, "stopping")
+
+
 async def watchdog(emu, lifetime, parent):
     loop = asyncio.get_event_loop()
     deadline = loop.time() + lifetime
@@ -219,6 +241,7 @@ async def amain(args):
         os.rename(tmp, args.port_file)
     print("daytona emulator on http://127.0.0.1:%d (root %s, isolation %s)"
           % (emu.port, root, emu.sessions.isolation), file=sys.stderr, flush=True)
+    stopper = loop.create_task(auto_stopper(emu))
     try:
         await watchdog(emu, args.lifetime, os.getppid())
     finally:

@@ -22,6 +22,8 @@ DEFAULT_CONFIG = {
     "start_wait_ms": 30000,
     "ws_mode": "normal",
     "ws_frame_max": 1024,
+    "auto_stop_ms": 0,
+    "refuse_ttl": False,
 }
 
 # Transitional sandbox state -> next state ("gone" = destroyed and removed).
@@ -121,6 +123,9 @@ class Sandbox:
         self.recoverable = False
         self.stuck = False
         self.gen = 0
+        # auto_stop_ms mode: monotonic time of the last activity, open log WebSockets
+        self.activity_mono = time.monotonic()
+        self.open_ws = 0
         self.created_at = self.updated_at = self.last_activity = now_iso()
         self.build_started = None
         self.build_end = None

@@ -86,6 +86,17 @@ async def follow(request, session, cmd):
                                max_msg_size=0)
     await ws.prepare(request)
     emu.stats["websockets"] += 1
+    sbx = request.get("sbx")
+    if sbx is not None:     # an open WebSocket counts as activity (auto_stop_ms)
+        sbx.open_ws += 1
+    try:
+        return await _follow(request, session, cmd, emu, ws)
+    finally:
+        if sbx is not None:
+            sbx.open_ws -= 1
+
+
+async def _follow(request, session, cmd, emu, ws):
     mode = _mode(request)
     filt = MarkerFilter() if mode == "combined" else None
     ws_mode = str(emu.config.get("ws_mode") or "normal")

@@ -62,10 +62,31 @@ int dt_sandbox_delete(void *ud, dval_call *c, const char *id)
     return rc;
 }
 
+static int create_once(dt_exec *ex, dval_call *c,
+                       const dval_sandbox_options *o, dval_sandbox_info *out);
+
+/* An older server refuses ttlMinutes with a 400 that names it (PROTOCOL
+ * 10.2): the TTL is a backstop, so the sandbox is created without it. */
 int dt_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
                       dval_sandbox_info *out)
 {
-    dt_exec *ex = ud;
+    int rc = create_once(ud, c, o, out);
+    if (rc != DVAL_EBADREQUEST || !strstr(c->errmsg, "ttlMinutes") ||
+        o->struct_size < offsetof(dval_sandbox_options, ttl_minutes) +
+                             sizeof o->ttl_minutes || o->ttl_minutes <= 0)
+        return rc;
+    dval_sandbox_options plain = *o;
+    plain.ttl_minutes = 0;
+    if (c->log_fn)
+        c->log_fn(DVAL_LOG_WARN, "the server refuses ttlMinutes: creating "
+                  "the sandbox without a TTL", c->log_userdata);
+    c->errmsg[0] = '\0';
+    return create_once(ud, c, &plain, out);
+}
+
+static int create_once(dt_exec *ex, dval_call *c,
+                       const dval_sandbox_options *o, dval_sandbox_info *out)
+{
     char *body = NULL;
     dval__buf url = {0};
     int rc = dt_json_sandbox_create(&body, o, o->target ? o->target

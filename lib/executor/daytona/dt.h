@@ -97,6 +97,12 @@ int dt_fail_http(dt_exec *ex, dval_call *c, long http, int create,
 void dt_scrub(const dt_exec *ex, char *msg);
 /* Sets c->failure (enum dval_failure) when the core's dval_call has it. */
 void dt_classify(dval_call *c, int failure);
+/* ---- envelope.c: the structured error envelope (PROTOCOL 10.1) and
+ * quota errors. Returns the status for a failed reply whose mapped status
+ * is rc (classifying c and wording quota errors). */
+int dt_envelope_map(dval_call *c, const char *body, size_t len,
+                    const char *msg, int rc);
+int dt_is_quota_message(const char *msg);
 
 /* ---- url.c (pure) */
 /* Appends s percent-encoded (everything but RFC 3986 unreserved). */

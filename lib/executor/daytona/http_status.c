@@ -78,5 +78,5 @@ int dt_fail_http(dt_exec *ex, dval_call *c, long http, int create,
         dt_classify(c, DVAL_FAILURE_GONE);
     dval__fmt(c->errmsg, sizeof c->errmsg, "%s (HTTP %ld)", msg, http);
     dt_scrub(ex, c->errmsg);
-    return dt_map_status(http, create, msg);
+    return dt_envelope_map(c, body, len, msg, dt_map_status(http, create, msg));
 }

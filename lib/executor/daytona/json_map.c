@@ -419,6 +419,10 @@ static int sandbox_create_fields(json_t *o, const dval_sandbox_options *s)
         rc = put_int(o, "autoArchiveInterval", s->auto_archive_minutes);
     if (!rc && s->auto_delete_minutes > 0)
         rc = put_int(o, "autoDeleteInterval", s->auto_delete_minutes);
+    if (!rc && s->struct_size >= offsetof(dval_sandbox_options, ttl_minutes) +
+                                     sizeof s->ttl_minutes &&
+        s->ttl_minutes > 0)
+        rc = put_int(o, "ttlMinutes", s->ttl_minutes);
     if (!rc && s->network != DVAL_NETWORK_DEFAULT)
         rc = json_object_set_new(o, "networkBlockAll",
                                  json_boolean(s->network == DVAL_NETWORK_BLOCK))

@@ -52,6 +52,7 @@ typedef struct dval_sandbox_options {
     int64_t create_timeout_ms; int64_t start_timeout_ms; int64_t zombie_pause_ms;
     int32_t no_recover; dval_state_fn on_state; void *state_userdata;
     int32_t max_pids; int64_t max_memory_bytes; int64_t max_cpu_ms;
+    int32_t ttl_minutes;
 } dval_sandbox_options;
 
 typedef struct dval_exec_options {
@@ -156,8 +157,13 @@ class Backend:
     def __init__(self, path: str) -> None:
         self.path = path
         self.has_cancel = _has_symbol(path, "dval_cancel_new")
+        # libraries with the pool also have the isolation and TTL fields
+        self.has_isolation = _has_symbol(path, "dval_pool_new")
+        tail = "\n    dval_cancel *cancel;" if self.has_cancel else ""
+        if self.has_isolation:
+            tail += "\n    int32_t isolation; int32_t sandbox_ttl_minutes;"
         self.ffi = ffi = FFI()
-        ffi.cdef(_STRUCTS + _VALIDATION % ("\n    dval_cancel *cancel;" if self.has_cancel else "")
+        ffi.cdef(_STRUCTS + _VALIDATION % tail
                  + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else ""))
         self.lib = ffi.dlopen(path)
         self.NULL = ffi.NULL

@@ -54,7 +54,7 @@ class SandboxOptions(C.Structure):
                 ("zombie_pause_ms", C.c_int64), ("no_recover", C.c_int32),
                 ("on_state", STATE_FN), ("state_userdata", C.c_void_p),
                 ("max_pids", C.c_int32), ("max_memory_bytes", C.c_int64),
-                ("max_cpu_ms", C.c_int64)]
+                ("max_cpu_ms", C.c_int64), ("ttl_minutes", C.c_int32)]
 
 
 class ExecOptions(C.Structure):
@@ -77,6 +77,12 @@ class Validation(C.Structure):
 class ValidationCancel(C.Structure):
     """dval_validation of a library with the cancel token (appended field)."""
     _fields_ = _VALIDATION_FIELDS + [("cancel", C.c_void_p)]
+
+
+class ValidationIsolation(C.Structure):
+    """dval_validation of a library with the pool: isolation and TTL too."""
+    _fields_ = _VALIDATION_FIELDS + [("cancel", C.c_void_p), ("isolation", C.c_int32),
+                                     ("sandbox_ttl_minutes", C.c_int32)]
 
 
 class Event(C.Structure):
@@ -184,6 +190,8 @@ class Backend:
                 f = getattr(lib, fname)
                 f.restype, f.argtypes = res, args
         self.validation_struct = ValidationCancel if self.has_cancel else Validation
+        if hasattr(lib, "dval_pool_new"):   # isolation and TTL fields too
+            self.validation_struct = ValidationIsolation
 
     # ---- layout (tests compare it with the C compiler's)
     def layout(self, struct: str, field: str) -> int:

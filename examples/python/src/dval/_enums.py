@@ -42,6 +42,8 @@ class Status(IntEnum):
     ERESULTS = -26
     EBADREQUEST = -27
     EBUSY = -28
+    EGONE = -29
+    EQUOTA = -30
 
     @property
     def c_name(self) -> str:
@@ -86,6 +88,7 @@ class SnapshotState(IntEnum):
     BUILD_FAILED = 6
     INACTIVE = 7
     REMOVING = 8
+    SNAPSHOTTING = 9
 
 
 class Stream(IntEnum):
@@ -127,6 +130,7 @@ class EventType(IntEnum):
     OUTPUT = 2
     BUILD_LOG = 3
     STATE = 4
+    RESTART = 5
 
 
 E = TypeVar("E", bound=IntEnum)

@@ -208,6 +208,18 @@ class DvalBusy(DvalError):
     name = "DVAL_EBUSY"
 
 
+class DvalGone(DvalError):
+    """Raised for DVAL_EGONE."""
+    status = Status.EGONE
+    name = "DVAL_EGONE"
+
+
+class DvalQuota(DvalError):
+    """Raised for DVAL_EQUOTA."""
+    status = Status.EQUOTA
+    name = "DVAL_EQUOTA"
+
+
 #: status value → exception class
 STATUS_CLASSES: Dict[int, Type[DvalError]] = {
     Status.ERROR: DvalGenericError,
@@ -238,6 +250,8 @@ STATUS_CLASSES: Dict[int, Type[DvalError]] = {
     Status.ERESULTS: DvalResultsError,
     Status.EBADREQUEST: DvalBadRequest,
     Status.EBUSY: DvalBusy,
+    Status.EGONE: DvalGone,
+    Status.EQUOTA: DvalQuota,
 }
 __all__ += [c.__name__ for c in STATUS_CLASSES.values()]
 

@@ -1,0 +1,318 @@
+/* `run` with several DIRs: each folder is one validation with its own
+ * thread id, at most --jobs at once through a dval_pool. Output lines are
+ * prefixed with the folder's name and written whole under a lock, so two
+ * validations never interleave within a line; a terminal gets a progress
+ * line; the end is a summary table (or, with --json, one run document per
+ * validation per line). Exit 0 iff every validation succeeded. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+typedef struct item {
+    const char *dir;
+    char name[64];             /* the folder's base name, for prefixes */
+    run_state *st;
+    char line[2][4096];        /* a partial line per stream */
+    size_t line_len[2];
+    int exit_status;
+    const char *status;
+    int64_t wall_ms;
+    dval_cancel *token;
+} item;
+
+typedef struct batch {
+    const batch_opts *o;
+    dval_client *client;
+    dval_pool *pool;
+    item *items;
+    atomic_int next, done, failed, running;
+    int64_t t0;
+    pthread_mutex_t out_lock;  /* whole lines, progress and JSON lines */
+    dval_cancel *master;       /* fired by SIGINT/SIGTERM */
+    int progress;
+} batch;
+
+typedef struct ectx {
+    batch *b;
+    item *it;
+} ectx;
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void progress_line(batch *b)
+{
+    if (!b->progress)
+        return;
+    fprintf(stderr, "\r\033[K%d done, %d running, %d failed, %.1f s",
+            atomic_load(&b->done), atomic_load(&b->running),
+            atomic_load(&b->failed), (double)(now_ms() - b->t0) / 1000.0);
+    fflush(stderr);
+}
+
+/* One whole line "[name] text" on the stream's fd. */
+static void emit_line(batch *b, item *it, int err, const char *s, size_t n)
+{
+    pthread_mutex_lock(&b->out_lock);
+    if (b->progress)
+        fputs("\r\033[K", stderr);
+    FILE *f = err || b->o->json ? stderr : stdout;
+    fprintf(f, "[%s] %.*s\n", it->name, (int)n, s);
+    fflush(f);
+    progress_line(b);
+    pthread_mutex_unlock(&b->out_lock);
+}
+
+static void add_output(batch *b, item *it, int err, const char *d, size_t n)
+{
+    char *line = it->line[err];
+    size_t *len = &it->line_len[err];
+    for (size_t i = 0; i < n; i++) {
+        if (d[i] == '\n' || *len == sizeof it->line[0] - 1) {
+            emit_line(b, it, err, line, *len);
+            *len = 0;
+            if (d[i] == '\n')
+                continue;
+        }
+        line[(*len)++] = d[i];
+    }
+}
+
+static int on_event(const dval_event *ev, void *ud)
+{
+    ectx *e = ud;
+    if (ev->type == DVAL_EVENT_OUTPUT)
+        add_output(e->b, e->it, ev->stream == DVAL_STDERR, ev->data, ev->len);
+    else if (ev->type == DVAL_EVENT_RESTART)
+        emit_line(e->b, e->it, 1, "(sandbox lost: output restarts)", 31);
+    else if (ev->type == DVAL_EVENT_PHASE && ev->done)
+        run_note_phase(e->it->st, ev);
+    return 0;
+}
+
+static void flush_partial(batch *b, item *it)
+{
+    for (int s = 0; s < 2; s++)
+        if (it->line_len[s])
+            emit_line(b, it, s, it->line[s], it->line_len[s]);
+}
+
+/* Words and JSON for one finished validation, as the single run has. */
+static void report(batch *b, item *it, int rc, const char *summary)
+{
+    run_info ri;
+    memset(&ri, 0, sizeof ri);
+    ri.rc = rc;
+    ri.errmsg = dval_client_errmsg(b->client);
+    ri.executor = dval_client_executor_name(b->client);
+    ri.thread_id = NULL;
+    ri.timeout_ms = b->o->req->timeout_ms;
+    ri.signal = intr_signal();
+    ri.ran = it->st->ran;
+    ri.exit_code = it->st->exit_code;
+    explain_run(&ri);
+    it->exit_status = ri.pb.exit_status;
+    it->status = ri.status;
+    if (!b->o->json)
+        return;
+    run_report r = {.ri = &ri, .st = it->st, .profile = b->o->req->profile,
+                    .summary = summary, .called = 1,
+                    .total_ms = it->wall_ms};
+    pthread_mutex_lock(&b->out_lock);
+    report_json(stdout, &r);   /* one line */
+    fflush(stdout);
+    pthread_mutex_unlock(&b->out_lock);
+}
+
+static void run_one(batch *b, item *it, dval_cancel *token)
+{
+    dval_validation req = *b->o->req;
+    req.source_dir = it->dir;
+    req.thread_id = NULL;          /* a uuid of its own */
+    req.sandbox_name = NULL;
+    req.cancel = token;
+    ectx e = {b, it};
+    char *summary = NULL;
+    int64_t t0 = now_ms();
+    atomic_fetch_add(&b->running, 1);
+    int rc = dval_pool_validate(b->pool, &req, on_event, &e, &summary);
+    it->wall_ms = now_ms() - t0;
+    atomic_fetch_sub(&b->running, 1);
+    flush_partial(b, it);
+    if (summary && sscanf(strstr(summary, "\"exit_code\":") ?
+                          strstr(summary, "\"exit_code\":") : "",
+                          "\"exit_code\":%d", &it->st->exit_code) == 1)
+        it->st->ran = 1;
+    report(b, it, rc, summary);
+    dval_free(summary);
+    if (it->exit_status)
+        atomic_fetch_add(&b->failed, 1);
+    atomic_fetch_add(&b->done, 1);
+}
+
+static void *worker(void *arg)
+{
+    batch *b = arg;
+    int i;
+    while ((i = atomic_fetch_add(&b->next, 1)) < b->o->ndirs) {
+        if (dval_cancel_fired(b->master)) {
+            /* interrupted before it started: reported, not run */
+            b->items[i].exit_status = CLI_EX_INTERRUPTED;
+            b->items[i].status = "interrupted";
+            atomic_fetch_add(&b->failed, 1);
+            atomic_fetch_add(&b->done, 1);
+            continue;
+        }
+        run_one(b, &b->items[i], b->items[i].token);
+    }
+    return NULL;
+}
+
+/* Ctrl-C fires the master token (interrupt.c); a token serves one
+ * validation, so this thread passes it on to every one. */
+static void *interrupt_relay(void *arg)
+{
+    batch *b = arg;
+    while (atomic_load(&b->done) < b->o->ndirs) {
+        if (dval_cancel_fired(b->master)) {
+            for (int i = 0; i < b->o->ndirs; i++)
+                dval_cancel_fire(b->items[i].token);
+            break;
+        }
+        usleep(20000);
+        pthread_mutex_lock(&b->out_lock);
+        progress_line(b);
+        pthread_mutex_unlock(&b->out_lock);
+    }
+    return NULL;
+}
+
+static void summary_table(batch *b)
+{
+    if (b->o->json)
+        return;
+    size_t w = 6;
+    for (int i = 0; i < b->o->ndirs; i++)
+        if (strlen(b->items[i].name) > w)
+            w = strlen(b->items[i].name);
+    printf("%-*s  %-16s  %9s  %8s\n", (int)w, "FOLDER", "VERDICT",
+           "EXIT CODE", "WALL MS");
+    for (int i = 0; i < b->o->ndirs; i++) {
+        const item *it = &b->items[i];
+        char code[16] = "-";
+        if (it->st && it->st->ran)
+            snprintf(code, sizeof code, "%d", it->st->exit_code);
+        printf("%-*s  %-16s  %9s  %8lld\n", (int)w, it->name,
+               it->status ? it->status : "-", code, (long long)it->wall_ms);
+    }
+}
+
+static int make_pool(batch *b)
+{
+    dval_pool_options po;
+    dval_pool_options_init(&po, sizeof po);
+    po.profile = b->o->req->profile;
+    po.labels = b->o->req->labels;
+    po.max_queue = -1;
+    if (b->o->req->isolation == DVAL_ISOLATION_SANDBOX) {
+        po.max_sandboxes = b->o->jobs;      /* a fresh sandbox each */
+        po.max_per_sandbox = 1;
+    } else {
+        po.max_sandboxes = 1;               /* the shared sandbox */
+        po.max_per_sandbox = b->o->jobs;
+        po.name = b->o->req->sandbox_name;
+    }
+    return dval_pool_new(&b->pool, b->client, &po);
+}
+
+static int setup_items(batch *b)
+{
+    b->items = calloc((size_t)b->o->ndirs, sizeof *b->items);
+    if (!b->items)
+        return -1;
+    for (int i = 0; i < b->o->ndirs; i++) {
+        item *it = &b->items[i];
+        it->dir = b->o->dirs[i];
+        const char *base = strrchr(it->dir, '/');
+        while (base && !base[1] && base > it->dir) {   /* "dir/" */
+            const char *p = base - 1;
+            while (p > it->dir && *p != '/')
+                p--;
+            snprintf(it->name, sizeof it->name, "%.*s",
+                     (int)(base - p - (*p == '/')), p + (*p == '/'));
+            break;
+        }
+        if (!it->name[0])
+            snprintf(it->name, sizeof it->name, "%s", base ? base + 1 : it->dir);
+        it->st = calloc(1, sizeof *it->st);
+        if (!it->st || dval_cancel_new(&it->token))
+            return -1;
+    }
+    return 0;
+}
+
+static int run_all(batch *b)
+{
+    int n = b->o->jobs < b->o->ndirs ? b->o->jobs : b->o->ndirs;
+    pthread_t th[256], relay;
+    int started = 0;
+    pthread_create(&relay, NULL, interrupt_relay, b);
+    for (; started < n && started < 256; started++)
+        if (pthread_create(&th[started], NULL, worker, b))
+            break;
+    if (!started)
+        worker(b);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    atomic_store(&b->done, b->o->ndirs);
+    pthread_join(relay, NULL);
+    if (b->progress)
+        fputs("\r\033[K", stderr);
+    summary_table(b);
+    return atomic_load(&b->failed) ? 1 : 0;
+}
+
+int batch_run(const batch_opts *o)
+{
+    batch b;
+    memset(&b, 0, sizeof b);
+    b.o = o;
+    b.t0 = now_ms();
+    b.progress = isatty(2) && !o->co->verbose;
+    pthread_mutex_init(&b.out_lock, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (dval_cancel_new(&b.master) || intr_start(b.master) ||
+        setup_items(&b)) {
+        cli_err("cannot start the batch: out of memory or descriptors");
+        return CLI_EX_INFRA;
+    }
+    cli_problem pb;
+    memset(&pb, 0, sizeof pb);
+    int ex = cli_client_pb(&b.client, o->co, &pb, NULL);
+    if (!ex && make_pool(&b)) {
+        snprintf(pb.message, sizeof pb.message, "%s",
+                 dval_client_errmsg(b.client));
+        ex = CLI_EX_INFRA;
+    }
+    if (ex) {
+        term_problem(pb.message, pb.hint);
+        dval_client_free(b.client);
+        return ex;
+    }
+    ex = run_all(&b);
+    dval_pool_free(b.pool);
+    dval_client_free(b.client);
+    /* tokens, states and the master stay: the interrupt watcher may still
+     * hold the master while the process exits */
+    return ex;
+}

@@ -1,0 +1,129 @@
+/* dval_pool: many host threads validating on a bounded set of sandboxes
+ * of one profile. A validation is dval_validate on a leased sandbox name,
+ * so the ladder (find, start, recover, or create) and the recovery from a
+ * sandbox lost under it are the same as for a single validation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pool.h"
+
+#define DEFAULT_MAX_SANDBOXES 4
+#define DEFAULT_MAX_QUEUE 256
+
+DVAL_API int dval_pool_options_init(dval_pool_options *opts, size_t size)
+{
+    if (!opts)
+        return DVAL_EINVAL;
+    if (size < sizeof opts->struct_size)
+        return DVAL_EABI;
+    memset(opts, 0, size);
+    opts->struct_size = size < sizeof *opts ? size : sizeof *opts;
+    return DVAL_OK;
+}
+
+static int copy_labels(dval_pool *p, const char *const *extra)
+{
+    size_t n = 0;
+    while (extra && extra[n])
+        n++;
+    p->labels = dval__calloc(n + 2, sizeof *p->labels);
+    if (!p->labels)
+        return DVAL_ENOMEM;
+    char pool_label[200];
+    /* `daytona-validate sandbox ls/rm --label dval.pool=NAME` finds them */
+    dval__fmt(pool_label, sizeof pool_label, "dval.pool=%s", p->prefix);
+    if (!(p->labels[0] = dval__strdup(pool_label)))
+        return DVAL_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (!(p->labels[i + 1] = dval__strdup(extra[i])))
+            return DVAL_ENOMEM;
+    return DVAL_OK;
+}
+
+void dval__pool_destroy(dval_pool *p)
+{
+    for (char **l = p->labels; l && *l; l++)
+        dval__free(*l);
+    dval__free(p->labels);
+    dval__free(p->slots);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->cond);
+    dval__client_unref(p->client);
+    dval__free(p);
+}
+
+static int setup(dval_pool *p, dval_client *client, const dval_pool_options *o)
+{
+    p->client = client;
+    dval__client_ref(client);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    dval__strlcpy(p->profile, o->profile, sizeof p->profile);
+    if (o->name)
+        dval__strlcpy(p->prefix, o->name, sizeof p->prefix);
+    else
+        dval__fmt(p->prefix, sizeof p->prefix, "pool-%s", o->profile);
+    p->max_sb = o->max_sandboxes > 0 ? o->max_sandboxes : DEFAULT_MAX_SANDBOXES;
+    p->per_sb = o->max_per_sandbox > 0 ? o->max_per_sandbox : 1;
+    p->max_queue = o->max_queue ? o->max_queue : DEFAULT_MAX_QUEUE;
+    p->idle_ms = o->idle_timeout_ms;
+    p->release = o->release;
+    int has_ttl = o->struct_size >= offsetof(dval_pool_options, ttl_minutes) +
+                                        sizeof o->ttl_minutes;
+    p->ttl = !has_ttl || o->ttl_minutes == 0 ? 1440
+             : o->ttl_minutes < 0 ? 0 : o->ttl_minutes;
+    p->slots = dval__calloc((size_t)p->max_sb, sizeof *p->slots);
+    if (!p->slots)
+        return DVAL_ENOMEM;
+    for (int i = 0; i < p->max_sb; i++)
+        dval__fmt(p->slots[i].name, sizeof p->slots[i].name, "%s-%d",
+                  p->prefix, i);
+    return copy_labels(p, o->labels);
+}
+
+static int check_options(dval_client *client, const dval_pool_options *o)
+{
+    if (!o->profile || !dval_profile_find(o->profile)) {
+        dval__client_seterr(client, "pool: %s", o->profile
+                            ? "no such profile" : "no profile");
+        return o->profile ? DVAL_ENOTFOUND : DVAL_EINVAL;
+    }
+    if (o->min_warm < 0 || o->max_sandboxes < 0 || o->max_per_sandbox < 0 ||
+        (o->max_sandboxes && o->min_warm > o->max_sandboxes) ||
+        o->release < DVAL_RELEASE_KEEP || o->release > DVAL_RELEASE_DELETE) {
+        dval__client_seterr(client, "pool: invalid sizes or release policy");
+        return DVAL_EINVAL;
+    }
+    return DVAL_OK;
+}
+
+DVAL_API int dval_pool_new(dval_pool **out, dval_client *client,
+                           const dval_pool_options *opts)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !client || !opts)
+        return DVAL_EINVAL;
+    if (opts->struct_size < offsetof(dval_pool_options, release) +
+                                sizeof opts->release)
+        return DVAL_EABI;
+    int rc = check_options(client, opts);
+    if (rc)
+        return rc;
+    dval_pool *p = dval__calloc(1, sizeof *p);
+    if (!p)
+        return DVAL_ENOMEM;
+    rc = setup(p, client, opts);
+    for (int i = 0; !rc && i < opts->min_warm; i++)
+        rc = dval__pool_warm(p, i);
+    if (rc) {
+        dval_pool_free(p);   /* releases the warm ones by the policy */
+        return rc;
+    }
+    *out = p;
+    return DVAL_OK;
+}

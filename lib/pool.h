@@ -1,0 +1,51 @@
+/* The pool's state, shared by pool.c (lifecycle, validate) and
+ * pool_lease.c (fair admission). */
+#ifndef DVAL_POOL_H
+#define DVAL_POOL_H
+
+#include <pthread.h>
+
+#include "core.h"
+
+typedef struct dval__waiter {
+    struct dval__waiter *next;
+} dval__waiter;
+
+typedef struct dval__slot {
+    char name[DVAL_ID_MAX];      /* sandbox name: <prefix>-<index> */
+    int busy;                    /* validations running on it */
+    int used;                    /* may exist on the server */
+    int ready;                   /* a validation on it has ended: shareable */
+    int releasing;               /* idle release in progress: not leasable */
+    int64_t last_used_ms;
+} dval__slot;
+
+struct dval_pool {
+    dval_client *client;
+    char profile[128];
+    char prefix[128];
+    int max_sb, per_sb, max_queue, release, ttl;
+    int64_t idle_ms;
+    char **labels;               /* NULL-terminated, owned */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;         /* a slot was returned / a turn moved on */
+    struct dval__waiter *head;   /* FIFO admission: callers waiting for */
+    struct dval__waiter *tail;   /* a slot, in order of arrival */
+    int nwaiting;
+    dval__slot *slots;
+};
+
+/* Waits for this caller's turn and a free slot (FIFO); DVAL_EBUSY at once
+ * when max_queue callers already wait, DVAL_ECANCELED when cancel fires
+ * while waiting. *slot is the leased index. */
+int dval__pool_lease(dval_pool *p, dval_cancel *cancel, int *slot);
+void dval__pool_return(dval_pool *p, int slot);
+/* Releases (release policy) sandboxes idle longer than idle_ms. */
+void dval__pool_reap_idle(dval_pool *p);
+/* Acquires slot i's sandbox (min_warm); frees the pool's memory. */
+int dval__pool_warm(dval_pool *p, int i);
+void dval__pool_destroy(dval_pool *p);
+/* Applies the release policy to one pool sandbox by name. */
+int dval__pool_release_one(dval_pool *p, const char *name);
+
+#endif

@@ -1,0 +1,138 @@
+/* Running validations on the pool, warming it and releasing its
+ * sandboxes. */
+#include <string.h>
+
+#include "pool.h"
+
+static int ensure_snapshot(dval_pool *p, const dval_profile *prof)
+{
+    dval_snapshot_spec spec;
+    dval_snapshot_spec_init(&spec, sizeof spec);
+    spec.name = prof->snapshot_name;
+    spec.image = prof->image;
+    spec.build_commands = prof->build_commands;
+    if (!strcmp(dval_client_executor_name(p->client), "local") &&
+        prof->local_build_commands)
+        spec.build_commands = prof->local_build_commands;
+    dval_snapshot *snap = NULL;
+    int rc = dval_snapshot_ensure(&snap, p->client, &spec, NULL, NULL);
+    dval_snapshot_free(snap);
+    return rc;
+}
+
+/* Acquires slot i's sandbox now (dval_pool_new's min_warm). */
+int dval__pool_warm(dval_pool *p, int i)
+{
+    const dval_profile *prof = dval_profile_find(p->profile);
+    int rc = i == 0 ? ensure_snapshot(p, prof) : DVAL_OK;
+    if (rc)
+        return rc;
+    size_t n = 0;
+    while (p->labels[n])
+        n++;
+    const char **labels = dval__calloc(n + 2, sizeof *labels);
+    if (!labels)
+        return DVAL_ENOMEM;
+    labels[0] = "dval.managed-by=daytona-validate";
+    for (size_t k = 0; k < n; k++)
+        labels[k + 1] = p->labels[k];
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = p->slots[i].name;
+    o.snapshot = prof->snapshot_name;
+    o.labels = labels;
+    o.ttl_minutes = p->ttl;
+    dval_sandbox *sb = NULL;
+    rc = dval_sandbox_acquire(&sb, p->client, &o);
+    dval_sandbox_free(sb);
+    dval__free(labels);
+    if (!rc) {
+        p->slots[i].used = p->slots[i].ready = 1;
+        p->slots[i].last_used_ms = dval__now_ms();
+    }
+    return rc;
+}
+
+int dval__pool_release_one(dval_pool *p, const char *name)
+{
+    if (p->release == DVAL_RELEASE_KEEP)
+        return DVAL_OK;
+    dval_sandbox *sb = NULL;
+    int rc = dval_sandbox_get(&sb, p->client, name);
+    if (rc == DVAL_OK)
+        rc = p->release == DVAL_RELEASE_DELETE ? dval_sandbox_delete(sb)
+                                               : dval_sandbox_stop(sb);
+    dval_sandbox_free(sb);
+    return rc == DVAL_ENOTFOUND ? DVAL_OK : rc;
+}
+
+/* The request's labels after the pool's (a copy of pointers). */
+static const char **merged_labels(dval_pool *p, const char *const *extra)
+{
+    size_t n = 0, m = 0;
+    while (p->labels[n])
+        n++;
+    while (extra && extra[m])
+        m++;
+    const char **l = dval__calloc(n + m + 1, sizeof *l);
+    for (size_t i = 0; l && i < n; i++)
+        l[i] = p->labels[i];
+    for (size_t i = 0; l && i < m; i++)
+        l[n + i] = extra[i];
+    return l;
+}
+
+DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
+                                dval_event_fn on_event, void *userdata,
+                                char **result_json)
+{
+    if (result_json)
+        *result_json = NULL;
+    if (!pool || !req)
+        return DVAL_EINVAL;
+    if (req->struct_size < offsetof(dval_validation, thread_id) ||
+        req->sandbox_name) {
+        dval__client_seterr(pool->client, "pool: %s", req->sandbox_name
+                            ? "the pool names the sandbox: leave "
+                              "sandbox_name NULL" : "request too small");
+        return req->sandbox_name ? DVAL_EINVAL : DVAL_EABI;
+    }
+    dval__pool_reap_idle(pool);
+    dval_validation r;
+    dval_validation_init(&r, sizeof r);
+    memcpy(&r, req, req->struct_size < sizeof r ? req->struct_size : sizeof r);
+    r.struct_size = sizeof r;
+    int slot = -1;
+    int rc = dval__pool_lease(pool, r.struct_size > offsetof(dval_validation,
+                              cancel) ? r.cancel : NULL, &slot);
+    if (rc) {
+        dval__client_seterr(pool->client, "pool %s: %s", pool->prefix,
+                            rc == DVAL_EBUSY ? "queue full (every sandbox is "
+                            "busy and max_queue callers already wait)"
+                            : "canceled while waiting for a sandbox");
+        return rc;
+    }
+    const char **labels = merged_labels(pool, req->labels);
+    if (!r.profile)
+        r.profile = pool->profile;
+    r.sandbox_name = pool->slots[slot].name;
+    r.labels = labels;
+    if (!r.sandbox_ttl_minutes)
+        r.sandbox_ttl_minutes = pool->ttl;
+    rc = labels ? dval_validate(pool->client, &r, on_event, userdata,
+                                result_json)
+                : DVAL_ENOMEM;
+    dval__free(labels);
+    dval__pool_return(pool, slot);
+    return rc;
+}
+
+DVAL_API void dval_pool_free(dval_pool *pool)
+{
+    if (!pool)
+        return;
+    for (int i = 0; pool->slots && i < pool->max_sb; i++)
+        if (pool->slots[i].used)
+            dval__pool_release_one(pool, pool->slots[i].name);
+    dval__pool_destroy(pool);
+}
