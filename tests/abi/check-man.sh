@@ -56,6 +56,10 @@ pages=$(ls man/man3/*.3 man/man7/*.7 man/man1/*.1 2>/dev/null)
 # shellcheck disable=SC2086
 refs=$(grep -nE '^\.BR [A-Za-z0-9_.-]+ [0-9]' $pages)
 [ -z "$refs" ] || bad "cross references without parentheses: $refs"
+# one date on every page (the generated ones and the hand-written man1)
+# shellcheck disable=SC2086
+dates=$(awk 'FNR == 1 && /^\.TH/ { print $4 }' $pages | sort -u)
+[ "$(grep -c . <<<"$dates")" -le 1 ] || bad "pages carry different dates: $(tr '\n' ' ' <<<"$dates")"
 if [ -n "$pages" ]; then
     # shellcheck disable=SC2086
     out=$(mandoc -T lint -W warning $pages 2>&1)

@@ -39,7 +39,7 @@ sys.path.insert(0, HERE)
 import facts  # noqa: E402
 import shared  # noqa: E402
 
-DATE = "2025-01-01"
+DATE = "2026-12-01"
 SOURCE = "libdaytona-validate 0.1.0"
 MANUAL = "libdaytona-validate Manual"
 
