@@ -77,6 +77,19 @@ static void set_limit(int res, const char *v)
         die_fd(2, "setrlimit");
 }
 
+/* Adds NAME=value, replacing an earlier NAME (a default such as HOME). */
+static int set_env(char **env, int n, char *kv)
+{
+    size_t len = strcspn(kv, "=") + 1;
+    for (int i = 0; i < n; i++)
+        if (!strncmp(env[i], kv, len)) {
+            env[i] = kv;
+            return n;
+        }
+    env[n] = kv;
+    return n + 1;
+}
+
 static int parse(int argc, char **argv, struct exec_req *r)
 {
     int nenv = 0;
@@ -97,7 +110,7 @@ static int parse(int argc, char **argv, struct exec_req *r)
         if (i + 1 >= argc)
             break;
         if (!strcmp(argv[i], "-e") && nenv < MAX_ENV)
-            r->env[nenv++] = argv[++i];
+            nenv = set_env(r->env, nenv, argv[++i]);
         else if (!strcmp(argv[i], "-c"))
             set_limit(RLIMIT_CPU, argv[++i]);
         else if (!strcmp(argv[i], "-m"))

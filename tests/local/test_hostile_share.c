@@ -85,3 +85,32 @@ TEST(test_hostile__validations_cannot_touch_each_other)
     CHECK_INT(t.ex.session_delete(ud, lt_call(&t), "sb", "victim"), DVAL_OK);
     lt_close(&t);
 }
+
+/* A validation's HOME is its own directory: writable to it (Maven's ~/.m2,
+ * dotnet's ~/.dotnet), and a dotfile one validation plants there is not in
+ * another's HOME. */
+TEST(test_hostile__home_is_the_validations_own)
+{
+    lt t;
+    lt_open(&t, "ho-home");
+    lt_sandbox(&t, "sb", NULL);
+    void *ud = t.ex.userdata;
+    CHECK_INT(t.ex.folder_create(ud, lt_call(&t), "sb", "/sandbox/ha"),
+              DVAL_OK);
+    CHECK_INT(t.ex.folder_create(ud, lt_call(&t), "sb", "/sandbox/hb"),
+              DVAL_OK);
+    lt_out o = { 0 };
+    CHECK_INT(run_in(&t, "/sandbox/ha", "echo \"$HOME\"; mkdir -p ~/.m2 && "
+                     "echo planted > ~/.m2/settings.xml && "
+                     "(echo planted > /home/daytona/.profile) 2>/dev/null; "
+                     "true", &o), 0);
+    CHECK_STR(o.out.data, "/sandbox/ha\n");
+    lt_out_free(&o);
+    lt_out p = { 0 };
+    CHECK_INT(run_in(&t, "/sandbox/hb", "echo \"$HOME\"; "
+                     "cat ~/.m2/settings.xml ~/.profile 2>/dev/null; true",
+                     &p), 0);
+    CHECK_STR(p.out.data, "/sandbox/hb\n");
+    lt_out_free(&p);
+    lt_close(&t);
+}

@@ -79,18 +79,23 @@ static void command_cwd(const char *cmd, char *dir, size_t cap)
 }
 
 /* The host uid of the command: its working directory's /sandbox/<dir>'s
- * (made that uid's now if needed), else the default one; -1: none. */
+ * (made that uid's now if needed), else the default one; -1: none. A
+ * validation's HOME is its own directory: /home/daytona belongs to the
+ * default uid, and a shared writable home would let one validation plant
+ * dotfiles (~/.m2/settings.xml, ~/.profile) that another then runs. */
 static int command_uid(lx *x, dval_call *c, lx_sb *sb, const char *command,
-                       long *uid)
+                       long *uid, char *home, size_t home_cap)
 {
     char cwd[4096], top[256], p[64];
     *uid = -1;
+    home[0] = 0;
     if (!sb->isolated || geteuid() != 0)
         return DVAL_OK;
     command_cwd(command, cwd, sizeof cwd);
     lx_top_of(cwd, 0, top, sizeof top);
     if (!top[0])
         return lx_uid_for(x, c, sb, -1, "", uid);
+    dval__fmt(home, home_cap, "HOME=/sandbox/%s", top);
     dval__fmt(p, sizeof p, "/proc/%d/root", (int)sb->pid);
     int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root < 0)
@@ -105,10 +110,10 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
                      lx_cmd *m)
 {
     char *argv[MAX_ARGS], pidbuf[32], root[4200], lim[3][32], mark[600];
-    char uidbuf[32];
+    char uidbuf[32], home[300];
     int n = 1;
     long uid;
-    int rc = command_uid(x, c, sb, command, &uid);
+    int rc = command_uid(x, c, sb, command, &uid, home, sizeof home);
     if (rc != DVAL_OK)
         return rc;
     lx_limits l;
@@ -124,6 +129,10 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
         dval__fmt(uidbuf, sizeof uidbuf, "%ld", uid);
         argv[n++] = "-u";
         argv[n++] = uidbuf;
+    }
+    if (home[0]) {
+        argv[n++] = "-e";
+        argv[n++] = home;
     }
     for (size_t i = 0; i < sb->kv.n && n < MAX_ARGS - 4; i++) {
         if (!strcmp(sb->kv.keys[i], "env")) {
