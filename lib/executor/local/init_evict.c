@@ -18,13 +18,8 @@
 /* 1 when pid's command line names dir (so a reused pid is never hit). */
 static int runs_for(pid_t pid, const char *dir)
 {
-    char p[64], buf[8192];
-    dval__fmt(p, sizeof p, "/proc/%d/cmdline", (int)pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    char buf[8192];
+    ssize_t n = lx_read_proc(pid, "cmdline", buf, sizeof buf);
     if (n <= 0)
         return 0;
     for (ssize_t i = 0; i < n; i++)
@@ -106,16 +101,10 @@ void lx_cgroup_sweep(lx *x, const lx_limits *l)
  * marker (session_proc.c), 0 when it has none. */
 static pid_t marker_caller(pid_t pid, const char *name)
 {
-    char p[64], buf[65536], want[300];
-    dval__fmt(p, sizeof p, "/proc/%d/environ", (int)pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    char buf[65536], want[300];
+    ssize_t n = lx_read_proc(pid, "environ", buf, sizeof buf);
     if (n <= 0)
         return 0;
-    buf[n] = 0;
     int wl = snprintf(want, sizeof want, ":%s:", name);
     for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
         const char *e = buf + i;

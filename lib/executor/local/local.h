@@ -60,6 +60,8 @@ int lx_rmtree(const char *path);
 int lx_lock(dval_call *c, const char *path, int64_t timeout_ms);
 void lx_unlock(int fd);
 int64_t lx_wall_ms(void);
+/* Reads /proc/<pid>/<what> (one read, NUL-terminated); 0 when absent. */
+ssize_t lx_read_proc(pid_t pid, const char *what, char *buf, size_t cap);
 /* Process-wide sequence number (>= 1) for unique temporary names. */
 unsigned long lx_seq(void);
 /* Removes what killed processes left in the state dir: probe.<pid>,

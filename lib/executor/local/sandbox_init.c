@@ -30,16 +30,9 @@ int lx_sb_path(lx *x, dval_call *c, const char *id, char *dir, size_t cap)
  * dead. */
 static unsigned long long pid_start(pid_t pid)
 {
-    char p[64], buf[1024];
-    dval__fmt(p, sizeof p, "/proc/%d/stat", (int)pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[1024];
+    if (lx_read_proc(pid, "stat", buf, sizeof buf) <= 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
     char *s = strrchr(buf, ')');
     if (!s || s[1] != ' ' || s[2] == 'Z' || s[2] == 'X')
         return 0;

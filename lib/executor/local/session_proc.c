@@ -62,16 +62,10 @@ void lx_session_marker(char *dst, size_t cap, const char *sb,
 
 static int environ_has(int pid, const char *mark, size_t mlen)
 {
-    char p[64], buf[65536];
-    dval__fmt(p, sizeof p, "/proc/%d/environ", pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    char buf[65536];
+    ssize_t n = lx_read_proc(pid, "environ", buf, sizeof buf);
     if (n <= 0)
         return 0;
-    buf[n] = 0;
     for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
         if (strlen(buf + i) == mlen && !memcmp(buf + i, mark, mlen))
             return 1;

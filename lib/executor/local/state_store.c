@@ -372,3 +372,18 @@ void lx_sweep_leftovers(const char *state_dir)
     sweep_dir(sbs, "ext4-", ".tmp", 2, 2);
     sweep_dir(sbs, "spare-", ".tmp", 3, 3);
 }
+
+ssize_t lx_read_proc(pid_t pid, const char *what, char *buf, size_t cap)
+{
+    char p[64];
+    dval__fmt(p, sizeof p, "/proc/%d/%s", (int)pid, what);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    return n;
+}
