@@ -557,6 +557,13 @@ typedef struct dval_validation {
     /* dval_sandbox_options.ttl_minutes of a sandbox this validation
      * creates; 0: none (appended in 0.1.1). */
     int32_t sandbox_ttl_minutes;
+    /* Resources of a sandbox this validation creates, in Daytona's units
+     * (CPUs, GiB; the CLI's --cpu/--memory/--disk); 0 → the executor's
+     * default (local: no CPU quota, 2 GiB memory, 10 GiB writable disk).
+     * A sandbox that already exists keeps its own (appended in 0.1.1). */
+    int32_t cpu;
+    int32_t memory_gib;
+    int32_t disk_gib;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */

@@ -306,6 +306,9 @@ static int do_sandbox(vctx *v)
                                       : v->prof->snapshot_name;
     o.labels = labels;
     o.ttl_minutes = v->req.sandbox_ttl_minutes;
+    o.cpu = v->req.cpu;
+    o.memory_gib = v->req.memory_gib;
+    o.disk_gib = v->req.disk_gib;
     /* a sandbox of its own is never handed to another validation */
     o.release = v->req.isolation == DVAL_ISOLATION_SANDBOX ? DVAL_RELEASE_DELETE
                                                            : v->req.release;

@@ -34,6 +34,9 @@ static const char run_usage[] =
     "                          created for this run and deleted after\n"
     "  --label KEY=VALUE       extra sandbox label (repeatable)\n"
     "  --jobs N                with several DIRs: at most N at once (4)\n"
+    "  --cpu N --memory GIB --disk GIB  resources of a sandbox the run\n"
+    "                          creates (Daytona's units; local defaults: no\n"
+    "                          CPU quota, 2 GiB memory, 10 GiB disk)\n"
     "  --allow-missing-results  no results file is not an error\n"
     "  --state-dir DIR         local executor state (and run transcripts)\n"
     "  --verbose               progress, build logs and library logs\n"
@@ -170,7 +173,7 @@ static int parse_release(const char *s, int32_t *out)
 
 enum { OPT_PROFILE = OPT_FIRST_CMD, OPT_THREAD, OPT_RESULTS, OPT_JSON,
        OPT_TIMEOUT, OPT_RELEASE, OPT_LABEL, OPT_ALLOW_MISSING,
-       OPT_ISOLATION, OPT_JOBS };
+       OPT_ISOLATION, OPT_JOBS, OPT_CPU, OPT_MEMORY, OPT_DISK };
 
 static const struct option longopts[] = {
     CLI_COMMON_LONGOPTS,
@@ -184,6 +187,9 @@ static const struct option longopts[] = {
     {"allow-missing-results", 0, NULL, OPT_ALLOW_MISSING},
     {"isolation", 1, NULL, OPT_ISOLATION},
     {"jobs", 1, NULL, OPT_JOBS},
+    {"cpu", 1, NULL, OPT_CPU},
+    {"memory", 1, NULL, OPT_MEMORY},
+    {"disk", 1, NULL, OPT_DISK},
     {NULL, 0, NULL, 0},
 };
 
@@ -193,7 +199,7 @@ typedef struct run_args {
     const char *labels[MAX_LABELS + 1];
     const char *results_file;
     int json;
-    int jobs;
+    int32_t jobs;
     char **dirs;               /* several DIRs: a batch */
     int ndirs;
 } run_args;
@@ -204,6 +210,18 @@ static int usage_error(cli_problem *pb, const char *fmt, const char *arg)
     snprintf(pb->hint, sizeof pb->hint, "see `daytona-validate run --help`");
     pb->exit_status = CLI_EX_USAGE;
     return CLI_EX_USAGE;
+}
+
+/* A whole number lo..hi for option name into *out: -1, or the usage exit. */
+static int parse_count(cli_problem *pb, const char *fmt, long lo, long hi,
+                       int32_t *out)
+{
+    char *end;
+    long n = strtol(optarg, &end, 10);
+    if (*end || end == optarg || n < lo || n > hi)
+        return usage_error(pb, fmt, optarg);
+    *out = (int32_t)n;
+    return -1;
 }
 
 static int parse_option(run_args *a, int opt, size_t *nlabels,
@@ -236,13 +254,18 @@ static int parse_option(run_args *a, int opt, size_t *nlabels,
         a->req.isolation = !strcmp(optarg, "sandbox") ? DVAL_ISOLATION_SANDBOX
                                                       : DVAL_ISOLATION_SESSION;
         return -1;
-    case OPT_JOBS: {
-        long n = strtol(optarg, &end, 10);
-        if (*end || end == optarg || n < 1 || n > 256)
-            return usage_error(pb, "--jobs needs 1..256, not '%s'", optarg);
-        a->jobs = (int)n;
-        return -1;
-    }
+    case OPT_JOBS:
+        return parse_count(pb, "--jobs needs 1..256, not '%s'", 1, 256,
+                           &a->jobs);
+    case OPT_CPU:
+        return parse_count(pb, "--cpu needs a whole number of CPUs 1..64, "
+                           "not '%s'", 1, 64, &a->req.cpu);
+    case OPT_MEMORY:
+        return parse_count(pb, "--memory needs GiB 1..1024, not '%s'", 1,
+                           1024, &a->req.memory_gib);
+    case OPT_DISK:
+        return parse_count(pb, "--disk needs GiB 1..4096, not '%s'", 1, 4096,
+                           &a->req.disk_gib);
     case OPT_LABEL:
         if (!strchr(optarg, '=') || *optarg == '=' || *nlabels == MAX_LABELS)
             return usage_error(pb, "--label needs KEY=VALUE, not '%s'",

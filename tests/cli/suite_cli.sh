@@ -173,6 +173,27 @@ if [ $LOCAL = 1 ]; then
         bad "local shell sample" "$(diag $n)"
     fi
 
+    # --disk 1: a 2 GiB write fails inside with ENOSPC, the host keeps its
+    # space, the sandbox (created for the run) is deleted after it
+    mkdir -p "$T/fill" && printf '%s\n' 'mkdir -p results' \
+        'if dd if=/dev/zero of=big bs=1M count=2048 2>err.txt; then echo wrote-all; fi' \
+        'grep -o "No space left on device" err.txt | head -n 1' \
+        'rm -f big; echo "{\"ok\": true}" > results/r.json' >"$T/fill/run.sh"
+    free0=$(df -k --output=avail "$S" | tail -n 1)
+    run_cli disk run --executor local --state-dir "$S" --profile shell --disk 1 --isolation sandbox "$T/fill"
+    free1=$(df -k --output=avail "$S" | tail -n 1)
+    if [ "$(rc disk)" = 0 ] && grep -q '^No space left on device$' "$T/disk.out" && ! grep -q wrote-all "$T/disk.out" \
+            && [ $((free0 - free1)) -lt 1300000 ]; then
+        ok "--disk 1: a 2 GiB write ends with ENOSPC inside, the host keeps its space"
+    else
+        bad "--disk 1 with a 2 GiB write" "$(diag disk; echo "free before $free0 KiB, after $free1 KiB")"
+    fi
+    run_cli baddisk run --executor local --state-dir "$S" --profile shell --disk 0 examples/validation/shell
+    run_cli badcpu run --executor local --state-dir "$S" --profile shell --cpu lots examples/validation/shell
+    [ "$(rc baddisk)" = 64 ] && grep -q -- '--disk needs GiB' "$T/baddisk.err" && [ "$(rc badcpu)" = 64 ] \
+        && grep -q -- '--cpu needs' "$T/badcpu.err" \
+        && ok "--disk 0 / --cpu lots: usage errors before any work" || bad "--disk/--cpu checks" "$(diag baddisk; diag badcpu)"
+
     start=$(date +%s%N)
     run_cli java run --executor local --state-dir "$S" --profile java --thread java1 --results "$T/java.results" examples/validation/java-javac
     java_ms=$(( ($(date +%s%N) - start) / 1000000 ))

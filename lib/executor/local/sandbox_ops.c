@@ -72,8 +72,10 @@ static int fill_new(lx *x, lx_sb *sb, const dval_sandbox_options *o)
     rc |= lx_kv_setnum(&sb->kv, "network", o->network == DVAL_NETWORK_ALLOW);
     rc |= lx_kv_setnum(&sb->kv, "max_pids", o->max_pids > 0 ? o->max_pids
                                                               : 512);
+    /* memory_gib is Daytona's unit; the byte field, when set, is finer */
     rc |= lx_kv_setnum(&sb->kv, "max_memory", o->max_memory_bytes > 0
-                       ? o->max_memory_bytes : 2LL << 30);
+                       ? o->max_memory_bytes : o->memory_gib > 0
+                       ? (long long)o->memory_gib << 30 : 2LL << 30);
     rc |= lx_kv_setnum(&sb->kv, "max_cpu_ms", o->max_cpu_ms > 0
                        ? o->max_cpu_ms : 600000);
     if (o->disk_gib > 0)

@@ -161,7 +161,8 @@ class Backend:
         self.has_isolation = _has_symbol(path, "dval_pool_new")
         tail = "\n    dval_cancel *cancel;" if self.has_cancel else ""
         if self.has_isolation:
-            tail += "\n    int32_t isolation; int32_t sandbox_ttl_minutes;"
+            tail += ("\n    int32_t isolation; int32_t sandbox_ttl_minutes;"
+                     "\n    int32_t cpu; int32_t memory_gib; int32_t disk_gib;")
         self.ffi = ffi = FFI()
         ffi.cdef(_STRUCTS + _VALIDATION % tail
                  + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else ""))

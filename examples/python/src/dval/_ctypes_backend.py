@@ -80,9 +80,11 @@ class ValidationCancel(C.Structure):
 
 
 class ValidationIsolation(C.Structure):
-    """dval_validation of a library with the pool: isolation and TTL too."""
+    """dval_validation of a library with the pool: isolation, TTL and the
+    sandbox's resources too."""
     _fields_ = _VALIDATION_FIELDS + [("cancel", C.c_void_p), ("isolation", C.c_int32),
-                                     ("sandbox_ttl_minutes", C.c_int32)]
+                                     ("sandbox_ttl_minutes", C.c_int32), ("cpu", C.c_int32),
+                                     ("memory_gib", C.c_int32), ("disk_gib", C.c_int32)]
 
 
 class Event(C.Structure):
