@@ -26,6 +26,15 @@ int hx_validate(hx *h, const char *sbname, const char *tid,
 /* Like hx_validate, with a disk limit for a new sandbox (0: default). */
 int hx_validate_disk(hx *h, const char *sbname, const char *tid,
                      const char *script, int disk_gib, char **json);
+/* Runs script as run.sh (with copies of the local files, a NULL-ended
+ * list or NULL, beside it) in sandbox sbname on thread tid, no results
+ * needed: *out gets the program's stdout as the caller's on_event saw it
+ * (NULL ok; free), *code its exit code (-1 when it did not run). */
+int hx_run(hx *h, const char *sbname, const char *tid, const char *script,
+           const char *const *files, char **out, int *code);
+/* Compiles tests/local/hostile_attack.c static into the scratch dir;
+ * out gets its path. */
+void hx_attack_bin(const hx *h, char *out, size_t cap);
 /* Number of live init processes (dval-local-helper init) for sandbox dir
  * <state>/sandboxes/<name>. */
 int hx_inits(const hx *h, const char *sbname);

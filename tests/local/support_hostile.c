@@ -225,3 +225,79 @@ void hx_inside(const hx *h, const char *sbname, const char *path, char *out,
         fclose(f);
     snprintf(out, cap, "/proc/%d/root%s", pid, path);
 }
+
+typedef struct hx_buf {
+    char *data;
+    size_t len;
+} hx_buf;
+
+/* Collects the program's stdout (what a caller's on_event sees). */
+static int on_output(const dval_event *ev, void *ud)
+{
+    hx_buf *b = ud;
+    if (ev->type == DVAL_EVENT_RESTART)
+        b->len = 0;
+    if (ev->type != DVAL_EVENT_OUTPUT || ev->stream != DVAL_STDOUT)
+        return 0;
+    char *n = realloc(b->data, b->len + ev->len + 1);
+    if (!n)
+        return 1;
+    memcpy(n + b->len, ev->data, ev->len);
+    b->len += ev->len;
+    n[b->len] = 0;
+    b->data = n;
+    return 0;
+}
+
+static void copy_file(const char *from, const char *dir)
+{
+    char cmd[1600];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s/'", from, dir);
+    if (system(cmd) != 0)
+        th_fail(__FILE__, __LINE__, "%s", cmd);
+}
+
+int hx_run(hx *h, const char *sbname, const char *tid, const char *script,
+           const char *const *files, char **out, int *code)
+{
+    char dir[700], p[800];
+    snprintf(dir, sizeof dir, "%s/%d-%d", h->src, (int)getpid(),
+             __atomic_add_fetch(&h->nsrc, 1, __ATOMIC_SEQ_CST));
+    mkdir(dir, 0755);
+    snprintf(p, sizeof p, "%s/run.sh", dir);
+    FILE *f = fopen(p, "w");
+    if (!f || fputs(script, f) < 0 || fclose(f) != 0)
+        th_fail(__FILE__, __LINE__, "write %s", p);
+    for (size_t i = 0; files && files[i]; i++)
+        copy_file(files[i], dir);
+    dval_validation r;
+    dval_validation_init(&r, sizeof r);
+    r.profile = "shell";
+    r.source_dir = dir;
+    r.sandbox_name = sbname;
+    r.thread_id = tid;
+    r.release = DVAL_RELEASE_KEEP;
+    r.timeout_ms = 120000;
+    r.allow_missing_results = 1;
+    hx_buf b = { calloc(1, 1), 0 };
+    char *json = NULL;
+    int rc = dval_validate(h->client, &r, on_output, &b, &json);
+    const char *ec = json ? strstr(json, "\"exit_code\":") : NULL;
+    *code = ec ? atoi(ec + 12) : -1;
+    dval_free(json);
+    if (out)
+        *out = b.data;
+    else
+        free(b.data);
+    return rc;
+}
+
+void hx_attack_bin(const hx *h, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/attack", h->src);
+    char cmd[1600];
+    snprintf(cmd, sizeof cmd, "cc -static -O1 -o '%s' "
+             "tests/local/hostile_attack.c", out);
+    if (system(cmd) != 0)
+        th_fail(__FILE__, __LINE__, "%s", cmd);
+}

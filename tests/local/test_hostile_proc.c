@@ -1,12 +1,13 @@
-/* Hostile programs against the local executor's process isolation: each
- * test runs the real attack (tests/local/hostile_attack.c, compiled
- * static here and uploaded) and asserts it failed and the host is
- * unchanged. */
-#include "lt.h"
+/* Hostile programs against the local executor's process isolation, run
+ * through the public API (dval_validate, profile "shell"): each test runs
+ * the real attack (tests/local/hostile_attack.c, compiled static here and
+ * placed beside run.sh) and asserts it failed and the host is unchanged. */
+#include "hostile.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,36 +16,32 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Builds the attack program and uploads it as /sandbox/attack. */
-static void upload_attack(lt *t, const char *sb)
-{
-    char bin[700], cmd[1600];
-    snprintf(bin, sizeof bin, "%s.attack", t->dir);
-    snprintf(cmd, sizeof cmd, "cc -static -O1 -o '%s' "
-             "tests/local/hostile_attack.c", bin);
-    CHECK_INT(system(cmd), 0);
-    CHECK_INT(lt_upload_file(t, sb, "/sandbox/attack", bin), DVAL_OK);
-    unlink(bin);
-}
+#define ATTACK "chmod +x attack && ./attack "
 
-static int attack(lt *t, const char *sb, const char *args, lt_out *o)
+/* Runs "./attack args" in sandbox sb; returns its exit code (the number
+ * of escapes), *out its stdout. */
+static int attack(hx *h, const char *args, char **out)
 {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "chmod +x /sandbox/attack && "
-             "/sandbox/attack %s", args);
-    return lt_run(t, sb, cmd, o);
+    char bin[700], script[256];
+    hx_attack_bin(h, bin, sizeof bin);
+    const char *files[] = { bin, NULL };
+    snprintf(script, sizeof script, ATTACK "%s\n", args);
+    int code = -1;
+    CHECK_INT(hx_run(h, "sb", NULL, script, files, out, &code), DVAL_OK);
+    return code;
 }
 
 /* The caller sits on a pty as its controlling terminal (as the CLI in a
  * user's shell); nothing the program does may reach that terminal. */
 TEST(test_hostile__tiocsti_on_callers_terminal)
 {
-    lt t;
-    lt_open(&t, "ho-tty");
-    lt_sandbox(&t, "sb", NULL);
-    upload_attack(&t, "sb");
+    hx h;
+    hx_open(&h, "ho-tty");
+    char bin[700];
+    hx_attack_bin(&h, bin, sizeof bin);
     int master, slave;
     CHECK(openpty(&master, &slave, NULL, NULL, NULL) == 0);
     struct termios tio;
@@ -58,10 +55,13 @@ TEST(test_hostile__tiocsti_on_callers_terminal)
             _exit(90);
         int keep = dup(1);
         dup2(slave, 0), dup2(slave, 1), dup2(slave, 2);
-        lt_out o = { 0 };
-        int code = attack(&t, "sb", "tiocsti", &o);
-        dprintf(keep, "%s", o.out.data ? o.out.data : "");
-        _exit(code);
+        const char *files[] = { bin, NULL };
+        char *out = NULL;
+        int code = -1;
+        int rc = hx_run(&h, "sb", NULL, ATTACK "tiocsti\n", files, &out,
+                        &code);
+        dprintf(keep, "%s", out ? out : "");
+        _exit(rc != DVAL_OK ? 91 : code);
     }
     int st;
     CHECK(waitpid(kid, &st, 0) == kid);
@@ -74,54 +74,55 @@ TEST(test_hostile__tiocsti_on_callers_terminal)
     CHECK(read(master, buf, sizeof buf) < 0 && errno == EAGAIN);
     close(master);
     close(slave);
-    lt_close(&t);
+    hx_close(&h);
 }
 
 TEST(test_hostile__host_keyring_out_of_reach)
 {
-    lt t;
-    lt_open(&t, "ho-keys");
-    lt_sandbox(&t, "sb", NULL);
-    upload_attack(&t, "sb");
+    hx h;
+    hx_open(&h, "ho-keys");
     long key = syscall(SYS_add_key, "user", "dval-canary", "canary-secret",
                        13, -3 /* session */);
     CHECK(key > 0);
     char args[64];
     snprintf(args, sizeof args, "keys %ld", key);
-    lt_out o = { 0 };
-    int code = attack(&t, "sb", args, &o);
-    CHECK_INT(code, 0);
-    CHECK(!strstr(o.out.data, "ESCAPED"));
-    lt_out o2 = { 0 };
-    lt_run(&t, "sb", "cat /proc/keys /proc/key-users; grep -rs canary "
-           "/proc/keys", &o2);
-    CHECK(!o2.out.data || !strstr(o2.out.data, "dval-canary"));
+    char *out = NULL, *out2 = NULL;
+    CHECK_INT(attack(&h, args, &out), 0);
+    CHECK(!strstr(out, "ESCAPED"));
+    int code = -1;
+    CHECK_INT(hx_run(&h, "sb", NULL, "cat /proc/keys /proc/key-users; "
+                     "grep -rs canary /proc/keys\n", NULL, &out2, &code),
+              DVAL_OK);
+    CHECK(!strstr(out2, "dval-canary"));
     /* nothing added inside reached the host's keyrings */
     CHECK(syscall(SYS_keyctl, 10 /* KEYCTL_SEARCH */, -3, "user",
                   "dval-escape", 0) < 0);
     CHECK(syscall(SYS_keyctl, 10, -4, "user", "dval-escape", 0) < 0);
     syscall(SYS_keyctl, 3 /* KEYCTL_REVOKE */, key);
-    lt_out_free(&o);
-    lt_out_free(&o2);
-    lt_close(&t);
+    free(out);
+    free(out2);
+    hx_close(&h);
 }
 
 TEST(test_hostile__no_namespaces_mounts_ptrace)
 {
-    lt t;
-    lt_open(&t, "ho-ns");
-    lt_sandbox(&t, "sb", NULL);
-    upload_attack(&t, "sb");
-    lt_out o = { 0 };
-    CHECK_INT(attack(&t, "sb", "ns", &o), 0);
-    CHECK_INT(attack(&t, "sb", "ptrace", &o), 0);
-    CHECK(!strstr(o.out.data, "ESCAPED"));
-    lt_out_free(&o);
-    lt_out o2 = { 0 };
-    CHECK(lt_run(&t, "sb", "unshare -Ur true", &o2) != 0);
-    CHECK(lt_run(&t, "sb", "mount -t tmpfs x /tmp", &o2) != 0);
-    lt_out_free(&o2);
-    lt_close(&t);
+    hx h;
+    hx_open(&h, "ho-ns");
+    char *out = NULL;
+    CHECK_INT(attack(&h, "ns", &out), 0);
+    CHECK(!strstr(out, "ESCAPED"));
+    free(out);
+    CHECK_INT(attack(&h, "ptrace", &out), 0);
+    CHECK(!strstr(out, "ESCAPED"));
+    free(out);
+    int code = -1;
+    CHECK_INT(hx_run(&h, "sb", NULL, "unshare -Ur true\n", NULL, NULL,
+                     &code), DVAL_OK);
+    CHECK(code != 0);
+    CHECK_INT(hx_run(&h, "sb", NULL, "mount -t tmpfs x /tmp\n", NULL, NULL,
+                     &code), DVAL_OK);
+    CHECK(code != 0);
+    hx_close(&h);
 }
 
 /* pid of a live host process whose cmdline contains needle (not us). */
@@ -165,6 +166,17 @@ static void status_line(int pid, const char *key, char *out, size_t cap)
         fclose(f);
 }
 
+/* A copy of this test program (hx_open's janitor): the library execs its
+ * helpers, so no process of its own runs this executable. */
+static int is_test_copy(int pid)
+{
+    char p[64], self[512], exe[512];
+    snprintf(p, sizeof p, "/proc/%d/exe", pid);
+    ssize_t a = readlink("/proc/self/exe", self, sizeof self - 1);
+    ssize_t b = readlink(p, exe, sizeof exe - 1);
+    return a > 0 && a == b && !memcmp(self, exe, (size_t)a);
+}
+
 /* Processes other than this one whose environment holds needle. */
 static int canary_holders(const char *needle)
 {
@@ -175,7 +187,7 @@ static int canary_holders(const char *needle)
     while (d && (e = readdir(d))) {
         int pid = atoi(e->d_name);
         char p[64];
-        if (pid <= 0 || pid == getpid())
+        if (pid <= 0 || pid == getpid() || is_test_copy(pid))
             continue;
         snprintf(p, sizeof p, "/proc/%d/environ", pid);
         int fd = open(p, O_RDONLY);
@@ -187,7 +199,7 @@ static int canary_holders(const char *needle)
                 buf[i] = '\n';
         buf[n > 0 ? n : 0] = 0;
         if (n > 0 && strstr(buf, needle)) {
-            char cl[256]; snprintf(p, sizeof p, "/proc/%d/cmdline", pid); int c = open(p, O_RDONLY); ssize_t k = c >= 0 ? read(c, cl, 255) : 0; if (c >= 0) close(c); cl[k > 0 ? k : 0] = 0; fprintf(stderr, "    pid %d (%s) holds the canary\n", pid, cl);
+            fprintf(stderr, "    pid %d holds the canary\n", pid);
             hits++;
         }
     }
@@ -196,26 +208,38 @@ static int canary_holders(const char *needle)
     return hits;
 }
 
+typedef struct bg {
+    hx *h;
+    const char *script;
+    int rc, code;
+    char *out;
+} bg;
+
+static void *bg_run(void *p)
+{
+    bg *b = p;
+    b->rc = hx_run(b->h, "sb", "priv", b->script, NULL, &b->out, &b->code);
+    return NULL;
+}
+
 /* From the host: the command is not root, has no capabilities, runs
  * under seccomp with no_new_privs, and none of the library's processes
- * carries the caller's environment. */
+ * (nor the program) carries the caller's environment. */
 TEST(test_hostile__unprivileged_and_clean_environment)
 {
-    char canary[64], grep[128];
+    char canary[64], script[256];
     snprintf(canary, sizeof canary, "canary-%d-%lld", (int)getpid(),
-             (long long)dval__now_ms());
-    snprintf(grep, sizeof grep, "env | grep -c %s", canary);
+             (long long)time(NULL));
+    snprintf(script, sizeof script, "echo \"n=$(env | grep -c %s)\"; "
+             "sleep 7.25\n", canary);
     setenv("DVAL_CANARY_SECRET", canary, 1);
-    lt t;
-    lt_open(&t, "ho-priv");
-    lt_sandbox(&t, "sb", NULL);
-    void *ud = t.ex.userdata;
-    char cmd[DVAL_ID_MAX];
-    CHECK_INT(t.ex.session_create(ud, lt_call(&t), "sb", "s"), DVAL_OK);
-    CHECK_INT(t.ex.command_start(ud, lt_call(&t), "sb", "s",
-                                 "sleep 7.25", cmd), DVAL_OK);
+    hx h;
+    hx_open(&h, "ho-priv");
+    bg b = { &h, script, -1, -1, NULL };
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, bg_run, &b) == 0);
     int pid = 0;
-    for (int i = 0; i < 200 && !pid; i++, usleep(10000))
+    for (int i = 0; i < 6000 && !pid; i++, usleep(10000))
         pid = find_proc("sleep 7.25");
     CHECK(pid > 0);
     char v[128];
@@ -228,12 +252,13 @@ TEST(test_hostile__unprivileged_and_clean_environment)
     status_line(pid, "Seccomp:", v, sizeof v);
     CHECK_STR(v, "\t2\n");
     /* every process but this one: helpers, the init, the command */
-    lt_out o = { 0 };
     CHECK_INT(canary_holders(canary), 0);
-    CHECK_INT(lt_run(&t, "sb", grep, &o), 1);
-    CHECK_INT(t.ex.session_delete(ud, lt_call(&t), "sb", "s"), DVAL_OK);
+    pthread_join(th, NULL);
+    CHECK_INT(b.rc, DVAL_OK);
+    CHECK_INT(b.code, 0);
+    CHECK_STR(b.out, "n=0\n"); /* not in the program's env */
+    free(b.out);
     CHECK_INT(canary_holders(canary), 0); /* the init, alone */
-    lt_out_free(&o);
     unsetenv("DVAL_CANARY_SECRET");
-    lt_close(&t);
+    hx_close(&h);
 }
