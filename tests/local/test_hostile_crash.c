@@ -1,7 +1,8 @@
-/* Crash safety against a hostile program: a SIGKILLed caller leaves no
- * process of its run behind, and an init whose state directory is
- * removed exits by itself. */
-#include "lt.h"
+/* Crash safety against a hostile program, through the public API
+ * (dval_validate, profile "shell"): a SIGKILLed caller leaves no process
+ * of its run behind, and an init whose state directory is removed exits
+ * by itself. */
+#include "hostile.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Live (non-zombie) processes whose cmdline starts with needle. */
@@ -52,31 +54,18 @@ static int count_procs(const char *needle)
  * every way it can; SIGKILL of the caller must take all of it along. */
 TEST(test_hostile__caller_killed_leaves_nothing)
 {
-    lt t;
-    lt_open(&t, "ho-kill");
-    lt_sandbox(&t, "sb", NULL);
-    int ready[2];
-    CHECK(pipe(ready) == 0);
+    hx h;
+    hx_open(&h, "ho-kill");
+    int code = -1;
+    CHECK_INT(hx_run(&h, "sb", NULL, "true\n", NULL, NULL, &code), DVAL_OK);
     pid_t caller = fork();
     if (caller == 0) {
-        close(ready[0]);
-        void *ud = t.ex.userdata;
-        char cmd[DVAL_ID_MAX];
-        if (t.ex.session_create(ud, lt_call(&t), "sb", "s") != DVAL_OK ||
-            t.ex.command_start(ud, lt_call(&t), "sb", "s",
-                               "setsid sleep 313 & (trap '' HUP TERM; "
-                               "nohup sleep 314 >/dev/null 2>&1 &) ; "
-                               "sleep 315", cmd) != DVAL_OK)
-            _exit(1);
-        if (write(ready[1], "r", 1) != 1)
-            _exit(1);
-        pause();
+        hx_run(&h, "sb", NULL, "setsid sleep 313 & (trap '' HUP TERM; "
+               "nohup sleep 314 >/dev/null 2>&1 &) ; sleep 315\n", NULL,
+               NULL, &code);
         _exit(0);
     }
-    close(ready[1]);
-    char c;
-    CHECK(read(ready[0], &c, 1) == 1);
-    for (int i = 0; i < 300 && count_procs("sleep 31") < 3; i++)
+    for (int i = 0; i < 3000 && count_procs("sleep 31") < 3; i++)
         usleep(10000);
     int before = count_procs("sleep 31");
     kill(caller, SIGKILL);
@@ -87,11 +76,13 @@ TEST(test_hostile__caller_killed_leaves_nothing)
         left = count_procs("sleep 31");
     CHECK_INT(left, 0);
     /* and the sandbox keeps working for the next run */
-    lt_out o = { 0 };
-    CHECK_INT(lt_run(&t, "sb", "echo next", &o), 0);
-    CHECK_STR(o.out.data, "next\n");
-    lt_out_free(&o);
-    lt_close(&t);
+    char *out = NULL;
+    CHECK_INT(hx_run(&h, "sb", NULL, "echo next\n", NULL, &out, &code),
+              DVAL_OK);
+    CHECK_INT(code, 0);
+    CHECK_STR(out, "next\n");
+    free(out);
+    hx_close(&h);
 }
 
 static int alive(int pid)
@@ -107,19 +98,41 @@ static int alive(int pid)
     return k > 0 && r && r[2] != 'Z';
 }
 
+/* pid of the sandbox's init, from its state file. */
+static int init_pid(const hx *h, const char *sbname)
+{
+    char p[800], line[256];
+    int pid = 0;
+    snprintf(p, sizeof p, "%s/sandboxes/%s/state", h->dir, sbname);
+    FILE *f = fopen(p, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "pid=", 4))
+            pid = atoi(line + 4);
+    if (f)
+        fclose(f);
+    return pid;
+}
+
 TEST(test_hostile__init_exits_when_state_dir_removed)
 {
-    lt t;
-    lt_open(&t, "ho-orphan");
-    lt_sandbox(&t, "sb", NULL);
-    int pid = atoi(lt_state_key(&t, "sb", "pid"));
+    hx h;
+    hx_open(&h, "ho-orphan");
+    int code = -1;
+    CHECK_INT(hx_run(&h, "sb", NULL, "true\n", NULL, NULL, &code), DVAL_OK);
+    int pid = init_pid(&h, "sb");
     CHECK(pid > 0 && alive(pid));
+    CHECK_INT(hx_inits(&h, "sb"), 1);
     char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t.dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", h.dir);
     CHECK_INT(system(cmd), 0);
-    int64_t t0 = dval__now_ms();
-    while (alive(pid) && dval__now_ms() - t0 < 5000)
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!alive(pid) || now.tv_sec - t0.tv_sec >= 5)
+            break;
         usleep(20000);
+    }
     CHECK(!alive(pid));
-    lt_close(&t);
+    hx_close(&h);
 }
