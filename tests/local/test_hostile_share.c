@@ -1,89 +1,158 @@
-/* Two validations in one shared sandbox: the attacker (working in
- * /sandbox/va) tries to read, forge, remove and kill what the victim
- * (/sandbox/vb) has; everything must fail and the victim's run stay
- * honest. Commands carry the working directory as the core sends it. */
-#include "lt.h"
+/* Two validations in one shared sandbox, through the public API
+ * (dval_validate on thread ids "va" and "vb" of sandbox "sb"): the
+ * attacker (va) tries to read, forge, remove and kill what the victim
+ * (vb) has while the victim's program runs; everything must fail and the
+ * victim's run stay honest. */
+#include "hostile.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int run_in(lt *t, const char *dir, const char *cmd, lt_out *o)
+typedef struct victim {
+    hx *h;
+    char src[800];
+    int rc, code;
+    char *out;
+} victim;
+
+/* The victim keeps its results and a long sleep while the attacker
+ * works, until the test drops a "go" file into its directory. */
+#define VICTIM                                                              \
+    "echo '{\"ok\":1}' > results/r.json\n"                                  \
+    "sleep 600 & s=$!\n"                                                    \
+    "touch started\n"                                                       \
+    "i=0; while [ ! -e go ] && [ $i -lt 1200 ]; do\n"                       \
+    "  sleep 0.1; i=$((i+1))\n"                                             \
+    "done\n"                                                                \
+    "kill $s 2>/dev/null\n"                                                 \
+    "cat results/r.json\n"
+
+static void *victim_run(void *p)
 {
-    char full[2048];
-    snprintf(full, sizeof full, "cd '%s' && %s", dir, cmd);
-    return lt_run(t, "sb", full, o);
+    victim *v = p;
+    const char *files[] = { v->src, NULL };
+    v->rc = hx_run(v->h, "sb", "vb", VICTIM, files, &v->out, &v->code);
+    return NULL;
+}
+
+static void wait_file(const hx *h, const char *in)
+{
+    char p[1200];
+    hx_inside(h, "sb", in, p, sizeof p);
+    for (int i = 0; i < 3000 && access(p, F_OK) != 0; i++)
+        usleep(10000);
+    CHECK(access(p, F_OK) == 0);
+}
+
+static void drop_file(const hx *h, const char *in)
+{
+    char p[1200];
+    hx_inside(h, "sb", in, p, sizeof p);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    CHECK(fd >= 0);
+    close(fd);
+}
+
+/* One attacker validation; returns the attack's exit code. */
+static int attacker(hx *h, const char *script)
+{
+    int code = -1;
+    CHECK_INT(hx_run(h, "sb", "va", script, NULL, NULL, &code), DVAL_OK);
+    return code;
+}
+
+static int collect(int stream, const char *channel, const char *data,
+                   size_t len, void *ud)
+{
+    (void)channel;
+    char *buf = ud;
+    size_t n = strlen(buf);
+    if (stream == DVAL_STDOUT && n + len < 4096)
+        memcpy(buf + n, data, len), buf[n + len] = 0;
+    return 0;
+}
+
+/* The operator (a session of its own, outside any validation's working
+ * directory) can still use the victim's directory, and a hand-written
+ * "cd dir && ..." runs as the directory's uid. */
+static void operator_checks(hx *h)
+{
+    dval_sandbox *sb;
+    dval_session *s;
+    CHECK_INT(dval_sandbox_get(&sb, h->client, "sb"), DVAL_OK);
+    CHECK_INT(dval_session_open(&s, sb), DVAL_OK);
+    char out[4096] = "";
+    int code = -1;
+    CHECK_INT(dval_session_exec(s, "cd /sandbox/vb && test \"$(stat -c %u "
+                                ".)\" = \"$(id -u)\"", NULL, collect, out,
+                                &code), DVAL_OK);
+    CHECK_INT(code, 0);
+    CHECK_INT(dval_session_exec(s, "echo op > /sandbox/vb/op.txt && "
+                                "cat /sandbox/vb/Main.src", NULL, collect,
+                                out, &code), DVAL_OK);
+    CHECK_INT(code, 0);
+    CHECK_CONTAINS(out, "victim source");
+    char *data = NULL;
+    size_t len = 0;
+    CHECK_INT(dval_sandbox_download(sb, "/sandbox/vb/results/r.json", &data,
+                                    &len), DVAL_OK);
+    CHECK_STR(data, "{\"ok\":1}\n");
+    dval_free(data);
+    CHECK_INT(dval_session_close(s), DVAL_OK);
+    dval_session_free(s);
+    dval_sandbox_free(sb);
 }
 
 TEST(test_hostile__validations_cannot_touch_each_other)
 {
-    lt t;
-    lt_open(&t, "ho-share");
-    lt_sandbox(&t, "sb", NULL);
-    void *ud = t.ex.userdata;
-    CHECK_INT(t.ex.folder_create(ud, lt_call(&t), "sb", "/sandbox/vb/results"),
-              DVAL_OK);
-    CHECK_INT(lt_upload(&t, "sb", "/sandbox/vb/Main.src", "victim source"),
-              DVAL_OK);
-    lt_out o = { 0 };
-    CHECK_INT(run_in(&t, "/sandbox/vb", "echo '{\"ok\":1}' > results/r.json"
-                     " && id -u", &o), 0);
-    /* the victim's program keeps running while the attacker works */
-    char cmd[DVAL_ID_MAX];
-    CHECK_INT(t.ex.session_create(ud, lt_call(&t), "sb", "victim"), DVAL_OK);
-    CHECK_INT(t.ex.command_start(ud, lt_call(&t), "sb", "victim",
-                                 "cd '/sandbox/vb' && sleep 3; "
-                                 "cat results/r.json", cmd), DVAL_OK);
-    lt_out a = { 0 };
+    hx h;
+    hx_open(&h, "ho-share");
+    victim v = { &h, "", -1, -1, NULL };
+    snprintf(v.src, sizeof v.src, "%s/Main.src", h.src);
+    FILE *f = fopen(v.src, "w");
+    CHECK(f && fputs("victim source", f) >= 0 && fclose(f) == 0);
+    /* the sandbox (and so its init) exists before the victim starts */
+    CHECK_INT(attacker(&h, "true\n"), 0);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, victim_run, &v) == 0);
+    wait_file(&h, "/sandbox/vb/started");
     const char *attacks[] = {
-        "echo forged > /sandbox/vb/results/r.json",
-        "cat /sandbox/vb/Main.src",
-        "ls /sandbox/vb",
-        "rm -rf /sandbox/vb",
-        "mv /sandbox/vb /sandbox/vb.old",
-        "chmod 777 /sandbox/vb",
-        "kill -9 -1; pkill -9 sleep; sleep 0.2; pgrep -x sleep",
-        "echo evil > /bin/sh",
+        "echo forged > /sandbox/vb/results/r.json\n",
+        "cat /sandbox/vb/Main.src\n",
+        "ls /sandbox/vb\n",
+        "rm -rf /sandbox/vb\n",
+        "mv /sandbox/vb /sandbox/vb.old\n",
+        "chmod 777 /sandbox/vb\n",
+        "kill -9 -1; pkill -9 sleep; sleep 0.2; pgrep -x sleep\n",
+        "echo evil > /bin/sh\n",
     };
-    CHECK_INT(run_in(&t, "/sandbox/va", "true", &a), 0);
     for (size_t i = 0; i < sizeof attacks / sizeof *attacks; i++)
-        if (run_in(&t, "/sandbox/va", attacks[i], &a) == 0)
+        if (attacker(&h, attacks[i]) == 0)
             th_fail(__FILE__, __LINE__, "attack worked: %s", attacks[i]);
-    int fin = 0, code = -1;
-    for (int i = 0; i < 600 && !fin; i++, usleep(10000))
-        CHECK_INT(t.ex.command_status(ud, lt_call(&t), "sb", "victim", cmd,
-                                      &fin, &code), DVAL_OK);
-    CHECK(fin);
-    CHECK_INT(code, 0); /* neither killed nor its file gone */
-    dval__buf b = { 0 };
-    CHECK_INT(lt_download(&t, "sb", "/sandbox/vb/results/r.json", &b),
-              DVAL_OK);
-    CHECK_STR(b.data, "{\"ok\":1}\n");
-    dval__buf_free(&b);
+    operator_checks(&h);
+    drop_file(&h, "/sandbox/vb/go");
+    pthread_join(th, NULL);
+    CHECK_INT(v.rc, DVAL_OK);
+    CHECK_INT(v.code, 0); /* neither killed nor its file gone */
+    CHECK_STR(v.out, "{\"ok\":1}\n");
+    free(v.out);
     /* a squatter's /sandbox/vc (a symlink to its own directory) is moved
      * away when vc starts */
-    CHECK_INT(run_in(&t, "/sandbox/va", "touch mine && ln -s /sandbox/va "
-                     "/sandbox/vc", &a), 0);
-    CHECK_INT(t.ex.folder_create(ud, lt_call(&t), "sb", "/sandbox/vc"),
-              DVAL_OK);
-    lt_out c = { 0 };
-    CHECK_INT(run_in(&t, "/sandbox/vc", "test ! -L . && ls -A | wc -l && "
-                     "test \"$(stat -c %u .)\" = \"$(id -u)\"", &c), 0);
-    CHECK_STR(c.out.data, "0\n");
-    /* a hand-written "cd dir && ..." also runs as the directory's uid,
-     * and the operator (commands elsewhere) can still use the directory */
-    lt_out d = { 0 };
-    CHECK_INT(lt_run(&t, "sb", "cd /sandbox/vb && test \"$(stat -c %u .)\" "
-                     "= \"$(id -u)\"", &d), 0);
-    CHECK_INT(lt_run(&t, "sb", "echo op > /sandbox/vb/op.txt && "
-                     "cat /sandbox/vb/Main.src", &d), 0);
-    CHECK_CONTAINS(d.out.data, "victim source");
-    lt_out_free(&d);
-    lt_out_free(&o);
-    lt_out_free(&a);
-    lt_out_free(&c);
-    CHECK_INT(t.ex.session_delete(ud, lt_call(&t), "sb", "victim"), DVAL_OK);
-    lt_close(&t);
+    CHECK_INT(attacker(&h, "touch mine && ln -s /sandbox/va /sandbox/vc\n"),
+              0);
+    char *out = NULL;
+    int code = -1;
+    CHECK_INT(hx_run(&h, "sb", "vc", "test ! -L . && test ! -e mine && "
+                     "test \"$(stat -c %u .)\" = \"$(id -u)\" && ls -A\n",
+                     NULL, &out, &code), DVAL_OK);
+    CHECK_INT(code, 0);
+    CHECK(!strstr(out, "mine"));
+    free(out);
+    hx_close(&h);
 }
 
 /* A validation's HOME is its own directory: writable to it (Maven's ~/.m2,
@@ -91,26 +160,22 @@ TEST(test_hostile__validations_cannot_touch_each_other)
  * another's HOME. */
 TEST(test_hostile__home_is_the_validations_own)
 {
-    lt t;
-    lt_open(&t, "ho-home");
-    lt_sandbox(&t, "sb", NULL);
-    void *ud = t.ex.userdata;
-    CHECK_INT(t.ex.folder_create(ud, lt_call(&t), "sb", "/sandbox/ha"),
-              DVAL_OK);
-    CHECK_INT(t.ex.folder_create(ud, lt_call(&t), "sb", "/sandbox/hb"),
-              DVAL_OK);
-    lt_out o = { 0 };
-    CHECK_INT(run_in(&t, "/sandbox/ha", "echo \"$HOME\"; mkdir -p ~/.m2 && "
+    hx h;
+    hx_open(&h, "ho-home");
+    char *out = NULL;
+    int code = -1;
+    CHECK_INT(hx_run(&h, "sb", "ha", "echo \"$HOME\"; mkdir -p ~/.m2 && "
                      "echo planted > ~/.m2/settings.xml && "
                      "(echo planted > /home/daytona/.profile) 2>/dev/null; "
-                     "true", &o), 0);
-    CHECK_STR(o.out.data, "/sandbox/ha\n");
-    lt_out_free(&o);
-    lt_out p = { 0 };
-    CHECK_INT(run_in(&t, "/sandbox/hb", "echo \"$HOME\"; "
-                     "cat ~/.m2/settings.xml ~/.profile 2>/dev/null; true",
-                     &p), 0);
-    CHECK_STR(p.out.data, "/sandbox/hb\n");
-    lt_out_free(&p);
-    lt_close(&t);
+                     "true\n", NULL, &out, &code), DVAL_OK);
+    CHECK_INT(code, 0);
+    CHECK_STR(out, "/sandbox/ha\n");
+    free(out);
+    CHECK_INT(hx_run(&h, "sb", "hb", "echo \"$HOME\"; "
+                     "cat ~/.m2/settings.xml ~/.profile 2>/dev/null; true\n",
+                     NULL, &out, &code), DVAL_OK);
+    CHECK_INT(code, 0);
+    CHECK_STR(out, "/sandbox/hb\n");
+    free(out);
+    hx_close(&h);
 }
