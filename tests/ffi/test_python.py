@@ -125,8 +125,10 @@ def t_bad_executor():
 
 
 def t_isolation():
-    e = expect_raises(NotImplementedError, dval.validate, "shell", ".", isolation="sandbox")
-    check("session" in str(e), str(e))
+    check(dval.ISOLATION_LEVELS == ("session", "sandbox"), dval.ISOLATION_LEVELS)
+    e = expect_raises(ValueError, dval.validate, "shell", ".", executor="local",
+                      isolation="bogus")
+    check("sandbox" in str(e) and "session" in str(e), str(e))
 
 
 def t_layout():
@@ -398,9 +400,70 @@ def t_avalidate_cancel_silent(c, snap, sb, tmp):
     check(took < 2, "cancellation of a silent program took %.1fs" % took)
 
 
+SHELL_SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                            "examples", "validation", "shell")
+
+
+def check_sample(r, tid):
+    """A result of examples/validation/shell run as thread ``tid``."""
+    check(r.ok and r.exit_code == 0, "%s: status %r exit %r" % (tid, r.status, r.exit_code))
+    check(r.results == {"results.json": {"sum_1_to_100": 5050, "thread_id": tid,
+                                         "passed": True}}, "%s: results %r" % (tid, r.results))
+    check(r.stdout == "sum 1..100 = 5050\n", "%s: stdout %r" % (tid, r.stdout))
+    check(r.thread_id == tid, "%s: thread_id %r" % (tid, r.thread_id))
+
+
+def t_validate_isolation_sandbox(c, snap, sb, tmp):
+    before = {s.name for s in live(c)}
+    r = dval.validate("shell", SHELL_SAMPLE, client=c, thread_id="iso-%s" % WHICH,
+                      isolation="sandbox", labels=[LABEL])
+    check_sample(r, "iso-%s" % WHICH)
+    check(r.sandbox and r.sandbox not in before, "own sandbox %r (had %r)" % (r.sandbox, before))
+    left = [s.name for s in live(c) if s.name not in before]
+    check(not left, "isolation=sandbox left %r" % left)
+
+
+def t_pool_concurrent(c, snap, sb, tmp):
+    name = "ffi-py-pool-%s-%d" % (WHICH, os.getpid())
+    results, errs = {}, []
+    threads_seen = set()
+
+    def worker(pool, i):
+        tid = "pool-%s-%d" % (WHICH, i)
+        try:
+            r = pool.validate(SHELL_SAMPLE, thread_id=tid, timeout=60,
+                              on_output=lambda *a: threads_seen.add(
+                                  (i, threading.get_ident())))
+            results[tid] = (r, threading.get_ident())
+        except Exception as e:
+            errs.append("%s: %r" % (tid, e))
+    with dval.Pool("shell", client=c, name=name, max_sandboxes=2, labels=[LABEL],
+                   release=dval.Release.DELETE) as pool:
+        check(pool.profile == "shell", pool.profile)
+        ts = [threading.Thread(target=worker, args=(pool, i)) for i in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(120)
+        check(not errs, "; ".join(errs))
+        check(len(results) == 4, "results of %r" % sorted(results))
+        for tid, (r, _) in results.items():
+            check_sample(r, tid)
+        used = {r.sandbox for r, _ in results.values()}
+        check(used <= {name + "-0", name + "-1"}, "pool sandboxes %r" % used)
+        # callbacks run on the calling thread
+        check({(int(t.split("-")[-1]), th) for t, (_, th) in results.items()} >= threads_seen,
+              "on_output ran on another thread")
+        check(any(s.name.startswith(name) for s in live(c)), "pool sandboxes not listed")
+    expect_raises(ValueError, pool.validate, SHELL_SAMPLE)
+    left = [s.name for s in live(c) if s.name.startswith(name)]
+    check(not left, "pool left sandboxes after close (release DELETE): %r" % left)
+
+
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
          t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
-         t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent]
+         t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent,
+         t_validate_isolation_sandbox, t_pool_concurrent]
 
 
 def run_executor(executor):
@@ -449,7 +512,7 @@ test("package", t_package)
 test("version", t_version)
 test("statuses_and_states", t_statuses)
 test("bad_executor", t_bad_executor)
-test("isolation_not_yet", t_isolation)
+test("isolation_levels", t_isolation)
 test("layout", t_layout)
 test("library_not_found_says_how", t_library_not_found)
 for ex in ("local", "daytona"):
