@@ -197,6 +197,7 @@ var (
 	ErrNetwork     = statusErr(StatusNetwork)
 	ErrResults     = statusErr(StatusResults)
 	ErrExec        = statusErr(StatusExec)
+	ErrBusy        = statusErr(StatusBusy) // a pool's queue is full
 )
 
 func mkerr(rc C.int, msg *C.char) error {
