@@ -64,11 +64,19 @@ batch() {
     else
         bad "$tag: isolation sandbox" "$(cat "$o.jsonl")"
     fi
-    # damaged: rewritten ("pwned") or caught half-written (invalid)
-    if ! { grep -q '"mine":"a"' "$T/$tag-session.jsonl" && grep -q '"mine":"b"' "$T/$tag-session.jsonl"; }; then
+    # damaged: rewritten ("pwned") or caught half-written (invalid). The
+    # local executor gives each working directory its own uid, so even a
+    # shared sandbox keeps the attack out; the emulator (like Daytona)
+    # runs every session as one user, so there the attack works.
+    local intact=0
+    grep -q '"mine":"a"' "$T/$tag-session.jsonl" && grep -q '"mine":"b"' "$T/$tag-session.jsonl" &&
+        ! grep -q pwned "$T/$tag-session.jsonl" && intact=1
+    if [ "$tag" = local ] && [ $intact = 1 ]; then
+        ok "$tag: --isolation session: per-validation uids keep the attack out of a shared sandbox"
+    elif [ "$tag" != local ] && [ $intact = 0 ]; then
         ok "$tag: --isolation session: the same attack works (it is real)"
     else
-        bad "$tag: isolation session attack did not happen" "$(cat "$T/$tag-session.jsonl")"
+        bad "$tag: isolation session, results intact=$intact" "$(cat "$T/$tag-session.jsonl")"
     fi
     timeout 300 "$CLI" run "$@" --profile shell --jobs 2 "$T/a" "$T/failing" >"$T/$tag-f.out" 2>"$T/$tag-f.err" </dev/null
     local rc=$?
