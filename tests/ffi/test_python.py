@@ -414,12 +414,21 @@ def check_sample(r, tid):
 
 
 def t_validate_isolation_sandbox(c, snap, sb, tmp):
-    before = {s.name for s in live(c)}
-    r = dval.validate("shell", SHELL_SAMPLE, client=c, thread_id="iso-%s" % WHICH,
-                      isolation="sandbox", labels=[LABEL])
-    check_sample(r, "iso-%s" % WHICH)
-    check(r.sandbox and r.sandbox not in before, "own sandbox %r (had %r)" % (r.sandbox, before))
-    left = [s.name for s in live(c) if s.name not in before]
+    # the summary's "sandbox" names the profile's sandbox: the one used is
+    # in the detail of the sandbox phase's end ("<name> (<state>)")
+    names = []
+
+    def on_event(ev):
+        if ev.type == dval.EventType.PHASE and ev.phase == "sandbox" and ev.done:
+            names.append((ev.detail or "").split(" ")[0])
+    for i in range(2):
+        tid = "iso-%s-%d" % (WHICH, i)
+        r = dval.validate("shell", SHELL_SAMPLE, client=c, thread_id=tid, isolation="sandbox",
+                          labels=[LABEL], on_event=on_event)
+        check_sample(r, tid)
+    check(len(names) == 2 and len(set(names)) == 2 and
+          all(n.startswith("shell-sandbox-") for n in names), "own sandboxes %r" % names)
+    left = [s.name for s in live(c) if s.name in names]
     check(not left, "isolation=sandbox left %r" % left)
 
 
@@ -460,10 +469,57 @@ def t_pool_concurrent(c, snap, sb, tmp):
     check(not left, "pool left sandboxes after close (release DELETE): %r" % left)
 
 
+def t_pool_busy_and_cancel(c, snap, sb, tmp):
+    # one sandbox, one caller allowed to wait: a third caller gets DvalBusy
+    # at once, and a waiting caller whose token fires leaves the queue
+    name = "ffi-py-poolq-%s-%d" % (WHICH, os.getpid())
+    slow = program(tmp, "poolslow", "echo go; sleep 3\n")
+    started = threading.Event()
+    first = {}
+
+    def run_first(pool):
+        try:
+            first["r"] = pool.validate(slow, on_output=lambda *a: started.set(),
+                                       allow_missing_results=True)
+        except Exception as e:
+            first["e"] = e
+    with dval.Pool("shell", client=c, name=name, max_sandboxes=1, max_queue=1,
+                   labels=[LABEL], release=dval.Release.DELETE) as pool:
+        t = threading.Thread(target=run_first, args=(pool,))
+        t.start()
+        check(started.wait(30), "the first validation did not start")
+        waiting = {}
+        token = dval.CancelToken() if dval.supports_cancel() else None
+
+        def run_waiting():
+            try:
+                pool.validate(SHELL_SAMPLE, cancel=token)
+            except Exception as e:
+                waiting["e"] = e
+        w = threading.Thread(target=run_waiting)
+        w.start()
+        time.sleep(0.5)   # w is queued behind the running validation
+        t0 = time.monotonic()
+        e = expect_raises(dval.DvalBusy, pool.validate, SHELL_SAMPLE)
+        check(time.monotonic() - t0 < 1 and "queue" in str(e), "busy: %r after %.1fs"
+              % (e, time.monotonic() - t0))
+        if token is not None:
+            token.fire()
+        w.join(30)
+        t.join(30)
+        if token is not None:
+            check(isinstance(waiting.get("e"), dval.DvalCanceled), "waiting caller: %r" % waiting)
+            token.close()
+        check("r" in first and first["r"].exit_code == 0 and first["r"].stdout == "go\n",
+              "first: %r" % first)
+    left = [s.name for s in live(c) if s.name.startswith(name)]
+    check(not left, "pool left %r" % left)
+
+
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
          t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
          t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent,
-         t_validate_isolation_sandbox, t_pool_concurrent]
+         t_validate_isolation_sandbox, t_pool_concurrent, t_pool_busy_and_cancel]
 
 
 def run_executor(executor):
