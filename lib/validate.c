@@ -43,6 +43,7 @@ typedef struct vctx {
     dval_sandbox *sb;
     dval_session *sess;
     char sess_id[DVAL_ID_MAX];
+    char sb_name[DVAL_ID_MAX];  /* the sandbox really used (isolation) */
     void *claim;            /* the executor's claim on workdir, or NULL */
     int in_exec;            /* the program was started (output may exist) */
     int ran;                /* the run command finished with an exit code */
@@ -318,6 +319,7 @@ static int do_sandbox(vctx *v)
     dval__free(labels);
     if (rc)
         return fail(v, rc, "sandbox", dval_client_errmsg(v->client));
+    dval__strlcpy(v->sb_name, dval_sandbox_name(v->sb), sizeof v->sb_name);
     if (v->aborted)
         return fail(v, DVAL_EABORTED, "sandbox", NULL);
     return DVAL_OK;
@@ -762,7 +764,8 @@ static char *summary(vctx *v, int status, int64_t t_start)
     json_object_set(o, "results", v->results);
     json_object_set_new(o, "thread_id", json_string(v->thread_id));
     json_object_set_new(o, "sandbox", json_string(
-        v->req.sandbox_name ? v->req.sandbox_name : v->prof->sandbox_name));
+        *v->sb_name ? v->sb_name : v->req.sandbox_name ? v->req.sandbox_name
+                                                        : v->prof->sandbox_name));
     json_object_set_new(o, "session",
                         *v->sess_id ? json_string(v->sess_id) : json_null());
     json_object_set_new(o, "profile", json_string(v->prof->name));

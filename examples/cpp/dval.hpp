@@ -14,8 +14,10 @@
 // sandbox keeps running for the next run). Pass DVAL_RELEASE_DELETE or
 // DVAL_RELEASE_STOP to acquire_sandbox() or in dval::validation::release.
 //
-// The sandbox pool of the C library is not wrapped yet; it will be added
-// here when the library exports it.
+// Many validations at once: a dval::pool shares sandboxes of one profile
+// between threads (dval::pool::validate from any thread); its destructor
+// applies pool_options::release to them (KEEP by default: they keep
+// running for the next pool).
 #ifndef DVAL_HPP
 #define DVAL_HPP
 
@@ -371,7 +373,9 @@ private:
 struct validation {
     std::string profile, source_dir;    // required
     std::string thread_id;              // "" → a uuid4
-    std::string isolation;              // "" or "session" (others: not yet)
+    // "" or "session": the profile's shared sandbox, a session each;
+    // "sandbox": a sandbox created for this validation and deleted after it
+    std::string isolation;
     std::string sandbox_name, snapshot_name, run_command;
     int64_t timeout_ms = 0;
     // DVAL_RELEASE_KEEP (default: the sandbox keeps running after your
@@ -392,7 +396,7 @@ struct validation_result {
     std::string results_json;  // {"<file>.json": document, ...}
     std::string summary_json;  // the library's whole summary
     std::string stdout_text, stderr_text;
-    std::string thread_id, session_id;
+    std::string thread_id, session_id, sandbox_name;
     bool ok() const { return status == DVAL_OK && ran && exit_code == 0; }
     // The raw JSON document of one results file ("" when absent).
     std::string result(const std::string &file) const { return json_member(results_json, file); }
@@ -480,34 +484,38 @@ inline void fill_result(validation_result &r, const char *json)
     r.results_json = json_member(r.summary_json, "results");
     r.thread_id = json_string(json_member(r.summary_json, "thread_id"));
     r.session_id = json_string(json_member(r.summary_json, "session"));
+    r.sandbox_name = json_string(json_member(r.summary_json, "sandbox"));
 }
-} // namespace detail
 
-// The whole loop in one call: snapshot → sandbox → session → upload → exec
-// (live output) → results → close. Returns the result when the program ran
-// (whatever its exit code; status DVAL_ERESULTS when its results were
-// missing or invalid); throws dval::error otherwise.
-inline validation_result validate(client &c, const validation &req)
+inline int32_t isolation_value(const std::string &name)
 {
-    if (!req.isolation.empty() && req.isolation != "session")
-        throw error(DVAL_EUNSUPPORTED, "isolation \"" + req.isolation +
-                                           "\" is not supported by this library (only \"session\")");
+    if (name.empty() || name == "session")
+        return DVAL_ISOLATION_SESSION;
+    if (name == "sandbox")
+        return DVAL_ISOLATION_SANDBOX;
+    throw error(DVAL_EINVAL, "isolation \"" + name + "\": expected \"session\" or \"sandbox\"");
+}
+
+// dval_validate on client, or dval_pool_validate on pool when not null.
+inline validation_result run_validation(dval_client *c, dval_pool *pool, const validation &req)
+{
     dval_validation v;
-    detail::check(dval_validation_init(&v, sizeof v));
-    detail::cstrs labels(req.labels);
-    v.profile = req.profile.c_str();
+    check(dval_validation_init(&v, sizeof v));
+    cstrs labels(req.labels);
+    v.profile = opt(req.profile);
     v.source_dir = req.source_dir.c_str();
-    v.thread_id = detail::opt(req.thread_id);
-    v.sandbox_name = detail::opt(req.sandbox_name);
-    v.snapshot_name = detail::opt(req.snapshot_name);
-    v.run_command = detail::opt(req.run_command);
+    v.thread_id = opt(req.thread_id);
+    v.sandbox_name = opt(req.sandbox_name);
+    v.snapshot_name = opt(req.snapshot_name);
+    v.run_command = opt(req.run_command);
     v.timeout_ms = req.timeout_ms;
     v.release = req.release;
     v.labels = labels.get();
     v.allow_missing_results = req.allow_missing_results ? 1 : 0;
     v.cancel = req.cancel ? req.cancel->get() : nullptr;
+    v.isolation = isolation_value(req.isolation);
     validation_result res;
-    detail::validate_state st{&req, &res, {nullptr, nullptr}};
+    validate_state st{&req, &res, {nullptr, nullptr}};
     st.cb.fn = [&st](const dval_event &ev) -> int {
         if (ev.type == DVAL_EVENT_OUTPUT) {
             (ev.stream == DVAL_STDERR ? st.res->stderr_text : st.res->stdout_text)
@@ -522,16 +530,84 @@ inline validation_result validate(client &c, const validation &req)
         return st.req->on_event ? st.req->on_event(ev) : 0;
     };
     char *json = nullptr;
-    int rc = dval_validate(c.get(), &v, detail::on_validate_event, &st, &json);
-    std::unique_ptr<char, detail::free_fn> hold(json);
+    int rc = pool ? dval_pool_validate(pool, &v, on_validate_event, &st, &json)
+                  : dval_validate(c, &v, on_validate_event, &st, &json);
+    std::unique_ptr<char, free_fn> hold(json);
     st.cb.rethrow();
     if (rc != DVAL_OK && rc != DVAL_ERESULTS)
-        throw error(rc, dval_client_errmsg(c.get()));
+        throw error(rc, dval_client_errmsg(c));
     res.status = rc;
     if (json)
-        detail::fill_result(res, json);
+        fill_result(res, json);
     return res;
 }
+} // namespace detail
+
+// The whole loop in one call: snapshot → sandbox → session → upload → exec
+// (live output) → results → close. Returns the result when the program ran
+// (whatever its exit code; status DVAL_ERESULTS when its results were
+// missing or invalid); throws dval::error otherwise.
+inline validation_result validate(client &c, const validation &req)
+{
+    if (req.profile.empty())
+        throw error(DVAL_EINVAL, "validation.profile is required");
+    return detail::run_validation(c.get(), nullptr, req);
+}
+
+// Options of a dval::pool (dval_pool_options; 0 / "" → the library's default).
+struct pool_options {
+    std::string profile;             // required
+    std::string name;                // sandbox name prefix; "" → "pool-<profile>"
+    int min_warm = 0;                // sandboxes acquired by the constructor
+    int max_sandboxes = 0;           // 0 → 4
+    int max_per_sandbox = 0;         // concurrent validations on one; 0 → 1
+    int64_t idle_timeout_ms = 0;     // 0: idle sandboxes are never released
+    std::vector<std::string> labels; // extra labels of every pool sandbox
+    int max_queue = 0;               // waiting callers; 0 → 256, -1 → unbounded
+    // what happens to idle sandboxes and in the destructor: DVAL_RELEASE_KEEP
+    // (default: they keep running after your program ends), STOP or DELETE
+    int release = DVAL_RELEASE_KEEP;
+    int ttl_minutes = 0;             // Daytona TTL; 0 → 24 h, -1 → none
+};
+
+// A pool of sandboxes of one profile shared by many threads: validate()
+// leases a sandbox, runs the program on it and returns it; callers wait in
+// FIFO order when all are busy (DVAL_EBUSY beyond max_queue). The
+// destructor applies the release policy; no validate() may still run then.
+// The pool keeps its client alive.
+class pool {
+public:
+    pool(client &c, const pool_options &o) : c_(c.get())
+    {
+        dval_pool_options po;
+        detail::check(dval_pool_options_init(&po, sizeof po));
+        detail::cstrs labels(o.labels);
+        po.profile = o.profile.c_str();
+        po.name = detail::opt(o.name);
+        po.min_warm = o.min_warm;
+        po.max_sandboxes = o.max_sandboxes;
+        po.max_per_sandbox = o.max_per_sandbox;
+        po.idle_timeout_ms = o.idle_timeout_ms;
+        po.labels = labels.get();
+        po.max_queue = o.max_queue;
+        po.release = o.release;
+        po.ttl_minutes = o.ttl_minutes;
+        dval_pool *p = nullptr;
+        detail::check(dval_pool_new(&p, c_, &po), dval_client_errmsg(c_));
+        p_.reset(p);
+    }
+    // As dval::validate on a leased sandbox; thread-safe. req.profile may be
+    // empty (the pool's); req.sandbox_name must be empty.
+    validation_result validate(const validation &req)
+    {
+        return detail::run_validation(c_, p_.get(), req);
+    }
+    dval_pool *get() const { return p_.get(); }
+
+private:
+    dval_client *c_; // kept alive by the pool's own reference
+    std::unique_ptr<dval_pool, detail::deleter<dval_pool, dval_pool_free>> p_;
+};
 
 } // namespace dval
 

@@ -34,6 +34,11 @@ int main(void)
     F(dval_validation, thread_id); F(dval_validation, timeout_ms);
     F(dval_validation, release); F(dval_validation, labels);
     F(dval_validation, allow_missing_results);
+    F(dval_validation, isolation); F(dval_validation, disk_gib);
+    Z(dval_pool_options);
+    F(dval_pool_options, name); F(dval_pool_options, idle_timeout_ms);
+    F(dval_pool_options, labels); F(dval_pool_options, max_queue);
+    F(dval_pool_options, release); F(dval_pool_options, ttl_minutes);
     Z(dval_event);
     F(dval_event, phase); F(dval_event, elapsed_ms); F(dval_event, channel);
     F(dval_event, len); F(dval_event, state); F(dval_event, detail);

@@ -41,12 +41,12 @@ run() { # name, args...
 }
 for std in c++14 c++17; do
     [ -x "$TMP/test_cpp-$std" ] || continue
-    mkdir -p "$TMP/src-$std-local" "$TMP/src-$std-daytona"
-    run "local-$std" "$TMP/test_cpp-$std" local "$TMP/state-$std" "$TMP/src-$std-local"
+    mkdir -p "$TMP/src-$std-local" "$TMP/src-$std-daytona" "$ROOT/examples/validation/shell"
+    run "local-$std" "$TMP/test_cpp-$std" local "$TMP/state-$std" "$TMP/src-$std-local" "$ROOT/examples/validation/shell"
     if [ -n "${DVAL_EMU_PORT:-}" ]; then
         curl -s -X POST -H 'Content-Type: application/json' -d '{"transition_ms":20,"snapshot_build_ms":50}' \
             "http://127.0.0.1:$DVAL_EMU_PORT/_emu/config" >/dev/null 2>&1
-        run "daytona-$std" "$TMP/test_cpp-$std" daytona "http://127.0.0.1:$DVAL_EMU_PORT/api" "$TMP/src-$std-daytona"
+        run "daytona-$std" "$TMP/test_cpp-$std" daytona "http://127.0.0.1:$DVAL_EMU_PORT/api" "$TMP/src-$std-daytona" "$ROOT/examples/validation/shell"
     else
         echo "SKIP daytona-$std: emulator not available"; skip=$((skip + 1))
     fi

@@ -26,6 +26,7 @@ if (cd ../tour && go vet ./...) >"$TMP/vet-tour.log" 2>&1; then ok "go vet (exam
 else ko "go vet examples/go/tour"; sed 's/^/    /' "$TMP/vet-tour.log"; fi
 if [ -z "$(gofmt -l . ../tour)" ]; then ok "gofmt"; else ko "gofmt: $(gofmt -l . ../tour)"; fi
 start_emulator
+export DVAL_SHELL_SAMPLE=$ROOT/examples/validation/shell   # the pool tests run it
 GODEBUG=cgocheck=2 timeout -k 5 170 go test -count=1 -v -timeout 160s ./... >"$TMP/test.log" 2>&1
 rc=$?
 cat "$TMP/test.log"

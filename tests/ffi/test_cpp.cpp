@@ -1,14 +1,17 @@
 // Tests of the C++ wrapper (examples/cpp/dval.hpp), built with -std=c++14
 // and -std=c++17 against the installed header: lifecycle, live output, JSON
-// upload/download, exception from a callback, cancel, dval::validate.
+// upload/download, exception from a callback, cancel, dval::validate,
+// isolation=sandbox and dval::pool from 4 threads.
 // Everything it creates is deleted (DVAL_RELEASE_DELETE).
-// usage: test_cpp local STATE_DIR SRC_DIR | test_cpp daytona API_URL SRC_DIR
+// usage: test_cpp local STATE_DIR SRC_DIR [SAMPLE] | test_cpp daytona API_URL SRC_DIR [SAMPLE]
+// (SAMPLE: examples/validation/shell)
 // exit 0 = passed, 77 = executor not available (skip), 1 = failed.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
+#include <vector>
 #if __cplusplus >= 201703L
 #include <string_view>
 #endif
@@ -30,6 +33,32 @@ bool unavailable(int st)
            st == DVAL_EEXEC || st == DVAL_ERROR;
 }
 struct stop_here {};
+// examples/validation/shell's result as thread tid
+bool sample_ok(const dval::validation_result &r, const std::string &tid)
+{
+    return r.ok() && r.stdout_text == "sum 1..100 = 5050\n" && r.thread_id == tid &&
+           r.result("results.json") ==
+               "{\"sum_1_to_100\":5050,\"thread_id\":\"" + tid + "\",\"passed\":true}";
+}
+// Sandboxes whose name starts with prefix and that are not being destroyed
+// (Daytona renames a deleted sandbox DESTROYED_<name>_<ms>).
+std::vector<std::string> live_named(dval::client &c, const std::string &prefix)
+{
+    struct seen {
+        std::string prefix;
+        std::vector<std::string> live;
+    } left{prefix, {}};
+    auto each = [](const char *, const char *n, int st, void *ud) -> int {
+        auto *l = static_cast<seen *>(ud);
+        std::string name = n ? n : "";
+        if (!name.empty() && name.compare(0, l->prefix.size(), l->prefix) == 0 &&
+            st != DVAL_SANDBOX_DESTROYED && st != DVAL_SANDBOX_DESTROYING)
+            l->live.push_back(name);
+        return 0;
+    };
+    dval::detail::check(dval_sandbox_list(c.get(), nullptr, each, &left));
+    return left.live;
+}
 } // namespace
 
 int main(int argc, char **argv)
@@ -40,6 +69,9 @@ int main(int argc, char **argv)
     }
     const std::string src = argv[3];
     const std::string executor = argv[1];
+    // examples/validation/shell (run from the checkout by default)
+    const std::string sample = argc > 4 ? argv[4] : "examples/validation/shell";
+    const std::string label = "suite=ffi-cpp-" + executor;
     dval::client_config cfg;
     cfg.executor = executor;
     if (executor == "local")
@@ -183,14 +215,74 @@ int main(int argc, char **argv)
                        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) +
                        " ms)");
             req.cancel = nullptr;
-            req.isolation = "sandbox";
+            req.isolation = "bogus";
             st = 0;
             try {
                 dval::validate(c, req);
             } catch (const dval::error &e) {
                 st = e.status();
             }
-            expect(st == DVAL_EUNSUPPORTED, "isolation=sandbox is not supported yet");
+            expect(st == DVAL_EINVAL, "isolation=bogus throws DVAL_EINVAL");
+        }
+        // isolation=sandbox: a sandbox of its own, deleted after it (the
+        // end of the sandbox phase names it: "<name> (<state>)")
+        {
+            dval::validation req;
+            req.profile = "shell";
+            req.source_dir = sample;
+            req.thread_id = "cpp-iso";
+            req.isolation = "sandbox";
+            req.labels = {label};
+            std::string used;
+            req.on_event = [&](const dval_event &ev) {
+                if (ev.type == DVAL_EVENT_PHASE && ev.done && std::string(ev.phase) == "sandbox" &&
+                    ev.detail)
+                    used = std::string(ev.detail).substr(0, std::string(ev.detail).find(' '));
+                return 0;
+            };
+            dval::validation_result r = dval::validate(c, req);
+            expect(sample_ok(r, "cpp-iso") && used.compare(0, 14, "shell-sandbox-") == 0,
+                   "isolation=sandbox runs the sample on its own " + used);
+            expect(!used.empty() && live_named(c, used).empty(),
+                   "isolation=sandbox deletes its sandbox");
+        }
+        // a pool of 2 sandboxes shared by 4 threads
+        {
+            dval::pool_options po;
+            po.profile = "shell";
+            po.name = "ffi-cpp-pool-" + executor;
+            po.max_sandboxes = 2;
+            po.labels = {label};
+            po.release = DVAL_RELEASE_DELETE;
+            std::vector<dval::validation_result> rs(4);
+            std::vector<std::string> errs(4);
+            {
+                dval::pool p(c, po);
+                std::vector<std::thread> ts;
+                for (int i = 0; i < 4; i++)
+                    ts.emplace_back([&, i] {
+                        dval::validation req;
+                        req.source_dir = sample;
+                        req.thread_id = "cpp-pool-" + std::to_string(i);
+                        req.timeout_ms = 60000;
+                        try {
+                            rs[i] = p.validate(req);
+                        } catch (const std::exception &e) {
+                            errs[i] = e.what();
+                        }
+                    });
+                for (auto &t : ts)
+                    t.join();
+                for (int i = 0; i < 4; i++) {
+                    std::string tid = "cpp-pool-" + std::to_string(i);
+                    expect(errs[i].empty() && sample_ok(rs[i], tid) &&
+                               rs[i].sandbox_name.compare(0, po.name.size(), po.name) == 0,
+                           "pool validate " + tid + " on " + rs[i].sandbox_name + errs[i]);
+                }
+                expect(!live_named(c, po.name).empty(), "pool sandboxes listed while open");
+            }
+            std::vector<std::string> l = live_named(c, po.name);
+            expect(l.empty(), "pool destructor deletes its sandboxes" + (l.empty() ? "" : ": " + l[0]));
         }
         // nothing this program created is left (Daytona renames a sandbox
         // DESTROYED_<name>_<ms> once it accepts the delete)

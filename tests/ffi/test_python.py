@@ -125,8 +125,10 @@ def t_bad_executor():
 
 
 def t_isolation():
-    e = expect_raises(NotImplementedError, dval.validate, "shell", ".", isolation="sandbox")
-    check("session" in str(e), str(e))
+    check(dval.ISOLATION_LEVELS == ("session", "sandbox"), dval.ISOLATION_LEVELS)
+    e = expect_raises(ValueError, dval.validate, "shell", ".", executor="local",
+                      isolation="bogus")
+    check("sandbox" in str(e) and "session" in str(e), str(e))
 
 
 def t_layout():
@@ -398,9 +400,126 @@ def t_avalidate_cancel_silent(c, snap, sb, tmp):
     check(took < 2, "cancellation of a silent program took %.1fs" % took)
 
 
+SHELL_SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                            "examples", "validation", "shell")
+
+
+def check_sample(r, tid):
+    """A result of examples/validation/shell run as thread ``tid``."""
+    check(r.ok and r.exit_code == 0, "%s: status %r exit %r" % (tid, r.status, r.exit_code))
+    check(r.results == {"results.json": {"sum_1_to_100": 5050, "thread_id": tid,
+                                         "passed": True}}, "%s: results %r" % (tid, r.results))
+    check(r.stdout == "sum 1..100 = 5050\n", "%s: stdout %r" % (tid, r.stdout))
+    check(r.thread_id == tid, "%s: thread_id %r" % (tid, r.thread_id))
+
+
+def t_validate_isolation_sandbox(c, snap, sb, tmp):
+    # the summary's "sandbox" names the profile's sandbox: the one used is
+    # in the detail of the sandbox phase's end ("<name> (<state>)")
+    names = []
+
+    def on_event(ev):
+        if ev.type == dval.EventType.PHASE and ev.phase == "sandbox" and ev.done:
+            names.append((ev.detail or "").split(" ")[0])
+    for i in range(2):
+        tid = "iso-%s-%d" % (WHICH, i)
+        r = dval.validate("shell", SHELL_SAMPLE, client=c, thread_id=tid, isolation="sandbox",
+                          labels=[LABEL], on_event=on_event)
+        check_sample(r, tid)
+    check(len(names) == 2 and len(set(names)) == 2 and
+          all(n.startswith("shell-sandbox-") for n in names), "own sandboxes %r" % names)
+    left = [s.name for s in live(c) if s.name in names]
+    check(not left, "isolation=sandbox left %r" % left)
+
+
+def t_pool_concurrent(c, snap, sb, tmp):
+    name = "ffi-py-pool-%s-%d" % (WHICH, os.getpid())
+    results, errs = {}, []
+    threads_seen = set()
+
+    def worker(pool, i):
+        tid = "pool-%s-%d" % (WHICH, i)
+        try:
+            r = pool.validate(SHELL_SAMPLE, thread_id=tid, timeout=60,
+                              on_output=lambda *a: threads_seen.add(
+                                  (i, threading.get_ident())))
+            results[tid] = (r, threading.get_ident())
+        except Exception as e:
+            errs.append("%s: %r" % (tid, e))
+    with dval.Pool("shell", client=c, name=name, max_sandboxes=2, labels=[LABEL],
+                   release=dval.Release.DELETE) as pool:
+        check(pool.profile == "shell", pool.profile)
+        ts = [threading.Thread(target=worker, args=(pool, i)) for i in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(120)
+        check(not errs, "; ".join(errs))
+        check(len(results) == 4, "results of %r" % sorted(results))
+        for tid, (r, _) in results.items():
+            check_sample(r, tid)
+        used = {r.sandbox for r, _ in results.values()}
+        check(used <= {name + "-0", name + "-1"}, "pool sandboxes %r" % used)
+        # callbacks run on the calling thread
+        check({(int(t.split("-")[-1]), th) for t, (_, th) in results.items()} >= threads_seen,
+              "on_output ran on another thread")
+        check(any(s.name.startswith(name) for s in live(c)), "pool sandboxes not listed")
+    expect_raises(ValueError, pool.validate, SHELL_SAMPLE)
+    left = [s.name for s in live(c) if s.name.startswith(name)]
+    check(not left, "pool left sandboxes after close (release DELETE): %r" % left)
+
+
+def t_pool_busy_and_cancel(c, snap, sb, tmp):
+    # one sandbox, one caller allowed to wait: a third caller gets DvalBusy
+    # at once, and a waiting caller whose token fires leaves the queue
+    name = "ffi-py-poolq-%s-%d" % (WHICH, os.getpid())
+    slow = program(tmp, "poolslow", "echo go; sleep 3\n")
+    started = threading.Event()
+    first = {}
+
+    def run_first(pool):
+        try:
+            first["r"] = pool.validate(slow, on_output=lambda *a: started.set(),
+                                       allow_missing_results=True)
+        except Exception as e:
+            first["e"] = e
+    with dval.Pool("shell", client=c, name=name, max_sandboxes=1, max_queue=1,
+                   labels=[LABEL], release=dval.Release.DELETE) as pool:
+        t = threading.Thread(target=run_first, args=(pool,))
+        t.start()
+        check(started.wait(30), "the first validation did not start")
+        waiting = {}
+        token = dval.CancelToken() if dval.supports_cancel() else None
+
+        def run_waiting():
+            try:
+                pool.validate(SHELL_SAMPLE, cancel=token)
+            except Exception as e:
+                waiting["e"] = e
+        w = threading.Thread(target=run_waiting)
+        w.start()
+        time.sleep(0.5)   # w is queued behind the running validation
+        t0 = time.monotonic()
+        e = expect_raises(dval.DvalBusy, pool.validate, SHELL_SAMPLE)
+        check(time.monotonic() - t0 < 1 and "queue" in str(e), "busy: %r after %.1fs"
+              % (e, time.monotonic() - t0))
+        if token is not None:
+            token.fire()
+        w.join(30)
+        t.join(30)
+        if token is not None:
+            check(isinstance(waiting.get("e"), dval.DvalCanceled), "waiting caller: %r" % waiting)
+            token.close()
+        check("r" in first and first["r"].exit_code == 0 and first["r"].stdout == "go\n",
+              "first: %r" % first)
+    left = [s.name for s in live(c) if s.name.startswith(name)]
+    check(not left, "pool left %r" % left)
+
+
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
          t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
-         t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent]
+         t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent,
+         t_validate_isolation_sandbox, t_pool_concurrent, t_pool_busy_and_cancel]
 
 
 def run_executor(executor):
@@ -449,7 +568,7 @@ test("package", t_package)
 test("version", t_version)
 test("statuses_and_states", t_statuses)
 test("bad_executor", t_bad_executor)
-test("isolation_not_yet", t_isolation)
+test("isolation_levels", t_isolation)
 test("layout", t_layout)
 test("library_not_found_says_how", t_library_not_found)
 for ex in ("local", "daytona"):

@@ -77,6 +77,9 @@ static void attack(int isolation, int expect_intact)
         /* two sandboxes of their own, both deleted afterwards */
         CHECK_INT(emu_count(&e, "POST", "^/api/sandbox$"), 2);
         CHECK_INT(emu_count(&e, "DELETE", "^/api/sandbox/[^/]+$"), 2);
+        /* the summary names the sandbox the validation really ran in */
+        CHECK(strstr(v.sum, "\"sandbox\":\"shell-sandbox\"") == NULL);
+        CHECK(strstr(v.sum, "\"sandbox\":\"shell-sandbox-") != NULL);
     }
     dval_free(v.sum);
     dval_free(h.sum);

@@ -19,8 +19,10 @@
 // ReleaseStop or ReleaseDelete in SandboxOptions.Release or
 // Validation.Release.
 //
-// The sandbox pool of the C library is not wrapped yet; it will be added
-// here (as Pool) when the library exports it.
+// Many validations at once: NewPool shares sandboxes of one profile
+// between goroutines (Pool.Validate); Pool.Close applies
+// PoolOptions.Release to them (ReleaseKeep by default: they keep running).
+// Validation.Isolation "sandbox" gives one validation a sandbox of its own.
 //
 // Errors are *Error values: errors.Is(err, dval.ErrNotFound) matches by
 // status, and an error caused by a context unwraps to ctx.Err().
@@ -197,6 +199,7 @@ var (
 	ErrNetwork     = statusErr(StatusNetwork)
 	ErrResults     = statusErr(StatusResults)
 	ErrExec        = statusErr(StatusExec)
+	ErrBusy        = statusErr(StatusBusy) // a pool's queue is full
 )
 
 func mkerr(rc C.int, msg *C.char) error {

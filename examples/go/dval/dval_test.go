@@ -54,15 +54,15 @@ func TestDoneContextStopsBeforeTheCall(t *testing.T) {
 	}
 }
 
-func TestIsolationNotYet(t *testing.T) {
+func TestIsolationUnknown(t *testing.T) {
 	c, err := NewClient(bg, ClientOptions{Executor: "local", StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_, err = c.Validate(bg, Validation{Profile: "shell", SourceDir: ".", Isolation: "sandbox"})
-	if !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("want unsupported, got %v", err)
+	_, err = c.Validate(bg, Validation{Profile: "shell", SourceDir: ".", Isolation: "bogus"})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "sandbox") {
+		t.Fatalf("want invalid naming the levels, got %v", err)
 	}
 }
 

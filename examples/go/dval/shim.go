@@ -35,6 +35,9 @@ static int go_list(dval_client *c, const char *const *labels, uintptr_t h) {
 static int go_validate(dval_client *c, const dval_validation *req, uintptr_t h, char **out) {
 	return dval_validate(c, req, (dval_event_fn)dvalGoEvent, (void *)h, out);
 }
+static int go_pool_validate(dval_pool *p, const dval_validation *req, uintptr_t h, char **out) {
+	return dval_pool_validate(p, req, (dval_event_fn)dvalGoEvent, (void *)h, out);
+}
 */
 import "C"
 
@@ -60,4 +63,8 @@ func cList(c *C.dval_client, labels **C.char, h uintptr) C.int {
 
 func cValidate(c *C.dval_client, req *C.dval_validation, h uintptr, out **C.char) C.int {
 	return C.go_validate(c, req, C.uintptr_t(h), out)
+}
+
+func cPoolValidate(p *C.dval_pool, req *C.dval_validation, h uintptr, out **C.char) C.int {
+	return C.go_pool_validate(p, req, C.uintptr_t(h), out)
 }

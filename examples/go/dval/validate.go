@@ -20,9 +20,10 @@ type Validation struct {
 	Profile   string // required: "shell", "java", "dotnet" or a registered one
 	SourceDir string // required: the local folder uploaded to /sandbox/<thread id>
 	ThreadID  string // safe path component; "" → a uuid4
-	// Isolation is "" or "session" (a shared sandbox, one session per
-	// validation); other levels return ErrUnsupported until the library
-	// supports them.
+	// Isolation is "" or "session" (the profile's shared sandbox, one
+	// session per validation: keeps honest programs apart, not hostile
+	// ones), or "sandbox" (a sandbox created for this validation from the
+	// snapshot and deleted after it).
 	Isolation    string
 	SandboxName  string // "" → the profile's
 	SnapshotName string // "" → the profile's
@@ -156,9 +157,28 @@ func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResul
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	if req.Isolation != "" && req.Isolation != "session" {
-		return nil, &Error{Status: StatusUnsupported, Name: StatusUnsupported.String(),
-			Message: fmt.Sprintf("isolation %q is not supported by this library (only \"session\")", req.Isolation)}
+	return runValidation(ctx, c.c, nil, req)
+}
+
+// isolationOf maps Validation.Isolation to enum dval_isolation.
+func isolationOf(name string) (C.int32_t, error) {
+	switch name {
+	case "", "session":
+		return C.DVAL_ISOLATION_SESSION, nil
+	case "sandbox":
+		return C.DVAL_ISOLATION_SANDBOX, nil
+	}
+	return 0, &Error{Status: StatusInvalid, Name: StatusInvalid.String(),
+		Message: fmt.Sprintf("isolation %q: expected \"session\" or \"sandbox\"", name)}
+}
+
+// runValidation is dval_validate on c, or dval_pool_validate on pool when
+// it is not nil (c then only gives the error message).
+func runValidation(ctx context.Context, c *C.dval_client, pool *C.dval_pool,
+	req Validation) (*ValidationResult, error) {
+	iso, err := isolationOf(req.Isolation)
+	if err != nil {
+		return nil, err
 	}
 	var cv C.dval_validation
 	v := &cv
@@ -174,6 +194,7 @@ func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResul
 	v.timeout_ms = ms(req.Timeout)
 	v.release = C.int32_t(req.Release)
 	v.labels = cs.array(req.Labels)
+	v.isolation = iso
 	if req.AllowMissingResults {
 		v.allow_missing_results = 1
 	}
@@ -197,9 +218,14 @@ func (c *Client) Validate(ctx context.Context, req Validation) (*ValidationResul
 	defer h.Delete()
 	disarm := armCancel(ctx, v)
 	var out *C.char
-	rc := cValidate(c.c, v, uintptr(h), &out)
+	var rc C.int
+	if pool != nil {
+		rc = cPoolValidate(pool, v, uintptr(h), &out)
+	} else {
+		rc = cValidate(c, v, uintptr(h), &out)
+	}
 	disarm()
-	err := withCause(ctx, st.finish(mkerr(rc, c.errmsg())))
+	err = withCause(ctx, st.finish(mkerr(rc, C.dval_client_errmsg(c))))
 	if out == nil {
 		return nil, err
 	}

@@ -20,12 +20,17 @@ after ``validate()`` or a ``with client.sandbox_acquire(...)`` block the
 sandbox (on the local executor, its init process) keeps running for the
 next run. Pass ``release=dval.Release.DELETE`` (or STOP) where you call.
 
-The sandbox pool of the C library is not wrapped yet: it will appear here
-as ``dval.Pool`` when the library exports it.
+Many validations at once: :class:`Pool` shares sandboxes of one profile
+between threads::
+
+    with dval.Pool("shell", executor="local", max_sandboxes=2,
+                   release=dval.Release.DELETE) as pool:
+        r = pool.validate("examples/validation/shell", thread_id="t1")
 """
 from ._core import Client, Sandbox, SandboxInfo, Session, Snapshot, profile_names, strerror, version
 from ._enums import (EventType, LogLevel, Network, Release, SandboxState, SnapshotState, Status,
                      Stream, to_enum)
+from ._pool import Pool
 from ._loader import BACKENDS, SONAME, backend_name, library_path, use_backend
 from ._validate import (ISOLATION_LEVELS, CancelToken, Event, ValidationResult, avalidate,
                         supports_cancel, validate)
@@ -35,7 +40,7 @@ from .errors import STATUS_CLASSES, DvalError, LibraryNotFoundError, error_for
 __version__ = "0.1.0"
 
 __all__ = [
-    "validate", "avalidate", "ValidationResult", "Event", "CancelToken", "supports_cancel",
+    "validate", "avalidate", "Pool", "ValidationResult", "Event", "CancelToken", "supports_cancel",
     "ISOLATION_LEVELS", "Client", "Snapshot", "Sandbox", "Session", "SandboxInfo",
     "version", "strerror", "profile_names", "Status", "SandboxState", "SnapshotState",
     "Stream", "Release", "Network", "LogLevel", "EventType", "to_enum", "BACKENDS",

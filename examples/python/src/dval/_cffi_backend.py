@@ -131,6 +131,21 @@ int dval_validation_init(dval_validation *req, size_t size);
 int dval_validate(dval_client *client, const dval_validation *req, dval_event_fn on_event, void *userdata, char **result_json);
 """
 
+_POOL = """
+typedef struct dval_pool dval_pool;
+typedef struct dval_pool_options {
+    size_t struct_size;
+    const char *profile; const char *name;
+    int32_t min_warm; int32_t max_sandboxes; int32_t max_per_sandbox;
+    int64_t idle_timeout_ms; const char *const *labels;
+    int32_t max_queue; int32_t release; int32_t ttl_minutes;
+} dval_pool_options;
+int dval_pool_options_init(dval_pool_options *opts, size_t size);
+int dval_pool_new(dval_pool **out, dval_client *client, const dval_pool_options *opts);
+int dval_pool_validate(dval_pool *pool, const dval_validation *req, dval_event_fn on_event, void *userdata, char **result_json);
+void dval_pool_free(dval_pool *pool);
+"""
+
 _CANCEL_FUNCS = """
 int dval_cancel_new(dval_cancel **out);
 int dval_cancel_fire(dval_cancel *c);
@@ -158,14 +173,15 @@ class Backend:
         self.path = path
         self.has_cancel = _has_symbol(path, "dval_cancel_new")
         # libraries with the pool also have the isolation and TTL fields
-        self.has_isolation = _has_symbol(path, "dval_pool_new")
+        self.has_isolation = self.has_pool = _has_symbol(path, "dval_pool_new")
         tail = "\n    dval_cancel *cancel;" if self.has_cancel else ""
         if self.has_isolation:
             tail += ("\n    int32_t isolation; int32_t sandbox_ttl_minutes;"
                      "\n    int32_t cpu; int32_t memory_gib; int32_t disk_gib;")
         self.ffi = ffi = FFI()
         ffi.cdef(_STRUCTS + _VALIDATION % tail
-                 + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else ""))
+                 + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else "")
+                 + (_POOL if self.has_pool else ""))
         self.lib = ffi.dlopen(path)
         self.NULL = ffi.NULL
 
@@ -343,7 +359,8 @@ class Backend:
 
     def validate(self, client: Any, req: Dict[str, Any],
                  on_event: Callable[[Tuple[Any, ...]], int],
-                 cancel: Any = None) -> Tuple[int, Optional[str]]:
+                 cancel: Any = None, pool: Any = None) -> Tuple[int, Optional[str]]:
+        """dval_validate on ``client``, or dval_pool_validate on ``pool``."""
         rc, st = self._new("dval_validation", "dval_validation_init")
         if rc:
             return rc, None
@@ -360,12 +377,25 @@ class Backend:
                              self._s(e.detail) if e.detail != N else None))
         fn = self.ffi.callback("dval_event_fn", ev, error=1)
         out = self.ffi.new("char **")
-        rc = self.lib.dval_validate(client, st, fn, N, out)
+        if pool is not None:
+            rc = self.lib.dval_pool_validate(pool, st, fn, N, out)
+        else:
+            rc = self.lib.dval_validate(client, st, fn, N, out)
         try:
             text = self.ffi.string(out[0]).decode("utf-8") if out[0] != N else None
         finally:
             self.lib.dval_free(out[0])
         return rc, text
+
+    def pool_new(self, client: Any, opts: Dict[str, Any]) -> Tuple[int, Any]:
+        rc, o = self._new("dval_pool_options", "dval_pool_options_init")
+        if rc:
+            return rc, None
+        keep: List[Any] = []
+        self._fill(o, "dval_pool_options", opts, keep)   # the pool copies the strings
+        out = self.ffi.new("dval_pool **")
+        rc = self.lib.dval_pool_new(out, client, o)
+        return rc, (out[0] if rc == 0 else None)
 
     def cancel_new(self) -> Tuple[int, Any]:
         out = self.ffi.new("dval_cancel **")

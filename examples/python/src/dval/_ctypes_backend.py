@@ -87,6 +87,14 @@ class ValidationIsolation(C.Structure):
                                      ("memory_gib", C.c_int32), ("disk_gib", C.c_int32)]
 
 
+class PoolOptions(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t), ("profile", C.c_char_p), ("name", C.c_char_p),
+                ("min_warm", C.c_int32), ("max_sandboxes", C.c_int32),
+                ("max_per_sandbox", C.c_int32), ("idle_timeout_ms", C.c_int64),
+                ("labels", C.POINTER(C.c_char_p)), ("max_queue", C.c_int32),
+                ("release", C.c_int32), ("ttl_minutes", C.c_int32)]
+
+
 class Event(C.Structure):
     _fields_ = [("struct_size", C.c_size_t), ("type", C.c_int32), ("phase", C.c_char_p),
                 ("done", C.c_int32), ("status", C.c_int32), ("elapsed_ms", C.c_int64),
@@ -97,7 +105,8 @@ class Event(C.Structure):
 EVENT_FN = C.CFUNCTYPE(C.c_int, C.POINTER(Event), C.c_void_p)
 STRUCTS = {"dval_client_options": ClientOptions, "dval_snapshot_spec": SnapshotSpec,
            "dval_sandbox_options": SandboxOptions, "dval_exec_options": ExecOptions,
-           "dval_validation": Validation, "dval_event": Event}
+           "dval_validation": Validation, "dval_event": Event,
+           "dval_pool_options": PoolOptions}
 
 V, I, P, S, Z = C.c_void_p, C.c_int, C.POINTER(C.c_void_p), C.c_char_p, C.c_size_t
 _PROTOS: List[Tuple[str, Any, List[Any]]] = [
@@ -141,6 +150,11 @@ _PROTOS: List[Tuple[str, Any, List[Any]]] = [
 # The cancel token (newer libraries): used only when exported.
 _CANCEL_PROTOS = [("dval_cancel_new", I, [P]), ("dval_cancel_fire", I, [V]),
                   ("dval_cancel_fired", I, [V]), ("dval_cancel_free", None, [V])]
+# The pool (newer libraries): used only when exported.
+_POOL_PROTOS = [("dval_pool_options_init", I, [C.POINTER(PoolOptions), Z]),
+                ("dval_pool_new", I, [P, V, C.POINTER(PoolOptions)]),
+                ("dval_pool_validate", I, [V, V, EVENT_FN, V, P]),
+                ("dval_pool_free", None, [V])]
 
 
 def _b(s: Optional[str]) -> Optional[bytes]:
@@ -192,8 +206,12 @@ class Backend:
                 f = getattr(lib, fname)
                 f.restype, f.argtypes = res, args
         self.validation_struct = ValidationCancel if self.has_cancel else Validation
-        if hasattr(lib, "dval_pool_new"):   # isolation and TTL fields too
+        self.has_pool = hasattr(lib, "dval_pool_new")
+        if self.has_pool:   # isolation and TTL fields too
             self.validation_struct = ValidationIsolation
+            for fname, res, args in _POOL_PROTOS:
+                f = getattr(lib, fname)
+                f.restype, f.argtypes = res, args
 
     # ---- layout (tests compare it with the C compiler's)
     def layout(self, struct: str, field: str) -> int:
@@ -338,7 +356,8 @@ class Backend:
     # ---- validate
     def validate(self, client: Any, req: Dict[str, Any],
                  on_event: Callable[[Tuple[Any, ...]], int],
-                 cancel: Any = None) -> Tuple[int, Optional[str]]:
+                 cancel: Any = None, pool: Any = None) -> Tuple[int, Optional[str]]:
+        """dval_validate on ``client``, or dval_pool_validate on ``pool``."""
         st = self.validation_struct()
         rc = self.lib.dval_validation_init(C.byref(st), C.sizeof(st))
         if rc:
@@ -356,12 +375,27 @@ class Backend:
                              _s(e.detail) if e.detail else None))
         fn = EVENT_FN(ev)
         out = C.c_void_p()
-        rc = self.lib.dval_validate(client, C.byref(st), fn, None, C.byref(out))
+        if pool is not None:
+            rc = self.lib.dval_pool_validate(pool, C.byref(st), fn, None, C.byref(out))
+        else:
+            rc = self.lib.dval_validate(client, C.byref(st), fn, None, C.byref(out))
         try:
             text = C.string_at(out.value).decode("utf-8") if out.value else None
         finally:
             self.lib.dval_free(out)
         return rc, text
+
+    # ---- pool
+    def pool_new(self, client: Any, opts: Dict[str, Any]) -> Tuple[int, Any]:
+        o = PoolOptions()
+        rc = self.lib.dval_pool_options_init(C.byref(o), C.sizeof(o))
+        if rc:
+            return rc, None
+        keep: List[Any] = []
+        _fill(o, opts, keep)   # the pool copies the strings
+        h = C.c_void_p()
+        rc = self.lib.dval_pool_new(C.byref(h), client, C.byref(o))
+        return rc, (h.value if rc == 0 else None)
 
     # ---- cancel token
     def cancel_new(self) -> Tuple[int, Any]:

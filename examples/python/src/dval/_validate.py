@@ -14,10 +14,11 @@ from .errors import DvalError, error_for
 __all__ = ["ValidationResult", "Event", "CancelToken", "supports_cancel", "validate",
            "avalidate", "ISOLATION_LEVELS"]
 
-#: isolation levels this library supports. "sandbox" (a sandbox per
-#: validation) and the pool arrive with the scale work of the C library;
-#: until then only the seed's model is available.
-ISOLATION_LEVELS: Tuple[str, ...] = ("session",)
+#: isolation levels (``enum dval_isolation``): "session" shares the
+#: profile's sandbox (a session and /sandbox/<thread_id> each: keeps honest
+#: programs apart, not hostile ones); "sandbox" gives the validation a
+#: sandbox of its own, created for it and deleted after it.
+ISOLATION_LEVELS: Tuple[str, ...] = ("session", "sandbox")
 
 
 @dataclass
@@ -131,13 +132,22 @@ class CancelToken:
             pass
 
 
-def _check_isolation(isolation: Optional[str]) -> None:
-    if isolation is None or isolation in ISOLATION_LEVELS:
-        return
-    raise NotImplementedError(
-        "isolation=%r is not supported by this libdaytona-validate (supported: %s); "
-        "per-validation sandboxes come with the library's pool" %
-        (isolation, ", ".join(ISOLATION_LEVELS)))
+def _isolation(b: Any, isolation: Optional[str]) -> Optional[int]:
+    """The dval_validation.isolation value of ``isolation`` (None: the
+    library's default, "session")."""
+    if isolation is None:
+        return None
+    if isolation not in ISOLATION_LEVELS:
+        raise ValueError("isolation=%r: expected one of %s" %
+                         (isolation, ", ".join(ISOLATION_LEVELS)))
+    if not getattr(b, "has_pool", False):
+        if isolation == "session":
+            return None
+        raise NotImplementedError(
+            "isolation=%r needs a libdaytona-validate with dval_validation.isolation "
+            "(0.1.1, the one that exports dval_pool_new); this one has only \"session\"" %
+            isolation)
+    return ISOLATION_LEVELS.index(isolation)
 
 
 def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int) -> ValidationResult:
@@ -192,9 +202,9 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
         executor: "daytona", "local" or None (auto); ignored with ``client``.
         thread_id: safe path component; None → a uuid4.
         timeout: seconds for the program's run (None: no limit).
-        isolation: None or "session" (a shared sandbox, one session per
-            validation). Other levels raise NotImplementedError until the
-            library supports them.
+        isolation: None or "session" (the profile's shared sandbox, one
+            session per validation), or "sandbox" (a sandbox created for
+            this validation and deleted after it; see ISOLATION_LEVELS).
         on_output: ``on_output(stream, channel, data)`` for live output, on
             the calling thread; a true return stops the validation.
         on_event: ``on_event(Event)`` for every progress event.
@@ -212,39 +222,50 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
         DvalError: any other failure; ``e.result`` holds the output and
         timings collected until then.
     """
-    _check_isolation(isolation)
     if client is not None and executor is not None:
         raise ValueError("give either client or executor, not both")
     own = client is None
     c = Client(executor, state_dir=state_dir, backend=backend) if own else client
     assert c is not None
     try:
-        b = c._b
-        out = {1: bytearray(), 2: bytearray()}
-        timings: Dict[str, int] = {}
-        g = _Guard()
-        handler = g.wrap(_event_handler(out, timings, on_output, on_event, _stop))
         req: Dict[str, Any] = dict(
             profile=profile, source_dir=str(source_dir), thread_id=thread_id,
             sandbox_name=sandbox_name, snapshot_name=snapshot_name, run_command=run_command,
             timeout_ms=int(timeout * 1000) if timeout else 0, release=int(release),
             labels=labels, allow_missing_results=allow_missing_results)
-        if cancel is not None and not b.has_cancel:
-            raise NotImplementedError("this library has no cancel token")
-        rc, text = b.validate(c.handle, req, handler, cancel.handle if cancel else None)
-        msg = c.errmsg if rc else ""
-        g.reraise()
-        doc = json.loads(text) if text else {}
-        if rc in (Status.OK, Status.ERESULTS) and text:
-            return _result(doc, out, rc)
-        err: DvalError = error_for(rc, msg or b.strerror(rc), b.status_name(rc))
-        partial = _result(doc, out, rc)
-        partial.timings.update(timings)
-        err.result = partial
-        raise err
+        return _run(c, None, req, isolation, on_output, on_event, cancel, _stop)
     finally:
         if own:
             c.close()
+
+
+def _run(c: Client, pool: Any, req: Dict[str, Any], isolation: Optional[str],
+         on_output: Optional[Callable[[Stream, str, bytes], Any]],
+         on_event: Optional[Callable[[Event], Any]], cancel: Optional[CancelToken],
+         stop: Optional[threading.Event]) -> ValidationResult:
+    """One dval_validate (``pool`` None) or dval_pool_validate call and its
+    result or exception; shared by :func:`validate` and the pool."""
+    b = c._b
+    iso = _isolation(b, isolation)
+    if iso is not None:
+        req["isolation"] = iso
+    if cancel is not None and not b.has_cancel:
+        raise NotImplementedError("this library has no cancel token")
+    out = {1: bytearray(), 2: bytearray()}
+    timings: Dict[str, int] = {}
+    g = _Guard()
+    handler = g.wrap(_event_handler(out, timings, on_output, on_event, stop))
+    rc, text = b.validate(c.handle, req, handler, cancel.handle if cancel else None, pool=pool)
+    msg = c.errmsg if rc else ""
+    g.reraise()
+    doc = json.loads(text) if text else {}
+    if rc in (Status.OK, Status.ERESULTS) and text:
+        return _result(doc, out, rc)
+    err: DvalError = error_for(rc, msg or b.strerror(rc), b.status_name(rc))
+    partial = _result(doc, out, rc)
+    partial.timings.update(timings)
+    err.result = partial
+    raise err
 
 
 def _to_loop(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any]) -> Callable[..., None]:
