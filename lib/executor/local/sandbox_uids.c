@@ -76,8 +76,12 @@ int lx_uid_alloc(dval_call *c, const char *sbdir, const char *name,
 int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid)
 {
     int sfd = lx_open_in(rootfd, "sandbox", O_PATH | O_DIRECTORY, 0);
-    if (sfd < 0)
-        return dval__call_fail(c, DVAL_EIO, "/sandbox: %s", strerror(errno));
+    if (sfd < 0) { /* no openat2 (ENOSYS): nothing is confined: fail closed */
+        int e = errno;
+        return dval__call_fail(c, e == ENOSYS ? DVAL_EISOLATION : DVAL_EIO,
+                               "/sandbox: %s%s", strerror(e),
+                               e == ENOSYS ? " (openat2 is required)" : "");
+    }
     struct stat st;
     int rc = DVAL_OK;
     if (fstatat(sfd, top, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
