@@ -234,6 +234,10 @@ typedef struct dval_local_options {
     int32_t max_pids;
     int64_t max_memory_bytes;
     int64_t max_cpu_ms;
+    /* 1: sandboxes run over the host's own toolchain instead of images:
+     * read-only /usr, /bin, /sbin, /lib* and an allow-listed /etc, nothing
+     * else of the host (as DVAL_LOCAL_HOST_ROOT=1; appended in 0.1.1). */
+    int32_t host_root;
 } dval_local_options;
 
 DVAL_API int dval_local_options_init(dval_local_options *opts, size_t size);

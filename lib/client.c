@@ -106,6 +106,7 @@ static int config_merge(dval__config *cfg, const dval_client_options *o,
     cfg->request_timeout_ms = first64(d->request_timeout_ms,
                                       o->request_timeout_ms);
     cfg->allow_unisolated = (l->allow_unisolated || o->allow_unisolated) != 0;
+    cfg->local_host_root = l->host_root != 0;
     cfg->local_max_pids = l->max_pids;
     cfg->local_max_memory_bytes = l->max_memory_bytes;
     cfg->local_max_cpu_ms = l->max_cpu_ms;

@@ -104,6 +104,7 @@ typedef struct dval__config {
     char *state_dir;
     char *helper_path;             /* NULL → the local executor finds it */
     int allow_unisolated;
+    int local_host_root;        /* dval_local_options.host_root */
     int32_t local_max_pids;        /* sandbox defaults (0 → executor's) */
     int64_t local_max_memory_bytes;
     int64_t local_max_cpu_ms;

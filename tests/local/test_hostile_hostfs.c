@@ -175,3 +175,64 @@ TEST(test_local_hostile__host_root_opt_in_is_an_allow_list)
     unplant();
     lt_close(&t);
 }
+
+static int collect_out(int stream, const char *ch, const char *data,
+                       size_t len, void *ud)
+{
+    (void)stream, (void)ch;
+    dval__buf_append(ud, data, len);
+    return 0;
+}
+
+/* The same opt-in as a client option (dval_local_options.host_root),
+ * through the public API, with the environment variable unset. */
+TEST(test_local_hostile__host_root_option_through_the_public_api)
+{
+    plant();
+    unsetenv("DVAL_LOCAL_HOST_ROOT");
+    char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/dval-local-tests/hostroot-opt.%d",
+             (int)getpid());
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = dir;
+    lo.host_root = 1;
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.executor = "local";
+    o.local = &lo;
+    dval_client *c = NULL;
+    CHECK_INT(dval_client_new(&c, &o), DVAL_OK);
+    dval_sandbox_options so;
+    dval_sandbox_options_init(&so, sizeof so);
+    so.name = "hr";
+    so.release = DVAL_RELEASE_DELETE;
+    dval_sandbox *sb = NULL;
+    int rc = dval_sandbox_acquire(&sb, c, &so);
+    if (rc == DVAL_EISOLATION)
+        th_skip(dval_client_errmsg(c));
+    CHECK_INT(rc, DVAL_OK);
+    dval_session *s = NULL;
+    CHECK_INT(dval_session_open(&s, sb), DVAL_OK);
+    char cmd[4096];
+    probe_cmd(cmd, sizeof cmd);
+    char full[4400];
+    snprintf(full, sizeof full, "%s; test -x /usr/bin/env && echo usr; "
+             "test -e /opt || echo no-opt", cmd);
+    dval__buf out = { 0 };
+    int code = -1;
+    CHECK_INT(dval_session_exec(s, full, NULL, collect_out, &out, &code),
+              DVAL_OK);
+    CHECK_INT(code, 0);
+    CHECK_STR(out.data, "done\nusr\nno-opt\n");
+    dval__buf_free(&out);
+    dval_session_close(s);
+    dval_session_free(s);
+    CHECK_INT(dval_sandbox_release(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    dval_client_free(c);
+    unplant();
+    char rm[300];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    CHECK(system(rm) == 0);
+}

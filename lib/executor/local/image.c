@@ -21,12 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The one place that reads the host-root opt-in (a dval_local_options
- * field can replace the environment variable here). */
-int lx_host_root_opt_in(void)
+/* The one place that reads the host-root opt-in: the client's
+ * dval_local_options.host_root, or DVAL_LOCAL_HOST_ROOT=1. */
+int lx_host_root_opt_in(const lx *x)
 {
     const char *e = getenv("DVAL_LOCAL_HOST_ROOT");
-    return e && !strcmp(e, "1");
+    return x->host_root || (e && !strcmp(e, "1"));
 }
 
 int lx_cache_dir(char *dst, size_t cap)
@@ -246,7 +246,7 @@ int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
 /* The lower layers of a sandbox without a snapshot. */
 int lx_default_root(lx *x, dval_call *c, char *dst, size_t cap)
 {
-    if (lx_host_root_opt_in()) {
+    if (lx_host_root_opt_in(x)) {
         dval__fmt(dst, cap, "host");
         return DVAL_OK;
     }

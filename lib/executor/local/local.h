@@ -28,6 +28,7 @@ typedef struct lx {
     char *state_dir;
     char *helper;               /* path of dval-local-helper, or NULL */
     int allow_unisolated;
+    int host_root;              /* dval_local_options.host_root */
     int probed;                 /* 0 unknown, 1 isolated, -1 unavailable */
     char probe_msg[512];
     pthread_mutex_t lock;       /* guards sessions and probe */
@@ -164,8 +165,9 @@ typedef struct lx_image {
     int kind;
     char path[4096];            /* dir/tar/oci: the source */
 } lx_image;
-/* 1 when DVAL_LOCAL_HOST_ROOT=1 (the only reader of that opt-in). */
-int lx_host_root_opt_in(void);
+/* 1 when the client opted in (dval_local_options.host_root) or the
+ * environment has DVAL_LOCAL_HOST_ROOT=1 (the only reader of either). */
+int lx_host_root_opt_in(const lx *x);
 int lx_cache_dir(char *dst, size_t cap);
 /* Maps a spec's image name; DVAL_EUNSUPPORTED names what is supported. */
 int lx_image_parse(dval_call *c, const char *image, lx_image *out);

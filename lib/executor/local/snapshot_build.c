@@ -220,7 +220,7 @@ static int pick_root(lx *x, dval_call *c, const char *dir,
     int rc = lx_image_parse(c, s->image, &img);
     if (rc != DVAL_OK)
         return rc;
-    if (img.kind <= LX_IMG_JAVA && lx_host_root_opt_in()) {
+    if (img.kind <= LX_IMG_JAVA && lx_host_root_opt_in(x)) {
         LX_LOG(x, DVAL_LOG_INFO, "local executor: DVAL_LOCAL_HOST_ROOT=1: "
                "snapshot %s runs over the host's system directories "
                "(image %s not used)", s->name, s->image ? s->image : "-");
