@@ -7,13 +7,7 @@
 static int ensure_snapshot(dval_pool *p, const dval_profile *prof)
 {
     dval_snapshot_spec spec;
-    dval_snapshot_spec_init(&spec, sizeof spec);
-    spec.name = prof->snapshot_name;
-    spec.image = prof->image;
-    spec.build_commands = prof->build_commands;
-    if (!strcmp(dval_client_executor_name(p->client), "local") &&
-        prof->local_build_commands)
-        spec.build_commands = prof->local_build_commands;
+    dval__profile_snapshot_spec(p->client, prof, NULL, &spec);
     dval_snapshot *snap = NULL;
     int rc = dval_snapshot_ensure(&snap, p->client, &spec, NULL, NULL);
     dval_snapshot_free(snap);

@@ -364,3 +364,17 @@ DVAL_API int dval_profile_names(const char *const **out)
     pthread_mutex_unlock(&lock);
     return DVAL_OK;
 }
+
+/* The snapshot spec of a profile, the one place that picks its local
+ * build steps (dval_validate and the pool both build from it). */
+void dval__profile_snapshot_spec(dval_client *c, const dval_profile *p,
+                                 const char *name, dval_snapshot_spec *spec)
+{
+    dval_snapshot_spec_init(spec, sizeof *spec);
+    spec->name = name ? name : p->snapshot_name;
+    spec->image = p->image;
+    spec->build_commands = p->build_commands;
+    if (p->local_build_commands &&
+        !strcmp(dval_client_executor_name(c), "local"))
+        spec->build_commands = p->local_build_commands;
+}

@@ -252,12 +252,7 @@ static int do_snapshot(vctx *v)
         return fail(v, DVAL_EUNSUPPORTED, "snapshot", msg);
     }
     dval_snapshot_spec spec;
-    dval_snapshot_spec_init(&spec, sizeof spec);
-    spec.name = name;
-    spec.image = p->image;
-    spec.build_commands = p->build_commands;
-    if (v->local && p->local_build_commands)
-        spec.build_commands = p->local_build_commands;
+    dval__profile_snapshot_spec(v->client, p, name, &spec);
     int rc = dval_snapshot_ensure(&v->snap, v->client, &spec, on_build_log, v);
     if (rc)
         return fail(v, rc, "snapshot", dval_client_errmsg(v->client));
