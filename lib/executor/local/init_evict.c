@@ -98,7 +98,7 @@ void lx_cgroup_sweep(lx *x, const lx_limits *l)
 }
 
 /* The caller pid of a process's DVAL_SESSION=<pid>:<sandbox>:<session>
- * marker (session_proc.c), 0 when it has none. */
+ * marker (session.c), 0 when it has none. */
 static pid_t marker_caller(pid_t pid, const char *name)
 {
     char buf[65536], want[300];

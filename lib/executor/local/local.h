@@ -95,7 +95,7 @@ void lx_limits_remove(const char *key);
 /* Appends the helper options (-g/-c/-m/-n) for l to argv at *n. */
 void lx_limits_args(const lx_limits *l, char **argv, int *n, char bufs[3][32]);
 
-/* ---- sandbox_init.c (state, init process) and sandbox_ops.c (members) */
+/* ---- sandbox_state.c (state, init process) and sandbox.c (members) */
 typedef struct lx_sb {
     char dir[4096];
     lx_kv kv;
@@ -199,7 +199,7 @@ int lx_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
 int lx_snapshot_layer(lx *x, dval_call *c, const char *name, char *dst,
                       size_t cap);
 
-/* ---- session_proc.c */
+/* ---- session.c */
 int lx_session_create(void *ud, dval_call *c, const char *sb,
                       const char *sid);
 int lx_session_delete(void *ud, dval_call *c, const char *sb,

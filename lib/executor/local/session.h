@@ -1,4 +1,4 @@
-/* Session and command records shared by session_proc.c / session_cmd.c. */
+/* Session and command records shared by session.c / command.c. */
 #ifndef DVAL_LOCAL_SESSION_H
 #define DVAL_LOCAL_SESSION_H
 

@@ -1,4 +1,5 @@
-/* Sandbox members of the local executor vtable. A per-sandbox lock file
+/* Sandbox members of the local executor vtable (the state file and the init
+ * process are in sandbox_state.c). A per-sandbox lock file
  * serialises state changes between threads and processes. */
 #include "local.h"
 #include "init_evict.h"
