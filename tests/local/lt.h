@@ -20,6 +20,8 @@ typedef struct lt_out {
 
 /* Fresh state dir /tmp/dval-local-tests/<name> (old inits killed); skips
  * the test when isolation is unavailable. */
+/* The tests' root: $DVAL_LOCAL_TEST_ROOT or /tmp/dval-local-tests. */
+const char *lt_base(void);
 void lt_open(lt *t, const char *name);
 void lt_close(lt *t);
 dval_call *lt_call(lt *t);

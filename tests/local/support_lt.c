@@ -11,7 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BASE "/tmp/dval-local-tests"
+/* DVAL_LOCAL_TEST_ROOT keeps concurrent runs from two checkouts apart. */
+const char *lt_base(void)
+{
+    const char *b = getenv("DVAL_LOCAL_TEST_ROOT");
+    return b && *b ? b : "/tmp/dval-local-tests";
+}
 
 static void logfn(int level, const char *msg, void *ud)
 {
@@ -69,8 +74,8 @@ static void warm_image(lt *t)
 void lt_open(lt *t, const char *name)
 {
     memset(t, 0, sizeof *t);
-    mkdir(BASE, 0755);
-    snprintf(t->dir, sizeof t->dir, BASE "/%s", name);
+    mkdir(lt_base(), 0755);
+    snprintf(t->dir, sizeof t->dir, "%s/%s", lt_base(), name);
     kill_old(t->dir);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);

@@ -110,7 +110,8 @@ TEST(test_local_hostile__host_files_invisible_cli)
     if (access(cli, X_OK) != 0)
         th_skip("the CLI is not built");
     snprintf(prog, sizeof prog, "%s/prog", t.dir);
-    lt_sh("mkdir -p /tmp/dval-local-tests/hostile-fs-cli/prog");
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", prog);
+    lt_sh(cmd);
     probe_cmd(probe, sizeof probe);
     snprintf(cmd, sizeof cmd, "%s/run.sh", prog);
     FILE *f = fopen(cmd, "w");
@@ -191,8 +192,7 @@ TEST(test_local_hostile__host_root_option_through_the_public_api)
     plant();
     unsetenv("DVAL_LOCAL_HOST_ROOT");
     char dir[256];
-    snprintf(dir, sizeof dir, "/tmp/dval-local-tests/hostroot-opt.%d",
-             (int)getpid());
+    snprintf(dir, sizeof dir, "%s/hostroot-opt.%d", lt_base(), (int)getpid());
     dval_local_options lo;
     dval_local_options_init(&lo, sizeof lo);
     lo.state_dir = dir;
