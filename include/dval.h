@@ -799,6 +799,12 @@ struct dval_executor {
     int (*workdir_claim)(void *ud, dval_call *c, const char *sandbox_id,
                          const char *dir, void **claim);
     void (*workdir_release)(void *ud, void *claim);
+    /* Appended in 0.1.1: command_start with an explicit working directory
+     * (NULL → the session's current one). When present the core calls it
+     * instead of command_start. */
+    int (*command_start_in)(void *ud, dval_call *c, const char *sandbox_id,
+                            const char *session_id, const char *cwd,
+                            const char *command, char *cmd_id);
 };
 
 /* Initialises an executor struct (all members NULL). */

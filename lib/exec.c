@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "executor.h"
 #include "output.h"
-#include "retry.h"
 
 #define READ_SLICE_MS 200     /* longest single stream_read wait */
 /* Exit-code polls. Nothing here decides that a command ended: only its
@@ -43,8 +43,7 @@
 typedef struct run {
     dval_session *s;
     dval_client *c;
-    struct dval_executor *x;
-    const char *sbid;
+    dval__ex_cmd at;          /* sandbox, session, command (once started) */
     char cmd_id[DVAL_ID_MAX];
     dval__demux demux;
     dval__out out;
@@ -68,7 +67,7 @@ typedef struct run {
     size_t ntail;
     int tail_mismatch;        /* the final log disagreed with the stream */
     int64_t deadline;         /* 0 = none */
-    dval_call call;
+    char errmsg[DVAL_ERRMSG_MAX]; /* why a status poll failed */
 } run;
 
 static int emit(int stream, const char *data, size_t len, void *ud)
@@ -156,25 +155,31 @@ static int64_t slice(run *r, int64_t want)
     return left < 1 ? 1 : left < want ? left : want;
 }
 
+/* A call about the running command. Live calls (stream, status, start)
+ * end with its cancel pipe and its deadline; the kill and the final log
+ * run after either, with the ambient cancel token only. Stream reads and
+ * the kill are single attempts that do not wait out a 429 hold. */
+#define ONE_SHOT (DVAL__NO_RETRY | DVAL__NO_HOLD)
+static void prep(run *r, dval__ex_op *op, const char *what, int flags,
+                 int64_t timeout_ms, int live)
+{
+    dval__ex_op_init(op, what, flags, NULL, 0);
+    op->timeout_ms = timeout_ms;
+    if (live) {
+        op->cancel_fd = r->s->cancel_pipe[0];
+        op->deadline_ms = r->deadline;
+    }
+}
+
 static int poll_status(run *r)
 {
-    dval__retry rt;
-    dval_call call;
     int rc, fin = 0, code = 0;
-    dval__retry_begin(&rt, r->c, "command status", DVAL__IDEMPOTENT,
-                      r->s->cancel_pipe[0]);
-    do {
-        dval__retry_call(&rt, &call, slice(r, 30000));
-        rc = r->x->command_status(r->x->userdata, &call, r->sbid, r->s->id,
-                                  r->cmd_id, &fin, &code);
-    } while (dval__retry_again(&rt, rc, &call));
-    rc = dval__retry_status(&rt, rc);
-    if (rc) {
-        r->call = call;
-        dval__fmt(r->call.errmsg, sizeof r->call.errmsg, "command status: "
-                  "%s", call.errmsg[0] ? call.errmsg : dval_strerror(rc));
+    dval__ex_op op;
+    prep(r, &op, "command status", DVAL__IDEMPOTENT, 30000, 1);
+    op.msg = r->errmsg;
+    op.cap = sizeof r->errmsg;
+    if ((rc = dval__ex_command_status(r->c, &op, &r->at, &fin, &code)))
         return rc;
-    }
     if (fin) {
         r->finished = 1;
         r->exit_code = code;
@@ -186,17 +191,15 @@ static int poll_status(run *r)
  * whole session. */
 static void stop_command(run *r)
 {
-    dval_call call;
-    dval__call_init(r->c, &call, 10000, -1);
-    if (r->x->command_cancel &&
-        r->x->command_cancel(r->x->userdata, &call, r->sbid, r->s->id,
-                             r->cmd_id) == DVAL_OK)
+    dval__ex_op op;
+    prep(r, &op, "cancel command", ONE_SHOT, 10000, 0);
+    if (dval__ex_command_cancel(r->c, &op, &r->at) == DVAL_OK ||
+        !DVAL__EX_HAS(r->c, session_delete))
         return;
-    if (r->x->session_delete) {
-        dval__call_init(r->c, &call, 10000, -1);
-        r->x->session_delete(r->x->userdata, &call, r->sbid, r->s->id);
-        r->s->open = 0;
-    }
+    dval__ex_cmd session = { r->at.sandbox, r->at.session, NULL };
+    prep(r, &op, "delete session", ONE_SHOT, 10000, 0);
+    dval__ex_session_delete(r->c, &op, &session);
+    r->s->open = 0;
 }
 
 static int check_interrupt(run *r)
@@ -252,17 +255,16 @@ static int poll_scheduled(run *r)
 /* Opens the stream; on failure decides between retrying and polling. */
 static void open_stream(run *r, void **stream, int *failures, int *polling)
 {
-    dval_call call;
-    dval__call_init(r->c, &call, slice(r, 30000), r->s->cancel_pipe[0]);
+    dval__ex_op op;
+    prep(r, &op, "open log stream", ONE_SHOT, 30000, 1);
     r->raw_seen = 0;
-    int rc = r->x->stream_open(r->x->userdata, &call, r->sbid, r->s->id,
-                               r->cmd_id, stream);
+    int rc = dval__ex_stream_open(r->c, &op, &r->at, stream);
     if (!rc)
         return;
     *stream = NULL;
     if (rc == DVAL_ECANCELED)
         return;   /* check_interrupt reports it */
-    DVAL__LOG(r->c, DVAL_LOG_DEBUG, "log stream: %s", call.errmsg);
+    DVAL__LOG(r->c, DVAL_LOG_DEBUG, "log stream: %s", op.call.errmsg);
     *polling = ++*failures >= MAX_RECONNECTS || rc == DVAL_EUNSUPPORTED ||
                rc == DVAL_EPASSTHROUGH;
     if (!*polling)
@@ -276,16 +278,14 @@ static void open_stream(run *r, void **stream, int *failures, int *polling)
 static void read_stream(run *r, void **stream, int64_t wait, int *failures,
                         int *polling, int *closed)
 {
-    dval_call call;
-    dval__call_init(r->c, &call, slice(r, wait < 1 ? 1 : wait),
-                    r->s->cancel_pipe[0]);
+    dval__ex_op op;
+    prep(r, &op, "read log stream", ONE_SHOT, wait < 1 ? 1 : wait, 1);
     uint64_t had = r->fresh;
-    int rc = r->x->stream_read(r->x->userdata, &call, *stream, sink, r,
-                               closed);
+    int rc = dval__ex_stream_read(r->c, &op, *stream, sink, r, closed);
     if (rc && rc != DVAL_ECANCELED && !r->aborted) {
         DVAL__LOG(r->c, DVAL_LOG_DEBUG, "log stream dropped (%s); "
-                  "reconnecting", call.errmsg);
-        r->x->stream_close(r->x->userdata, *stream);
+                  "reconnecting", op.call.errmsg);
+        dval__ex_stream_close(r->c, *stream);
         *stream = NULL;
         *polling = ++*failures >= MAX_RECONNECTS;
         *closed = 0;
@@ -317,15 +317,16 @@ static int after_close(run *r)
  * for. */
 static void drain(run *r, void *stream)
 {
-    if (r->x->command_logs && !r->got_split)
+    if (DVAL__EX_HAS(r->c, command_logs) && !r->got_split)
         return;
     for (int i = 0; i < DRAIN_READS && !r->aborted; i++) {
-        dval_call call;
-        dval__call_init(r->c, &call, 1, r->s->cancel_pipe[0]);
+        dval__ex_op op;
+        prep(r, &op, "drain log stream", ONE_SHOT, 1, 0);
+        op.cancel_fd = r->s->cancel_pipe[0];
         uint64_t had = r->fresh;
         int closed = 0;
-        if (r->x->stream_read(r->x->userdata, &call, stream, sink, r,
-                              &closed) || closed || r->fresh == had)
+        if (dval__ex_stream_read(r->c, &op, stream, sink, r, &closed) ||
+            closed || r->fresh == had)
             return;
     }
 }
@@ -336,7 +337,8 @@ static void drain(run *r, void *stream)
 static int follow(run *r)
 {
     void *stream = NULL;
-    int failures = 0, polling = !r->x->stream_open || !r->x->stream_read;
+    int failures = 0, polling = !DVAL__EX_HAS(r->c, stream_open) ||
+                                !DVAL__EX_HAS(r->c, stream_read);
     int rc;
     r->last_poll = r->started = dval__now_ms();
     for (;;) {
@@ -354,7 +356,7 @@ static int follow(run *r)
         else if (wait > 0)
             dval__sleep_ms(slice(r, wait), r->s->cancel_pipe[0]);
         if (closed) {
-            r->x->stream_close(r->x->userdata, stream);
+            dval__ex_stream_close(r->c, stream);
             stream = NULL;
             rc = after_close(r);
             break;
@@ -370,7 +372,7 @@ static int follow(run *r)
         }
     }
     if (stream)
-        r->x->stream_close(r->x->userdata, stream);
+        dval__ex_stream_close(r->c, stream);
     return rc;
 }
 
@@ -381,16 +383,16 @@ static int follow(run *r)
  * close: the stream then carried all of it. */
 static void reconcile(run *r)
 {
-    if (!r->x->command_logs || r->got_split || r->stream_complete)
+    if (!DVAL__EX_HAS(r->c, command_logs) || r->got_split ||
+        r->stream_complete)
         return;
-    dval_call call;
-    dval__call_init(r->c, &call, 30000, -1);
+    dval__ex_op op;
+    prep(r, &op, "fetch final log", ONE_SHOT, 30000, 0);
     r->raw_seen = 0;
-    int rc = r->x->command_logs(r->x->userdata, &call, r->sbid, r->s->id,
-                                r->cmd_id, sink, r);
+    int rc = dval__ex_command_logs(r->c, &op, &r->at, sink, r);
     if (rc && rc != DVAL_EUNSUPPORTED && rc != DVAL_EPASSTHROUGH)
         DVAL__LOG(r->c, DVAL_LOG_WARN, "final log fetch failed: %s",
-                  call.errmsg);
+                  op.call.errmsg);
     else if (!rc && (r->tail_mismatch || r->raw_seen < r->raw_delivered))
         DVAL__LOG(r->c, DVAL_LOG_WARN, "the final log (%llu bytes) does not "
                   "line up with the %llu streamed bytes; the output may be "
@@ -398,33 +400,18 @@ static void reconcile(run *r)
                   (unsigned long long)r->raw_delivered);
 }
 
+/* Starts the command in o->cwd; only a 429 is retried (the command may
+ * have started). */
 static int start(run *r, const char *command, const dval_exec_options *o)
 {
-    dval__buf text = { 0 };
-    int rc = DVAL_OK;
-    if (o->cwd) {
-        rc = dval__buf_append(&text, "cd ", 3);
-        if (!rc)
-            rc = dval__shell_quote(&text, o->cwd);
-        if (!rc)
-            rc = dval__buf_append(&text, " && ", 4);
-    }
-    if (!rc)
-        rc = dval__buf_append(&text, command, strlen(command));
-    if (rc) {
-        dval__buf_free(&text);
-        return rc;
-    }
-    dval__retry rt;
-    dval__retry_begin(&rt, r->c, "start command", DVAL__ONCE,
-                      r->s->cancel_pipe[0]);
-    do {
-        dval__retry_call(&rt, &r->call, slice(r, 60000));
-        rc = r->x->command_start(r->x->userdata, &r->call, r->sbid, r->s->id,
-                                 text.data, r->cmd_id);
-    } while (dval__retry_again(&rt, rc, &r->call));
-    dval__buf_free(&text);
-    return dval__retry_status(&rt, rc);
+    dval__ex_op op;
+    prep(r, &op, "start command", DVAL__ONCE, 60000, 1);
+    op.msg = r->s->errmsg;
+    op.cap = sizeof r->s->errmsg;
+    int rc = dval__ex_command_start(r->c, &op, &r->at, o->cwd, command,
+                                    r->cmd_id);
+    r->at.cmd_id = r->cmd_id;
+    return rc;
 }
 
 static int check_args(dval_session *s, const char *command,
@@ -482,11 +469,8 @@ static int exec_locked(dval_session *s, run *r, const char *command,
                        const dval_exec_options *o)
 {
     int rc = start(r, command, o);
-    if (rc) {
-        dval__fmt(s->errmsg, sizeof s->errmsg, "start command: %s",
-                  r->call.errmsg[0] ? r->call.errmsg : dval_strerror(rc));
-        return rc;
-    }
+    if (rc)
+        return rc;   /* start() worded it */
     r->last_data = dval__now_ms();
     rc = follow(r);
     if (rc == DVAL_OK) {
@@ -505,7 +489,7 @@ static int exec_locked(dval_session *s, run *r, const char *command,
                   rc == DVAL_ECANCELED  ? "canceled"
                   : rc == DVAL_ETIMEOUT ? "command timed out"
                   : rc == DVAL_EABORTED ? "output callback stopped the command"
-                  : r->call.errmsg[0]   ? r->call.errmsg
+                  : r->errmsg[0]        ? r->errmsg
                                         : dval_strerror(rc));
     return rc;
 }
@@ -534,8 +518,8 @@ DVAL_API int dval_session_exec(dval_session *s, const char *command,
     }
     r->s = s;
     r->c = s->sandbox->client;
-    r->x = &r->c->ex;
-    r->sbid = s->sandbox->info.id;
+    r->at.sandbox = s->sandbox->info.id;
+    r->at.session = s->id;
     r->deadline = o.timeout_ms > 0 ? dval__now_ms() + o.timeout_ms : 0;
     dval__demux_init(&r->demux);
     dval__out_init(&r->out, o.channel_prefix, on_output, userdata);

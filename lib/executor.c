@@ -3,6 +3,7 @@
  * retry policy and words the error. See executor.h. */
 #include <string.h>
 
+#include "command_text.h"
 #include "executor.h"
 
 enum member {
@@ -10,7 +11,8 @@ enum member {
     M_SNAPSHOT_LOGS,
     M_SANDBOX_GET, M_SANDBOX_CREATE, M_SANDBOX_START, M_SANDBOX_STOP,
     M_SANDBOX_RECOVER, M_SANDBOX_DELETE, M_SANDBOX_LIST,
-    M_SESSION_CREATE, M_SESSION_DELETE, M_COMMAND_START, M_COMMAND_STATUS,
+    M_SESSION_CREATE, M_SESSION_DELETE, M_COMMAND_START, M_COMMAND_START_IN,
+    M_COMMAND_STATUS,
     M_COMMAND_CANCEL, M_COMMAND_LOGS, M_STREAM_OPEN, M_STREAM_READ,
     M_FILE_UPLOAD, M_FILE_DOWNLOAD, M_FOLDER_CREATE, M_FILE_LIST,
     M_WORKDIR_CLAIM
@@ -20,6 +22,7 @@ enum member {
 typedef struct args {
     enum member m;
     const char *sandbox, *session, *name;  /* ids, names, paths, command */
+    const char *dir;                       /* a command's working directory */
     const void *in;                        /* spec, options, labels, stream */
     void *out;                             /* info, id buffer, stream */
     size_t info_size;                      /* reset *out per attempt (0 no) */
@@ -105,6 +108,9 @@ static int call_command(const struct dval_executor *x, dval_call *k,
         return x->session_delete(ud, k, a->sandbox, a->session);
     case M_COMMAND_START:
         return x->command_start(ud, k, a->sandbox, a->session, a->name, a->out);
+    case M_COMMAND_START_IN:
+        return x->command_start_in(ud, k, a->sandbox, a->session, a->dir,
+                                   a->name, a->out);
     case M_COMMAND_STATUS:
         return x->command_status(ud, k, a->sandbox, a->session, a->name,
                                  a->finished, a->exit_code);
@@ -182,6 +188,18 @@ int dval__ex_need(const dval_client *c, dval__ex_op *op, size_t member_offset)
     return DVAL_EUNSUPPORTED;
 }
 
+/* The attempt's timeout: op->timeout_ms, cut to what is left before
+ * op->deadline_ms (at least 1 ms, so the call still looks once). */
+static int64_t attempt_ms(const dval__ex_op *op)
+{
+    if (!op->deadline_ms)
+        return op->timeout_ms;
+    int64_t left = op->deadline_ms - dval__now_ms();
+    if (left < 1)
+        left = 1;
+    return op->timeout_ms > 0 && op->timeout_ms < left ? op->timeout_ms : left;
+}
+
 static int run(dval_client *c, dval__ex_op *op, size_t member, args *a)
 {
     int rc = dval__ex_need(c, op, member);
@@ -192,7 +210,7 @@ static int run(dval_client *c, dval__ex_op *op, size_t member, args *a)
     do {
         if (r.attempt && op->rewind && op->rewind(op->hook_ud))
             break;
-        dval__retry_call(&r, &op->call, op->timeout_ms);
+        dval__retry_call(&r, &op->call, attempt_ms(op));
         op->attempts = r.attempt;
         rc = call_member(&c->ex, &op->call, a);
         if (rc == DVAL_EEXISTS && r.attempt > 1 &&
@@ -331,13 +349,35 @@ int dval__ex_session_delete(dval_client *c, dval__ex_op *op,
     return at_op(c, op, M_SESSION_DELETE, OFF(session_delete), at);
 }
 
-int dval__ex_command_start(dval_client *c, dval__ex_op *op,
-                           const dval__ex_cmd *at, const char *command,
-                           char *cmd_id)
+/* An executor built for 0.1.0 knows no working directory: the command
+ * text changes directory itself (the quoting survives any name). */
+static int start_in_text(dval_client *c, dval__ex_op *op, args *a,
+                         const char *cwd)
 {
-    args a = { .m = M_COMMAND_START, .sandbox = at->sandbox,
-               .session = at->session, .name = command, .out = cmd_id };
-    return run(c, op, OFF(command_start), &a);
+    dval__buf text = { 0 };
+    int rc = dval__command_in_dir(&text, cwd, a->name);
+    if (rc) {
+        dval__buf_free(&text);
+        return word(op, rc);
+    }
+    a->name = text.data;
+    rc = run(c, op, OFF(command_start), a);
+    dval__buf_free(&text);
+    return rc;
+}
+
+int dval__ex_command_start(dval_client *c, dval__ex_op *op,
+                           const dval__ex_cmd *at, const char *cwd,
+                           const char *command, char *cmd_id)
+{
+    args a = { .m = M_COMMAND_START_IN, .sandbox = at->sandbox,
+               .session = at->session, .name = command, .dir = cwd,
+               .out = cmd_id };
+    if (DVAL__EX_HAS(c, command_start_in))
+        return run(c, op, OFF(command_start_in), &a);
+    a.m = M_COMMAND_START;
+    return cwd ? start_in_text(c, op, &a, cwd)
+               : run(c, op, OFF(command_start), &a);
 }
 
 int dval__ex_command_status(dval_client *c, dval__ex_op *op,

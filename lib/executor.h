@@ -28,6 +28,9 @@ typedef struct dval__ex_op {
     const char *subject;     /* what it acts on, for the message (NULL) */
     int flags;               /* DVAL__IDEMPOTENT, ... (retry.h) */
     int64_t timeout_ms;      /* per attempt (0 = none) */
+    int64_t deadline_ms;     /* dval__now_ms() by which every attempt must
+                                end (0 = none): each attempt's timeout is
+                                cut to what is left, at least 1 ms */
     int cancel_fd;           /* readable when canceled (-1) */
     int quiet;               /* a status the caller words itself (0) */
     char *msg;               /* receives the message on failure (NULL) */
@@ -105,10 +108,13 @@ int dval__ex_session_create(dval_client *c, dval__ex_op *op,
                             const dval__ex_cmd *at);
 int dval__ex_session_delete(dval_client *c, dval__ex_op *op,
                             const dval__ex_cmd *at);
-/* Writes the new command's id (< DVAL_ID_MAX) to cmd_id. */
+/* Starts command in directory cwd (NULL: the session's current one) and
+ * writes the new command's id (< DVAL_ID_MAX) to cmd_id. Through
+ * command_start_in when the executor has it; else (an executor built for
+ * 0.1.0) command_start runs "cd '<cwd>' && <command>". */
 int dval__ex_command_start(dval_client *c, dval__ex_op *op,
-                           const dval__ex_cmd *at, const char *command,
-                           char *cmd_id);
+                           const dval__ex_cmd *at, const char *cwd,
+                           const char *command, char *cmd_id);
 int dval__ex_command_status(dval_client *c, dval__ex_op *op,
                             const dval__ex_cmd *at, int *finished,
                             int *exit_code);

@@ -20,7 +20,8 @@ void dval__retry_begin(dval__retry *r, dval_client *c, const char *what,
 void dval__retry_call(dval__retry *r, dval_call *call, int64_t timeout_ms)
 {
     r->attempt++;
-    dval__hold_wait(r->client, r->cancel_fd);   /* a 429 another thread saw */
+    if (!(r->flags & DVAL__NO_HOLD))
+        dval__hold_wait(r->client, r->cancel_fd); /* a 429 another thread saw */
     dval__call_init(r->client, call, timeout_ms, r->cancel_fd);
 }
 

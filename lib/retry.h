@@ -20,7 +20,10 @@ enum {
     /* dispatch (executor.c) only: */
     DVAL__EXISTS_DONE = 32,  /* EEXISTS after a retry: the earlier attempt
                                 did it */
-    DVAL__GONE_DONE = 64     /* ENOTFOUND is success (deletes) */
+    DVAL__GONE_DONE = 64,    /* ENOTFOUND is success (deletes) */
+    DVAL__NO_HOLD = 128      /* no wait for the client's 429 hold: reads
+                                of a running command's output and its kill
+                                must not stall behind other calls' limit */
 };
 
 typedef struct dval__retry {
