@@ -1,6 +1,8 @@
 /* Commands of the local executor: start (helper "exec"), status, live
  * output streams over the pipes, cancel (SIGKILL to the process group). */
 #include "session.h"
+#include "fds.h"
+#include "command_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,61 +40,25 @@ static pid_t read_pgid(int fd)
     return (pid_t)strtol(buf, NULL, 10);
 }
 
-/* An unquoted "cd /plain/path && " or "cd /plain/path; " as people
- * write it (only characters the shell takes literally). */
-static void plain_cwd(const char *cmd, char *dir, size_t cap)
-{
-    size_t n = strspn(cmd + 3, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
-                      "QRSTUVWXYZ0123456789._/-+@%:,");
-    const char *end = cmd + 3 + n;
-    if (n > 0 && n < cap && (!strncmp(end, " && ", 4) ||
-                             !strncmp(end, "; ", 2) || *end == ';'))
-        dval__fmt(dir, cap, "%.*s", (int)n, cmd + 3);
-}
-
-/* The working directory the command starts with: the core's
- * "cd '<dir>' && " (dval__shell_quote) or a plain one; "" otherwise. */
-static void command_cwd(const char *cmd, char *dir, size_t cap)
-{
-    size_t n = 0;
-    dir[0] = 0;
-    if (!strncmp(cmd, "cd /", 4)) {
-        plain_cwd(cmd, dir, cap);
-        return;
-    }
-    if (strncmp(cmd, "cd '", 4) != 0)
-        return;
-    for (const char *p = cmd + 4; *p && n + 1 < cap;) {
-        if (!strncmp(p, "'\\''", 4)) {
-            dir[n++] = '\'';
-            p += 4;
-        } else if (*p == '\'') {
-            dir[n] = 0;
-            if (strncmp(p, "' && ", 5) != 0)
-                dir[0] = 0;
-            return;
-        } else {
-            dir[n++] = *p++;
-        }
-    }
-    dir[0] = 0;
-}
-
-/* The host uid of the command: its working directory's /sandbox/<dir>'s
- * (made that uid's now if needed), else the default one; -1: none. A
- * validation's HOME is its own directory: /home/daytona belongs to the
- * default uid, and a shared writable home would let one validation plant
- * dotfiles (~/.m2/settings.xml, ~/.profile) that another then runs. */
-static int command_uid(lx *x, dval_call *c, lx_sb *sb, const char *command,
+/* The host uid of a command started in cwd (NULL: the session's
+ * default directory): /sandbox/<dir>'s for a cwd under /sandbox/<dir>
+ * (made that uid's now if needed), else the default one; -1: none. Only
+ * the cwd argument chooses it, never the command text: a command cannot
+ * name its way into another validation's uid. A validation's HOME is its
+ * own directory: /home/daytona belongs to the default uid, and a shared
+ * writable home would let one validation plant dotfiles
+ * (~/.m2/settings.xml, ~/.profile) that another then runs. */
+static int command_uid(lx *x, dval_call *c, lx_sb *sb, const char *cwd,
                        long *uid, char *home, size_t home_cap)
 {
-    char cwd[4096], top[256], p[64];
+    char top[256], p[64];
     *uid = -1;
     home[0] = 0;
     if (!sb->isolated || geteuid() != 0)
         return DVAL_OK;
-    command_cwd(command, cwd, sizeof cwd);
-    lx_top_of(cwd, 0, top, sizeof top);
+    top[0] = 0;
+    if (cwd && cwd[0] == '/')
+        lx_top_of(cwd, 0, top, sizeof top);
     if (!top[0])
         return lx_uid_for(x, c, sb, -1, "", uid);
     dval__fmt(home, home_cap, "HOME=/sandbox/%s", top);
@@ -106,47 +72,53 @@ static int command_uid(lx *x, dval_call *c, lx_sb *sb, const char *command,
     return rc;
 }
 
-static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
-                     lx_cmd *m)
+/* The arguments of the helper's "exec" verb for one command. */
+typedef struct exec_argv {
+    char *v[MAX_ARGS];
+    int n;
+    char pid[32], root[4200], lim[3][32], mark[600], uid[32];
+} exec_argv;
+
+static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
+                      char *home, const char *text, exec_argv *a)
 {
-    char *argv[MAX_ARGS], pidbuf[32], root[4200], lim[3][32], mark[600];
-    char uidbuf[32], home[300];
-    int n = 1;
-    long uid;
-    int rc = command_uid(x, c, sb, command, &uid, home, sizeof home);
-    if (rc != DVAL_OK)
-        return rc;
     lx_limits l;
     lx_sb_limits(x, sb, &l);
-    dval__fmt(pidbuf, sizeof pidbuf, "%d", (int)sb->pid);
-    dval__fmt(root, sizeof root, "%s/plain", sb->dir);
-    argv[n++] = "exec";
-    argv[n++] = sb->isolated ? pidbuf : "-";
-    argv[n++] = root;
-    argv[n++] = "/home/daytona";
-    lx_limits_args(&l, argv, &n, lim);
+    dval__fmt(a->pid, sizeof a->pid, "%d", (int)sb->pid);
+    dval__fmt(a->root, sizeof a->root, "%s/plain", sb->dir);
+    a->n = 1;
+    a->v[a->n++] = "exec";
+    a->v[a->n++] = sb->isolated ? a->pid : "-";
+    a->v[a->n++] = a->root;
+    a->v[a->n++] = "/home/daytona";
+    lx_limits_args(&l, a->v, &a->n, a->lim);
     if (uid > 0) {
-        dval__fmt(uidbuf, sizeof uidbuf, "%ld", uid);
-        argv[n++] = "-u";
-        argv[n++] = uidbuf;
+        dval__fmt(a->uid, sizeof a->uid, "%ld", uid);
+        a->v[a->n++] = "-u";
+        a->v[a->n++] = a->uid;
     }
     if (home[0]) {
-        argv[n++] = "-e";
-        argv[n++] = home;
+        a->v[a->n++] = "-e";
+        a->v[a->n++] = home;
     }
-    for (size_t i = 0; i < sb->kv.n && n < MAX_ARGS - 4; i++) {
+    for (size_t i = 0; i < sb->kv.n && a->n < MAX_ARGS - 4; i++) {
         if (!strcmp(sb->kv.keys[i], "env")) {
-            argv[n++] = "-e";
-            argv[n++] = sb->kv.vals[i];
+            a->v[a->n++] = "-e";
+            a->v[a->n++] = sb->kv.vals[i];
         }
     }
-    lx_session_marker(mark, sizeof mark, lx_kv_get(&sb->kv, "name"),
+    lx_session_marker(a->mark, sizeof a->mark, lx_kv_get(&sb->kv, "name"),
                       m->session);
-    argv[n++] = "-e";
-    argv[n++] = mark;
-    argv[n++] = "--";
-    argv[n++] = (char *)command;
-    argv[n] = NULL;
+    a->v[a->n++] = "-e";
+    a->v[a->n++] = a->mark;
+    a->v[a->n++] = "--";
+    a->v[a->n++] = (char *)text;
+    a->v[a->n] = NULL;
+}
+
+/* Runs the helper with the command's stdout, stderr and pgid pipes. */
+static int spawn_piped(lx *x, dval_call *c, char **argv, lx_cmd *m)
+{
     int out[2] = { -1, -1 }, err[2] = { -1, -1 }, pg[2] = { -1, -1 };
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
         pipe2(pg, O_CLOEXEC) < 0) {
@@ -155,7 +127,7 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
         return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(e));
     }
     int fds[4] = { -1, out[1], err[1], pg[1] };
-    rc = lx_spawn(x, c, argv, fds, &m->helper, 1);
+    int rc = lx_spawn(x, c, argv, fds, &m->helper, 1);
     close(out[1]);
     close(err[1]);
     close(pg[1]);
@@ -171,8 +143,29 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
     return rc;
 }
 
-int lx_command_start(void *ud, dval_call *c, const char *sbid,
-                     const char *sid, const char *command, char *cmd_id)
+static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *cwd,
+                     const char *command, lx_cmd *m)
+{
+    char home[300];
+    long uid;
+    int rc = command_uid(x, c, sb, cwd, &uid, home, sizeof home);
+    if (rc != DVAL_OK)
+        return rc;
+    dval__buf text = { 0 };
+    if (dval__command_in_dir(&text, cwd, command)) {
+        dval__buf_free(&text);
+        return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
+    }
+    exec_argv a;
+    exec_args(x, sb, m, uid, home, text.data, &a);
+    rc = spawn_piped(x, c, a.v, m);
+    dval__buf_free(&text);
+    return rc;
+}
+
+int lx_command_start_in(void *ud, dval_call *c, const char *sbid,
+                        const char *sid, const char *cwd,
+                        const char *command, char *cmd_id)
 {
     lx *x = ud;
     lx_sb sb;
@@ -195,7 +188,7 @@ int lx_command_start(void *ud, dval_call *c, const char *sbid,
         lx_javac_service_ensure(x, &sb);
         dval__fmt(m->id, sizeof m->id, "cmd-%lu", seq);
         dval__strlcpy(m->session, sid, sizeof m->session);
-        rc = spawn_cmd(x, c, &sb, command, m);
+        rc = spawn_cmd(x, c, &sb, cwd, command, m);
     }
     lx_sb_close(&sb);
     if (rc != DVAL_OK) {
@@ -220,6 +213,14 @@ int lx_command_start(void *ud, dval_call *c, const char *sbid,
     }
     dval__strlcpy(cmd_id, m->id, DVAL_ID_MAX);
     return DVAL_OK;
+}
+
+/* For callers of the 0.1.0 member: the session's default directory (a
+ * "cd" in the text is just shell, it picks no uid). */
+int lx_command_start(void *ud, dval_call *c, const char *sbid,
+                     const char *sid, const char *command, char *cmd_id)
+{
+    return lx_command_start_in(ud, c, sbid, sid, NULL, command, cmd_id);
 }
 
 /* Runs fn on the command under the lock; DVAL_ENOTFOUND when absent. */
@@ -386,10 +387,5 @@ void lx_stream_close(void *ud, void *stream)
 {
     (void)ud;
     lx_stream *st = stream;
-    if (!st)
-        return;
-    for (int i = 0; i < 2; i++)
-        if (st->fds[i] >= 0)
-            close(st->fds[i]);
-    dval__free(st);
+    lx_fds_release(st, st ? st->fds : NULL, 2);
 }

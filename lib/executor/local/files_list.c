@@ -9,6 +9,7 @@
  * sockets and files with other hard links are reported with size -1 and
  * never opened. */
 #include "files_list.h"
+#include "fds.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -210,13 +211,9 @@ int lx_workdir_claim(void *ud, dval_call *c, const char *sbid,
 void lx_workdir_release(void *ud, void *claim)
 {
     (void)ud;
-    int *h = claim;
-    if (!h)
-        return;
     /* the file stays: unlinking it would let a third run lock a new inode
      * while a second still waits on the old one */
-    close(*h);
-    dval__free(h);
+    lx_fds_release(claim, claim, 1);
 }
 
 void lx_files_list_install(struct dval_executor *ex)

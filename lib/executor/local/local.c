@@ -251,6 +251,7 @@ static void fill(struct dval_executor *out, lx *x)
     out->session_create = lx_session_create;
     out->session_delete = lx_session_delete;
     out->command_start = lx_command_start;
+    out->command_start_in = lx_command_start_in;
     out->command_status = lx_command_status;
     out->stream_open = lx_stream_open;
     out->stream_read = lx_stream_read;
