@@ -2,6 +2,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "command_text.h"
 #include "dt.h"
 #include "json_map.h"
 
@@ -59,17 +60,20 @@ int dt_session_delete(void *ud, dval_call *c, const char *sb,
     return rc;
 }
 
-int dt_command_start(void *ud, dval_call *c, const char *sb, const char *sid,
-                     const char *command, char *cmd_id)
+/* The toolbox's exec takes one shell string and no directory: cwd
+ * becomes a "cd" at its head, inside the child shell. */
+int dt_command_start_in(void *ud, dval_call *c, const char *sb,
+                        const char *sid, const char *cwd,
+                        const char *command, char *cmd_id)
 {
     dt_exec *ex = ud;
-    dval__buf url = {0}, cmd = {0};
+    dval__buf url = {0}, cmd = {0}, text = {0};
     char *body = NULL;
     /* the session shell sources the text (PROTOCOL 5.1): run it in a
      * child shell so `exit`, `exec` or `set -e` cannot kill the session */
-    int rc = dval__buf_append(&cmd, "sh -c ", 6);
-    if (!rc)
-        rc = dval__shell_quote(&cmd, command);
+    int rc = dval__command_in_dir(&text, cwd, command);
+    rc = rc ? rc : dval__buf_append(&cmd, "sh -c ", 6);
+    rc = rc ? rc : dval__shell_quote(&cmd, text.data);
     if (!rc)
         rc = dt_json_exec(&body, cmd.data);
     rc = rc ? oom(c, rc)
@@ -79,9 +83,16 @@ int dt_command_start(void *ud, dval_call *c, const char *sb, const char *sid,
         rc = dt_json_call(ex, c, &rq, dt_json_cmd_id, cmd_id);
     }
     dval__free(body);
+    dval__buf_free(&text);
     dval__buf_free(&cmd);
     dval__buf_free(&url);
     return rc;
+}
+
+int dt_command_start(void *ud, dval_call *c, const char *sb, const char *sid,
+                     const char *command, char *cmd_id)
+{
+    return dt_command_start_in(ud, c, sb, sid, NULL, command, cmd_id);
 }
 
 int dt_command_status(void *ud, dval_call *c, const char *sb,
