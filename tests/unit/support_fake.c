@@ -1,7 +1,9 @@
 /* Scripted executor: behaves like a tiny Daytona whose state sequences and
  * failures the test dictates, and records every operation it sees. */
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support_fake.h"
@@ -312,16 +314,36 @@ static int ses_delete(void *ud, dval_call *c, const char *sb, const char *sid)
     return injected(f, c, "ses_delete");
 }
 
-static int cmd_start(void *ud, dval_call *c, const char *sb, const char *sid,
-                     const char *cmd, char *id)
+static void started(fake *f, dval_call *c, const char *cwd,
+                    const char *cmd, int old)
+{
+    snprintf(f->started, sizeof f->started, "%s", cmd);
+    snprintf(f->started_cwd, sizeof f->started_cwd, "%s", cwd ? cwd : "");
+    f->cwd_null = cwd == NULL;
+    f->start_timeout_ms = c->timeout_ms;
+    f->started_old = old;
+}
+
+static int cmd_start_in(void *ud, dval_call *c, const char *sb,
+                        const char *sid, const char *cwd, const char *cmd,
+                        char *id)
 {
     fake *f = ud;
     (void)sb;
     (void)sid;
-    (void)cmd;
+    started(f, c, cwd, cmd, 0);
     int rc = injected(f, c, "cmd_start");
     if (!rc)
         snprintf(id, DVAL_ID_MAX, "cmd-1");
+    return rc;
+}
+
+/* The member of 0.1.0: no working directory. */
+static int cmd_start(void *ud, dval_call *c, const char *sb, const char *sid,
+                     const char *cmd, char *id)
+{
+    int rc = cmd_start_in(ud, c, sb, sid, NULL, cmd, id);
+    ((fake *)ud)->started_old = 1;
     return rc;
 }
 
@@ -447,32 +469,80 @@ static int file_dl(void *ud, dval_call *c, const char *sb, const char *path,
     return DVAL_OK;
 }
 
+/* The members the fake implements, in one table: each row is the vtable
+ * member and the function that serves it. The executor is built from it
+ * (type-checked: a row whose function does not fit its member does not
+ * compile), and fake_omit finds a member's place by its name in it. */
+#define FAKE_MEMBERS(X)                                                   \
+    X(snapshot_get, snap_get)                                             \
+    X(snapshot_create, snap_create)                                       \
+    X(snapshot_activate, snap_activate)                                   \
+    X(snapshot_delete, snap_delete)                                       \
+    X(sandbox_get, sb_get)                                                \
+    X(sandbox_create, sb_create)                                          \
+    X(sandbox_start, sb_start)                                            \
+    X(sandbox_stop, sb_stop)                                              \
+    X(sandbox_delete, sb_delete)                                          \
+    X(sandbox_recover, sb_recover)                                        \
+    X(session_create, ses_create)                                         \
+    X(session_delete, ses_delete)                                         \
+    X(command_start, cmd_start)                                           \
+    X(command_start_in, cmd_start_in)                                     \
+    X(command_status, cmd_status)                                         \
+    X(stream_open, st_open)                                               \
+    X(stream_read, st_read)                                               \
+    X(stream_close, st_close)                                             \
+    X(command_logs, cmd_logs)                                             \
+    X(command_cancel, cmd_cancel)                                         \
+    X(file_download, file_dl)
+
+#define AS_INIT(member, fn) .member = fn,
+#define AS_ROW(member, fn) { #member, offsetof(struct dval_executor, member) },
+
+static const struct dval_executor FAKE = {
+    .struct_size = sizeof(struct dval_executor),
+    .name = "fake",
+    FAKE_MEMBERS(AS_INIT)
+};
+
+static const struct member_row {
+    const char *name;
+    size_t offset;
+} ROWS[] = { FAKE_MEMBERS(AS_ROW) };
+
+void fake_omit(fake *f, const char *member)
+{
+    for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++) {
+        if (!strcmp(ROWS[i].name, member) &&
+            f->nomitted < (int)(sizeof f->omitted / sizeof f->omitted[0])) {
+            f->omitted[f->nomitted++] = ROWS[i].name;
+            return;
+        }
+    }
+    fprintf(stderr, "fake_omit: the fake has no member %s\n", member);
+    abort();
+}
+
+static void build(struct dval_executor *ex, fake *f)
+{
+    *ex = FAKE;
+    ex->userdata = f;
+    if (f->ex_size)
+        ex->struct_size = f->ex_size;
+    for (int k = 0; k < f->nomitted; k++) {
+        for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++) {
+            if (ROWS[i].name == f->omitted[k]) {
+                void (*none)(void) = NULL;
+                memcpy((char *)ex + ROWS[i].offset, &none, sizeof none);
+            }
+        }
+    }
+}
+
 dval_client *fake_client_opts(fake *f, const dval_client_options *base)
 {
     struct dval_executor ex;
-    dval_executor_init(&ex, sizeof ex);
-    ex.name = "fake";
-    ex.userdata = f;
-    ex.snapshot_get = snap_get;
-    ex.snapshot_create = snap_create;
-    ex.snapshot_activate = snap_activate;
-    ex.snapshot_delete = snap_delete;
-    ex.sandbox_get = sb_get;
-    ex.sandbox_create = sb_create;
-    ex.sandbox_start = sb_start;
-    ex.sandbox_stop = sb_stop;
-    ex.sandbox_delete = sb_delete;
-    ex.sandbox_recover = sb_recover;
-    ex.session_create = ses_create;
-    ex.session_delete = ses_delete;
-    ex.command_start = cmd_start;
-    ex.command_status = cmd_status;
-    ex.stream_open = st_open;
-    ex.stream_read = st_read;
-    ex.stream_close = st_close;
-    ex.command_logs = cmd_logs;
-    ex.command_cancel = cmd_cancel;
-    ex.file_download = file_dl;
+    build(&ex, f);
     dval_client_options o;
     if (base)
         o = *base;

@@ -50,6 +50,14 @@ typedef struct fake {
     int status_polls_before_exit;
     int cmd_canceled;
     int sessions_deleted;
+    /* the last command start: its text, its working directory ("" with
+     * cwd_null set when none was given), the attempt's timeout and which
+     * member took it (0: command_start_in, 1: command_start of 0.1.0) */
+    char started[1024];
+    char started_cwd[512];
+    int cwd_null;
+    int64_t start_timeout_ms;
+    int started_old;
     /* files: downloads deliver file_data (half of it, then fail, when
      * file_cut is set) */
     const char *file_data;
@@ -59,6 +67,12 @@ typedef struct fake {
     int nerrs;
     /* trace of operations, "op(arg) " */
     char trace[8192];
+    /* struct_size the executor claims (0: this library's): an executor
+     * built against an older header */
+    size_t ex_size;
+    /* members left out of the client's executor (fake_omit) */
+    const char *omitted[8];
+    int nomitted;
 } fake;
 
 void fake_init(fake *f);
@@ -68,6 +82,10 @@ void fake_fail_class(fake *f, const char *op, int status, int failure);
 void fake_snap_seq(fake *f, int n, const int *states);
 void fake_sb_seq(fake *f, int n, const int *states);
 void fake_item_add(fake *f, int stream, const char *data, size_t len);
+/* Leaves the member (named as in struct dval_executor, e.g.
+ * "command_start_in") out of the executor of the next fake_client: an
+ * executor built for an older library, or one that lacks the feature. */
+void fake_omit(fake *f, const char *member);
 /* A client using the fake executor; retry jitter off unless asked. */
 dval_client *fake_client(fake *f, int jitter);
 /* The same with the caller's client options (custom_executor is set). */
