@@ -29,6 +29,10 @@ dval_call *lt_call(lt *t);
 void lt_sandbox(lt *t, const char *name, dval_sandbox_options *opts);
 /* Runs command in a new session; returns the exit code. */
 int lt_run(lt *t, const char *sb, const char *command, lt_out *o);
+/* The same in directory cwd (command_start_in): under /sandbox/<dir> as
+ * that validation's uid. */
+int lt_run_in(lt *t, const char *sb, const char *cwd, const char *command,
+              lt_out *o);
 void lt_out_free(lt_out *o);
 /* Writes data to path inside the sandbox; returns the status. */
 int lt_upload(lt *t, const char *sb, const char *path, const char *data);

@@ -143,7 +143,9 @@ static int sink(int stream, const char *data, size_t len, void *ud)
     return 0;
 }
 
-int lt_run(lt *t, const char *sb, const char *command, lt_out *o)
+/* cwd NULL: through command_start, the member of 0.1.0 */
+static int run_cmd(lt *t, const char *sb, const char *cwd,
+                   const char *command, lt_out *o)
 {
     static int seq;
     char sid[64], cmd[DVAL_ID_MAX];
@@ -152,7 +154,9 @@ int lt_run(lt *t, const char *sb, const char *command, lt_out *o)
     int rc = t->ex.session_create(ud, lt_call(t), sb, sid);
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "session_create: %s", t->call.errmsg);
-    rc = t->ex.command_start(ud, lt_call(t), sb, sid, command, cmd);
+    rc = cwd ? t->ex.command_start_in(ud, lt_call(t), sb, sid, cwd, command,
+                                      cmd)
+             : t->ex.command_start(ud, lt_call(t), sb, sid, command, cmd);
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "command_start: %s", t->call.errmsg);
     void *st;
@@ -173,6 +177,17 @@ int lt_run(lt *t, const char *sb, const char *command, lt_out *o)
     o->exit_ms = dval__now_ms();
     CHECK_INT(t->ex.session_delete(ud, lt_call(t), sb, sid), DVAL_OK);
     return code;
+}
+
+int lt_run(lt *t, const char *sb, const char *command, lt_out *o)
+{
+    return run_cmd(t, sb, NULL, command, o);
+}
+
+int lt_run_in(lt *t, const char *sb, const char *cwd, const char *command,
+              lt_out *o)
+{
+    return run_cmd(t, sb, cwd, command, o);
 }
 
 void lt_out_free(lt_out *o)

@@ -77,8 +77,9 @@ static int collect(int stream, const char *channel, const char *data,
 }
 
 /* The operator (a session of its own, outside any validation's working
- * directory) can still use the victim's directory, and a hand-written
- * "cd dir && ..." runs as the directory's uid. */
+ * directory) can still use the victim's directory; a command started in
+ * a directory (dval_exec_options.cwd) runs as the directory's uid, a
+ * hand-written "cd dir && ..." as the operator. */
 static void operator_checks(hx *h)
 {
     dval_sandbox *sb;
@@ -87,8 +88,14 @@ static void operator_checks(hx *h)
     CHECK_INT(dval_session_open(&s, sb), DVAL_OK);
     char out[4096] = "";
     int code = -1;
+    dval_exec_options in_vb;
+    dval_exec_options_init(&in_vb, sizeof in_vb);
+    in_vb.cwd = "/sandbox/vb";
+    CHECK_INT(dval_session_exec(s, "test \"$(stat -c %u .)\" = \"$(id -u)\"",
+                                &in_vb, collect, out, &code), DVAL_OK);
+    CHECK_INT(code, 0);
     CHECK_INT(dval_session_exec(s, "cd /sandbox/vb && test \"$(stat -c %u "
-                                ".)\" = \"$(id -u)\"", NULL, collect, out,
+                                ".)\" != \"$(id -u)\"", NULL, collect, out,
                                 &code), DVAL_OK);
     CHECK_INT(code, 0);
     CHECK_INT(dval_session_exec(s, "echo op > /sandbox/vb/op.txt && "

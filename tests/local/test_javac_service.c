@@ -72,13 +72,14 @@ static void put(lt *t, const char *sb, const char *dir, const char *rel,
     CHECK_INT(lt_upload(t, sb, path, data), DVAL_OK);
 }
 
-/* Runs the run command cmd in dir; *o gets its output. */
+/* Runs the run command cmd in dir (as its validation); *o gets its
+ * output. */
 static int run_in(lt *t, const char *sb, const char *dir, const char *cmd,
                   lt_out *o)
 {
     static char buf[16384];
-    snprintf(buf, sizeof buf, "cd %s && " TRACE "%s", dir, cmd);
-    return lt_run(t, sb, buf, o);
+    snprintf(buf, sizeof buf, TRACE "%s", cmd);
+    return lt_run_in(t, sb, dir, buf, o);
 }
 
 /* stderr without the trace line that names the compiler (required) */
@@ -193,10 +194,10 @@ TEST(test_javac_service__hostile_requests_fail)
     put(&t, "j", "/sandbox/victim", "H.java", "class H { int v = 1; }");
     put(&t, "j", "/sandbox/atk", "a.pl", attack_pl);
     lt_out o = { 0 };
-    CHECK_INT(lt_run(&t, "j", "cd /sandbox/atk && perl a.pl && "
-                     "ls -A " DVAL_JAVAC_RUN_DIR " && "
-                     "{ test -e /p/Q.class || echo no-class-written; }", &o),
-              0);
+    CHECK_INT(lt_run_in(&t, "j", "/sandbox/atk", "perl a.pl && "
+                        "ls -A " DVAL_JAVAC_RUN_DIR " && "
+                        "{ test -e /p/Q.class || echo no-class-written; }",
+                        &o), 0);
     CHECK_STR(text(&o, 0), "traversal=2\nabsolute=2\ncount=2\nhuge=2\n"
               "big=2\nread=1 nosym\nwrite=0\npeer=service\nsock\n"
               "no-class-written\n");
@@ -240,7 +241,7 @@ TEST(test_javac_service__not_replaceable_by_a_validation)
     java_sandbox(&t, "j");
     put(&t, "j", "/sandbox/atk", "r.sh", replace_sh);
     lt_out o = { 0 };
-    CHECK_INT(lt_run(&t, "j", "cd /sandbox/atk && sh r.sh", &o), 0);
+    CHECK_INT(lt_run_in(&t, "j", "/sandbox/atk", "sh r.sh", &o), 0);
     CHECK_STR(text(&o, 0), "fake=75\nreal=0\n");
     lt_out_free(&o);
     lt_close(&t);

@@ -1,0 +1,79 @@
+/* The uid a command runs as comes from its working directory argument
+ * (command_start_in), never from its text: a validation's command that
+ * starts with a forged "cd '/sandbox/<other>' &&" still runs as its own
+ * uid, and a command without a directory runs as the operator whatever
+ * "cd" it starts with. */
+#include "lt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The last line of the command's stdout as a number (-1: none). */
+static long last_number(const lt_out *o)
+{
+    const char *s = o->out.data ? o->out.data : "";
+    const char *end = s + o->out.len, *p = end;
+    while (p > s && (p[-1] == '\n'))
+        p--;
+    while (p > s && p[-1] != '\n')
+        p--;
+    return p < end && *p >= '0' && *p <= '9' ? strtol(p, NULL, 10) : -1;
+}
+
+static long uid_of(lt *t, const char *cwd, const char *command)
+{
+    lt_out o = { 0 };
+    int code = cwd ? lt_run_in(t, "sb", cwd, command, &o)
+                   : lt_run(t, "sb", command, &o);
+    long uid = last_number(&o);
+    lt_out_free(&o);
+    CHECK_INT(code, 0);
+    CHECK(uid >= 0);
+    return uid;
+}
+
+TEST(test_cwd_uid__a_command_in_a_validations_directory_runs_as_its_uid)
+{
+    lt t;
+    lt_open(&t, "cwd-uid");
+    lt_sandbox(&t, "sb", NULL);
+    long op = uid_of(&t, NULL, "id -u");
+    long a = uid_of(&t, "/sandbox/A", "id -u");
+    long b = uid_of(&t, "/sandbox/B", "mkdir -p deep/er; id -u");
+    CHECK(a != op);
+    CHECK(b != op && b != a);
+    /* below the top directory: still its validation's */
+    CHECK_INT(uid_of(&t, "/sandbox/B/deep/er", "id -u"), b);
+    /* the directory is that uid's (the operator looks) */
+    CHECK_INT(uid_of(&t, NULL, "stat -c %u /sandbox/A"), a);
+    CHECK_INT(uid_of(&t, NULL, "stat -c %u /sandbox/B"), b);
+    /* and the command really ran there */
+    CHECK_INT(uid_of(&t, "/sandbox/A", "stat -c %u ."), a);
+    lt_close(&t);
+}
+
+TEST(test_cwd_uid__a_forged_cd_in_the_text_does_not_change_the_uid)
+{
+    lt t;
+    lt_open(&t, "cwd-forge");
+    lt_sandbox(&t, "sb", NULL);
+    long op = uid_of(&t, NULL, "id -u");
+    long a = uid_of(&t, "/sandbox/A", "id -u");
+    long b = uid_of(&t, "/sandbox/B", "id -u");
+    /* A's command names B's directory at its head: still A, and B's
+     * directory stays out of its reach */
+    CHECK_INT(uid_of(&t, "/sandbox/A", "cd '/sandbox/B' && touch forged; "
+                     "id -u"), a);
+    CHECK_INT(uid_of(&t, "/sandbox/A", "cd /sandbox/B && touch forged; "
+                     "id -u"), a);
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "sb", "test -e /sandbox/B/forged", &o), 1);
+    lt_out_free(&o);
+    /* no directory: the operator, not B, whichever cd the text starts with
+     * (the 0.1.0 member once took the uid from this text) */
+    CHECK_INT(uid_of(&t, NULL, "cd '/sandbox/B' && id -u"), op);
+    CHECK_INT(uid_of(&t, NULL, "cd /sandbox/B && id -u"), op);
+    CHECK_INT(uid_of(&t, NULL, "cd /sandbox/B; id -u"), op);
+    CHECK(b != op);
+    lt_close(&t);
+}
