@@ -163,6 +163,31 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *cwd,
     return rc;
 }
 
+/* Hands the started command to its session. A session deleted meanwhile
+ * takes nothing: the command is killed and reaped. */
+static int adopt(lx *x, dval_call *c, const char *sbid, const char *sid,
+                 lx_cmd *m, char *cmd_id)
+{
+    pthread_mutex_lock(&x->lock);
+    struct lx_session *s = lx_session_find(x, sbid, sid);
+    if (s) {
+        m->next = s->cmds;
+        s->cmds = m;
+    }
+    pthread_mutex_unlock(&x->lock);
+    if (!s) {
+        if (m->pgid > 0)
+            kill(-m->pgid, SIGKILL);
+        lx_cmd_reap(m, 1);
+        close(m->out);
+        close(m->err);
+        dval__free(m);
+        return dval__call_fail(c, DVAL_ENOTFOUND, "session %s deleted", sid);
+    }
+    dval__strlcpy(cmd_id, m->id, DVAL_ID_MAX);
+    return DVAL_OK;
+}
+
 int lx_command_start_in(void *ud, dval_call *c, const char *sbid,
                         const char *sid, const char *cwd,
                         const char *command, char *cmd_id)
@@ -195,24 +220,7 @@ int lx_command_start_in(void *ud, dval_call *c, const char *sbid,
         dval__free(m);
         return rc;
     }
-    pthread_mutex_lock(&x->lock);
-    struct lx_session *s = lx_session_find(x, sbid, sid);
-    if (s) {
-        m->next = s->cmds;
-        s->cmds = m;
-    }
-    pthread_mutex_unlock(&x->lock);
-    if (!s) { /* deleted meanwhile */
-        if (m->pgid > 0)
-            kill(-m->pgid, SIGKILL);
-        lx_cmd_reap(m, 1);
-        close(m->out);
-        close(m->err);
-        dval__free(m);
-        return dval__call_fail(c, DVAL_ENOTFOUND, "session %s deleted", sid);
-    }
-    dval__strlcpy(cmd_id, m->id, DVAL_ID_MAX);
-    return DVAL_OK;
+    return adopt(x, c, sbid, sid, m, cmd_id);
 }
 
 /* For callers of the 0.1.0 member: the session's default directory (a
