@@ -165,12 +165,10 @@ static int init_child(void *p)
 int helper_init(int argc, char **argv)
 {
     if (argc < 4) {
-        write_str(2, "usage: " LX_VERB_INIT
-                  " <sbdir> <layer> <net> <hide>\n");
+        write_str(2, "usage: " LX_VERB_INIT " <sbdir> <layer> <net> <hide>\n");
         return 2;
     }
-    struct init_args a = { argv[0], argv[1], argv[3],
-                           !strcmp(argv[2], LX_NET_HOST),
+    struct init_args a = { argv[0], argv[1], argv[3], *argv[2] == *LX_NET_HOST,
                            { -1, -1 }, upper_disk_gib(argc, argv), -1 };
     setsid();
     join_cgroups(argc, argv);
