@@ -3,6 +3,7 @@
 #include "session.h"
 #include "fds.h"
 #include "command_text.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,7 @@ typedef struct lx_stream {
 
 #define MAX_ARGS 600
 
-/* Reads the command's pgid from the helper's fd 3 (EOF: it failed). */
+/* Reads the command's pgid from the helper's LX_FD_PGID (EOF: it failed). */
 static pid_t read_pgid(int fd)
 {
     char buf[32];
@@ -87,31 +88,31 @@ static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
     dval__fmt(a->pid, sizeof a->pid, "%d", (int)sb->pid);
     dval__fmt(a->root, sizeof a->root, "%s/plain", sb->dir);
     a->n = 1;
-    a->v[a->n++] = "exec";
-    a->v[a->n++] = sb->isolated ? a->pid : "-";
+    a->v[a->n++] = LX_VERB_EXEC;
+    a->v[a->n++] = sb->isolated ? a->pid : LX_ARG_NO_INIT;
     a->v[a->n++] = a->root;
     a->v[a->n++] = "/home/daytona";
     lx_limits_args(&l, a->v, &a->n, a->lim);
     if (uid > 0) {
         dval__fmt(a->uid, sizeof a->uid, "%ld", uid);
-        a->v[a->n++] = "-u";
+        a->v[a->n++] = LX_OPT_UID;
         a->v[a->n++] = a->uid;
     }
     if (home[0]) {
-        a->v[a->n++] = "-e";
+        a->v[a->n++] = LX_OPT_ENV;
         a->v[a->n++] = home;
     }
     for (size_t i = 0; i < sb->kv.n && a->n < MAX_ARGS - 4; i++) {
         if (!strcmp(sb->kv.keys[i], "env")) {
-            a->v[a->n++] = "-e";
+            a->v[a->n++] = LX_OPT_ENV;
             a->v[a->n++] = sb->kv.vals[i];
         }
     }
     lx_session_marker(a->mark, sizeof a->mark, lx_kv_get(&sb->kv, "name"),
                       m->session);
-    a->v[a->n++] = "-e";
+    a->v[a->n++] = LX_OPT_ENV;
     a->v[a->n++] = a->mark;
-    a->v[a->n++] = "--";
+    a->v[a->n++] = LX_OPT_END;
     a->v[a->n++] = (char *)text;
     a->v[a->n] = NULL;
 }
