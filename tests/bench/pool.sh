@@ -4,11 +4,14 @@
 # isolation levels, on the local executor and on the emulator. Separate
 # from run.sh (another section); prints JSON lines to stdout.
 # Sizes: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=4 (validations per thread).
+# POOL_EXECUTORS="local emu" (default both; "local" or "emu" runs one side).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 LEVELS=${POOL_LEVELS:-1,4,16,64}
 PER=${POOL_PER_LEVEL:-4}
+EXECUTORS=${POOL_EXECUTORS:-local emu}
+want() { [[ " $EXECUTORS " == *" $1 "* ]]; }
 out=$B/bench
 mkdir -p "$out"
 # shellcheck disable=SC2046
@@ -20,11 +23,14 @@ trap '[ -n "$emu" ] && kill $emu 2>/dev/null; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/src" "$tmp/state"
 echo 'echo ok' >"$tmp/src/run.sh"
 export DVAL_LOCAL_HELPER=$PWD/$B/libexec/dval-local-helper POOLBENCH_STATE=$tmp/state
-for c in ${LEVELS//,/ }; do
-    for iso in session sandbox; do
-        "$out/poolbench" local $iso "$c" $((c * PER)) "$tmp/src" || true
+if want local; then
+    for c in ${LEVELS//,/ }; do
+        for iso in session sandbox; do
+            "$out/poolbench" local $iso "$c" $((c * PER)) "$tmp/src" || true
+        done
     done
-done
+fi
+want emu || exit 0
 /usr/bin/python3 tests/emulator/emulator.py --port-file "$tmp/port" --lifetime 900 2>/dev/null &
 emu=$!
 for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
