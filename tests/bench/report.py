@@ -197,9 +197,19 @@ def pool_counts(d):
     if "requests" not in d:
         return ""
     n = d["validations"]
-    return "%.1f req, %.2f TCP conns, %.1f ws, %d sandboxes created; server CPU %.1f ms" % (
+    # every WebSocket is a TCP connection of its own: the rest carry the
+    # plain HTTP requests (a reused connection is not counted again)
+    return ("%.1f HTTP req on %.2f new TCP conns + %.1f WebSockets; %d sandboxes created; "
+            "server CPU %.1f ms") % (
         (d["requests"] - d["websockets"]) / n, (d["conns"] - d["websockets"]) / n,
         d["websockets"] / n, d["sandboxes_created"], d.get("emu_cpu_ms_per_validation", -1))
+
+
+def machine_cpu(d):
+    """CPU of the whole machine per validation: the client's and the
+    emulator's (which shares the cores: the bound when it saturates)"""
+    e = d.get("emu_cpu_ms_per_validation")
+    return None if e is None else d["cpu_ms_per_validation"] + e
 
 
 pool = load_lines("pool.jsonl")
@@ -224,7 +234,9 @@ if pool:
         row("7 pool emu SDK", "%-7s %2d concurrent: validations/s" % (d["isolation"], d["concurrency"]),
             "%.1f" % s["per_s"], "p50 %d / p99 %d ms, CPU %.1f ms/val" % (
                 s["p50_ms"], s["p99_ms"], s["cpu_ms_per_validation"]),
-            "C/SDK %s; per validation: %s%s" % (fmt(r, "x", 2), pool_counts(s),
+            "C/SDK %s (client + server CPU per validation: C %s, SDK %s); per validation: %s%s" % (
+                fmt(r, "x", 2), fmt(machine_cpu(d), " ms", 1), fmt(machine_cpu(s), " ms", 1),
+                pool_counts(s),
                                                 "; %d FAILED" % s["failed"] if s["failed"] else ""))
         if d["concurrency"] == 64:
             targets.append(("pool %s, 64 concurrent on the emulator >= 5x the SDK" % d["isolation"],

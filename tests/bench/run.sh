@@ -190,6 +190,7 @@ if want pool; then
 fi
 
 for l in "$tmp"/*.log; do
+    [ -f "$l" ] || continue   # no emulator of this script ran (BENCH_ONLY)
     if grep -q Traceback "$l"; then say "emulator errors in $(basename "$l"):"; cat "$l" >&2; fi
 done
 $PY "$here/report.py" "$res" "$out/report.json"
