@@ -17,6 +17,8 @@ typedef struct dval__slot {
     int used;                    /* may exist on the server */
     int ready;                   /* a validation on it has ended: shareable */
     int releasing;               /* idle release in progress: not leasable */
+    int may_exist;               /* min_warm or a session-isolation lease
+                                    made it: the only ones freed by name */
     int64_t last_used_ms;
 } dval__slot;
 

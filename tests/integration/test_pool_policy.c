@@ -213,3 +213,33 @@ TEST(pool__conflict_on_release_retried)
     CHECK_INT(rc, DVAL_ENOTFOUND);
     fx_close(&f);
 }
+
+/* isolation=sandbox validations never create the pool's slot sandboxes
+ * (each gets one of its own, deleted after it): dval_pool_free has
+ * nothing to look up or release under the slot names. */
+TEST(pool__sandbox_isolation_free_touches_no_slot_name)
+{
+    fx f;
+    fx_open(&f, "echo hi\n", 0, 0);
+    dval_pool_free(f.pool);             /* the fixture's warm pp-0 goes */
+    dval_pool_options o;
+    CHECK_INT(dval_pool_options_init(&o, sizeof o), DVAL_OK);
+    o.profile = "shell";
+    o.name = "pq";
+    o.max_sandboxes = 2;
+    o.release = DVAL_RELEASE_DELETE;
+    CHECK_INT(dval_pool_new(&f.pool, f.c, &o), DVAL_OK);
+    for (int i = 0; i < 2; i++) {
+        dval_validation req;
+        dval_validation_init(&req, sizeof req);
+        req.source_dir = f.dir;
+        req.allow_missing_results = 1;
+        req.isolation = DVAL_ISOLATION_SANDBOX;
+        CHECK_INT(dval_pool_validate(f.pool, &req, NULL, NULL, NULL), DVAL_OK);
+    }
+    CHECK_INT(emu_count(&f.e, "POST", "^/api/sandbox$"), 3);   /* pp-0 + 2 */
+    dval_pool_free(f.pool);
+    f.pool = NULL;
+    CHECK_INT(emu_count(&f.e, NULL, "^/api/sandbox/pq-[0-9]+$"), 0);
+    fx_close(&f);
+}
