@@ -57,6 +57,8 @@ void lx_kv_free(lx_kv *kv);
 void lx_encode_name(char *dst, size_t cap, const char *name);
 int lx_mkdirs(const char *path, mode_t mode);
 int lx_rmtree(const char *path);
+/* Writes text as the whole of path (mode 0644); fails the call if not. */
+int lx_write_text(dval_call *c, const char *path, const char *text);
 /* flock(LOCK_EX) on path, polling cancel_fd; returns fd or a status < 0. */
 int lx_lock(dval_call *c, const char *path, int64_t timeout_ms);
 void lx_unlock(int fd);

@@ -238,12 +238,7 @@ static int pick_root(lx *x, dval_call *c, const char *dir,
         return rc;
     char p[4200];
     dval__fmt(p, sizeof p, "%s/lower", dir);
-    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, lower, strlen(lower)) < 0)
-        rc = dval__call_fail(c, DVAL_EIO, "cannot write %s", p);
-    if (fd >= 0)
-        close(fd);
-    return rc;
+    return lx_write_text(c, p, lower);
 }
 
 static int build(lx *x, dval_call *c, const char *dir,
