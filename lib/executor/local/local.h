@@ -160,6 +160,10 @@ void lx_io_flush(lx_build_io *io);
 /* Runs one helper invocation, its output into io; *code is its exit. */
 int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
                 lx_build_io *io, int *code);
+/* lx_spawn with the helper's stdout and stderr into one pipe, whose read
+ * end goes to *rd (the caller closes it). */
+int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
+                    int *rd);
 
 /* ---- image.c, image_import.c: the roots sandboxes run on */
 enum { LX_IMG_BASE, LX_IMG_JAVA, LX_IMG_DIR, LX_IMG_TAR, LX_IMG_OCI };
