@@ -72,6 +72,36 @@ static int environ_has(int pid, const char *mark, size_t mlen)
     return 0;
 }
 
+/* Kills the processes carrying the marker among those listed in procs
+ * (a cgroup.procs file) or, without one, among all of /proc; the number
+ * killed. */
+static int sweep_round(const char *procs, const char *mark, size_t mlen)
+{
+    int hits = 0, pid;
+    if (*procs) {
+        FILE *f = fopen(procs, "re");
+        while (f && fscanf(f, "%d", &pid) == 1)
+            if (pid > 1 && pid != getpid() && environ_has(pid, mark, mlen) &&
+                kill(pid, SIGKILL) == 0)
+                hits++;
+        if (f)
+            fclose(f);
+        return hits;
+    }
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        pid = atoi(e->d_name);
+        if (pid > 1 && pid != getpid() && environ_has(pid, mark, mlen)) {
+            kill(pid, SIGKILL);
+            hits++;
+        }
+    }
+    if (d)
+        closedir(d);
+    return hits;
+}
+
 /* Kills every process carrying the session's marker (best effort: a
  * program that rewrites its environment escapes this sweep). */
 static void sweep(const struct lx_session *s)
@@ -79,22 +109,9 @@ static void sweep(const struct lx_session *s)
     char mark[600];
     lx_session_marker(mark, sizeof mark, s->sb, s->id);
     size_t mlen = strlen(mark);
-    for (int round = 0; round < 3; round++) {
-        DIR *d = opendir("/proc");
-        struct dirent *e;
-        int hits = 0;
-        while (d && (e = readdir(d))) {
-            int pid = atoi(e->d_name);
-            if (pid > 1 && pid != getpid() && environ_has(pid, mark, mlen)) {
-                kill(pid, SIGKILL);
-                hits++;
-            }
-        }
-        if (d)
-            closedir(d);
-        if (!hits)
+    for (int round = 0; round < 3; round++)
+        if (!sweep_round(s->procs, mark, mlen))
             break;
-    }
 }
 
 static void free_session(struct lx_session *s)
@@ -126,10 +143,16 @@ int lx_session_create(void *ud, dval_call *c, const char *sb,
     rc = lx_sb_require_started(c, &s);
     if (rc == DVAL_OK)
         lx_sb_touch(&s);
+    struct lx_session *n = rc == DVAL_OK ? dval__calloc(1, sizeof *n) : NULL;
+    if (n && s.isolated) {
+        lx_limits l;
+        lx_sb_limits(x, &s, &l);
+        if (l.nprocs > 0)
+            dval__strlcpy(n->procs, l.procs[0], sizeof n->procs);
+    }
     lx_sb_close(&s);
     if (rc != DVAL_OK)
         return rc;
-    struct lx_session *n = dval__calloc(1, sizeof *n);
     if (!n)
         return DVAL_ENOMEM;
     dval__strlcpy(n->sb, sb, sizeof n->sb);
