@@ -16,7 +16,8 @@ usage=-
 if mkdir "$cg" 2>/dev/null; then usage=$cg/cpuacct.usage; fi
 trap 'rmdir "$cg" 2>/dev/null; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/state"
-export DVAL_LOCAL_HELPER=$(realpath "$B")/libexec/dval-local-helper POOLBENCH_STATE=$tmp/state
+DVAL_LOCAL_HELPER=$(realpath "$B")/libexec/dval-local-helper
+export DVAL_LOCAL_HELPER POOLBENCH_STATE=$tmp/state
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # a first sandbox makes the disk template, outside the figures
 "$out/localsteps" 1 - >/dev/null
