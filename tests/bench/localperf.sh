@@ -17,7 +17,15 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-localperf.XXXXXX")
 # cpuacct group: its CPU apart from the other load of the machine
 cg=/sys/fs/cgroup/cpuacct/dval-localperf-$$
 mkdir "$cg" 2>/dev/null || cg=
-trap '[ -n "$cg" ] && rmdir "$cg"; rm -rf "$tmp"' EXIT
+# the state dirs first: the inits of sandboxes the pool kept (session
+# isolation) exit when theirs is gone (within a second), then the group
+cleanup() {
+    rm -rf "$tmp"
+    [ -n "$cg" ] || return 0
+    for _ in $(seq 50); do [ -n "$(cat "$cg/cgroup.procs" 2>/dev/null)" ] || break; sleep 0.1; done
+    rmdir "$cg" 2>/dev/null || true
+}
+trap cleanup EXIT
 mkdir -p "$tmp/src"
 echo 'echo ok' >"$tmp/src/run.sh"
 i=0

@@ -14,7 +14,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-localsteps.XXXXXX")
 cg=/sys/fs/cgroup/cpuacct/dval-localsteps-$$
 usage=-
 if mkdir "$cg" 2>/dev/null; then usage=$cg/cpuacct.usage; fi
-trap 'rmdir "$cg" 2>/dev/null; rm -rf "$tmp"' EXIT
+# the state dir first (a kept sandbox's init exits when it is gone)
+cleanup() {
+    rm -rf "$tmp"
+    for _ in $(seq 50); do [ -n "$(cat "$cg/cgroup.procs" 2>/dev/null)" ] || break; sleep 0.1; done
+    rmdir "$cg" 2>/dev/null || true
+}
+trap cleanup EXIT
 mkdir -p "$tmp/state"
 DVAL_LOCAL_HELPER=$(realpath "$B")/libexec/dval-local-helper
 export DVAL_LOCAL_HELPER POOLBENCH_STATE=$tmp/state
