@@ -189,27 +189,28 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
 }
 
 /* A member's work on a sandbox it holds the lock of. */
-typedef int (*locked_fn)(lx *x, dval_call *c, lx_sb *sb);
+typedef int (*locked_fn)(lx *x, dval_call *c, lx_sb *sb, void *arg);
 
 /* Locks and loads sandbox id, runs fn, reports its info into out. */
 static int with_locked(void *ud, dval_call *c, const char *id,
-                       dval_sandbox_info *out, locked_fn fn)
+                       dval_sandbox_info *out, locked_fn fn, void *arg)
 {
     lx *x = ud;
     lx_sb sb;
-    int lk;
+    int lk = -1;
     int rc = open_locked(x, c, id, &sb, NULL, &lk);
     if (rc != DVAL_OK)
         return rc;
-    rc = fn(x, c, &sb);
+    rc = fn(x, c, &sb, arg);
     lx_sb_info(&sb, out);
     lx_unlock(lk);
     lx_sb_close(&sb);
     return rc;
 }
 
-static int do_start(lx *x, dval_call *c, lx_sb *sb)
+static int do_start(lx *x, dval_call *c, lx_sb *sb, void *arg)
 {
+    (void)arg;
     const char *st = lx_kv_get(&sb->kv, "state");
     if (!st || strcmp(st, "started") != 0)
         return lx_sb_start(x, c, sb);
@@ -220,11 +221,12 @@ static int do_start(lx *x, dval_call *c, lx_sb *sb)
 int lx_sandbox_start(void *ud, dval_call *c, const char *id,
                      dval_sandbox_info *out)
 {
-    return with_locked(ud, c, id, out, do_start);
+    return with_locked(ud, c, id, out, do_start, NULL);
 }
 
-static int do_stop(lx *x, dval_call *c, lx_sb *sb)
+static int do_stop(lx *x, dval_call *c, lx_sb *sb, void *arg)
 {
+    (void)arg;
     sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
     lx_sb_kill(x, sb);
     int rc = lx_sb_set_state(sb, DVAL_SANDBOX_STOPPED, NULL);
@@ -237,32 +239,36 @@ static int do_stop(lx *x, dval_call *c, lx_sb *sb)
 int lx_sandbox_stop(void *ud, dval_call *c, const char *id,
                     dval_sandbox_info *out)
 {
-    return with_locked(ud, c, id, out, do_stop);
+    return with_locked(ud, c, id, out, do_stop, NULL);
+}
+
+/* *arg: the sandbox's disk size, for the spare refilled after it. */
+static int do_delete(lx *x, dval_call *c, lx_sb *sb, void *arg)
+{
+    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
+    lx_sb_kill(x, sb);
+    *(int *)arg = lx_disk_gib(sb);
+    if (discard(x, sb->dir, strrchr(sb->dir, '/') + 1) < 0)
+        return dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb->dir,
+                               strerror(errno));
+    return DVAL_OK;
 }
 
 int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
 {
     lx *x = ud;
-    lx_sb sb;
-    int lk;
-    int rc = open_locked(x, c, id, &sb, NULL, &lk);
-    if (rc != DVAL_OK)
+    int gib = 0;
+    int rc = with_locked(ud, c, id, NULL, do_delete, &gib);
+    if (!gib) /* not found, not locked: nothing was removed */
         return rc;
-    sb.pid = (pid_t)lx_kv_num(&sb.kv, "pid", 0);
-    lx_sb_kill(x, &sb);
-    if (discard(x, sb.dir, id) < 0)
-        rc = dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb.dir,
-                             strerror(errno));
-    int gib = lx_disk_gib(&sb);
-    lx_unlock(lk);
-    lx_sb_close(&sb);
     lx_sweep_leftovers(x->state_dir);
     lx_disk_refill(x, gib);
     return rc;
 }
 
-static int do_recover(lx *x, dval_call *c, lx_sb *sb)
+static int do_recover(lx *x, dval_call *c, lx_sb *sb, void *arg)
 {
+    (void)arg;
     const char *st = lx_kv_get(&sb->kv, "state");
     if (st && !strcmp(st, "started"))
         return DVAL_OK;
@@ -274,7 +280,7 @@ static int do_recover(lx *x, dval_call *c, lx_sb *sb)
 int lx_sandbox_recover(void *ud, dval_call *c, const char *id,
                        dval_sandbox_info *out)
 {
-    return with_locked(ud, c, id, out, do_recover);
+    return with_locked(ud, c, id, out, do_recover, NULL);
 }
 
 static int has_labels(const lx_kv *kv, const char *const *labels)
