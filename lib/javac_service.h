@@ -1,7 +1,9 @@
 /* The java snapshot's compile service (libexec/dval-javac-service/): the
  * paths, identity and command lines shared by the java profile's build
- * steps and run command (lib/profile.c), the local executor that starts
- * it (lib/executor/local/javac_service.c) and the tests.
+ * steps and run command (lib/profile.c), the local sandbox's init that
+ * starts and supervises it (libexec/dval-local-helper/service.c), the
+ * core's start on executors without one (lib/service_start.c) and the
+ * tests.
  *
  * Layout in the snapshot (made by the build steps, as root):
  *   /opt/dval-javac/            root-owned 0755: JavacService.class, the
