@@ -46,6 +46,9 @@ LIBEXEC_CFLAGS ?= $(CFLAGS)
 LIBEXEC_LDFLAGS ?= $(LDFLAGS)
 LIBEXEC_PROGS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard libexec/*/*.c)))))
 LIBEXEC_BINS := $(LIBEXEC_PROGS:%=$(B)/libexec/%)
+# headers the helper shares with the library (lib/executor/local/)
+LIBEXEC_SHARED_H := $(wildcard lib/executor/local/protocol.h \
+	lib/executor/local/sandbox_ids.h)
 
 # The CLI
 CLI_SRC := $(wildcard examples/cli/*.c)
@@ -110,7 +113,7 @@ $(ALIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 define LIBEXEC_RULE
-$(B)/libexec/$(1): $(wildcard libexec/$(1)/*.c libexec/$(1)/*.h)
+$(B)/libexec/$(1): $(wildcard libexec/$(1)/*.c libexec/$(1)/*.h) $(LIBEXEC_SHARED_H)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(REQ_CFLAGS) $$(LIBEXEC_CFLAGS) -o $$@ $(wildcard libexec/$(1)/*.c) $$(LIBEXEC_LDFLAGS)
 endef

@@ -26,6 +26,7 @@
 #include "helper.h"
 #include "service.h"
 
+#include "executor/local/protocol.h"
 #include "executor/local/sandbox_ids.h"
 #include "javac_service.h"
 
@@ -110,9 +111,10 @@ void services_start(void)
     pid_t pid = fork();
     if (pid != 0)
         return; /* the init reaps it should it ever exit */
-    /* none of the init's descriptors (its lock, its state directory) */
-    if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
-        for (int i = 3; i < 1024; i++)
+    /* none of the init's descriptors (its lock: a service holding it
+     * would keep a dead init's sandbox locked; its state directory) */
+    if (syscall(SYS_close_range, (unsigned)LX_FD_INIT_LOCK, ~0U, 0U) < 0)
+        for (int i = LX_FD_INIT_LOCK; i < 1024; i++)
             close(i);
     supervise();
 }
