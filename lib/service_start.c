@@ -115,6 +115,8 @@ void dval__service_start(dval_client *c, const dval_profile *prof,
     char msg[DVAL_ERRMSG_MAX] = "";
     int rc = send_start(c, id, name && *name ? name : id, cmd, msg,
                         sizeof msg);
+    if (rc == DVAL_EUNSUPPORTED) /* an executor without sessions: never */
+        return;
     if (rc) {
         unclaim(id); /* the next validation tries again */
         DVAL__LOG(c, DVAL_LOG_INFO, "sandbox %s: %s (validations compile "
