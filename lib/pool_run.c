@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "pool.h"
+#include "service_start.h"
 
 static int ensure_snapshot(dval_pool *p, const dval_profile *prof)
 {
@@ -38,6 +39,8 @@ int dval__pool_warm(dval_pool *p, int i)
     o.ttl_minutes = p->ttl;
     dval_sandbox *sb = NULL;
     rc = dval_sandbox_acquire(&sb, p->client, &o);
+    if (!rc) /* warm: its service starts before the first validation */
+        dval__service_start(p->client, prof, sb);
     dval_sandbox_free(sb);
     dval__free(labels);
     if (!rc) {

@@ -19,6 +19,7 @@
 
 #include "core.h"
 #include "recover.h"
+#include "service_start.h"
 #include "workdir.h"
 
 extern char **environ;
@@ -315,6 +316,8 @@ static int do_sandbox(vctx *v)
     if (rc)
         return fail(v, rc, "sandbox", dval_client_errmsg(v->client));
     dval__strlcpy(v->sb_name, dval_sandbox_name(v->sb), sizeof v->sb_name);
+    if (o.release != DVAL_RELEASE_DELETE) /* a sandbox that stays */
+        dval__service_start(v->client, v->prof, v->sb);
     if (v->aborted)
         return fail(v, DVAL_EABORTED, "sandbox", NULL);
     return DVAL_OK;

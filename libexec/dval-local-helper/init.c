@@ -3,6 +3,7 @@
 #include "helper.h"
 #include "upper_disk.h"
 #include "init_lock.h"
+#include "service.h"
 #include "executor/local/protocol.h"
 
 /* the init keeps its state directory open here (INIT_LOCK_FD is 3) */
@@ -156,6 +157,7 @@ static int init_child(void *p)
     if (syscall(SYS_close_range, WATCH_FD + 1U, ~0U, 0U) < 0)
         for (int i = WATCH_FD + 1; i < 1024; i++)
             close(i);
+    services_start(); /* the compile service lives with the sandbox */
     reap_forever(WATCH_FD);
     return 0;
 }

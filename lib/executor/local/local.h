@@ -247,8 +247,4 @@ int lx_file_download(void *ud, dval_call *c, const char *sb, const char *path,
 int lx_folder_create(void *ud, dval_call *c, const char *sb,
                      const char *path);
 
-/* ---- javac_service.c: starts the java snapshot's compile service in a
- * started sandbox that has one (best effort; lib/javac_service.h) */
-void lx_javac_service_ensure(lx *x, const lx_sb *sb);
-
 #endif
