@@ -164,28 +164,32 @@ static int results_status(dval__vctx *v)
     return DVAL_OK;
 }
 
-int dval__validate_download(dval__vctx *v)
+/* Fetches every listed name (the listing is split in place). */
+static int fetch_all(dval__vctx *v, char *text)
 {
-    dval__buf list = {0};
-    int rc = listing(v, &list);
-    if (rc) {
-        dval__buf_free(&list);
-        return rc;
-    }
     size_t n = 0;
-    char **names = parse_listing(list.data, &n);
+    char **names = parse_listing(text, &n);
+    if (!names)
+        return bad(v, DVAL_ENOMEM, NULL);
     /* each fetch is short: the token is checked between them, and ends
      * a long one through the thread's ambient scope */
     dval__cancel_scope(v->req.cancel);
-    for (size_t i = 0; names && i < n && !v->aborted &&
+    for (size_t i = 0; i < n && !v->aborted &&
                        !dval_cancel_fired(v->req.cancel); i++)
         fetch_one(v, names[i]);
     dval__cancel_scope(NULL);
     dval__free(names);
+    return DVAL_OK;
+}
+
+int dval__validate_download(dval__vctx *v)
+{
+    dval__buf list = {0};
+    int rc = listing(v, &list);
+    if (rc == DVAL_OK)
+        rc = fetch_all(v, list.data);
     dval__buf_free(&list);
-    if (!names)
-        return bad(v, DVAL_ENOMEM, NULL);
-    return results_status(v);
+    return rc ? rc : results_status(v);
 }
 
 char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start)
