@@ -46,6 +46,9 @@ LIBEXEC_CFLAGS ?= $(CFLAGS)
 LIBEXEC_LDFLAGS ?= $(LDFLAGS)
 LIBEXEC_PROGS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard libexec/*/*.c)))))
 LIBEXEC_BINS := $(LIBEXEC_PROGS:%=$(B)/libexec/%)
+# headers the helper shares with the library (lib/executor/local/)
+LIBEXEC_SHARED_H := $(wildcard lib/executor/local/protocol.h \
+	lib/executor/local/sandbox_ids.h)
 
 # The CLI
 CLI_SRC := $(wildcard examples/cli/*.c)
@@ -63,7 +66,7 @@ EX_BINS := $(EX_SRC:examples/c/%.c=$(B)/examples/%)
 
 .PHONY: all lib check check-run tests examples install uninstall clean demo demo-run deps \
 	abi-check abi-baseline asan tsan valgrind fuzz bench help header-check \
-	symbols-check man-check man-examples
+	symbols-check man-check man-examples layers-check
 .DELETE_ON_ERROR:
 
 all: lib $(LIBEXEC_BINS) $(CLI_BIN) $(B)/daytona-validate.pc
@@ -110,7 +113,7 @@ $(ALIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 define LIBEXEC_RULE
-$(B)/libexec/$(1): $(wildcard libexec/$(1)/*.c libexec/$(1)/*.h)
+$(B)/libexec/$(1): $(wildcard libexec/$(1)/*.c libexec/$(1)/*.h) $(LIBEXEC_SHARED_H)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(REQ_CFLAGS) $$(LIBEXEC_CFLAGS) -o $$@ $(wildcard libexec/$(1)/*.c) $$(LIBEXEC_LDFLAGS)
 endef
@@ -171,6 +174,9 @@ symbols-check: $(SOLIB)
 
 man-check:
 	tests/abi/check-man.sh
+
+layers-check: lib
+	B=$(B) tests/abi/layers.sh
 
 man-examples: $(SOLIB)
 	B=$(B) tests/abi/man-examples.sh
@@ -272,6 +278,7 @@ help:
 	@echo "examples      build the C examples (examples/c)"
 	@echo "header-check  dval.h compiles alone as C99 and C++11, -pedantic"
 	@echo "symbols-check exported symbols match lib/libdaytona-validate.map"
+	@echo "layers-check  symbol prefixes and layering of lib/ (lib/README.md)"
 	@echo "man-check     man pages: one per function, sections, lint, checked against the code"
 	@echo "man-examples  compile and link the EXAMPLES code of every man3 page"
 	@echo "abi-check     abidiff against tests/abi/libdaytona-validate.abi"

@@ -8,6 +8,7 @@
  *       builds a Debian 12 root with mmdebstrap, in a mount namespace of
  *       its own so no mount of the build outlives it. */
 #include "helper.h"
+#include "executor/local/protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +55,7 @@ static void build_root(char **argv)
 {
     const char *lower = argv[0], *layer = argv[2], *work = argv[3];
     const char *mnt = argv[4];
-    int host = !strcmp(argv[1], "host");
+    int host = !strcmp(argv[1], LX_ROOT_HOST);
     char path[4096];
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         die_fd(2, "make / private");
@@ -114,8 +115,8 @@ static int build_child(void *p)
 int helper_build(int argc, char **argv)
 {
     if (argc < 5) {
-        write_str(2, "usage: build <lower> image|host <layer> <work> <mnt> "
-                  "<cmd>...\n");
+        write_str(2, "usage: " LX_VERB_BUILD " <lower> " LX_ROOT_IMAGE "|"
+                  LX_ROOT_HOST " <layer> <work> <mnt> <cmd>...\n");
         return 2;
     }
     struct build_args a = { argv, argc };
@@ -129,7 +130,7 @@ int helper_build(int argc, char **argv)
 int helper_mkimage(int argc, char **argv)
 {
     if (argc < 2) {
-        write_str(2, "usage: mkimage <target> <packages>\n");
+        write_str(2, "usage: " LX_VERB_MKIMAGE " <target> <packages>\n");
         return 2;
     }
     if (unshare(CLONE_NEWNS) < 0 ||
@@ -156,7 +157,7 @@ int helper_mkimage(int argc, char **argv)
     }
     env[n] = NULL;
     execvpe("mmdebstrap", mm, env);
-    write_str(2, "err: mmdebstrap is not installed (apt-get install "
+    write_str(2, LX_REPLY_ERR "mmdebstrap is not installed (apt-get install "
               "mmdebstrap)\n");
     return 127;
 }

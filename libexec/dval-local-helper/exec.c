@@ -1,6 +1,7 @@
 /* "exec" mode: joins a sandbox's cgroups and namespaces, chroots into its
  * root and runs `sh -c command`. Its own pid (the session and process
- * group it leads: kill(-pid) ends the command) is written to fd 3; it
+ * group it leads: kill(-pid) ends the command) is written to fd
+ * LX_FD_PGID; it
  * exits with the command's code (128+N on signal N).
  *
  * Isolated, the processes are:
@@ -30,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "executor/local/protocol.h"
 #include "executor/local/sandbox_ids.h"
 
 #define MAX_ENV 256
@@ -103,23 +105,23 @@ static int parse(int argc, char **argv, struct exec_req *r)
                      ":/sbin:/bin";
     r->env[nenv++] = "LANG=C.UTF-8";
     for (int i = 3; i < argc; i++) {
-        if (!strcmp(argv[i], "--") && i + 1 < argc) {
+        if (!strcmp(argv[i], LX_OPT_END) && i + 1 < argc) {
             r->cmd = argv[i + 1];
             break;
         }
         if (i + 1 >= argc)
             break;
-        if (!strcmp(argv[i], "-e") && nenv < MAX_ENV)
+        if (!strcmp(argv[i], LX_OPT_ENV) && nenv < MAX_ENV)
             nenv = set_env(r->env, nenv, argv[++i]);
-        else if (!strcmp(argv[i], "-c"))
+        else if (!strcmp(argv[i], LX_OPT_CPU_S))
             set_limit(RLIMIT_CPU, argv[++i]);
-        else if (!strcmp(argv[i], "-m"))
+        else if (!strcmp(argv[i], LX_OPT_MEM))
             set_limit(RLIMIT_AS, argv[++i]);
-        else if (!strcmp(argv[i], "-n"))
+        else if (!strcmp(argv[i], LX_OPT_NPROC))
             set_limit(RLIMIT_NPROC, argv[++i]);
-        else if (!strcmp(argv[i], "-u"))
+        else if (!strcmp(argv[i], LX_OPT_UID))
             r->uid = strtol(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "-g"))
+        else if (!strcmp(argv[i], LX_OPT_CGROUP))
             i++;
     }
     r->env[nenv] = NULL;
@@ -305,10 +307,11 @@ int helper_exec(int argc, char **argv)
 {
     struct exec_req r;
     if (argc < 5 || (join_cgroups(argc, argv), parse(argc, argv, &r) < 0)) {
-        write_str(2, "usage: exec <pid|-> <root> <cwd> [opts] -- cmd\n");
+        write_str(2, "usage: " LX_VERB_EXEC " <pid|" LX_ARG_NO_INIT
+                  "> <root> <cwd> [opts] " LX_OPT_END " cmd\n");
         return 125;
     }
-    int isolated = strcmp(r.pid, "-") != 0;
+    int isolated = strcmp(r.pid, LX_ARG_NO_INIT) != 0;
     if (isolated && r.uid <= 0 && getuid() == 0 && geteuid() == 0) {
         /* root joins no user namespace: never run a command as root */
         r.uid = LX_UID_DEFAULT;
@@ -323,8 +326,8 @@ int helper_exec(int argc, char **argv)
     r.report = report[1];
     char buf[32];
     snprintf(buf, sizeof buf, "%d\n", (int)getpid());
-    write_str(3, buf);
-    close(3);
+    write_str(LX_FD_PGID, buf);
+    close(LX_FD_PGID);
     pid_t child = fork();
     if (child < 0)
         die_fd(2, "fork");

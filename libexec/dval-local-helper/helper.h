@@ -8,7 +8,9 @@
  *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
  *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
  *          -u uid: the unprivileged host uid/gid the command runs as)
- *   probe <tmpdir>                               check isolation support */
+ *   probe <tmpdir>                               check isolation support
+ * The verbs, options, replies and fixed fds are named in
+ * lib/executor/local/protocol.h, shared with the library. */
 #ifndef DVAL_HELPER_H
 #define DVAL_HELPER_H
 

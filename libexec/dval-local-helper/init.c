@@ -3,9 +3,10 @@
 #include "helper.h"
 #include "upper_disk.h"
 #include "init_lock.h"
+#include "executor/local/protocol.h"
 
 /* the init keeps its state directory open here (INIT_LOCK_FD is 3) */
-#define WATCH_FD 4
+#define WATCH_FD LX_FD_INIT_WATCH
 
 #include <errno.h>
 #include <fcntl.h>
@@ -81,7 +82,8 @@ static void reap_forever(int dirfd)
  * refused. */
 static int is_host_root(const char *layer)
 {
-    return !strncmp(layer, "host", 4) && (!layer[4] || layer[4] == ':');
+    return !strncmp(layer, LX_ROOT_HOST, 4) &&
+           (!layer[4] || layer[4] == ':');
 }
 
 static int sandbox_lower(const char *layer, char *lower, size_t cap)
@@ -145,7 +147,7 @@ static int init_child(void *p)
     int null = open("/dev/null", O_RDWR);
     if (null < 0)
         die_fd(fd, "open /dev/null");
-    write_str(fd, "ok\n");
+    write_str(fd, LX_REPLY_OK);
     dup2(null, 0);
     dup2(null, 1);
     dup2(null, 2);
@@ -163,10 +165,10 @@ static int init_child(void *p)
 int helper_init(int argc, char **argv)
 {
     if (argc < 4) {
-        write_str(2, "usage: init <sbdir> <layer|-> <net> <hide>\n");
+        write_str(2, "usage: " LX_VERB_INIT " <sbdir> <layer> <net> <hide>\n");
         return 2;
     }
-    struct init_args a = { argv[0], argv[1], argv[3], argv[2][0] == '1',
+    struct init_args a = { argv[0], argv[1], argv[3], *argv[2] == *LX_NET_HOST,
                            { -1, -1 }, upper_disk_gib(argc, argv), -1 };
     setsid();
     join_cgroups(argc, argv);
@@ -178,8 +180,8 @@ int helper_init(int argc, char **argv)
     char disk_note[160] = "";
     if (a.disk_gib > 0 && (a.disk_fd = upper_disk_open(a.sbdir)) < 0 &&
         errno != ENOENT)
-        snprintf(disk_note, sizeof disk_note, "note: the sandbox disk image "
-                 "cannot be mounted (%s); its layer is a tmpfs\n",
+        snprintf(disk_note, sizeof disk_note, LX_REPLY_NOTE "the sandbox "
+                 "disk image cannot be mounted (%s); its layer is a tmpfs\n",
                  strerror(errno));
     if (pipe(a.status) < 0)
         die_fd(1, "pipe");
@@ -202,19 +204,19 @@ int helper_init(int argc, char **argv)
         if (r <= 0)
             break;
         n += (size_t)r;
-        if (n >= 3 && !memcmp(buf, "ok\n", 3))
+        if (n >= 3 && !memcmp(buf, LX_REPLY_OK, 3))
             break;
         if (n == sizeof buf - 1)
             break;
     }
     buf[n] = 0;
-    if (n >= 3 && !memcmp(buf, "ok\n", 3)) {
+    if (n >= 3 && !memcmp(buf, LX_REPLY_OK, 3)) {
         char out[256];
-        snprintf(out, sizeof out, "pid %d\n%s", (int)pid, disk_note);
+        snprintf(out, sizeof out, LX_REPLY_PID "%d\n%s", (int)pid, disk_note);
         write_str(1, out);
         return 0;
     }
-    write_str(1, n ? buf : "err: init exited during setup\n");
+    write_str(1, n ? buf : LX_REPLY_ERR "init exited during setup\n");
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     return 1;

@@ -4,8 +4,10 @@
 
 #include <sys/types.h>
 
+#include "executor/local/protocol.h"
+
 /* The init keeps this fd (and so the lock) for its whole life. */
-#define INIT_LOCK_FD 3
+#define INIT_LOCK_FD LX_FD_INIT_LOCK
 
 /* Takes <sbdir>/init.lock (flock, non-blocking) onto INIT_LOCK_FD; -1 with
  * errno EWOULDBLOCK when another init of the sandbox holds it. */

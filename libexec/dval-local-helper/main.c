@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "executor/local/protocol.h"
 #include "executor/local/sandbox_ids.h"
 
 #define STACK_SIZE (256 * 1024)
@@ -22,7 +23,8 @@
 void die_fd(int fd, const char *what)
 {
     char msg[512];
-    snprintf(msg, sizeof msg, "err: %s: %s\n", what, strerror(errno));
+    snprintf(msg, sizeof msg, LX_REPLY_ERR "%s: %s\n", what,
+             strerror(errno));
     write_str(fd, msg);
     _exit(1);
 }
@@ -147,7 +149,7 @@ void join_cgroups(int argc, char **argv)
     char me[32];
     snprintf(me, sizeof me, "%d", (int)getpid());
     for (int i = 0; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "-g"))
+        if (!strcmp(argv[i], LX_OPT_CGROUP))
             if (write_file(argv[i + 1], me) < 0)
                 die_fd(2, argv[i + 1]);
 }
@@ -187,7 +189,7 @@ static int probe_child(void *p)
     }
     if (kid < 0 || wait_code(kid) != 0)
         return 1;
-    write_str(1, "ok\n");
+    write_str(1, LX_REPLY_OK);
     return 0;
 }
 
@@ -213,13 +215,24 @@ int __lsan_is_turned_off(void)
     return 1;
 }
 
+static const struct {
+    const char *verb;
+    int (*run)(int argc, char **argv);
+} verbs[] = {
+    { LX_VERB_BUILD, helper_build },     { LX_VERB_INIT, helper_init },
+    { LX_VERB_EXEC, helper_exec },       { LX_VERB_PROBE, helper_probe },
+    { LX_VERB_MKIMAGE, helper_mkimage }, { LX_VERB_IMPORT, helper_import },
+};
+
 int main(int argc, char **argv)
 {
-    /* Nothing of the host process should leak into the sandbox (fd 3 is
-     * the pid pipe of exec). */
-    syscall(SYS_close_range, 4U, ~0U, 0U);
+    /* Nothing of the host process should leak into the sandbox (fd
+     * LX_FD_PGID is the pid pipe of exec). */
+    syscall(SYS_close_range, (unsigned)LX_FD_SPAWNED, ~0U, 0U);
     if (argc < 2) {
-        write_str(2, "usage: dval-local-helper build|init|exec|probe|mkimage|import ...\n");
+        write_str(2, "usage: dval-local-helper " LX_VERB_BUILD "|"
+                  LX_VERB_INIT "|" LX_VERB_EXEC "|" LX_VERB_PROBE "|"
+                  LX_VERB_MKIMAGE "|" LX_VERB_IMPORT " ...\n");
         return 2;
     }
     signal(SIGPIPE, SIG_DFL);
@@ -227,21 +240,12 @@ int main(int argc, char **argv)
      * leaves nothing running); it names itself so a parent that died
      * before this line is noticed too. */
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    const char *parent = getenv("DVAL_HELPER_PARENT");
+    const char *parent = getenv(LX_ENV_PARENT);
     if (parent && atol(parent) != (long)getppid())
         return 125;
-    if (!strcmp(argv[1], "build"))
-        return helper_build(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "init"))
-        return helper_init(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "exec"))
-        return helper_exec(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "probe"))
-        return helper_probe(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "mkimage"))
-        return helper_mkimage(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "import"))
-        return helper_import(argc - 2, argv + 2);
+    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+        if (!strcmp(argv[1], verbs[i].verb))
+            return verbs[i].run(argc - 2, argv + 2);
     write_str(2, "dval-local-helper: unknown mode\n");
     return 2;
 }

@@ -11,6 +11,7 @@
  * as they are (they resolve inside the sandbox's root). Device nodes are
  * skipped: a sandbox's /dev is its own. */
 #include "helper.h"
+#include "executor/local/protocol.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -483,15 +484,17 @@ static int import_one(const char *target, const char *file, int oci)
 
 int helper_import(int argc, char **argv)
 {
-    if (argc < 3 || (strcmp(argv[1], "tar") && strcmp(argv[1], "oci"))) {
-        write_str(2, "usage: import <target> tar|oci <archive>...\n");
+    if (argc < 3 || (strcmp(argv[1], LX_IMPORT_TAR) &&
+                      strcmp(argv[1], LX_IMPORT_OCI))) {
+        write_str(2, "usage: " LX_VERB_IMPORT " <target> " LX_IMPORT_TAR "|"
+                  LX_IMPORT_OCI " <archive>...\n");
         return 2;
     }
     for (int i = 2; i < argc; i++) {
         char msg[4200];
         snprintf(msg, sizeof msg, "importing %s\n", argv[i]);
         write_str(1, msg);
-        if (import_one(argv[0], argv[i], !strcmp(argv[1], "oci")) < 0)
+        if (import_one(argv[0], argv[i], !strcmp(argv[1], LX_IMPORT_OCI)) < 0)
             return 1;
     }
     write_str(1, "import done\n");

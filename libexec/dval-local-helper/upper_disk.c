@@ -6,6 +6,7 @@
  * (LO_FLAGS_AUTOCLEAR) lets go of the image, so nothing is left mounted
  * on the host after a crash. */
 #include "upper_disk.h"
+#include "executor/local/protocol.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +24,7 @@
 int upper_disk_gib(int argc, char **argv)
 {
     for (int i = 0; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "-d"))
+        if (!strcmp(argv[i], LX_OPT_DISK_GIB))
             return atoi(argv[i + 1]);
     return 0;
 }

@@ -1,6 +1,7 @@
 /* Commands of the local executor: start (helper "exec"), status, live
  * output streams over the pipes, cancel (SIGKILL to the process group). */
 #include "session.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,7 @@ typedef struct lx_stream {
 
 #define MAX_ARGS 600
 
-/* Reads the command's pgid from the helper's fd 3 (EOF: it failed). */
+/* Reads the command's pgid from the helper's LX_FD_PGID (EOF: it failed). */
 static pid_t read_pgid(int fd)
 {
     char buf[32];
@@ -120,31 +121,31 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *command,
     lx_sb_limits(x, sb, &l);
     dval__fmt(pidbuf, sizeof pidbuf, "%d", (int)sb->pid);
     dval__fmt(root, sizeof root, "%s/plain", sb->dir);
-    argv[n++] = "exec";
-    argv[n++] = sb->isolated ? pidbuf : "-";
+    argv[n++] = LX_VERB_EXEC;
+    argv[n++] = sb->isolated ? pidbuf : LX_ARG_NO_INIT;
     argv[n++] = root;
     argv[n++] = "/home/daytona";
     lx_limits_args(&l, argv, &n, lim);
     if (uid > 0) {
         dval__fmt(uidbuf, sizeof uidbuf, "%ld", uid);
-        argv[n++] = "-u";
+        argv[n++] = LX_OPT_UID;
         argv[n++] = uidbuf;
     }
     if (home[0]) {
-        argv[n++] = "-e";
+        argv[n++] = LX_OPT_ENV;
         argv[n++] = home;
     }
     for (size_t i = 0; i < sb->kv.n && n < MAX_ARGS - 4; i++) {
         if (!strcmp(sb->kv.keys[i], "env")) {
-            argv[n++] = "-e";
+            argv[n++] = LX_OPT_ENV;
             argv[n++] = sb->kv.vals[i];
         }
     }
     lx_session_marker(mark, sizeof mark, lx_kv_get(&sb->kv, "name"),
                       m->session);
-    argv[n++] = "-e";
+    argv[n++] = LX_OPT_ENV;
     argv[n++] = mark;
-    argv[n++] = "--";
+    argv[n++] = LX_OPT_END;
     argv[n++] = (char *)command;
     argv[n] = NULL;
     int out[2] = { -1, -1 }, err[2] = { -1, -1 }, pg[2] = { -1, -1 };

@@ -10,6 +10,7 @@
  *     system directories bound read-only ("host"; the helper builds it).
  * This file maps a spec's image to one of them and builds the Debian ones. */
 #include "local.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,7 +177,7 @@ static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
     lx_io_write(&io, debian[which].key, strlen(debian[which].key));
     lx_io_write(&io, " (Debian 12, mmdebstrap)\n", 25);
     int64_t t0 = dval__now_ms();
-    char *argv[] = { NULL, "mkimage", tmp, (char *)debian[which].include,
+    char *argv[] = { NULL, LX_VERB_MKIMAGE, tmp, (char *)debian[which].include,
                      NULL };
     int code = 0;
     int rc = lx_run_step(x, c, argv, end, &io, &code);
@@ -247,7 +248,7 @@ int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
 int lx_default_root(lx *x, dval_call *c, char *dst, size_t cap)
 {
     if (lx_host_root_opt_in(x)) {
-        dval__fmt(dst, cap, "host");
+        dval__fmt(dst, cap, LX_ROOT_HOST);
         return DVAL_OK;
     }
     int64_t budget = c && c->timeout_ms > 0 ? c->timeout_ms : 3600000;

@@ -11,6 +11,7 @@
  * Extraction is the helper's "import" (as root, ownership kept, entries
  * that would escape the target refused). */
 #include "local.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -150,8 +151,9 @@ int lx_image_import(lx *x, dval_call *c, const char *snapdir,
     char rootfs[4200], layout[4096];
     const char *tag = NULL;
     char (*paths)[4200] = dval__calloc(MAX_LAYERS, sizeof *paths);
-    char *argv[MAX_LAYERS + 6] = { NULL, "import", rootfs,
-                                   img->kind == LX_IMG_OCI ? "oci" : "tar" };
+    char *argv[MAX_LAYERS + 6] = { NULL, LX_VERB_IMPORT, rootfs,
+                                   img->kind == LX_IMG_OCI ? LX_IMPORT_OCI
+                                   : LX_IMPORT_TAR };
     int n = 0, rc = paths ? DVAL_OK : DVAL_ENOMEM;
     dval__fmt(rootfs, sizeof rootfs, "%s/rootfs", snapdir);
     if (rc == DVAL_OK && img->kind == LX_IMG_OCI) {

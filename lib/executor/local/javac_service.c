@@ -11,6 +11,7 @@
  * starts it again (at most LX_JAVAC_TRIES times per sandbox init). */
 #include "local.h"
 #include "sandbox_ids.h"
+#include "protocol.h"
 #include "javac_service.h"
 
 #include <errno.h>
@@ -82,14 +83,14 @@ static int spawn_service(lx *x, const lx_sb *sb, pid_t *helper)
     lx_sb_limits(x, sb, &l);
     dval__fmt(pidbuf, sizeof pidbuf, "%d", (int)sb->pid);
     dval__fmt(root, sizeof root, "%s/plain", sb->dir);
-    argv[n++] = "exec";
+    argv[n++] = LX_VERB_EXEC;
     argv[n++] = pidbuf;
     argv[n++] = root;
     argv[n++] = "/";
     lx_limits_args(&l, argv, &n, lim);
-    argv[n++] = "-u";
+    argv[n++] = LX_OPT_UID;
     argv[n++] = DVAL_JAVAC_UID_S;
-    argv[n++] = "--";
+    argv[n++] = LX_OPT_END;
     argv[n++] = DVAL_JAVAC_SERVICE_CMD;
     argv[n] = NULL;
     dval_call c;

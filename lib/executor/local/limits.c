@@ -5,6 +5,7 @@
  * cpu.max, v1 cpu.cfs_quota_us and cpu.shares) where the kernel has the
  * cpu controller. */
 #include "local.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -189,20 +190,20 @@ void lx_limits_remove(const char *key)
 void lx_limits_args(const lx_limits *l, char **argv, int *n, char bufs[3][32])
 {
     for (int i = 0; i < l->nprocs; i++) {
-        argv[(*n)++] = "-g";
+        argv[(*n)++] = LX_OPT_CGROUP;
         argv[(*n)++] = (char *)l->procs[i];
     }
     dval__fmt(bufs[0], 32, "%lld", (l->cpu_ms + 999) / 1000);
-    argv[(*n)++] = "-c";
+    argv[(*n)++] = LX_OPT_CPU_S;
     argv[(*n)++] = bufs[0];
     if (l->rl_as) {
         dval__fmt(bufs[1], 32, "%lld", l->mem);
-        argv[(*n)++] = "-m";
+        argv[(*n)++] = LX_OPT_MEM;
         argv[(*n)++] = bufs[1];
     }
     if (l->rl_nproc) {
         dval__fmt(bufs[2], 32, "%lld", l->pids);
-        argv[(*n)++] = "-n";
+        argv[(*n)++] = LX_OPT_NPROC;
         argv[(*n)++] = bufs[2];
     }
 }

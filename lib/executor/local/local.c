@@ -4,6 +4,7 @@
 #include "local.h"
 #include "files_list.h"
 #include "profile_local.h"
+#include "protocol.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -69,10 +70,11 @@ static void helper_env(char **env, size_t cap, char bufs[][4200],
                "/sbin:/bin";
     env[n++] = "LANG=C.UTF-8";
     env[n++] = geteuid() == 0 ? "HOME=/root" : "HOME=/";
-    dval__fmt(bufs[b], sizeof bufs[b], "DVAL_HELPER_PARENT=%d",
+    dval__fmt(bufs[b], sizeof bufs[b], LX_ENV_PARENT "=%d",
               (int)getpid());
     env[n++] = bufs[b++];
-    int build = mode && (!strcmp(mode, "build") || !strcmp(mode, "mkimage"));
+    int build = mode && (!strcmp(mode, LX_VERB_BUILD) ||
+                         !strcmp(mode, LX_VERB_MKIMAGE));
     for (size_t i = 0; build &&
          i < sizeof pass / sizeof *pass && n + 1 < cap; i++) {
         const char *v = getenv(pass[i]);
@@ -110,7 +112,7 @@ int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
      * the helper's whole process group */
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
                              POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < LX_FD_SPAWNED; i++) {
         if (fds[i] >= 0)
             posix_spawn_file_actions_adddup2(&fa, fds[i], i);
         else /* never inherit whatever the caller has open there */
@@ -156,7 +158,7 @@ static int probe(lx *x, char *msg, size_t cap)
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0)
         return -1;
-    char *argv[] = { NULL, "probe", tmp, NULL };
+    char *argv[] = { NULL, LX_VERB_PROBE, tmp, NULL };
     int fds[4] = { -1, p[1], p[1], -1 };
     pid_t pid;
     int rc = lx_spawn(x, NULL, argv, fds, &pid, 1);
@@ -173,13 +175,14 @@ static int probe(lx *x, char *msg, size_t cap)
     if (rc == DVAL_OK)
         lx_wait(pid, &code);
     lx_rmtree(tmp);
-    if (code == 0 && !strncmp(out, "ok", 2))
+    if (code == 0 && !strncmp(out, LX_REPLY_OK, strlen(LX_REPLY_OK)))
         return 0;
     out[strcspn(out, "\n")] = 0;
     if (!out[0])
         dval__fmt(out, sizeof out, "the probe exited with code %d", code);
     dval__fmt(msg, cap, "isolation unavailable (%s)",
-              strncmp(out, "err: ", 5) ? out : out + 5);
+              strncmp(out, LX_REPLY_ERR, strlen(LX_REPLY_ERR)) ? out
+              : out + strlen(LX_REPLY_ERR));
     return -1;
 }
 

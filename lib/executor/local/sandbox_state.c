@@ -5,6 +5,7 @@
 #include "local.h"
 #include "upper_disk.h"
 #include "init_evict.h"
+#include "protocol.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -357,12 +358,12 @@ static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
     char hide[4096], gib[16];
     dval__fmt(hide, sizeof hide, "%s", x->state_dir);
     dval__fmt(gib, sizeof gib, "%d", lx_disk_gib(sb));
-    char *argv[20] = { NULL, "init", sb->dir, layer,
-                       lx_kv_num(&sb->kv, "network", 0) ? "1" : "0", hide,
-                       "-d", gib };
+    char *argv[20] = { NULL, LX_VERB_INIT, sb->dir, layer,
+                       lx_kv_num(&sb->kv, "network", 0) ? LX_NET_HOST
+                       : LX_NET_NONE, hide, LX_OPT_DISK_GIB, gib };
     int n = 8;
     for (int i = 0; i < l->nprocs; i++) {
-        argv[n++] = "-g";
+        argv[n++] = LX_OPT_CGROUP;
         argv[n++] = (char *)l->procs[i];
     }
     int p[2];
@@ -383,15 +384,16 @@ static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
     close(p[0]);
     if (rc != DVAL_OK)
         return dval__call_fail(c, rc, "sandbox init did not start");
-    if (sscanf(out, "pid %d", ipid) != 1 || *ipid <= 0) {
+    if (sscanf(out, LX_REPLY_PID "%d", ipid) != 1 || *ipid <= 0) {
         out[strcspn(out, "\n")] = 0;
         return dval__call_fail(c, DVAL_EEXEC, "sandbox init failed: %s", out);
     }
-    const char *note = strstr(out, "note: ");
+    const char *note = strstr(out, LX_REPLY_NOTE);
+    size_t skip = strlen(LX_REPLY_NOTE);
     if (note) /* still bounded, but not on disk: say so */
         LX_LOG(x, DVAL_LOG_WARN, "local executor: sandbox %s: %.*s",
-               lx_kv_get(&sb->kv, "name"), (int)strcspn(note + 6, "\n"),
-               note + 6);
+               lx_kv_get(&sb->kv, "name"), (int)strcspn(note + skip, "\n"),
+               note + skip);
     return DVAL_OK;
 }
 

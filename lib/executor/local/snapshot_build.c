@@ -5,6 +5,7 @@
  * and "lower" (the image's path). A lock file makes concurrent creates
  * build once. A snapshot without build commands costs no helper run. */
 #include "local.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,8 +136,8 @@ int lx_snapshot_layer(lx *x, dval_call *c, const char *name, char *dst,
                              "(made by an older version: delete it)", name);
     if (rc != DVAL_OK)
         return rc;
-    if (!strcmp(lower, "host"))
-        dval__fmt(dst, cap, "host:%s/layer", dir);
+    if (!strcmp(lower, LX_ROOT_HOST))
+        dval__fmt(dst, cap, LX_ROOT_HOST ":%s/layer", dir);
     else
         dval__fmt(dst, cap, "%s/layer:%s", dir, lower);
     return DVAL_OK;
@@ -224,7 +225,7 @@ static int pick_root(lx *x, dval_call *c, const char *dir,
         LX_LOG(x, DVAL_LOG_INFO, "local executor: DVAL_LOCAL_HOST_ROOT=1: "
                "snapshot %s runs over the host's system directories "
                "(image %s not used)", s->name, s->image ? s->image : "-");
-        dval__fmt(lower, cap, "host");
+        dval__fmt(lower, cap, LX_ROOT_HOST);
     } else if (img.kind <= LX_IMG_JAVA) {
         rc = lx_image_debian(x, c, img.kind, end, io, lower, cap);
     } else {
@@ -268,8 +269,9 @@ static int build(lx *x, dval_call *c, const char *dir,
     if (!isolated) {
         /* unisolated: each step runs plainly with the layer as its cwd */
         for (size_t i = 0; i < n && rc == DVAL_OK && *code == 0; i++) {
-            char *argv[] = { NULL, "exec", "-", layer, "/", "--",
-                             (char *)s->build_commands[i], NULL };
+            char *argv[] = { NULL, LX_VERB_EXEC, LX_ARG_NO_INIT, layer, "/",
+                             LX_OPT_END, (char *)s->build_commands[i],
+                             NULL };
             rc = lx_run_step(x, c, argv, end, io, code);
         }
         return rc;
@@ -280,9 +282,9 @@ static int build(lx *x, dval_call *c, const char *dir,
     char **argv = dval__calloc(n + 8, sizeof *argv);
     if (!argv)
         return DVAL_ENOMEM;
-    argv[1] = "build";
-    argv[2] = strcmp(lower, "host") ? lower : skel;
-    argv[3] = strcmp(lower, "host") ? "image" : "host";
+    argv[1] = LX_VERB_BUILD;
+    argv[2] = strcmp(lower, LX_ROOT_HOST) ? lower : skel;
+    argv[3] = strcmp(lower, LX_ROOT_HOST) ? LX_ROOT_IMAGE : LX_ROOT_HOST;
     argv[4] = layer;
     argv[5] = work;
     argv[6] = mnt;

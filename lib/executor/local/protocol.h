@@ -1,0 +1,59 @@
+/* The protocol between the local executor (lib/executor/local/) and its
+ * helper (libexec/dval-local-helper/), shared by both sides so a verb, an
+ * option or a reply cannot be spelled differently on one of them.
+ *
+ *   helper <verb> <args>...   (argv[1]; see libexec/dval-local-helper/helper.h
+ *                              for each verb's arguments)
+ *
+ * The library posix_spawn()s the helper with fds 0-2 and LX_FD_PGID set
+ * (lx_spawn) and an environment of its own; every other fd is closed by
+ * the helper first thing. */
+#ifndef DVAL_LOCAL_PROTOCOL_H
+#define DVAL_LOCAL_PROTOCOL_H
+
+/* Verbs (argv[1]) */
+#define LX_VERB_BUILD "build"       /* run a snapshot's build steps */
+#define LX_VERB_MKIMAGE "mkimage"   /* build a Debian 12 root */
+#define LX_VERB_IMPORT "import"     /* extract a root filesystem */
+#define LX_VERB_INIT "init"         /* start a sandbox's init */
+#define LX_VERB_EXEC "exec"         /* run a command in a sandbox */
+#define LX_VERB_PROBE "probe"       /* check isolation support */
+
+/* Positional argument values */
+#define LX_ARG_NO_INIT "-"          /* exec's <initpid> when unisolated */
+#define LX_ROOT_HOST "host"         /* the host-root opt-in: init's lower
+                                     * "host[:<layer>]", build's lower kind */
+#define LX_ROOT_IMAGE "image"       /* build's lower kind: an image root */
+#define LX_IMPORT_TAR "tar"         /* import's archive kinds */
+#define LX_IMPORT_OCI "oci"
+#define LX_NET_HOST "1"             /* init's <net>: the host's network */
+#define LX_NET_NONE "0"             /*   or a namespace with only lo */
+
+/* Options (each takes one value, except LX_OPT_END) */
+#define LX_OPT_ENV "-e"             /* exec: VAR=value */
+#define LX_OPT_CPU_S "-c"           /* exec: RLIMIT_CPU, seconds */
+#define LX_OPT_MEM "-m"             /* exec: RLIMIT_AS, bytes */
+#define LX_OPT_NPROC "-n"           /* exec: RLIMIT_NPROC */
+#define LX_OPT_UID "-u"             /* exec: the unprivileged host uid/gid */
+#define LX_OPT_CGROUP "-g"          /* init, exec: a cgroup.procs to join */
+#define LX_OPT_DISK_GIB "-d"        /* init: the bounded disk, GiB */
+#define LX_OPT_END "--"             /* exec: the command follows */
+
+/* Replies: lines on stdout (probe, init) or stderr (the others) */
+#define LX_REPLY_OK "ok\n"          /* probe: isolation works */
+#define LX_REPLY_PID "pid "         /* init: "pid <init's pid>\n" */
+#define LX_REPLY_NOTE "note: "      /* init: a warning after the pid line */
+#define LX_REPLY_ERR "err: "        /* "err: <what>: <strerror>\n", then
+                                     * a non-zero exit */
+
+/* Fixed file descriptors */
+#define LX_FD_PGID 3        /* exec writes "<pgid>\n" here, then closes it */
+#define LX_FD_SPAWNED 4     /* fds 0 .. LX_FD_SPAWNED-1 come from lx_spawn */
+#define LX_FD_INIT_LOCK 3   /* init: the flock held for its life */
+#define LX_FD_INIT_WATCH 4  /* init: its state directory, watched */
+
+/* The environment variable naming the helper's expected parent pid: a
+ * helper whose parent is already gone exits at once. */
+#define LX_ENV_PARENT "DVAL_HELPER_PARENT"
+
+#endif
