@@ -127,6 +127,9 @@ static const char *const dotnet_build[] = {
     "chmod -R a+rX " DOTNET_WARM,
     NULL};
 
+/* The local_* fields are the local executor's (profile_local.c), which
+ * refuses dotnet for its image before local_requires matters; the test
+ * stays for hosts that read it themselves (the CLI's snapshot command). */
 static const dval_profile builtins[] = {
     {
         sizeof(dval_profile), "dotnet", "dotnet-10-sandbox",
