@@ -488,7 +488,7 @@ typedef struct dval_profile {
     /* Deprecated: meaningful only when local sandboxes see the host's
      * tools (the host-root opt-in, or unisolated execution): a shell test
      * run on the host; when it fails the profile is unavailable locally.
-     * Over an image the image decides (see dval_profile_register(3)). */
+     * Over an image the image decides (see dval_profile_find(3)). */
     const char *local_requires;
     /* The message when the local executor cannot run the profile (its
      * image is not one it has, or local_requires failed); NULL → one of
