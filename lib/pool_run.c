@@ -8,9 +8,11 @@
 static int ensure_snapshot(dval_pool *p, const dval_profile *prof)
 {
     dval_snapshot_spec spec;
-    dval__profile_snapshot_spec(p->client, prof, NULL, &spec);
+    int rc = dval__profile_snapshot_spec(p->client, prof, NULL, &spec);
+    if (rc)
+        return rc;
     dval_snapshot *snap = NULL;
-    int rc = dval_snapshot_ensure(&snap, p->client, &spec, NULL, NULL);
+    rc = dval_snapshot_ensure(&snap, p->client, &spec, NULL, NULL);
     dval_snapshot_free(snap);
     return rc;
 }
