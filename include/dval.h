@@ -481,12 +481,18 @@ typedef struct dval_profile {
     /* Shell command run in /sandbox/<thread_id>; $DVAL_THREAD_ID,
      * $DVAL_WORKDIR and $DVAL_RESULTS_DIR are set. */
     const char *run_command;
-    /* Local executor only: build steps used instead of build_commands
+    /* Read by the local executor's profile_prepare (struct dval_executor),
+     * not by the core: build steps it runs instead of build_commands
      * (NULL → build_commands). */
     const char *const *local_build_commands;
-    /* Local executor only: shell test; when it fails, the profile is
-     * unavailable locally and local_unavailable_msg is reported. */
+    /* Deprecated: meaningful only when local sandboxes see the host's
+     * tools (the host-root opt-in, or unisolated execution): a shell test
+     * run on the host; when it fails the profile is unavailable locally.
+     * Over an image the image decides (see dval_profile_find(3)). */
     const char *local_requires;
+    /* The message when the local executor cannot run the profile (its
+     * image is not one it has, or local_requires failed); NULL → one of
+     * the executor's own. */
     const char *local_unavailable_msg;
 } dval_profile;
 
@@ -805,6 +811,14 @@ struct dval_executor {
     int (*command_start_in)(void *ud, dval_call *c, const char *sandbox_id,
                             const char *session_id, const char *cwd,
                             const char *command, char *cmd_id);
+    /* Appended in 0.1.1: whether this executor can run profile p, and the
+     * snapshot build steps it runs for it. DVAL_OK, with *build_commands
+     * set to the steps (NULL: the profile's build_commands), or
+     * DVAL_EUNSUPPORTED with c->errmsg saying why the profile cannot run
+     * here. Called before the profile's snapshot is ensured. NULL member:
+     * every profile runs as it is, with its build_commands. */
+    int (*profile_prepare)(void *ud, dval_call *c, const dval_profile *p,
+                           const char *const **build_commands);
 };
 
 /* Initialises an executor struct (all members NULL). */

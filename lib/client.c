@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "executor.h"
+#include "refs.h"
 
 /* ---- global init: reference counted, serialised */
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -238,18 +239,23 @@ int dval__null_arg(dval_client *c, const char *function)
 
 void dval__client_ref(dval_client *c)
 {
-    atomic_fetch_add(&c->refs, 1);
+    dval__refs_take(&c->refs);
 }
 
-void dval__client_unref(dval_client *c)
+static void client_destroy(void *handle)
 {
-    if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
-        return;
+    dval_client *c = handle;
     dval__ex_destroy(c);
     config_free(&c->cfg);
     pthread_mutex_destroy(&c->lock);
     dval__free(c);
     dval_global_cleanup();
+}
+
+void dval__client_unref(dval_client *c)
+{
+    if (c)
+        dval__refs_drop(&c->refs, client_destroy, c);
 }
 
 DVAL_API void dval_client_free(dval_client *c)

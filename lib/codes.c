@@ -68,33 +68,42 @@ static const char *const snapshot_states[] = {
 };
 
 #define NSTATES(a) ((int)(sizeof a / sizeof *a))
+_Static_assert(DVAL_SANDBOX_UNKNOWN == 0 && DVAL_SNAPSHOT_UNKNOWN == 0,
+               "state_parse answers 0 for a name it does not know");
+
+/* One table lookup for both state enums: index → wire name and back
+ * (0, "unknown", for what is not in the table). */
+static const char *state_name(const char *const *names, int n, int state)
+{
+    return state >= 0 && state < n ? names[state] : "unknown";
+}
+
+static int state_parse(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; name && i < n; i++)
+        if (!strcmp(name, names[i]))
+            return i;
+    return 0;
+}
 
 DVAL_API const char *dval_sandbox_state_name(int state)
 {
-    return state >= 0 && state < NSTATES(sandbox_states)
-               ? sandbox_states[state] : "unknown";
+    return state_name(sandbox_states, NSTATES(sandbox_states), state);
 }
 
 DVAL_API int dval_sandbox_state_parse(const char *name)
 {
-    for (int i = 0; name && i < NSTATES(sandbox_states); i++)
-        if (!strcmp(name, sandbox_states[i]))
-            return i;
-    return DVAL_SANDBOX_UNKNOWN;
+    return state_parse(sandbox_states, NSTATES(sandbox_states), name);
 }
 
 DVAL_API const char *dval_snapshot_state_name(int state)
 {
-    return state >= 0 && state < NSTATES(snapshot_states)
-               ? snapshot_states[state] : "unknown";
+    return state_name(snapshot_states, NSTATES(snapshot_states), state);
 }
 
 DVAL_API int dval_snapshot_state_parse(const char *name)
 {
-    for (int i = 0; name && i < NSTATES(snapshot_states); i++)
-        if (!strcmp(name, snapshot_states[i]))
-            return i;
-    return DVAL_SNAPSHOT_UNKNOWN;
+    return state_parse(snapshot_states, NSTATES(snapshot_states), name);
 }
 
 DVAL_API const char *dval_version(void)

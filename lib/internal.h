@@ -133,6 +133,12 @@ void dval__daytona_global_cleanup(void);
  * level is above max_level). */
 void dval__log(dval_log_fn fn, void *ud, int max_level, int level,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same with a va_list, and scrub (may be NULL) applied to the
+ * formatted text before fn sees it. */
+void dval__vlog(dval_log_fn fn, void *ud, int max_level, int level,
+                void (*scrub)(void *scrub_ud, char *msg), void *scrub_ud,
+                const char *fmt, va_list ap)
+    __attribute__((format(printf, 7, 0)));
 
 /* Options helper: validates a size-prefixed struct coming from the caller.
  * known = sizeof the struct this library knows. Accepts smaller sizes that
@@ -143,8 +149,10 @@ int dval__opts_copy(void *dst, size_t known, const void *src, size_t min);
  * struct_size to min(size, known). */
 int dval__opts_init(void *o, size_t size, size_t known);
 
-/* profile.c: a profile's snapshot spec (name NULL: the profile's). */
-void dval__profile_snapshot_spec(dval_client *c, const dval_profile *p,
-                                 const char *name, dval_snapshot_spec *spec);
+/* profile.c: a profile's snapshot spec on the client's executor (name
+ * NULL: the profile's); DVAL_EUNSUPPORTED (the client's message says why)
+ * when the executor cannot run the profile. */
+int dval__profile_snapshot_spec(dval_client *c, const dval_profile *p,
+                                const char *name, dval_snapshot_spec *spec);
 
 #endif

@@ -14,9 +14,11 @@ typedef struct dval__waiter {
 typedef struct dval__slot {
     char name[DVAL_ID_MAX];      /* sandbox name: <prefix>-<index> */
     int busy;                    /* validations running on it */
-    int used;                    /* may exist on the server */
+    int used;                    /* leased or warmed once: preferred */
     int ready;                   /* a validation on it has ended: shareable */
     int releasing;               /* idle release in progress: not leasable */
+    int may_exist;               /* min_warm or a session-isolation lease
+                                    made it: the only ones freed by name */
     int64_t last_used_ms;
 } dval__slot;
 

@@ -3,13 +3,16 @@
 #include <string.h>
 
 #include "pool.h"
+#include "service_start.h"
 
 static int ensure_snapshot(dval_pool *p, const dval_profile *prof)
 {
     dval_snapshot_spec spec;
-    dval__profile_snapshot_spec(p->client, prof, NULL, &spec);
+    int rc = dval__profile_snapshot_spec(p->client, prof, NULL, &spec);
+    if (rc)
+        return rc;
     dval_snapshot *snap = NULL;
-    int rc = dval_snapshot_ensure(&snap, p->client, &spec, NULL, NULL);
+    rc = dval_snapshot_ensure(&snap, p->client, &spec, NULL, NULL);
     dval_snapshot_free(snap);
     return rc;
 }
@@ -38,10 +41,12 @@ int dval__pool_warm(dval_pool *p, int i)
     o.ttl_minutes = p->ttl;
     dval_sandbox *sb = NULL;
     rc = dval_sandbox_acquire(&sb, p->client, &o);
+    if (!rc) /* warm: its service starts before the first validation */
+        dval__service_start(p->client, prof, sb);
     dval_sandbox_free(sb);
     dval__free(labels);
     if (!rc) {
-        p->slots[i].used = p->slots[i].ready = 1;
+        p->slots[i].used = p->slots[i].ready = p->slots[i].may_exist = 1;
         p->slots[i].last_used_ms = dval__now_ms();
     }
     return rc;
@@ -106,6 +111,12 @@ DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
                             : "canceled while waiting for a sandbox");
         return rc;
     }
+    if (r.isolation == DVAL_ISOLATION_SESSION) {
+        /* isolation=sandbox validations name sandboxes of their own */
+        pthread_mutex_lock(&pool->lock);
+        pool->slots[slot].may_exist = 1;
+        pthread_mutex_unlock(&pool->lock);
+    }
     const char **labels = merged_labels(pool, req->labels);
     if (!r.profile)
         r.profile = pool->profile;
@@ -125,8 +136,10 @@ DVAL_API void dval_pool_free(dval_pool *pool)
 {
     if (!pool)
         return;
+    /* a slot only isolation=sandbox validations leased never had a
+     * sandbox of its name: no lookup for it */
     for (int i = 0; pool->slots && i < pool->max_sb; i++)
-        if (pool->slots[i].used)
+        if (pool->slots[i].used && pool->slots[i].may_exist)
             dval__pool_release_one(pool, pool->slots[i].name);
     dval__pool_destroy(pool);
 }

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "executor_profile.h"
 #include "internal.h"
 #include "javac_service.h"
 #include "javac_service_files.h"
@@ -126,15 +127,19 @@ static const char *const dotnet_build[] = {
     "chmod -R a+rX " DOTNET_WARM,
     NULL};
 
+/* The local_* fields are the local executor's (profile_local.c), which
+ * refuses dotnet for its image before local_requires matters; the test
+ * stays for hosts that read it themselves (the CLI's snapshot command). */
 static const dval_profile builtins[] = {
     {
         sizeof(dval_profile), "dotnet", "dotnet-10-sandbox",
         "validation-snapshot-dotnet", "mcr.microsoft.com/dotnet/sdk:10.0",
         dotnet_build, "DOTNET_SANDBOX_", DOTNET_RUN, NULL,
         "command -v dotnet >/dev/null 2>&1",
-        "the dotnet profile needs the .NET SDK, which is not installed on "
-        "this machine; run it on the daytona executor (set DAYTONA_API_KEY "
-        "or use --executor daytona)",
+        "the dotnet profile needs the .NET SDK image (mcr.microsoft.com/"
+        "dotnet/sdk:10.0), which the local executor does not have (its "
+        "images are Debian 12, which has no .NET SDK); run it on the "
+        "daytona executor (set DAYTONA_API_KEY or use --executor daytona)",
     },
     {
         sizeof(dval_profile), "java", "java-25-sandbox",
@@ -365,16 +370,27 @@ DVAL_API int dval_profile_names(const char *const **out)
     return DVAL_OK;
 }
 
-/* The snapshot spec of a profile, the one place that picks its local
- * build steps (dval_validate and the pool both build from it). */
-void dval__profile_snapshot_spec(dval_client *c, const dval_profile *p,
-                                 const char *name, dval_snapshot_spec *spec)
+/* The snapshot spec of a profile on the client's executor, the one place
+ * that asks the executor about a profile (dval_validate and the pool both
+ * build from it): its profile_prepare may refuse the profile (the refusal
+ * is the client's message) or name its own build steps. */
+int dval__profile_snapshot_spec(dval_client *c, const dval_profile *p,
+                                const char *name, dval_snapshot_spec *spec)
 {
     dval_snapshot_spec_init(spec, sizeof *spec);
     spec->name = name ? name : p->snapshot_name;
     spec->image = p->image;
     spec->build_commands = p->build_commands;
-    if (p->local_build_commands &&
-        !strcmp(dval_client_executor_name(c), "local"))
-        spec->build_commands = p->local_build_commands;
+    char msg[DVAL_ERRMSG_MAX];
+    dval__ex_op op;
+    dval__ex_op_init(&op, NULL, 0, msg, sizeof msg);
+    const char *const *steps = NULL;
+    int rc = dval__ex_profile_prepare(c, &op, p, &steps);
+    if (rc) {
+        dval__client_seterr(c, "%s", msg);
+        return rc;
+    }
+    if (steps)
+        spec->build_commands = steps;
+    return DVAL_OK;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "executor.h"
+#include "refs.h"
 #include "sandbox_opts.h"
 
 #define ZOMBIE_ROUNDS 2   /* recoveries of a broken sandbox per acquire */
@@ -229,9 +230,8 @@ static int acquire_ladder(dval_sandbox *sb, int start_only)
             rc = DVAL_OK; /* transitional: just wait */
             break;
         }
-        if (rc)
-            return rc;
-        rc = wait_stable(sb, sb->opts.start_timeout_ms);
+        if (!rc)
+            rc = wait_stable(sb, sb->opts.start_timeout_ms);
         if (rc)
             return rc;
     }
@@ -320,17 +320,22 @@ DVAL_API int dval_sandbox_get(dval_sandbox **out, dval_client *c,
 
 void dval__sandbox_ref(dval_sandbox *sb)
 {
-    atomic_fetch_add(&sb->refs, 1);
+    dval__refs_take(&sb->refs);
 }
 
-void dval__sandbox_unref(dval_sandbox *sb)
+static void sandbox_destroy(void *handle)
 {
-    if (!sb || atomic_fetch_sub(&sb->refs, 1) != 1)
-        return;
+    dval_sandbox *sb = handle;
     dval_client *c = sb->client;
     dval__sandbox_opts_free(sb);
     dval__free(sb);
     dval__client_unref(c);
+}
+
+void dval__sandbox_unref(dval_sandbox *sb)
+{
+    if (sb)
+        dval__refs_drop(&sb->refs, sandbox_destroy, sb);
 }
 
 DVAL_API void dval_sandbox_free(dval_sandbox *sb)
@@ -380,6 +385,15 @@ DVAL_API int dval_sandbox_start(dval_sandbox *sb)
     return acquire_ladder(sb, 1);
 }
 
+/* After a stop or delete request: its failure, except a change already
+ * in flight (DVAL_ECONFLICT), else the wait for the state to settle. */
+static int settle(dval_sandbox *sb, int rc)
+{
+    if (rc && rc != DVAL_ECONFLICT)
+        return rc;
+    return wait_stable(sb, sb->opts.start_timeout_ms);
+}
+
 DVAL_API int dval_sandbox_stop(dval_sandbox *sb)
 {
     if (!sb)
@@ -391,10 +405,7 @@ DVAL_API int dval_sandbox_stop(dval_sandbox *sb)
                          sb->info.id, sb->opts.start_timeout_ms);
         if (rc == DVAL_ENOTFOUND)
             return fail(sb, rc, "sandbox %s no longer exists", sb->opts.name);
-        if (rc && rc != DVAL_ECONFLICT)
-            return rc;
-        rc = wait_stable(sb, sb->opts.start_timeout_ms);
-        if (rc)
+        if ((rc = settle(sb, rc)))
             return rc;
         if (sb->info.state == DVAL_SANDBOX_STOPPED ||
             sb->info.state == DVAL_SANDBOX_DESTROYED)
@@ -415,10 +426,7 @@ DVAL_API int dval_sandbox_delete(dval_sandbox *sb)
             sb->info.state = DVAL_SANDBOX_DESTROYED;
             return DVAL_OK;
         }
-        if (rc != DVAL_ECONFLICT)
-            return rc;
-        rc = wait_stable(sb, sb->opts.start_timeout_ms);
-        if (rc)
+        if ((rc = settle(sb, rc)))
             return rc;
     }
     return fail(sb, DVAL_ECONFLICT, "sandbox %s: state change never settled",

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* Never the caller's environment: build steps see only this. */
@@ -26,15 +25,6 @@ static char *const build_env[] = {
     "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     "HOME=/root", "LANG=C.UTF-8", "DEBIAN_FRONTEND=noninteractive", NULL
 };
-
-static int build_wait(pid_t pid)
-{
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return 125;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 /* The image's own /etc/resolv.conf (a regular file) shows the host's
  * during the build, so package downloads resolve names; the bind leaves
@@ -101,7 +91,7 @@ static int build_child(void *p)
             execve("/bin/sh", sh, build_env);
             _exit(127);
         }
-        int code = pid < 0 ? 125 : build_wait(pid);
+        int code = pid < 0 ? 125 : wait_code(pid);
         if (code != 0) {
             snprintf(hdr, sizeof hdr,
                      "build step %d failed with exit code %d\n", i - 4, code);
@@ -124,7 +114,7 @@ int helper_build(int argc, char **argv)
                          CLONE_NEWUTS, build_child, &a);
     if (pid < 0)
         die_fd(2, "create namespaces");
-    return build_wait(pid);
+    return wait_code(pid);
 }
 
 int helper_mkimage(int argc, char **argv)

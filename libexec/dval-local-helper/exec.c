@@ -128,15 +128,6 @@ static int parse(int argc, char **argv, struct exec_req *r)
     return r->cmd ? 0 : -1;
 }
 
-static int wait_code(pid_t pid)
-{
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return 125;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* pdeathsig, then a check that the parent did not die before it was set:
  * `alive` is a pipe whose other end only the parent holds. */
 static void die_with_parent(int alive, int sig)

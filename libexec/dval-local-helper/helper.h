@@ -29,6 +29,9 @@ int write_file(const char *path, const char *s);
 pid_t spawn_ns(int flags, ns_child_fn fn, void *arg);
 /* Joins each cgroup.procs file named by "-g path" options. */
 void join_cgroups(int argc, char **argv);
+/* Waits for pid; returns its exit code, 128+N for signal N, 125 when it
+ * cannot be waited for. */
+int wait_code(pid_t pid);
 
 /* mounts.c */
 int mount_overlay(const char *lower, const char *upper, const char *work,

@@ -3,6 +3,7 @@
 #include "helper.h"
 #include "upper_disk.h"
 #include "init_lock.h"
+#include "service.h"
 #include "executor/local/protocol.h"
 
 /* the init keeps its state directory open here (INIT_LOCK_FD is 3) */
@@ -112,16 +113,14 @@ static int init_child(void *p)
 {
     struct init_args *a = p;
     int fd = a->status[1];
-    char lower[4096], upper[4096], work[4096], root[4096], swork[4096];
+    char lower[4096], upper[4096], work[4096], root[4096];
     close(a->status[0]);
     snprintf(lower, sizeof lower, "%s/lower", a->sbdir);
     snprintf(upper, sizeof upper, "%s/upper", a->sbdir);
     snprintf(work, sizeof work, "%s/work", a->sbdir);
-    snprintf(swork, sizeof swork, "%s/swork", a->sbdir);
     snprintf(root, sizeof root, "%s/root", a->sbdir);
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         die_fd(fd, "make / private");
-    (void)swork;
     if (sandbox_lower(a->layer, lower, sizeof lower) < 0)
         die_fd(fd, "sandbox root image");
     if (a->disk_gib > 0 && upper_disk_attach(a->disk_fd, a->sbdir,
@@ -158,6 +157,7 @@ static int init_child(void *p)
     if (syscall(SYS_close_range, WATCH_FD + 1U, ~0U, 0U) < 0)
         for (int i = WATCH_FD + 1; i < 1024; i++)
             close(i);
+    services_start(); /* the compile service lives with the sandbox */
     reap_forever(WATCH_FD);
     return 0;
 }

@@ -80,29 +80,31 @@ static int ns_trampoline(void *p)
     return st->fn(st->arg);
 }
 
-static int write_maps(pid_t pid)
+/* Maps root inside the user namespace to id outside (every id, as is,
+ * when we are root). */
+static int write_map(pid_t pid, const char *file, unsigned id, int root)
 {
     char path[64], map[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+    if (root)
+        snprintf(map, sizeof map, "0 0 4294967295");
+    else
+        snprintf(map, sizeof map, "0 %u 1", id);
+    return write_file(path, map);
+}
+
+static int write_maps(pid_t pid)
+{
     uid_t uid = geteuid();
-    gid_t gid = getegid();
     if (uid != 0) {
+        char path[64];
         snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
         if (write_file(path, "deny") < 0)
             return -1;
     }
-    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
-    if (uid == 0)
-        snprintf(map, sizeof map, "0 0 4294967295");
-    else
-        snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
-    if (write_file(path, map) < 0)
+    if (write_map(pid, "uid_map", (unsigned)uid, uid == 0) < 0)
         return -1;
-    snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
-    if (uid == 0)
-        snprintf(map, sizeof map, "0 0 4294967295");
-    else
-        snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
-    return write_file(path, map);
+    return write_map(pid, "gid_map", (unsigned)getegid(), uid == 0);
 }
 
 pid_t spawn_ns(int flags, ns_child_fn fn, void *arg)
@@ -154,8 +156,7 @@ void join_cgroups(int argc, char **argv)
                 die_fd(2, argv[i + 1]);
 }
 
-/* Waits for pid; returns its exit code, 128+N for signal N. */
-static int wait_code(pid_t pid)
+int wait_code(pid_t pid)
 {
     int st;
     while (waitpid(pid, &st, 0) < 0)

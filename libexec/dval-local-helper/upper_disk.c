@@ -109,6 +109,24 @@ static int attached(const char *path)
     return found;
 }
 
+/* 1 when the ext4 image was never mounted: its superblock (at 1024)
+ * still has the mount count (0x34) and last mount time (0x2c) mkfs left,
+ * both 0. A mount writes them (through the loop device, into the file)
+ * before it returns, so an image that a previous init may still hold
+ * never reads as unmounted here; a fresh image (every new sandbox's)
+ * skips the scan of every loop device on the host (attached(): ~5% of
+ * the CPU of a creation). */
+static int never_mounted(int ifd)
+{
+    unsigned char sb[0x38];
+    if (pread(ifd, sb, sizeof sb, 1024) != (ssize_t)sizeof sb)
+        return 0;
+    for (int i = 0x2c; i < 0x30; i++)
+        if (sb[i])
+            return 0;
+    return !sb[0x34] && !sb[0x35];
+}
+
 int upper_disk_open(const char *sbdir)
 {
     char img[4096], real[4096], dev[64];
@@ -116,7 +134,7 @@ int upper_disk_open(const char *sbdir)
     int ifd = open(img, O_RDWR | O_CLOEXEC);
     if (ifd < 0)
         return -1;
-    if (realpath(img, real)) {
+    if (!never_mounted(ifd) && realpath(img, real)) {
         for (int i = 0; i < 1000 && attached(real); i++)
             usleep(5000);
         if (attached(real)) {

@@ -325,9 +325,16 @@ static int cmd_loop(int argc, char **argv)
            s1.conns - s0.conns, s1.reqs - s0.reqs, s1.ws - s0.ws);
     print_dist("loop_wall_ms", wall, (size_t)n, 1);
     printf("}\n");
+    long hwm_loop = proc_kb("VmHWM");
     dval_sandbox_delete(sb);
     dval_sandbox_free(sb);
+    long hwm_delete = proc_kb("VmHWM");
     dval_client_free(c);
+    /* where a peak past the loop comes from (ru_maxrss counts it) */
+    if (getenv("BENCH_VERBOSE"))
+        fprintf(stderr, "dvbench loop: VmHWM %ld kB after the loop, %ld after "
+                "the sandbox delete, %ld after dval_client_free\n", hwm_loop,
+                hwm_delete, proc_kb("VmHWM"));
     free(seed);
     free(wall);
     return 0;

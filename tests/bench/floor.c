@@ -296,6 +296,22 @@ static void one_loop(const char *tb, int i)
     free(b.p);
 }
 
+/* A /proc/self/status value in kB (VmHWM: peak RSS so far), -1 if none:
+ * the same figure dvbench's loop prints before and after its loop. */
+static long status_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    size_t kl = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, kl) && line[kl] == ':')
+            v = atol(line + kl + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -333,6 +349,7 @@ int main(int argc, char **argv)
     long r0, c0, r1, c1;
     emu_stats(base, &r0, &c0);
     struct rusage u0, u1;
+    long hwm0 = status_kb("VmHWM");
     getrusage(RUSAGE_SELF, &u0);
     for (int i = 0; i < n; i++) {
         int64_t t0 = mono_ns();
@@ -347,9 +364,10 @@ int main(int argc, char **argv)
                           u1.ru_stime.tv_usec - u0.ru_stime.tv_usec) / 1e3;
     qsort(wall, (size_t)n, sizeof *wall, cmp_d);
     printf("{\"client\":\"floor\",\"n\":%d,\"cpu_ms_per_loop\":%.4f,"
+           "\"hwm_kb_before_loop\":%ld,\"hwm_kb\":%ld,"
            "\"requests\":%ld,\"conns\":%ld,\"loop_wall_ms\":{\"n\":%d,"
            "\"p50\":%.3f,\"p90\":%.3f,\"min\":%.3f,\"max\":%.3f}}\n", n,
-           cpu / n, r1 - r0 - 1, c1 - c0, n, wall[(n - 1) / 2],
+           cpu / n, hwm0, status_kb("VmHWM"), r1 - r0 - 1, c1 - c0, n, wall[(n - 1) / 2],
            wall[(n * 9 - 1) / 10], wall[0], wall[n - 1]);
     free(wall);
     curl_easy_cleanup(H);

@@ -4,7 +4,8 @@
  * service: waits until the compile service answers, then times N runs
  *          that it compiles (fails if one falls back to javac);
  * javac:   times N runs forced onto the plain javac fallback;
- * cold:    times the first run of this process (no service yet).
+ * cold:    times the first run of this process (on a running sandbox,
+ *          whose init keeps the service: compiled by it, if it is up).
  * Prints {"mode":..,"ms":[..],"paths":{"service":n,"javac":n}}. Each run
  * traces which compiler answered (DVAL_JAVAC_TRACE=1 in the command). */
 #include <dval.h>

@@ -1,38 +1,101 @@
 #!/usr/bin/env bash
 # Pool throughput (issue 14): validations/s and p50/p99 wall per
 # validation at 1/4/16/64 concurrent validations through dval_pool, both
-# isolation levels, on the local executor and on the emulator. Separate
-# from run.sh (another section); prints JSON lines to stdout.
-# Sizes: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=4 (validations per thread).
+# isolation levels, on the local executor and on the emulator, and next to
+# it the official SDK doing the same concurrent loop (sdk_pool.js,
+# Promise.all) on an emulator of its own. For each level and isolation the
+# C run and the SDK run follow each other, so both see the machine's load of
+# that moment. Prints one JSON line per run to stdout (the `make bench`
+# section "pool" of run.sh; report.py makes the table).
+# Env: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=4 (validations per concurrent
+# lane), POOL_EXECUTORS="local emu" (default both; "local" or "emu" runs one
+# side), POOL_SDK_DIR=DIR holding node_modules/@daytonaio/sdk (no SDK side
+# without it), B=build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 LEVELS=${POOL_LEVELS:-1,4,16,64}
 PER=${POOL_PER_LEVEL:-4}
+EXECUTORS=${POOL_EXECUTORS:-local emu}
+SDK_DIR=${POOL_SDK_DIR:-}
+PY=/usr/bin/python3
+want() { [[ " $EXECUTORS " == *" $1 "* ]]; }
 out=$B/bench
 mkdir -p "$out"
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$out/poolbench" tests/bench/poolbench.c \
     "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-poolbench.XXXXXX")
-emu=
-trap '[ -n "$emu" ] && kill $emu 2>/dev/null; rm -rf "$tmp"' EXIT
+emus=()
+cleanup() {
+    for p in "${emus[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${emus[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
 mkdir -p "$tmp/src" "$tmp/state"
-echo 'echo ok' >"$tmp/src/run.sh"
+# the program writes one results JSON: every validation downloads it
+cat >"$tmp/src/run.sh" <<'EOF'
+echo '{"ok":true}' >"$DVAL_RESULTS_DIR/r.json" && echo ok
+EOF
 export DVAL_LOCAL_HELPER=$PWD/$B/libexec/dval-local-helper POOLBENCH_STATE=$tmp/state
+
+# CPU ms (own + waited children: its command shells) of a process
+cpu_of() { awk '{print ($14 + $15 + $16 + $17) * 1000 / '"$(getconf CLK_TCK)"'}' "/proc/$1/stat"; }
+
+# run EMU_PID CMD...: the command's JSON line with the emulator's CPU per
+# validation over the whole run added (setup and the warm-up validation
+# included, so divided by N + 1: the server's share of the machine)
+run() {
+    local pid=$1 c0 line
+    shift
+    c0=$(cpu_of "$pid")
+    line=$("$@") || true
+    [ -n "$line" ] || return 0
+    $PY -c 'import json,sys; d=json.loads(sys.argv[1]); d["emu_cpu_ms_per_validation"]=round((float(sys.argv[3])-float(sys.argv[2]))/(d["validations"]+1),2); print(json.dumps(d))' \
+        "$line" "$c0" "$(cpu_of "$pid")"
+}
+
+# start_emu NAME: an emulator (transition 10 ms) living at most 1800 s;
+# sets emu_base, emu_pid
+start_emu() {
+    local pf=$tmp/$1.port
+    $PY tests/emulator/emulator.py --port-file "$pf" --lifetime 1800 --root "$tmp/$1.root" \
+        2>"$tmp/$1.log" &
+    emu_pid=$!
+    emus+=("$emu_pid")
+    for _ in $(seq 150); do [ -s "$pf" ] && break; sleep 0.1; done
+    [ -s "$pf" ] || { cat "$tmp/$1.log" >&2; echo "pool.sh: emulator did not start" >&2; exit 1; }
+    emu_base="http://127.0.0.1:$(cat "$pf")"
+    $PY -c 'import sys,urllib.request as u; u.urlopen(u.Request(sys.argv[1], data=b"{\"transition_ms\":10,\"snapshot_build_ms\":50}", method="POST"))' \
+        "$emu_base/_emu/config"
+}
+
+if want local; then
+    for c in ${LEVELS//,/ }; do
+        for iso in session sandbox; do
+            "$out/poolbench" local $iso "$c" $((c * PER)) "$tmp/src" || true
+        done
+    done
+fi
+want emu || exit 0
+start_emu pool_c; base_c=$emu_base pid_c=$emu_pid
+sdk=0
+if [ -n "$SDK_DIR" ] && [ -f "$SDK_DIR/node_modules/@daytonaio/sdk/package.json" ]; then
+    start_emu pool_sdk; base_sdk=$emu_base pid_sdk=$emu_pid sdk=1
+else
+    echo "pool.sh: no SDK (POOL_SDK_DIR): the C side only" >&2
+fi
 for c in ${LEVELS//,/ }; do
     for iso in session sandbox; do
-        "$out/poolbench" local $iso "$c" $((c * PER)) "$tmp/src" || true
+        DAYTONA_API_URL=$base_c/api DAYTONA_API_KEY=dtn_bench POOLBENCH_EMU=$base_c \
+            run "$pid_c" "$out/poolbench" daytona $iso "$c" $((c * PER)) "$tmp/src"
+        [ $sdk = 1 ] || continue
+        run "$pid_sdk" env -u DAYTONA_API_KEY -u DAYTONA_API_URL -u DAYTONA_TARGET \
+            -u DAYTONA_JWT_TOKEN -u DAYTONA_ORGANIZATION_ID \
+            node tests/bench/sdk_pool.js "$base_sdk" $iso "$c" $((c * PER)) "$SDK_DIR"
     done
 done
-/usr/bin/python3 tests/emulator/emulator.py --port-file "$tmp/port" --lifetime 900 2>/dev/null &
-emu=$!
-for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
-port=$(cat "$tmp/port")
-/usr/bin/python3 -c 'import sys,urllib.request as u; u.urlopen(u.Request(sys.argv[1], data=b"{\"transition_ms\":10,\"snapshot_build_ms\":50}", method="POST"))' "http://127.0.0.1:$port/_emu/config"
-export DAYTONA_API_URL=http://127.0.0.1:$port/api DAYTONA_API_KEY=dtn_bench
-for c in ${LEVELS//,/ }; do
-    for iso in session sandbox; do
-        "$out/poolbench" daytona $iso "$c" $((c * PER)) "$tmp/src" || true
-    done
+for l in "$tmp"/*.log; do
+    if grep -q Traceback "$l"; then echo "pool.sh: emulator errors in $(basename "$l"):" >&2; cat "$l" >&2; fi
 done

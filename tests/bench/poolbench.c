@@ -1,10 +1,19 @@
 /* Throughput of dval_pool_validate: C concurrent validations (threads) of
- * a trivial shell program, N in all, one isolation level, on the executor
- * of the environment (local, or daytona at DAYTONA_API_URL - the
- * emulator). Prints one JSON line: validations/s, p50/p99 wall per
- * validation, CPU ms per validation. Not a timed test: tests/bench/pool.sh
- * runs it. Usage: poolbench EXECUTOR session|sandbox C N SRCDIR */
+ * a one-line shell program that writes a results JSON, N in all, one
+ * isolation level, on the executor of the environment (local, or daytona
+ * at DAYTONA_API_URL - the emulator). One untimed validation first (the
+ * snapshot, and for session isolation the shared sandbox, exist before the
+ * window, as for the SDK side in sdk_pool.js). Prints one JSON line:
+ * validations/s, p50/p99 wall per validation, CPU ms per validation of
+ * this process, and with POOLBENCH_EMU=http://127.0.0.1:PORT the
+ * emulator's counts over the window (requests, TCP connections,
+ * WebSockets, sandboxes created; the window ends after dval_pool_free, so
+ * a sandbox-per-validation run's deletes count too). Not a timed test:
+ * tests/bench/pool.sh runs it. Usage: poolbench EXECUTOR session|sandbox C N
+ * SRCDIR */
 #define _GNU_SOURCE
+#include <curl/curl.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,11 +24,17 @@
 
 #include "dval.h"
 
+#define MAX_THREADS 256
+
 static dval_pool *pool;
 static const char *src;
 static int isolation, total;
 static atomic_int next, failed;
 static int64_t *walls;
+
+typedef struct emu_stats {
+    long conns, reqs, ws, created;
+} emu_stats;
 
 static int64_t now_ms(void)
 {
@@ -28,21 +43,33 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* One validation; a failure is a wrong status, a non-zero exit or a
+ * summary without the program's results JSON. */
+static int validate_one(void)
+{
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.source_dir = src;
+    req.isolation = isolation;
+    char *sum = NULL;
+    int rc = dval_pool_validate(pool, &req, NULL, NULL, &sum);
+    int ok = rc == DVAL_OK && sum && strstr(sum, "\"exit_code\":0") &&
+             strstr(sum, "\"r.json\"");
+    if (!ok && atomic_fetch_add(&failed, 1) < 3)
+        fprintf(stderr, "poolbench: %s: %s\n", dval_status_name(rc),
+                sum ? sum : "(no summary)");
+    dval_free(sum);
+    return ok ? 0 : -1;
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
     int i;
     while ((i = atomic_fetch_add(&next, 1)) < total) {
-        dval_validation req;
-        dval_validation_init(&req, sizeof req);
-        req.source_dir = src;
-        req.allow_missing_results = 1;
-        req.isolation = isolation;
         int64_t t0 = now_ms();
-        int rc = dval_pool_validate(pool, &req, NULL, NULL, NULL);
+        validate_one();
         walls[i] = now_ms() - t0;
-        if (rc && atomic_fetch_add(&failed, 1) < 3)
-            fprintf(stderr, "poolbench: %s\n", dval_status_name(rc));
     }
     return NULL;
 }
@@ -61,6 +88,87 @@ static double cpu_ms(void)
            ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
 }
 
+static size_t grow(char *p, size_t s, size_t n, void *ud)
+{
+    char **b = ud;
+    size_t old = *b ? strlen(*b) : 0;
+    char *nb = realloc(*b, old + s * n + 1);
+    if (!nb)
+        return 0;
+    memcpy(nb + old, p, s * n);
+    nb[old + s * n] = 0;
+    *b = nb;
+    return s * n;
+}
+
+/* GET $POOLBENCH_EMU/_emu/stats on a connection of its own (the library's
+ * connections are not touched); all -1 without an emulator. */
+static emu_stats stats(void)
+{
+    emu_stats st = {-1, -1, -1, -1};
+    const char *base = getenv("POOLBENCH_EMU");
+    if (!base || !*base)
+        return st;
+    char url[300], *body = NULL;
+    snprintf(url, sizeof url, "%s/_emu/stats", base);
+    CURL *e = curl_easy_init();
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, grow);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &body);
+    if (curl_easy_perform(e) == CURLE_OK && body) {
+        json_t *j = json_loads(body, 0, NULL);
+        st.conns = (long)json_integer_value(json_object_get(j, "connections"));
+        st.reqs = (long)json_integer_value(json_object_get(j, "requests"));
+        st.ws = (long)json_integer_value(json_object_get(j, "websockets"));
+        st.created = (long)json_integer_value(json_object_get(j,
+                                              "sandboxes_created"));
+        json_decref(j);
+    }
+    free(body);
+    curl_easy_cleanup(e);
+    return st;
+}
+
+static int open_pool(dval_client **c, const char *executor, int conc)
+{
+    dval_client_options co;
+    dval_client_options_init(&co, sizeof co);
+    co.executor = executor;
+    co.state_dir = getenv("POOLBENCH_STATE");
+    if (dval_client_new(c, &co))
+        return -1;
+    dval_pool_options po;
+    dval_pool_options_init(&po, sizeof po);
+    po.profile = "shell";
+    po.max_sandboxes = isolation ? conc : 1;
+    po.max_per_sandbox = isolation ? 1 : conc;
+    po.max_queue = -1;
+    po.release = DVAL_RELEASE_DELETE;
+    if (dval_pool_new(&pool, *c, &po)) {
+        fprintf(stderr, "poolbench: %s\n", dval_client_errmsg(*c));
+        return -1;
+    }
+    return 0;
+}
+
+static void report(char **argv, int conc, int64_t el, double cpu,
+                   emu_stats s0, emu_stats s1)
+{
+    qsort(walls, (size_t)total, sizeof *walls, cmp);
+    printf("{\"executor\":\"%s\",\"isolation\":\"%s\",\"concurrency\":%d,"
+           "\"validations\":%d,\"failed\":%d,\"per_s\":%.2f,\"p50_ms\":%lld,"
+           "\"p99_ms\":%lld,\"cpu_ms_per_validation\":%.2f",
+           argv[1], argv[2], conc, total, atomic_load(&failed),
+           total * 1000.0 / (double)(el ? el : 1),
+           (long long)walls[total / 2], (long long)walls[total * 99 / 100],
+           cpu / total);
+    if (s0.reqs >= 0 && s1.reqs >= 0)
+        printf(",\"requests\":%ld,\"conns\":%ld,\"websockets\":%ld,"
+               "\"sandboxes_created\":%ld", s1.reqs - s0.reqs,
+               s1.conns - s0.conns, s1.ws - s0.ws, s1.created - s0.created);
+    printf("}\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 6)
@@ -69,25 +177,16 @@ int main(int argc, char **argv)
     int conc = atoi(argv[3]);
     total = atoi(argv[4]);
     src = argv[5];
+    if (conc < 1 || conc > MAX_THREADS || total < 1)
+        return 2;
     walls = calloc((size_t)total, sizeof *walls);
-    dval_client_options co;
-    dval_client_options_init(&co, sizeof co);
-    co.executor = argv[1];
-    co.state_dir = getenv("POOLBENCH_STATE");
     dval_client *c = NULL;
-    if (dval_client_new(&c, &co))
+    if (!walls || open_pool(&c, argv[1], conc))
         return 1;
-    dval_pool_options po;
-    dval_pool_options_init(&po, sizeof po);
-    po.profile = "shell";
-    po.max_sandboxes = isolation ? conc : 1;
-    po.max_per_sandbox = isolation ? 1 : conc;
-    po.max_queue = -1;
-    if (dval_pool_new(&pool, c, &po)) {
-        fprintf(stderr, "poolbench: %s\n", dval_client_errmsg(c));
+    if (validate_one()) /* warm-up: snapshot, shared sandbox */
         return 1;
-    }
-    pthread_t th[256];
+    pthread_t th[MAX_THREADS];
+    emu_stats s0 = stats();
     double cpu0 = cpu_ms();
     int64_t t0 = now_ms();
     for (int i = 0; i < conc; i++)
@@ -96,15 +195,9 @@ int main(int argc, char **argv)
         pthread_join(th[i], NULL);
     int64_t el = now_ms() - t0;
     double cpu = cpu_ms() - cpu0;
-    qsort(walls, (size_t)total, sizeof *walls, cmp);
-    printf("{\"executor\":\"%s\",\"isolation\":\"%s\",\"concurrency\":%d,"
-           "\"validations\":%d,\"failed\":%d,\"per_s\":%.1f,\"p50_ms\":%lld,"
-           "\"p99_ms\":%lld,\"cpu_ms_per_validation\":%.1f}\n", argv[1],
-           argv[2], conc, total, atomic_load(&failed),
-           total * 1000.0 / (double)(el ? el : 1),
-           (long long)walls[total / 2], (long long)walls[total * 99 / 100],
-           cpu / total);
     dval_pool_free(pool);
+    emu_stats s1 = stats();
+    report(argv, conc, el, cpu, s0, s1);
     dval_client_free(c);
     return atomic_load(&failed) ? 1 : 0;
 }

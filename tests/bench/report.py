@@ -184,6 +184,68 @@ if x and x["runs"]:
         "curl %.1f / %.1f MiB" % (best["curl_up_maxrss_kb"] / 1024, best["curl_down_maxrss_kb"] / 1024),
         "lib: VmHWM of the phase")
 
+# ---- 7. pool (pool.sh: one JSON line per run)
+def load_lines(name):
+    try:
+        with open(os.path.join(res_dir, name)) as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return []
+
+
+def pool_counts(d):
+    if "requests" not in d:
+        return ""
+    n = d["validations"]
+    # every WebSocket is a TCP connection of its own: the rest carry the
+    # plain HTTP requests (a reused connection is not counted again)
+    return ("%.1f HTTP req on %.2f new TCP conns + %.1f WebSockets; %d sandboxes created; "
+            "server CPU %.1f ms") % (
+        (d["requests"] - d["websockets"]) / n, (d["conns"] - d["websockets"]) / n,
+        d["websockets"] / n, d["sandboxes_created"], d.get("emu_cpu_ms_per_validation", -1))
+
+
+def machine_cpu(d):
+    """CPU of the whole machine per validation: the client's and the
+    emulator's (which shares the cores: the bound when it saturates)"""
+    e = d.get("emu_cpu_ms_per_validation")
+    return None if e is None else d["cpu_ms_per_validation"] + e
+
+
+pool = load_lines("pool.jsonl")
+if pool:
+    rep["pool"] = {"runs": pool, "ratios": []}
+    by = {(d["executor"], d["isolation"], d["concurrency"]): d for d in pool}
+    for d in pool:
+        if d["executor"] == "sdk":
+            continue
+        key = "local" if d["executor"] == "local" else "emu C"
+        row("7 pool " + key, "%-7s %2d concurrent: validations/s" % (d["isolation"], d["concurrency"]),
+            "%.1f" % d["per_s"], "p50 %d / p99 %d ms, CPU %.1f ms/val" % (
+                d["p50_ms"], d["p99_ms"], d["cpu_ms_per_validation"]),
+            ("per validation: " + pool_counts(d) if pool_counts(d) else "")
+            + ("; %d FAILED" % d["failed"] if d["failed"] else ""))
+        s = by.get(("sdk", d["isolation"], d["concurrency"]))
+        if d["executor"] != "daytona" or not s:
+            continue
+        r = ratio(d["per_s"], s["per_s"])
+        rep["pool"]["ratios"].append({"isolation": d["isolation"], "concurrency": d["concurrency"],
+                                      "c_per_s": d["per_s"], "sdk_per_s": s["per_s"], "ratio": r})
+        row("7 pool emu SDK", "%-7s %2d concurrent: validations/s" % (d["isolation"], d["concurrency"]),
+            "%.1f" % s["per_s"], "p50 %d / p99 %d ms, CPU %.1f ms/val" % (
+                s["p50_ms"], s["p99_ms"], s["cpu_ms_per_validation"]),
+            "C/SDK %s (client + server CPU per validation: C %s, SDK %s); per validation: %s%s" % (
+                fmt(r, "x", 2), fmt(machine_cpu(d), " ms", 1), fmt(machine_cpu(s), " ms", 1),
+                pool_counts(s),
+                                                "; %d FAILED" % s["failed"] if s["failed"] else ""))
+        if d["concurrency"] == 64:
+            targets.append(("pool %s, 64 concurrent on the emulator >= 5x the SDK" % d["isolation"],
+                            fmt(r, "x", 2), verdict(r is not None and r >= 5)))
+    lo = by.get(("local", "sandbox", 64))
+    if lo:
+        targets.append(("local pool, 64 concurrent isolation=sandbox >= 200/s",
+                        "%.1f/s" % lo["per_s"], verdict(lo["per_s"] >= 200 and not lo["failed"])))
+
 rep["targets"] = [{"target": t, "value": v, "status": st} for t, v, st in targets]
 with open(report_path, "w") as f:
     json.dump(rep, f, indent=1)

@@ -11,7 +11,9 @@
 # BENCH_XFER_MIB=256 BENCH_XFER_REPS=2, BENCH_SERIAL=1 (run the C and SDK
 # loops one after the other instead of at the same time),
 # BENCH_JAVA_N=30 BENCH_JAVA_COLD=5 (java time to verdict: warm runs,
-# cold processes), BENCH_ONLY="loop latency local scale xfer java" (subset).
+# cold processes), BENCH_POOL_LEVELS=1,4,16,64 BENCH_POOL_PER_LEVEL=4
+# BENCH_POOL_EXECUTORS="local emu" (pool throughput, C and SDK),
+# BENCH_ONLY="loop latency local scale xfer java pool" (subset).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -28,7 +30,7 @@ SCALE_LEVELS=${BENCH_SCALE_LEVELS:-1,4,16,64}
 SCALE_LOOPS=${BENCH_SCALE_LOOPS:-3}
 XFER_MIB=${BENCH_XFER_MIB:-256}
 export BENCH_XFER_REPS=${BENCH_XFER_REPS:-2}
-ONLY=${BENCH_ONLY:-loop latency local scale xfer java}
+ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool}
 PY=/usr/bin/python3
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "bench: $*" >&2; }
@@ -81,7 +83,7 @@ if command -v node >/dev/null; then
             sdk_dir=$root/$d; break
         fi
     done
-    if [ -z "$sdk_dir" ] && want loop; then
+    if [ -z "$sdk_dir" ] && { want loop || want pool; }; then
         say "installing @daytonaio/sdk 0.218.0 into tests/bench/node_modules"
         if (cd "$here" && timeout 300 npm install --no-audit --no-fund --no-save \
                 >"$tmp/npm.log" 2>&1); then
@@ -179,7 +181,16 @@ if want java; then
         say "java bench failed (isolation? JDK?)"
 fi
 
+# ---- 7. pool throughput (C pool and SDK side by side, tests/bench/pool.sh)
+if want pool; then
+    say "7. pool: ${BENCH_POOL_LEVELS:-1,4,16,64} concurrent validations, both isolation levels"
+    B=$B POOL_LEVELS=${BENCH_POOL_LEVELS:-1,4,16,64} POOL_PER_LEVEL=${BENCH_POOL_PER_LEVEL:-4} \
+        POOL_EXECUTORS=${BENCH_POOL_EXECUTORS:-local emu} POOL_SDK_DIR=$sdk_dir TMPDIR=$tmp \
+        "$here/pool.sh" >"$res/pool.jsonl" || say "pool bench failed"
+fi
+
 for l in "$tmp"/*.log; do
+    [ -f "$l" ] || continue   # no emulator of this script ran (BENCH_ONLY)
     if grep -q Traceback "$l"; then say "emulator errors in $(basename "$l"):"; cat "$l" >&2; fi
 done
 $PY "$here/report.py" "$res" "$out/report.json"

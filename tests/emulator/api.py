@@ -225,6 +225,7 @@ async def sandbox_create(request):
     sbx = Sandbox(name, snap.name if snap else (None if build else DEFAULT_SNAPSHOT),
                   body, emu.toolbox_url)
     emu.store.sandboxes[sbx.id] = sbx
+    emu.stats["sandboxes_created"] += 1
     emu.sessions.ensure_dirs(sbx)
     if build is not None:
         hashes = list(build.get("contextHashes") or [])

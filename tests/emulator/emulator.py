@@ -58,7 +58,9 @@ class Emu:
         self.store = Store(self)
         self.faults = Faults()
         self.recorded = []
-        self.stats = {"connections": 0, "requests": 0, "websockets": 0}
+        # sandboxes_created: the bench's "sandboxes used" per client
+        self.stats = {"connections": 0, "requests": 0, "websockets": 0,
+                      "sandboxes_created": 0}
 
     # hooks called by the state machine
     def on_sandbox_started(self, sbx):

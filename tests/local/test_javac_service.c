@@ -7,9 +7,13 @@
 #include "lt.h"
 #include "javac_service.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define JIMG "bellsoft/liberica-openjdk-debian:25-cds"
@@ -49,7 +53,7 @@ static void java_sandbox(lt *t, const char *name)
                                .snapshot = "java-svc" };
     lt_sandbox(t, name, &o);
     int up = 0;
-    for (int i = 0; i < 100 && !up; i++) { /* the first command starts it */
+    for (int i = 0; i < 100 && !up; i++) { /* its init starts it */
         lt_out out = { 0 };
         up = lt_run(t, name, "test -S " DVAL_JAVAC_SOCK " && cd /tmp && echo "
                     "'class W{}' > W.java && " DVAL_JAVAC_CLIENT " "
@@ -244,5 +248,173 @@ TEST(test_javac_service__not_replaceable_by_a_validation)
     CHECK_INT(lt_run_in(&t, "j", "/sandbox/atk", "sh r.sh", &o), 0);
     CHECK_STR(text(&o, 0), "fake=75\nreal=0\n");
     lt_out_free(&o);
+    lt_close(&t);
+}
+
+/* ---- the service lives with the sandbox, not with a process ---- */
+
+/* Another client process's executor over the same state directory. */
+static void other_process(lt *o, const lt *t)
+{
+    char err[256] = "";
+    memset(o, 0, sizeof *o);
+    snprintf(o->dir, sizeof o->dir, "%s", t->dir);
+    o->cfg = t->cfg;
+    o->cfg.state_dir = o->dir;
+    if (dval__local_executor(&o->ex, &o->cfg, err, sizeof err) != DVAL_OK)
+        _exit(90);
+}
+
+/* In a child process: creates the java sandbox name, then exits (its
+ * executor and every helper it spawned go with it). */
+static int create_elsewhere(const lt *t, const char *name)
+{
+    pid_t p = fork();
+    if (p == 0) {
+        lt o;
+        other_process(&o, t);
+        dval_sandbox_options so = { .struct_size = sizeof so,
+                                    .snapshot = "java-svc", .name = name };
+        dval_sandbox_info info = { .struct_size = sizeof info };
+        _exit(o.ex.sandbox_create(o.ex.userdata, lt_call(&o), &so, &info) ==
+              DVAL_OK && info.state == DVAL_SANDBOX_STARTED ? 0 : 91);
+    }
+    int st = -1;
+    waitpid(p, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* In a fresh child process: its first validation of the java program;
+ * 0 when the compile service compiled it and the program ran right. */
+static int first_run_elsewhere(const lt *t, const char *sb, const char *dir)
+{
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        lt o;
+        lt_out out = { 0 };
+        other_process(&o, t);
+        int code = run_in(&o, sb, dir, SVC, &out);
+        if (code != 0 || strcmp(text(&out, 0), "sorted [1, 2, 3]P[x=4]\n"
+                                "42\n") != 0)
+            _exit(92);
+        if (!strstr(text(&out, 1), "dval-javac: service\n")) {
+            fprintf(stderr, "    not the service: %s\n", text(&out, 1));
+            _exit(93);
+        }
+        _exit(0);
+    }
+    int st = -1;
+    waitpid(p, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Waits (30 s at most) until the service of the sandbox whose init is
+ * pid listens: a connection to its socket (from the host, through the
+ * init's root) is accepted. A socket file alone may be a stopped
+ * service's. */
+static int wait_socket(const char *pid)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    snprintf(a.sun_path, sizeof a.sun_path, "/proc/%s/root" DVAL_JAVAC_SOCK,
+             pid);
+    for (int i = 0; i < 300; i++) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+        if (fd >= 0)
+            close(fd);
+        if (ok)
+            return 1;
+        usleep(100000);
+    }
+    return 0;
+}
+
+/* Processes of the service's uid in the pid namespace ns (the link text
+ * of /proc/<init>/ns/pid): other sandboxes' services do not count. */
+static int service_procs(const char *ns)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        char p[300], link[128] = "", line[256];
+        long uid = -1;
+        snprintf(p, sizeof p, "/proc/%.200s/ns/pid", e->d_name);
+        ssize_t k = readlink(p, link, sizeof link - 1);
+        if (k <= 0 || (link[k] = 0, strcmp(link, ns) != 0))
+            continue;
+        snprintf(p, sizeof p, "/proc/%.200s/status", e->d_name);
+        FILE *f = fopen(p, "r");
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "Uid:", 4))
+                uid = strtol(line + 4, NULL, 10);
+        if (f)
+            fclose(f);
+        n += uid == DVAL_JAVAC_UID;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void pid_ns(lt *t, const char *sb, char *ns, size_t cap)
+{
+    char p[128];
+    snprintf(p, sizeof p, "/proc/%s/ns/pid", lt_state_key(t, sb, "pid"));
+    ssize_t k = readlink(p, ns, cap - 1);
+    CHECK(k > 0);
+    ns[k] = 0;
+}
+
+/* Gone within 5 s (the init is gone already: its namespace is killed). */
+static int procs_gone(const char *ns)
+{
+    for (int i = 0; i < 50; i++) {
+        if (service_procs(ns) == 0)
+            return 1;
+        usleep(100000);
+    }
+    return 0;
+}
+
+TEST(test_javac_service__lives_with_the_sandbox)
+{
+    lt t;
+    lt_open(&t, "javac-life");
+    const dval_profile *p = dval_profile_find("java");
+    CHECK(p && p->local_build_commands);
+    CHECK_INT(lt_snapshot(&t, "java-svc", JIMG, p->local_build_commands,
+                          NULL), DVAL_OK);
+    /* a process that starts the sandbox and exits at once */
+    CHECK_INT(create_elsewhere(&t, "j"), 0);
+    char pid[32], ns[128];
+    snprintf(pid, sizeof pid, "%s", lt_state_key(&t, "j", "pid"));
+    CHECK(wait_socket(pid));
+    put(&t, "j", "/sandbox/w", "app/Main.java", main_java);
+    put(&t, "j", "/sandbox/w", "util/U.java", util_java);
+    put(&t, "j", "/sandbox/w", "MAIN_CLASS", "app.Main\n");
+    /* two more processes (like two CLI runs): each one's first
+     * validation is compiled by the service the first one's sandbox
+     * start left running */
+    CHECK_INT(first_run_elsewhere(&t, "j", "/sandbox/w"), 0);
+    CHECK_INT(first_run_elsewhere(&t, "j", "/sandbox/w"), 0);
+    pid_ns(&t, "j", ns, sizeof ns);
+    CHECK(service_procs(ns) >= 1);
+    /* stop: the service ends with the sandbox */
+    dval_sandbox_info info = { .struct_size = sizeof info };
+    CHECK_INT(t.ex.sandbox_stop(t.ex.userdata, lt_call(&t), "j", &info),
+              DVAL_OK);
+    CHECK(procs_gone(ns));
+    /* start: a new init, a new service; delete: gone again */
+    CHECK_INT(t.ex.sandbox_start(t.ex.userdata, lt_call(&t), "j", &info),
+              DVAL_OK);
+    snprintf(pid, sizeof pid, "%s", lt_state_key(&t, "j", "pid"));
+    CHECK(wait_socket(pid));
+    CHECK_INT(first_run_elsewhere(&t, "j", "/sandbox/w"), 0);
+    pid_ns(&t, "j", ns, sizeof ns);
+    CHECK(service_procs(ns) >= 1);
+    CHECK_INT(t.ex.sandbox_delete(t.ex.userdata, lt_call(&t), "j"), DVAL_OK);
+    CHECK(procs_gone(ns));
     lt_close(&t);
 }

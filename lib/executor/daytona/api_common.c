@@ -5,19 +5,19 @@
 #include "dt.h"
 #include "json_map.h"
 
+static void scrub(void *ex, char *msg)
+{
+    dt_scrub(ex, msg);
+}
+
 void dt_log(dt_exec *ex, dval_call *c, int level, const char *fmt, ...)
 {
     dval_log_fn fn = c && c->log_fn ? c->log_fn : ex->log_fn;
     void *ud = c && c->log_fn ? c->log_userdata : ex->log_ud;
-    if (!fn || level > (ex->log_level ? ex->log_level : DVAL_LOG_INFO))
-        return;
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    dval__vfmt(msg, sizeof msg, fmt, ap);
+    dval__vlog(fn, ud, ex->log_level, level, scrub, ex, fmt, ap);
     va_end(ap);
-    dt_scrub(ex, msg);
-    fn(level, msg, ud);
 }
 
 int dt_json_call(dt_exec *ex, dval_call *c, dt_req *rq,

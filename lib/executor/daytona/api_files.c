@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dt.h"
+#include "api_request.h"
 #include "json_map.h"
 #include "multipart.h"
 
@@ -45,15 +46,9 @@ int dt_file_upload(void *ud, dval_call *c, const char *sb, const char *path,
 int dt_folder_create(void *ud, dval_call *c, const char *sb,
                      const char *path)
 {
-    dt_exec *ex = ud;
-    dval__buf url = {0};
-    int rc = tb_url(ex, c, &url, sb, "/files/folder?path=%s&mode=755", path);
-    if (!rc) {
-        dt_req rq = {.method = "POST", .url = url.data, .accept = "*/*"};
-        rc = dt_json_call(ex, c, &rq, NULL, NULL);
-    }
-    dval__buf_free(&url);
-    return rc;
+    int rc = check_path(c, path);
+    return rc ? rc : dt_toolbox_request(ud, c, "POST", sb, "/files/folder?"
+                                        "path=%s&mode=755", path, NULL);
 }
 
 /* ---- download */

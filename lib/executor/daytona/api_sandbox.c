@@ -3,25 +3,18 @@
 #include <string.h>
 
 #include "dt.h"
+#include "api_request.h"
 #include "json_map.h"
 
-static int oom(dval_call *c, int rc)
+static int send_sandbox(dt_exec *ex, dval_call *c, dt_req *rq, void *out)
 {
-    return dval__call_fail(c, rc, rc == DVAL_EINVAL
-                           ? "argument is not valid UTF-8" : "out of memory");
+    return dt_sandbox_call(ex, c, rq, out);
 }
 
 static int sb_req(dt_exec *ex, dval_call *c, const char *method,
                   const char *fmt, const char *id, dval_sandbox_info *out)
 {
-    dval__buf url = {0};
-    int rc = dt_url(&url, ex->api_url, fmt, id);
-    if (rc)
-        return oom(c, rc);
-    dt_req rq = {.method = method, .url = url.data};
-    rc = dt_sandbox_call(ex, c, &rq, out);
-    dval__buf_free(&url);
-    return rc;
+    return dt_api_request(ex, c, method, fmt, id, send_sandbox, out);
 }
 
 int dt_sandbox_get(void *ud, dval_call *c, const char *name,
@@ -51,15 +44,7 @@ int dt_sandbox_recover(void *ud, dval_call *c, const char *id,
 int dt_sandbox_delete(void *ud, dval_call *c, const char *id)
 {
     /* the 200 body is a DTO we do not need (state is still the old one) */
-    dt_exec *ex = ud;
-    dval__buf url = {0};
-    int rc = dt_url(&url, ex->api_url, "/sandbox/%s", id);
-    if (rc)
-        return oom(c, rc);
-    dt_req rq = {.method = "DELETE", .url = url.data};
-    rc = dt_json_call(ex, c, &rq, NULL, NULL);
-    dval__buf_free(&url);
-    return rc;
+    return dt_api_request(ud, c, "DELETE", "/sandbox/%s", id, NULL, NULL);
 }
 
 static int create_once(dt_exec *ex, dval_call *c,
@@ -88,22 +73,10 @@ static int create_once(dt_exec *ex, dval_call *c,
                        const dval_sandbox_options *o, dval_sandbox_info *out)
 {
     char *body = NULL;
-    dval__buf url = {0};
     int rc = dt_json_sandbox_create(&body, o, o->target ? o->target
                                                         : ex->target);
-    if (!rc)
-        rc = dt_url(&url, ex->api_url, "/sandbox");
-    if (rc) {
-        dval__free(body);
-        return oom(c, rc);
-    }
-    /* create = 1: 409 → EEXISTS; 400 "Snapshot X not found" → ENOTFOUND */
-    dt_req rq = {.method = "POST", .url = url.data, .json = body,
-                 .create = 1};
-    rc = dt_sandbox_call(ex, c, &rq, out);
-    dval__free(body);
-    dval__buf_free(&url);
-    return rc;
+    /* a creation: 409 → EEXISTS; 400 "Snapshot X not found" → ENOTFOUND */
+    return dt_api_create(ex, c, "/sandbox", body, rc, send_sandbox, out);
 }
 
 typedef struct list_ctx {
@@ -134,7 +107,7 @@ static int list_page(dt_exec *ex, dval_call *c, const char *labels_json,
     if (!rc && pg->next_cursor[0])
         rc = dt_url(&url, "", "&cursor=%s", pg->next_cursor);
     if (rc)
-        return oom(c, rc);
+        return dt_build_fail(c, rc);
     dt_req rq = {.method = "GET", .url = url.data};
     rc = dt_json_call(ex, c, &rq, dt_json_sandbox_page, pg);
     dval__buf_free(&url);
@@ -148,7 +121,7 @@ int dt_sandbox_list(void *ud, dval_call *c, const char *const *labels,
     char *lj = NULL;
     int rc = labels && labels[0] ? dt_json_labels(&lj, labels) : 0;
     if (rc)
-        return oom(c, rc);
+        return dt_build_fail(c, rc);
     list_ctx l = {.ex = ex, .c = c, .each = each, .each_ud = each_ud};
     dt_sandbox_page pg = {.item = list_item, .ud = &l};
     int pages = 0;

@@ -2,42 +2,31 @@
 #include <string.h>
 
 #include "dt.h"
+#include "api_request.h"
 #include "json_map.h"
 
-static int oom(dval_call *c, int rc)
+static int send_snapshot(dt_exec *ex, dval_call *c, dt_req *rq, void *out)
 {
-    return dval__call_fail(c, rc, rc == DVAL_EINVAL
-                           ? "argument is not valid UTF-8" : "out of memory");
-}
-
-static int snap_req(dt_exec *ex, dval_call *c, const char *method,
-                    const char *fmt, const char *id, dval_snapshot_info *out)
-{
-    dval__buf url = {0};
-    int rc = dt_url(&url, ex->api_url, fmt, id);
-    if (rc)
-        return oom(c, rc);
-    dt_req rq = {.method = method, .url = url.data};
-    rc = dt_json_call(ex, c, &rq, out ? dt_json_snapshot : NULL, out);
-    dval__buf_free(&url);
-    return rc;
+    return dt_json_call(ex, c, rq, dt_json_snapshot, out);
 }
 
 int dt_snapshot_get(void *ud, dval_call *c, const char *name,
                     dval_snapshot_info *out)
 {
-    return snap_req(ud, c, "GET", "/snapshots/%s", name, out);
+    return dt_api_request(ud, c, "GET", "/snapshots/%s", name,
+                          out ? send_snapshot : NULL, out);
 }
 
 int dt_snapshot_activate(void *ud, dval_call *c, const char *id,
                          dval_snapshot_info *out)
 {
-    return snap_req(ud, c, "POST", "/snapshots/%s/activate", id, out);
+    return dt_api_request(ud, c, "POST", "/snapshots/%s/activate", id,
+                          out ? send_snapshot : NULL, out);
 }
 
 int dt_snapshot_delete(void *ud, dval_call *c, const char *id)
 {
-    return snap_req(ud, c, "DELETE", "/snapshots/%s", id, NULL);
+    return dt_api_request(ud, c, "DELETE", "/snapshots/%s", id, NULL, NULL);
 }
 
 int dt_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
@@ -47,21 +36,9 @@ int dt_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
     (void)log, (void)log_ud;   /* the build runs remotely: see logs */
     dt_exec *ex = ud;
     char *body = NULL;
-    dval__buf url = {0};
     int rc = dt_json_snapshot_create(&body, s, s->target ? s->target
                                                          : ex->target);
-    if (!rc)
-        rc = dt_url(&url, ex->api_url, "/snapshots");
-    if (rc) {
-        dval__free(body);
-        return oom(c, rc);
-    }
-    dt_req rq = {.method = "POST", .url = url.data, .json = body,
-                 .create = 1};
-    rc = dt_json_call(ex, c, &rq, dt_json_snapshot, out);
-    dval__free(body);
-    dval__buf_free(&url);
-    return rc;
+    return dt_api_create(ex, c, "/snapshots", body, rc, send_snapshot, out);
 }
 
 typedef struct log_sink {
@@ -94,13 +71,13 @@ int dt_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
     dval__buf url = {0}, logs = {0};
     int rc = dt_url(&url, ex->api_url, "/snapshots/%s/build-logs-url", id);
     if (rc)
-        return oom(c, rc);
+        return dt_build_fail(c, rc);
     dt_req rq = {.method = "GET", .url = url.data};
     rc = dt_json_call(ex, c, &rq, dt_json_url, &logs);
     if (!rc)
         rc = dval__buf_appendf(&logs, "%sfollow=true",
                                strchr(logs.data, '?') ? "&" : "?")
-                 ? oom(c, DVAL_ENOMEM) : 0;
+                 ? dt_build_fail(c, DVAL_ENOMEM) : 0;
     if (!rc) {
         /* raw build output; it may never end (PROTOCOL 2.7): bounded
          * by call->timeout_ms, which curl reports as ETIMEOUT */

@@ -192,10 +192,12 @@ static int setup(CURL *e, xfer *x, struct curl_slist *hdrs, char *ebuf,
     SET(CURLOPT_XFERINFODATA, x);
     SET(CURLOPT_ERRORBUFFER, ebuf);
     /* bulk transfers: larger buffers mean fewer callbacks, sink calls
-     * and syscalls per MiB (the defaults are 16 KiB down, 64 KiB up) */
+     * and syscalls per MiB (the defaults are 16 KiB down, 64 KiB up);
+     * downloads once this client has made a big one (DT_BIG_BODY) */
     if (x->rq->up_src)
         SET(CURLOPT_UPLOAD_BUFFERSIZE, DT_XFER_BUFFER);
-    if (x->rq->sink && x->max_body > DT_XFER_BUFFER)
+    if (x->rq->sink && x->max_body > DT_XFER_BUFFER &&
+        atomic_load(&x->ex->http->big_bodies))
         SET(CURLOPT_BUFFERSIZE, DT_XFER_BUFFER);
 #undef SET
     if (r != CURLE_OK)
@@ -293,6 +295,8 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
     dt_log(ex, c, DVAL_LOG_DEBUG, "%s %s -> %ld (%lld ms)%s%s", rq->method,
            rq->url, rs->status, (long long)(dval__now_ms() - t0),
            rc ? ": " : "", rc ? c->errmsg : "");
+    if (rq->sink && x.got >= DT_BIG_BODY)
+        atomic_store(&ex->http->big_bodies, 1);
     curl_slist_free_all(hdrs);
     if (e)
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);

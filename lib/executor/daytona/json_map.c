@@ -298,11 +298,15 @@ void dt_json_error_part(const char *body, size_t len, int *status,
 
 /* ---- builders */
 
-static int dump(json_t *j, char **out)
+/* Serializes the object a builder made (compact) into *out and frees it;
+ * when building it failed (rc) only frees it and returns rc. */
+static int finish(json_t *j, int rc, char **out)
 {
     *out = NULL;
-    if (!j)
-        return DVAL_EINVAL;
+    if (rc || !j) {
+        json_decref(j);
+        return rc ? rc : DVAL_EINVAL;
+    }
     size_t n = json_dumpb(j, NULL, 0, JSON_COMPACT);
     char *s = n ? dval__malloc(n + 1) : NULL;
     if (!s) {
@@ -325,6 +329,19 @@ static int put_str(json_t *o, const char *key, const char *v)
 static int put_int(json_t *o, const char *key, json_int_t v)
 {
     return json_object_set_new(o, key, json_integer(v)) ? DVAL_ENOMEM : 0;
+}
+
+/* The resources of a snapshot or an image sandbox; 0 leaves one out (the
+ * server's default). */
+static int put_resources(json_t *o, int32_t cpu, int32_t memory_gib,
+                         int32_t disk_gib)
+{
+    int rc = cpu > 0 ? put_int(o, "cpu", cpu) : 0;
+    if (!rc && memory_gib > 0)
+        rc = put_int(o, "memory", memory_gib);
+    if (!rc && disk_gib > 0)
+        rc = put_int(o, "disk", disk_gib);
+    return rc;
 }
 
 static int dockerfile(const dval_snapshot_spec *s, dval__buf *b)
@@ -358,20 +375,12 @@ int dt_json_snapshot_create(char **out, const dval_snapshot_spec *s,
     } else if (!rc) {
         rc = put_str(o, "imageName", s->image ? s->image : "");
     }
-    if (!rc && s->cpu > 0)
-        rc = put_int(o, "cpu", s->cpu);
-    if (!rc && s->memory_gib > 0)
-        rc = put_int(o, "memory", s->memory_gib);
-    if (!rc && s->disk_gib > 0)
-        rc = put_int(o, "disk", s->disk_gib);
+    if (!rc)
+        rc = put_resources(o, s->cpu, s->memory_gib, s->disk_gib);
     if (!rc && target && target[0])
         rc = put_str(o, "regionId", target);
     json_decref(bi);
-    if (rc) {
-        json_decref(o);
-        return rc;
-    }
-    return dump(o, out);
+    return finish(o, rc, out);
 }
 
 /* "k=v" array → object ("k" alone maps to ""). */
@@ -403,14 +412,8 @@ static int sandbox_create_fields(json_t *o, const dval_sandbox_options *s)
     int rc = 0;
     /* resources only on the image path: with a snapshot the server
      * answers 400 "Cannot specify Sandbox resources" (PROTOCOL 3.2) */
-    if (!s->snapshot) {
-        if (!rc && s->cpu > 0)
-            rc = put_int(o, "cpu", s->cpu);
-        if (!rc && s->memory_gib > 0)
-            rc = put_int(o, "memory", s->memory_gib);
-        if (!rc && s->disk_gib > 0)
-            rc = put_int(o, "disk", s->disk_gib);
-    }
+    if (!s->snapshot)
+        rc = put_resources(o, s->cpu, s->memory_gib, s->disk_gib);
     /* resolved by the core: 0 means never (its default, 60, is explicit) */
     int stop = s->auto_stop_minutes < 0 ? 0 : s->auto_stop_minutes;
     if (!rc)
@@ -465,22 +468,14 @@ int dt_json_sandbox_create(char **out, const dval_sandbox_options *s,
         rc = sandbox_create_fields(o, s);
     json_decref(labels);
     json_decref(env);
-    if (rc) {
-        json_decref(o);
-        return rc;
-    }
-    return dump(o, out);
+    return finish(o, rc, out);
 }
 
 int dt_json_session_create(char **out, const char *session_id)
 {
     json_t *o = json_object();
     int rc = o ? put_str(o, "sessionId", session_id) : DVAL_ENOMEM;
-    if (rc) {
-        json_decref(o);
-        return rc;
-    }
-    return dump(o, out);
+    return finish(o, rc, out);
 }
 
 int dt_json_exec(char **out, const char *command)
@@ -489,11 +484,7 @@ int dt_json_exec(char **out, const char *command)
     int rc = o ? put_str(o, "command", command) : DVAL_ENOMEM;
     if (!rc)
         rc = json_object_set_new(o, "runAsync", json_true()) ? DVAL_ENOMEM : 0;
-    if (rc) {
-        json_decref(o);
-        return rc;
-    }
-    return dump(o, out);
+    return finish(o, rc, out);
 }
 
 int dt_json_paths(char **out, const char *path)
@@ -505,16 +496,12 @@ int dt_json_paths(char **out, const char *path)
                  ? DVAL_ENOMEM : 0;
     json_decref(p);
     json_decref(a);
-    if (rc) {
-        json_decref(o);
-        return rc;
-    }
-    return dump(o, out);
+    return finish(o, rc, out);
 }
 
 int dt_json_labels(char **out, const char *const *labels)
 {
     json_t *o;
     int rc = kv_object(labels, &o);
-    return rc ? rc : dump(o, out);
+    return rc ? rc : finish(o, DVAL_OK, out);
 }

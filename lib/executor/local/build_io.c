@@ -109,23 +109,35 @@ static int pump(dval_call *c, int fd, int64_t end, lx_build_io *io)
     }
 }
 
-int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
-                lx_build_io *io, int *code)
+int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
+                    int *rd)
 {
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0)
         return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
     int fds[4] = { -1, p[1], p[1], -1 };
-    pid_t pid;
-    int rc = lx_spawn(x, c, argv, fds, &pid, 1);
+    int rc = lx_spawn(x, c, argv, fds, pid, pgroup);
     close(p[1]);
+    if (rc != DVAL_OK)
+        close(p[0]);
+    else
+        *rd = p[0];
+    return rc;
+}
+
+int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
+                lx_build_io *io, int *code)
+{
+    pid_t pid;
+    int rd;
+    int rc = lx_spawn_output(x, c, argv, 1, &pid, &rd);
     if (rc == DVAL_OK) {
-        rc = pump(c, p[0], end, io);
+        rc = pump(c, rd, end, io);
         if (rc != DVAL_OK)
             kill(-pid, SIGKILL); /* the helper's group holds the build ns */
         lx_wait(pid, code);
+        close(rd);
     }
-    close(p[0]);
     lx_io_flush(io);
     return rc;
 }

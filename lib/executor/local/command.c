@@ -211,7 +211,6 @@ int lx_command_start_in(void *ud, dval_call *c, const char *sbid,
         rc = DVAL_ENOMEM;
     if (rc == DVAL_OK) {
         lx_sb_touch(&sb);
-        lx_javac_service_ensure(x, &sb);
         dval__fmt(m->id, sizeof m->id, "cmd-%lu", seq);
         dval__strlcpy(m->session, sid, sizeof m->session);
         rc = spawn_cmd(x, c, &sb, cwd, command, m);

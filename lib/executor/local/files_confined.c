@@ -36,11 +36,19 @@ static int canceled(dval_call *c)
            (p.revents & POLLIN);
 }
 
-/* Opens the sandbox's root and turns path into one relative to it
- * (relative paths are relative to /home/daytona). */
-static int open_root(lx *x, dval_call *c, const char *sbid, const char *path,
-                     char *rel, size_t cap, int *rootfd, long *owner,
-                     int file)
+/* A path of one transfer, inside a sandbox's root. */
+typedef struct confined {
+    int root;                   /* the sandbox's root (O_PATH) */
+    long owner;                 /* uid new entries get (-1: their
+                                 * directory's, see give()) */
+    char rel[4200];             /* the path, relative to root */
+} confined;
+
+/* Opens the sandbox's root into t and turns path into one relative to it
+ * (relative paths are relative to /home/daytona). file: 1 a file to
+ * write, 0 a folder, -1 only reading (no owner needed). */
+static int confine(lx *x, dval_call *c, const char *sbid, const char *path,
+                   int file, confined *t)
 {
     char msg[256], p[4200];
     if (dval__check_remote_path(path, msg, sizeof msg) != DVAL_OK)
@@ -56,43 +64,27 @@ static int open_root(lx *x, dval_call *c, const char *sbid, const char *path,
             dval__fmt(p, sizeof p, "/proc/%d/root", (int)sb.pid);
         else
             dval__fmt(p, sizeof p, "%s/plain", sb.dir);
-        *rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (*rootfd < 0)
+        t->root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (t->root < 0)
             rc = dval__call_fail(c, DVAL_EIO, "open %s: %s", p,
                                  strerror(errno));
     }
     char top[256];
     lx_top_of(path, file, top, sizeof top);
-    *owner = -1;
-    if (rc == DVAL_OK && top[0] && file >= 0) { /* -1: only reading */
-        rc = lx_uid_for(x, c, &sb, *rootfd, top, owner);
+    t->owner = -1;
+    if (rc == DVAL_OK && top[0] && file >= 0) {
+        rc = lx_uid_for(x, c, &sb, t->root, top, &t->owner);
         if (rc != DVAL_OK)
-            close(*rootfd);
+            close(t->root);
     }
     lx_sb_close(&sb);
     if (rc != DVAL_OK)
         return rc;
+    int abs = path[0] == '/';
     while (*path == '/')
         path++;
-    dval__fmt(rel, cap, "%s", path);
-    return DVAL_OK;
-}
-
-/* owner: the uid new entries get (-1: their directory's, see give()). */
-static int root_and_rel(lx *x, dval_call *c, const char *sbid,
-                        const char *path, char *rel, size_t cap, int *rootfd,
-                        long *owner, int file)
-{
-    char tmp[4200];
-    int abs = path && path[0] == '/';
-    int rc = open_root(x, c, sbid, path, tmp, sizeof tmp, rootfd, owner,
-                       file);
-    if (rc != DVAL_OK)
-        return rc;
-    if (abs)
-        dval__fmt(rel, cap, "%s", tmp);
-    else
-        dval__fmt(rel, cap, "home/daytona/%s", tmp);
+    dval__fmt(t->rel, sizeof t->rel, "%s%s", abs ? "" : "home/daytona/",
+              path);
     return DVAL_OK;
 }
 
@@ -163,8 +155,8 @@ static int mkdirs_in(dval_call *c, int root, const char *rel, long owner)
         const char *name = slash ? slash + 1 : prefix;
         if (slash)
             *slash = 0;
-        int parent = lx_open_in(root, slash ? prefix : "", O_PATH | O_DIRECTORY,
-                             0);
+        int parent = lx_open_in(root, slash ? prefix : "",
+                                O_PATH | O_DIRECTORY, 0);
         if (parent < 0)
             return dval__call_fail(c, errno_status(errno), "%s: %s", prefix,
                                    strerror(errno));
@@ -183,15 +175,12 @@ static int mkdirs_in(dval_call *c, int root, const char *rel, long owner)
 int lx_folder_create(void *ud, dval_call *c, const char *sbid,
                      const char *path)
 {
-    char rel[4200];
-    int root;
-    long owner;
-    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root, &owner,
-                          0);
+    confined t;
+    int rc = confine(ud, c, sbid, path, 0, &t);
     if (rc != DVAL_OK)
         return rc;
-    rc = mkdirs_in(c, root, rel, owner);
-    close(root);
+    rc = mkdirs_in(c, t.root, t.rel, t.owner);
+    close(t.root);
     return rc;
 }
 
@@ -242,48 +231,43 @@ int lx_file_upload(void *ud, dval_call *c, const char *sbid, const char *path,
                    dval_read_fn src, void *src_ud, int64_t size)
 {
     (void)size;
-    char rel[4200];
-    int root;
-    long owner;
-    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root, &owner,
-                          1);
+    confined t;
+    int rc = confine(ud, c, sbid, path, 1, &t);
     if (rc != DVAL_OK)
         return rc;
-    char *slash = strrchr(rel, '/');
-    if (!rel[0] || (slash && !slash[1])) {
-        close(root);
+    char *slash = strrchr(t.rel, '/');
+    if (!t.rel[0] || (slash && !slash[1])) {
+        close(t.root);
         return dval__call_fail(c, DVAL_EINVAL, "%s is not a file path", path);
     }
     if (slash) {
         *slash = 0;
-        rc = mkdirs_in(c, root, rel, owner);
+        rc = mkdirs_in(c, t.root, t.rel, t.owner);
         *slash = '/';
     }
     int fd = -1;
     if (rc == DVAL_OK) {
-        fd = lx_open_in(root, rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        fd = lx_open_in(t.root, t.rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0)
             rc = dval__call_fail(c, errno_status(errno), "%s: %s", path,
                                  strerror(errno));
     }
     if (fd >= 0)
-        give_file(root, rel, owner, fd);
+        give_file(t.root, t.rel, t.owner, fd);
     if (rc == DVAL_OK)
         rc = write_from(c, fd, src, src_ud);
     if (fd >= 0 && close(fd) < 0 && rc == DVAL_OK)
         rc = dval__call_fail(c, DVAL_EIO, "close: %s", strerror(errno));
-    close(root);
+    close(t.root);
     return rc;
 }
 
 int lx_file_download(void *ud, dval_call *c, const char *sbid,
                      const char *path, dval_data_fn sink, void *sink_ud)
 {
-    char rel[4200], buf[CHUNK];
-    int root;
-    long owner;
-    int rc = root_and_rel(ud, c, sbid, path, rel, sizeof rel, &root, &owner,
-                          -1);
+    char buf[CHUNK];
+    confined t;
+    int rc = confine(ud, c, sbid, path, -1, &t);
     if (rc != DVAL_OK)
         return rc;
     /* Downloads carry results: no symlink anywhere on the path, no FIFO
@@ -293,9 +277,9 @@ int lx_file_download(void *ud, dval_call *c, const char *sbid,
                                      O_CLOEXEC,
                             .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
                                        RESOLVE_NO_MAGICLINKS };
-    int fd = (int)syscall(SYS_openat2, root, rel[0] ? rel : ".", &how,
+    int fd = (int)syscall(SYS_openat2, t.root, t.rel[0] ? t.rel : ".", &how,
                           sizeof how);
-    close(root);
+    close(t.root);
     if (fd < 0 && errno == ELOOP)
         return dval__call_fail(c, DVAL_ENOTFOUND, "%s: a symbolic link "
                                "(refused)", path);

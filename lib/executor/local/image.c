@@ -204,12 +204,7 @@ static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
     lx_io_write(&out, msg, strlen(msg));
     lx_io_flush(&out);
     dval__fmt(p, sizeof p, "%s/ok", dir);
-    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, msg, strlen(msg)) < 0)
-        rc = dval__call_fail(c, DVAL_EIO, "cannot write %s", p);
-    if (fd >= 0)
-        close(fd);
-    return rc;
+    return lx_write_text(c, p, msg);
 }
 
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,

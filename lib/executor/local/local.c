@@ -3,6 +3,7 @@
  * and the isolation probe. */
 #include "local.h"
 #include "files_list.h"
+#include "profile_local.h"
 #include "protocol.h"
 
 #include <dlfcn.h>
@@ -265,6 +266,7 @@ static void fill(struct dval_executor *out, lx *x)
     out->folder_create = lx_folder_create;
     out->command_cancel = lx_command_cancel;
     lx_files_list_install(out);
+    lx_profile_install(out);
 }
 
 int dval__local_executor(struct dval_executor *out, const dval__config *cfg,

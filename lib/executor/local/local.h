@@ -57,6 +57,8 @@ void lx_kv_free(lx_kv *kv);
 void lx_encode_name(char *dst, size_t cap, const char *name);
 int lx_mkdirs(const char *path, mode_t mode);
 int lx_rmtree(const char *path);
+/* Writes text as the whole of path (mode 0644); fails the call if not. */
+int lx_write_text(dval_call *c, const char *path, const char *text);
 /* flock(LOCK_EX) on path, polling cancel_fd; returns fd or a status < 0. */
 int lx_lock(dval_call *c, const char *path, int64_t timeout_ms);
 void lx_unlock(int fd);
@@ -158,6 +160,10 @@ void lx_io_flush(lx_build_io *io);
 /* Runs one helper invocation, its output into io; *code is its exit. */
 int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
                 lx_build_io *io, int *code);
+/* lx_spawn with the helper's stdout and stderr into one pipe, whose read
+ * end goes to *rd (the caller closes it). */
+int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
+                    int *rd);
 
 /* ---- image.c, image_import.c: the roots sandboxes run on */
 enum { LX_IMG_BASE, LX_IMG_JAVA, LX_IMG_DIR, LX_IMG_TAR, LX_IMG_OCI };
@@ -243,9 +249,5 @@ int lx_file_download(void *ud, dval_call *c, const char *sb, const char *path,
                      dval_data_fn sink, void *sink_ud);
 int lx_folder_create(void *ud, dval_call *c, const char *sb,
                      const char *path);
-
-/* ---- javac_service.c: starts the java snapshot's compile service in a
- * started sandbox that has one (best effort; lib/javac_service.h) */
-void lx_javac_service_ensure(lx *x, const lx_sb *sb);
 
 #endif

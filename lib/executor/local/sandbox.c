@@ -94,6 +94,71 @@ static int fill_new(lx *x, lx_sb *sb, const dval_sandbox_options *o)
     return rc ? DVAL_ENOMEM : DVAL_OK;
 }
 
+/* Out of sight first (a concurrent get then sees "not found", never half
+ * a tree), then removed. */
+static int discard(lx *x, const char *dir, const char *name)
+{
+    char trash[4200];
+    dval__fmt(trash, sizeof trash, "%s/sandboxes/.trash-%s-%d-%lld-%lu",
+              x->state_dir, name, (int)getpid(), (long long)lx_wall_ms(),
+              lx_seq());
+    return rename(dir, trash) < 0 || lx_rmtree(trash) < 0 ? -1 : 0;
+}
+
+/* The snapshot must exist; an image without one is only noted. */
+static int check_root(lx *x, dval_call *c, const dval_sandbox_options *o)
+{
+    char layer[4096];
+    if (o->snapshot && *o->snapshot) {
+        int rc = lx_snapshot_layer(x, c, o->snapshot, layer, sizeof layer);
+        if (rc != DVAL_OK)
+            return rc;
+    } else if (o->image) {
+        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: image %s ignored; a "
+               "sandbox without a snapshot runs on the Debian 12 base image "
+               "(make a snapshot from the image instead)", o->image);
+    }
+    int isolated;
+    return lx_isolation(x, c, &isolated);
+}
+
+/* The sandbox appears whole: its directory is prepared (state
+ * "creating", lock held) under a temporary name and renamed into place,
+ * so a concurrent get never finds a directory without a state file, and
+ * a concurrent create of the same name fails the rename. The lock's fd
+ * (held) in *lk. */
+static int place_new(lx *x, dval_call *c, const dval_sandbox_options *o,
+                     lx_sb *sb, int *lk)
+{
+    char tmp[4200], p[4300];
+    dval__fmt(tmp, sizeof tmp, "%s/sandboxes/.new-%s-%d-%lu", x->state_dir,
+              o->name, (int)getpid(), lx_seq());
+    if (mkdir(tmp, 0700) < 0)
+        return dval__call_fail(c, DVAL_EIO, "sandbox %s: mkdir %s: %s",
+                               o->name, tmp, strerror(errno));
+    dval__fmt(p, sizeof p, "%s/lock", tmp);
+    *lk = lx_lock(c, p, 60000);
+    int rc = *lk < 0 ? *lk : fill_new(x, sb, o);
+    if (rc == DVAL_OK) {
+        dval__fmt(p, sizeof p, "%s/state", tmp);
+        rc = lx_kv_save(&sb->kv, p);
+        if (rc != DVAL_OK)
+            dval__call_fail(c, rc, "cannot write %s", p);
+    }
+    if (rc == DVAL_OK && rename(tmp, sb->dir) < 0) {
+        int e = errno;
+        rc = dval__call_fail(c, e == EEXIST || e == ENOTEMPTY ? DVAL_EEXISTS
+                             : DVAL_EIO, "sandbox %s: %s", o->name,
+                             e == ENOTEMPTY ? strerror(EEXIST) : strerror(e));
+    }
+    if (rc != DVAL_OK) {
+        lx_rmtree(tmp);
+        lx_unlock(*lk);
+        *lk = -1;
+    }
+    return rc;
+}
+
 int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
                       dval_sandbox_info *out)
 {
@@ -103,155 +168,119 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     if (!o || !o->name)
         return dval__call_fail(c, DVAL_EINVAL, "sandbox name required");
     int rc = lx_sb_path(x, c, o->name, sb.dir, sizeof sb.dir);
-    if (rc != DVAL_OK)
-        return rc;
-    char layer[4096];
-    if (o->snapshot && *o->snapshot) {
-        rc = lx_snapshot_layer(x, c, o->snapshot, layer, sizeof layer);
-        if (rc != DVAL_OK)
-            return rc;
-    } else if (o->image) {
-        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: image %s ignored; a "
-               "sandbox without a snapshot runs on the Debian 12 base image "
-               "(make a snapshot from the image instead)", o->image);
-    }
-    int isolated;
-    rc = lx_isolation(x, c, &isolated);
+    rc = rc != DVAL_OK ? rc : check_root(x, c, o);
     if (rc != DVAL_OK)
         return rc;
     lx_sweep_leftovers(x->state_dir);
-    /* The sandbox appears whole: its directory is prepared (state
-     * "creating", lock held) under a temporary name and renamed into
-     * place, so a concurrent get never finds a directory without a state
-     * file, and a concurrent create of the same name fails the rename. */
-    char tmp[4200], p[4300];
-    dval__fmt(tmp, sizeof tmp, "%s/sandboxes/.new-%s-%d-%lu", x->state_dir,
-              o->name, (int)getpid(), lx_seq());
-    if (mkdir(tmp, 0700) < 0)
-        return dval__call_fail(c, DVAL_EIO, "sandbox %s: mkdir %s: %s",
-                               o->name, tmp, strerror(errno));
-    dval__fmt(p, sizeof p, "%s/lock", tmp);
-    int lk = lx_lock(c, p, 60000);
-    rc = lk < 0 ? lk : fill_new(x, &sb, o);
+    int lk = -1;
+    rc = place_new(x, c, o, &sb, &lk);
     if (rc == DVAL_OK) {
-        dval__fmt(p, sizeof p, "%s/state", tmp);
-        rc = lx_kv_save(&sb.kv, p);
-        if (rc != DVAL_OK)
-            dval__call_fail(c, rc, "cannot write %s", p);
-    }
-    if (rc == DVAL_OK && rename(tmp, sb.dir) < 0) {
-        int e = errno;
-        rc = dval__call_fail(c, e == EEXIST || e == ENOTEMPTY ? DVAL_EEXISTS
-                             : DVAL_EIO, "sandbox %s: %s", o->name,
-                             e == ENOTEMPTY ? strerror(EEXIST) : strerror(e));
-    }
-    if (rc != DVAL_OK) {
-        lx_rmtree(tmp);
+        sb.locked = 1;
+        rc = lx_sb_start(x, c, &sb);
+        /* leave no trace of a sandbox that cannot be isolated */
+        if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED)
+            discard(x, sb.dir, o->name);
+        if (rc == DVAL_OK)
+            lx_sb_info(&sb, out);
         lx_unlock(lk);
-        lx_sb_close(&sb);
+    }
+    lx_sb_close(&sb);
+    return rc;
+}
+
+/* A member's work on a sandbox it holds the lock of. */
+typedef int (*locked_fn)(lx *x, dval_call *c, lx_sb *sb, void *arg);
+
+/* Locks and loads sandbox id, runs fn, reports its info into out. */
+static int with_locked(void *ud, dval_call *c, const char *id,
+                       dval_sandbox_info *out, locked_fn fn, void *arg)
+{
+    lx *x = ud;
+    lx_sb sb;
+    int lk = -1;
+    int rc = open_locked(x, c, id, &sb, NULL, &lk);
+    if (rc != DVAL_OK)
         return rc;
-    }
-    sb.locked = 1;
-    rc = lx_sb_start(x, c, &sb);
-    if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED) {
-        /* leave no trace: out of sight first, as delete does */
-        dval__fmt(tmp, sizeof tmp, "%s/sandboxes/.trash-%s-%d-%lu",
-                  x->state_dir, o->name, (int)getpid(), lx_seq());
-        if (rename(sb.dir, tmp) == 0)
-            lx_rmtree(tmp);
-    }
-    if (rc == DVAL_OK)
-        lx_sb_info(&sb, out);
+    rc = fn(x, c, &sb, arg);
+    lx_sb_info(&sb, out);
     lx_unlock(lk);
     lx_sb_close(&sb);
     return rc;
 }
 
+static int do_start(lx *x, dval_call *c, lx_sb *sb, void *arg)
+{
+    (void)arg;
+    const char *st = lx_kv_get(&sb->kv, "state");
+    if (!st || strcmp(st, "started") != 0)
+        return lx_sb_start(x, c, sb);
+    lx_sb_touch(sb);
+    return DVAL_OK;
+}
+
 int lx_sandbox_start(void *ud, dval_call *c, const char *id,
                      dval_sandbox_info *out)
 {
-    lx *x = ud;
-    lx_sb sb;
-    int lk;
-    int rc = open_locked(x, c, id, &sb, NULL, &lk);
+    return with_locked(ud, c, id, out, do_start, NULL);
+}
+
+static int do_stop(lx *x, dval_call *c, lx_sb *sb, void *arg)
+{
+    (void)arg;
+    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
+    lx_sb_kill(x, sb);
+    int rc = lx_sb_set_state(sb, DVAL_SANDBOX_STOPPED, NULL);
     if (rc != DVAL_OK)
-        return rc;
-    const char *st = lx_kv_get(&sb.kv, "state");
-    if (st && !strcmp(st, "started"))
-        lx_sb_touch(&sb);
-    else
-        rc = lx_sb_start(x, c, &sb);
-    lx_sb_info(&sb, out);
-    lx_unlock(lk);
-    lx_sb_close(&sb);
+        dval__call_fail(c, rc, "cannot save the state of %s",
+                        lx_kv_get(&sb->kv, "name"));
     return rc;
 }
 
 int lx_sandbox_stop(void *ud, dval_call *c, const char *id,
                     dval_sandbox_info *out)
 {
-    lx *x = ud;
-    lx_sb sb;
-    int lk;
-    int rc = open_locked(x, c, id, &sb, NULL, &lk);
-    if (rc != DVAL_OK)
-        return rc;
-    sb.pid = (pid_t)lx_kv_num(&sb.kv, "pid", 0);
-    lx_sb_kill(x, &sb);
-    rc = lx_sb_set_state(&sb, DVAL_SANDBOX_STOPPED, NULL);
-    if (rc != DVAL_OK)
-        dval__call_fail(c, rc, "cannot save the state of %s", id);
-    lx_sb_info(&sb, out);
-    lx_unlock(lk);
-    lx_sb_close(&sb);
-    return rc;
+    return with_locked(ud, c, id, out, do_stop, NULL);
+}
+
+/* *arg: the sandbox's disk size, for the spare refilled after it. */
+static int do_delete(lx *x, dval_call *c, lx_sb *sb, void *arg)
+{
+    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
+    lx_sb_kill(x, sb);
+    *(int *)arg = lx_disk_gib(sb);
+    if (discard(x, sb->dir, strrchr(sb->dir, '/') + 1) < 0)
+        return dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb->dir,
+                               strerror(errno));
+    return DVAL_OK;
 }
 
 int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
 {
     lx *x = ud;
-    lx_sb sb;
-    int lk;
-    int rc = open_locked(x, c, id, &sb, NULL, &lk);
-    if (rc != DVAL_OK)
+    int gib = 0;
+    int rc = with_locked(ud, c, id, NULL, do_delete, &gib);
+    if (!gib) /* not found, not locked: nothing was removed */
         return rc;
-    sb.pid = (pid_t)lx_kv_num(&sb.kv, "pid", 0);
-    lx_sb_kill(x, &sb);
-    /* rename first so a concurrent get sees "not found", not half a tree */
-    char trash[4200];
-    dval__fmt(trash, sizeof trash, "%s/sandboxes/.trash-%s-%d-%lld-%lu",
-              x->state_dir, id, (int)getpid(), (long long)lx_wall_ms(),
-              lx_seq());
-    if (rename(sb.dir, trash) < 0 || lx_rmtree(trash) < 0)
-        rc = dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb.dir,
-                             strerror(errno));
-    int gib = lx_disk_gib(&sb);
-    lx_unlock(lk);
-    lx_sb_close(&sb);
     lx_sweep_leftovers(x->state_dir);
     lx_disk_refill(x, gib);
     return rc;
 }
 
+static int do_recover(lx *x, dval_call *c, lx_sb *sb, void *arg)
+{
+    (void)arg;
+    const char *st = lx_kv_get(&sb->kv, "state");
+    if (st && !strcmp(st, "started"))
+        return DVAL_OK;
+    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
+    lx_sb_kill(x, sb);
+    return lx_sb_start(x, c, sb); /* files are kept */
+}
+
 int lx_sandbox_recover(void *ud, dval_call *c, const char *id,
                        dval_sandbox_info *out)
 {
-    lx *x = ud;
-    lx_sb sb;
-    int lk;
-    int rc = open_locked(x, c, id, &sb, NULL, &lk);
-    if (rc != DVAL_OK)
-        return rc;
-    const char *st = lx_kv_get(&sb.kv, "state");
-    if (!st || strcmp(st, "started") != 0) {
-        sb.pid = (pid_t)lx_kv_num(&sb.kv, "pid", 0);
-        lx_sb_kill(x, &sb);
-        rc = lx_sb_start(x, c, &sb); /* files are kept */
-    }
-    lx_sb_info(&sb, out);
-    lx_unlock(lk);
-    lx_sb_close(&sb);
-    return rc;
+    return with_locked(ud, c, id, out, do_recover, NULL);
 }
 
 static int has_labels(const lx_kv *kv, const char *const *labels)

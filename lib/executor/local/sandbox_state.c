@@ -405,15 +405,15 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
     int rc = lx_snapshot_layer(x, c, snap, layer, sizeof layer);
     if (rc != DVAL_OK)
         return rc;
-    /* upper and work live on the sandbox's bounded disk (upper_disk.c) */
-    const char *sub[] = { "swork", "lower", "root" };
-    for (int i = 0; i < 3; i++) {
-        char d[4200];
-        dval__fmt(d, sizeof d, "%s/%s", sb->dir, sub[i]);
-        if (lx_mkdirs(d, 0755) < 0)
-            return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
-                                   strerror(errno));
-    }
+    /* only the overlay's mount point: upper and work live on the
+     * sandbox's bounded disk (upper_disk.c), the helper makes lower/ in
+     * the host-root mode; each directory made here is an inode allocated
+     * on the host's filesystem, which costs under churn */
+    char d[4200];
+    dval__fmt(d, sizeof d, "%s/root", sb->dir);
+    if (mkdir(d, 0755) < 0 && errno != EEXIST)
+        return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
+                               strerror(errno));
     /* exactly one init: a stray one (from a killed creation) is killed
      * before this one mounts the same layer */
     if (lx_init_evict(x, sb->dir) < 0)

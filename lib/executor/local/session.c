@@ -72,28 +72,81 @@ static int environ_has(int pid, const char *mark, size_t mlen)
     return 0;
 }
 
+/* The pids a sweep killed, waited for before it returns. */
+typedef struct killed {
+    pid_t pid[64];
+    int n;
+} killed;
+
+static void kill_noted(killed *k, pid_t pid)
+{
+    if (kill(pid, SIGKILL) == 0 && k->n < 64)
+        k->pid[k->n++] = pid;
+}
+
+/* 1 while pid is neither gone nor a zombie. */
+static int still_running(pid_t pid)
+{
+    char buf[512];
+    if (lx_read_proc(pid, "stat", buf, sizeof buf) <= 0)
+        return 0;
+    const char *s = strrchr(buf, ')');
+    return s && s[1] == ' ' && s[2] != 'Z' && s[2] != 'X';
+}
+
+/* Kills the processes carrying the marker among those listed in procs
+ * (a cgroup.procs file) or, without one, among all of /proc; the number
+ * killed. */
+static int sweep_round(const char *procs, const char *mark, size_t mlen,
+                       killed *k)
+{
+    int hits = 0, pid;
+    if (*procs) {
+        FILE *f = fopen(procs, "re");
+        while (f && fscanf(f, "%d", &pid) == 1)
+            if (pid > 1 && pid != getpid() && environ_has(pid, mark, mlen)) {
+                kill_noted(k, pid);
+                hits++;
+            }
+        if (f)
+            fclose(f);
+        return hits;
+    }
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        pid = atoi(e->d_name);
+        if (pid > 1 && pid != getpid() && environ_has(pid, mark, mlen)) {
+            kill_noted(k, pid);
+            hits++;
+        }
+    }
+    if (d)
+        closedir(d);
+    return hits;
+}
+
 /* Kills every process carrying the session's marker (best effort: a
- * program that rewrites its environment escapes this sweep). */
+ * program that rewrites its environment escapes this sweep) and waits
+ * (up to 1 s) until those it killed are gone: a dying process can still
+ * be listed, and the session's end means its processes are over. */
 static void sweep(const struct lx_session *s)
 {
     char mark[600];
     lx_session_marker(mark, sizeof mark, s->sb, s->id);
     size_t mlen = strlen(mark);
-    for (int round = 0; round < 3; round++) {
-        DIR *d = opendir("/proc");
-        struct dirent *e;
-        int hits = 0;
-        while (d && (e = readdir(d))) {
-            int pid = atoi(e->d_name);
-            if (pid > 1 && pid != getpid() && environ_has(pid, mark, mlen)) {
-                kill(pid, SIGKILL);
-                hits++;
-            }
-        }
-        if (d)
-            closedir(d);
-        if (!hits)
+    killed k = { .n = 0 };
+    for (int round = 0; round < 3; round++)
+        if (!sweep_round(s->procs, mark, mlen, &k))
             break;
+    int64_t end = dval__now_ms() + 1000;
+    for (int i = 0, us = 100; i < k.n && dval__now_ms() < end;) {
+        if (!still_running(k.pid[i])) {
+            i++;
+            continue;
+        }
+        usleep((useconds_t)us);
+        us = us * 2 > 10000 ? 10000 : us * 2;
     }
 }
 
@@ -126,10 +179,16 @@ int lx_session_create(void *ud, dval_call *c, const char *sb,
     rc = lx_sb_require_started(c, &s);
     if (rc == DVAL_OK)
         lx_sb_touch(&s);
+    struct lx_session *n = rc == DVAL_OK ? dval__calloc(1, sizeof *n) : NULL;
+    if (n && s.isolated) {
+        lx_limits l;
+        lx_sb_limits(x, &s, &l);
+        if (l.nprocs > 0)
+            dval__strlcpy(n->procs, l.procs[0], sizeof n->procs);
+    }
     lx_sb_close(&s);
     if (rc != DVAL_OK)
         return rc;
-    struct lx_session *n = dval__calloc(1, sizeof *n);
     if (!n)
         return DVAL_ENOMEM;
     dval__strlcpy(n->sb, sb, sizeof n->sb);

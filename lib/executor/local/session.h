@@ -19,6 +19,10 @@ struct lx_session {
     char sb[DVAL_ID_MAX];
     char id[DVAL_ID_MAX];
     lx_cmd *cmds;
+    /* an isolated sandbox's cgroup.procs: every process of its commands
+     * is listed there (none can leave it), so the sweep reads only those
+     * instead of every process on the host; "" → /proc */
+    char procs[4096];
 };
 
 /* Call with x->lock held. */

@@ -84,15 +84,22 @@ static int save_state(const char *dir, const char *name, int state,
     return rc;
 }
 
+/* The directory of snapshot name, which exists (and is not legacy). */
+static int locate(lx *x, dval_call *c, const char *name, char *dir,
+                  size_t cap, dval_snapshot_info *out)
+{
+    lx_kv kv;
+    int rc = load(x, c, name, dir, cap, &kv, out);
+    if (rc == DVAL_OK)
+        lx_kv_free(&kv);
+    return rc;
+}
+
 int lx_snapshot_get(void *ud, dval_call *c, const char *id,
                     dval_snapshot_info *out)
 {
     char dir[4096];
-    lx_kv kv;
-    int rc = load(ud, c, id, dir, sizeof dir, &kv, out);
-    if (rc == DVAL_OK)
-        lx_kv_free(&kv);
-    return rc;
+    return locate(ud, c, id, dir, sizeof dir, out);
 }
 
 int lx_snapshot_activate(void *ud, dval_call *c, const char *id,
@@ -147,11 +154,9 @@ int lx_snapshot_delete(void *ud, dval_call *c, const char *id)
 {
     lx *x = ud;
     char dir[4096], p[4200];
-    lx_kv kv;
-    int rc = load(x, c, id, dir, sizeof dir, &kv, NULL);
+    int rc = locate(x, c, id, dir, sizeof dir, NULL);
     if (rc != DVAL_OK)
         return rc;
-    lx_kv_free(&kv);
     dval__fmt(p, sizeof p, "%s/lock", dir);
     int lk = lx_lock(c, p, c && c->timeout_ms > 0 ? c->timeout_ms : 60000);
     if (lk < 0)
@@ -171,11 +176,9 @@ int lx_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
                      dval_chunk_fn log, void *log_ud)
 {
     char dir[4096], p[4200], buf[65536];
-    lx_kv kv;
-    int rc = load(ud, c, id, dir, sizeof dir, &kv, NULL);
+    int rc = locate(ud, c, id, dir, sizeof dir, NULL);
     if (rc != DVAL_OK)
         return rc;
-    lx_kv_free(&kv);
     dval__fmt(p, sizeof p, "%s/build.log", dir);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -235,12 +238,7 @@ static int pick_root(lx *x, dval_call *c, const char *dir,
         return rc;
     char p[4200];
     dval__fmt(p, sizeof p, "%s/lower", dir);
-    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, lower, strlen(lower)) < 0)
-        rc = dval__call_fail(c, DVAL_EIO, "cannot write %s", p);
-    if (fd >= 0)
-        close(fd);
-    return rc;
+    return lx_write_text(c, p, lower);
 }
 
 static int build(lx *x, dval_call *c, const char *dir,
@@ -316,6 +314,51 @@ static int taken(const char *dir, const char *name)
     return 1;
 }
 
+/* The build's budget: the spec's timeout, capped by the call's. */
+static int64_t build_budget(const dval_call *c, const dval_snapshot_spec *s)
+{
+    int64_t budget = s->build_timeout_ms > 0 ? s->build_timeout_ms : 3600000;
+    if (c && c->timeout_ms > 0 && c->timeout_ms < budget)
+        budget = c->timeout_ms;
+    return budget;
+}
+
+/* Under the lock: builds into dir, logging to its build.log, and records
+ * the outcome in its state (active, or build_failed and why); a build
+ * that never started (no isolation, canceled, refused) leaves no trace. */
+static int build_and_record(lx *x, dval_call *c, const char *dir,
+                            const dval_snapshot_spec *s, int64_t end,
+                            lx_build_io *io)
+{
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/build.log", dir);
+    io->logfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = io->logfd < 0 ? dval__call_fail(c, DVAL_EIO, "open %s", p)
+             : DVAL_OK;
+    if (rc == DVAL_OK)
+        rc = save_state(dir, s->name, DVAL_SNAPSHOT_BUILDING, NULL);
+    int code = 0;
+    if (rc == DVAL_OK) {
+        LX_LOG(x, DVAL_LOG_INFO, "local executor: building snapshot %s",
+               s->name);
+        rc = build(x, c, dir, s, end, io, &code);
+    }
+    if (io->logfd >= 0)
+        close(io->logfd);
+    if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED ||
+        rc == DVAL_EUNSUPPORTED || rc == DVAL_EINVAL) {
+        lx_rmtree(dir); /* nothing was built: leave no trace */
+    } else if (rc != DVAL_OK || code != 0) {
+        char why[DVAL_REASON_MAX];
+        dval__fmt(why, sizeof why, "%s", rc != DVAL_OK && c ? c->errmsg
+                  : io->last[0] ? io->last : "build failed");
+        save_state(dir, s->name, DVAL_SNAPSHOT_BUILD_FAILED, why);
+    } else {
+        save_state(dir, s->name, DVAL_SNAPSHOT_ACTIVE, NULL);
+    }
+    return rc;
+}
+
 int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
                        dval_snapshot_info *out, dval_chunk_fn log,
                        void *log_ud)
@@ -333,10 +376,7 @@ int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
     if (s->dockerfile)
         LX_LOG(x, DVAL_LOG_WARN, "local executor: dockerfile ignored; only "
                "build_commands are run");
-    int64_t budget = s->build_timeout_ms > 0 ? s->build_timeout_ms : 3600000;
-    if (c && c->timeout_ms > 0 && c->timeout_ms < budget)
-        budget = c->timeout_ms;
-    int64_t end = dval__now_ms() + budget;
+    int64_t budget = build_budget(c, s), end = dval__now_ms() + budget;
     if (lx_mkdirs(dir, 0755) < 0)
         return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", dir,
                                strerror(errno));
@@ -351,30 +391,7 @@ int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
                                s->name);
     }
     lx_build_io io = { .logfd = -1, .log = log, .log_ud = log_ud };
-    dval__fmt(p, sizeof p, "%s/build.log", dir);
-    io.logfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    rc = io.logfd < 0 ? dval__call_fail(c, DVAL_EIO, "open %s", p) : DVAL_OK;
-    if (rc == DVAL_OK)
-        rc = save_state(dir, s->name, DVAL_SNAPSHOT_BUILDING, NULL);
-    int code = 0;
-    if (rc == DVAL_OK) {
-        LX_LOG(x, DVAL_LOG_INFO, "local executor: building snapshot %s",
-               s->name);
-        rc = build(x, c, dir, s, end, &io, &code);
-    }
-    if (io.logfd >= 0)
-        close(io.logfd);
-    if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED ||
-        rc == DVAL_EUNSUPPORTED || rc == DVAL_EINVAL) {
-        lx_rmtree(dir); /* nothing was built: leave no trace */
-    } else if (rc != DVAL_OK || code != 0) {
-        char why[DVAL_REASON_MAX];
-        dval__fmt(why, sizeof why, "%s", rc != DVAL_OK && c ? c->errmsg
-                  : io.last[0] ? io.last : "build failed");
-        save_state(dir, s->name, DVAL_SNAPSHOT_BUILD_FAILED, why);
-    } else {
-        save_state(dir, s->name, DVAL_SNAPSHOT_ACTIVE, NULL);
-    }
+    rc = build_and_record(x, c, dir, s, end, &io);
     lx_unlock(lk);
     if (rc == DVAL_OK && out)
         rc = lx_snapshot_get(x, c, s->name, out);

@@ -246,6 +246,17 @@ static int rm_one(const char *path, const struct stat *st, int type,
     return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
 }
 
+int lx_write_text(dval_call *c, const char *path, const char *text)
+{
+    size_t n = strlen(text);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = fd >= 0 && write(fd, text, n) == (ssize_t)n
+             ? DVAL_OK : dval__call_fail(c, DVAL_EIO, "cannot write %s", path);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 int lx_rmtree(const char *path)
 {
     struct stat st;

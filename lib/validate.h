@@ -1,0 +1,98 @@
+/* dval_validate()'s phases, shared by its files:
+ *   validate.c          the driver: the phase loop, recovery of a lost
+ *                       sandbox, dval_validate and dval_validation_init
+ *   validate_events.c   progress events and the "<phase>: <detail>" errors
+ *   validate_request.c  checking the request
+ *   validate_sandbox.c  the snapshot, sandbox and session phases, close
+ *   validate_upload.c   the upload of the source tree
+ *   validate_exec.c     the run command
+ *   validate_results.c  the results download and the JSON summary
+ * Only public dval_* calls (and the core's own helpers) reach the executor
+ * from here, so a host that writes its own loop gets the same behaviour. */
+#ifndef DVAL_VALIDATE_H
+#define DVAL_VALIDATE_H
+
+#include <jansson.h>
+#include <limits.h>
+
+#include "core.h"
+
+/* results listing written by the run command's trailer (in the workdir,
+ * outside results/ so it is never taken for a result) */
+#define DVAL__LISTING ".dval-results-list"
+
+typedef struct dval__vctx {
+    dval_client *client;
+    dval_validation req;
+    const dval_profile *prof;
+    dval_event_fn on_event;
+    void *ud;
+    int aborted;            /* the event callback asked to stop */
+    char thread_id[160];
+    char workdir[256];
+    char resdir[256];
+    dval_snapshot *snap;
+    dval_sandbox *sb;
+    dval_session *sess;
+    char sess_id[DVAL_ID_MAX];
+    char sb_name[DVAL_ID_MAX];  /* the sandbox really used (isolation) */
+    void *claim;            /* the executor's claim on workdir, or NULL */
+    int in_exec;            /* the program was started (output may exist) */
+    int ran;                /* the run command finished with an exit code */
+    int exit_code;
+    size_t files, bytes;    /* uploaded */
+    char root[PATH_MAX];    /* realpath of source_dir */
+    json_t *timings;
+    json_t *results;
+    json_t *errors;
+} dval__vctx;
+
+/* ---- validate_events.c */
+/* Delivers ev to the event callback (on the calling thread); returns 1
+ * once the callback asked to stop. */
+int dval__validate_emit(dval__vctx *v, dval_event *ev);
+int dval__validate_phase_start(dval__vctx *v, const char *phase,
+                               int64_t *t0);
+/* Records the phase's duration and reports it; an abort request turns a
+ * success into DVAL_EABORTED. */
+int dval__validate_phase_done(dval__vctx *v, const char *phase, int64_t t0,
+                              int status, const char *detail);
+/* Callbacks that turn build logs, state changes and program output into
+ * events (userdata: the dval__vctx). */
+int dval__validate_on_build_log(const char *data, size_t len, void *ud);
+void dval__validate_on_state(const char *name, int state, void *ud);
+int dval__validate_on_output(int stream, const char *channel,
+                             const char *data, size_t len, void *ud);
+/* "<phase>: <detail>" (detail NULL or "": the status's text) as the
+ * client's message; returns rc. */
+int dval__validate_fail(dval__vctx *v, int rc, const char *phase,
+                        const char *detail);
+/* Appends a formatted message to the summary's "errors". */
+void dval__validate_note(dval__vctx *v, const char *fmt, const char *a,
+                         const char *b);
+
+/* ---- validate_request.c */
+/* Copies and checks the request, resolves the profile, thread id and
+ * source directory (failures worded as phase "request"). */
+int dval__validate_request(dval__vctx *v, const dval_validation *req);
+
+/* ---- validate_sandbox.c */
+int dval__validate_snapshot(dval__vctx *v);
+int dval__validate_sandbox(dval__vctx *v);
+int dval__validate_session(dval__vctx *v);
+/* A housekeeping command (not the program) in the session, in cwd (NULL:
+ * the session's): its stdout is collected into out (NULL: dropped), never
+ * reported as program output. */
+int dval__validate_quiet_exec(dval__vctx *v, const char *cmd, const char *cwd,
+                              dval__buf *out, int *code);
+/* Closes the session and releases the sandbox, whatever happened before. */
+void dval__validate_close(dval__vctx *v);
+
+/* ---- validate_upload.c, validate_exec.c, validate_results.c */
+int dval__validate_upload(dval__vctx *v);
+int dval__validate_exec(dval__vctx *v);
+int dval__validate_download(dval__vctx *v);
+/* The JSON summary (dval_free()); NULL when out of memory. */
+char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start);
+
+#endif

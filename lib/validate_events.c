@@ -1,0 +1,102 @@
+/* dval_validate's progress events (phases, build logs, sandbox states,
+ * program output) and its errors: "<phase>: <detail>" on the client, and
+ * the summary's "errors" list. */
+#include <string.h>
+
+#include "validate.h"
+
+int dval__validate_emit(dval__vctx *v, dval_event *ev)
+{
+    if (!v->on_event || v->aborted)
+        return v->aborted;
+    ev->struct_size = sizeof *ev;
+    const dval_client *prev = dval__cb_enter(v->client);
+    if (v->on_event(ev, v->ud))
+        v->aborted = 1;
+    dval__cb_leave(prev);
+    return v->aborted;
+}
+
+int dval__validate_phase_start(dval__vctx *v, const char *phase, int64_t *t0)
+{
+    *t0 = dval__now_ms();
+    dval_event ev = {0};
+    ev.type = DVAL_EVENT_PHASE;
+    ev.phase = phase;
+    return dval__validate_emit(v, &ev) ? DVAL_EABORTED : DVAL_OK;
+}
+
+int dval__validate_phase_done(dval__vctx *v, const char *phase, int64_t t0,
+                              int status, const char *detail)
+{
+    int64_t ms = dval__now_ms() - t0;
+    json_object_set_new(v->timings, phase, json_integer(ms));
+    dval_event ev = {0};
+    ev.type = DVAL_EVENT_PHASE;
+    ev.phase = phase;
+    ev.done = 1;
+    ev.status = status;
+    ev.elapsed_ms = ms;
+    ev.detail = detail;
+    if (dval__validate_emit(v, &ev) && status == DVAL_OK)
+        return DVAL_EABORTED;
+    return status;
+}
+
+/* A chunk of bytes as an event: build logs and program output alike. */
+static int emit_data(dval__vctx *v, int type, const char *phase, int stream,
+                     const char *channel, const char *data, size_t len)
+{
+    dval_event ev = {0};
+    ev.type = type;
+    ev.phase = phase;
+    ev.stream = stream;
+    ev.channel = channel;
+    ev.data = data;
+    ev.len = len;
+    return dval__validate_emit(v, &ev);
+}
+
+int dval__validate_on_build_log(const char *data, size_t len, void *ud)
+{
+    return emit_data(ud, DVAL_EVENT_BUILD_LOG, "snapshot", 0, NULL, data,
+                     len);
+}
+
+int dval__validate_on_output(int stream, const char *channel,
+                             const char *data, size_t len, void *ud)
+{
+    return emit_data(ud, DVAL_EVENT_OUTPUT, "exec", stream, channel, data,
+                     len);
+}
+
+void dval__validate_on_state(const char *name, int state, void *ud)
+{
+    dval_event ev = {0};
+    ev.type = DVAL_EVENT_STATE;
+    ev.phase = "sandbox";
+    ev.state = state;
+    ev.detail = name;
+    dval__validate_emit(ud, &ev);
+}
+
+int dval__validate_fail(dval__vctx *v, int rc, const char *phase,
+                        const char *detail)
+{
+    char copy[DVAL_ERRMSG_MAX];
+    /* detail may point into the client's own errmsg buffer */
+    dval__strlcpy(copy, detail && *detail ? detail : dval_strerror(rc),
+                  sizeof copy);
+    if (rc == DVAL_EABORTED && v->aborted)
+        dval__strlcpy(copy, "stopped by the event callback", sizeof copy);
+    dval__client_seterr(v->client, "%s: %s", phase, copy);
+    return rc;
+}
+
+void dval__validate_note(dval__vctx *v, const char *fmt, const char *a,
+                         const char *b)
+{
+    char msg[DVAL_ERRMSG_MAX];
+    dval__fmt(msg, sizeof msg, fmt, a, b);
+    json_array_append_new(v->errors, json_string(msg));
+}

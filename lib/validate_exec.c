@@ -1,0 +1,59 @@
+/* dval_validate's exec phase: the run command, with the validation's
+ * environment, in its working directory, output streamed as events. */
+#include "validate.h"
+#include "workdir.h"
+
+static int build_command(dval__vctx *v, dval__buf *cmd)
+{
+    const char *run = v->req.run_command ? v->req.run_command
+                                         : v->prof->run_command;
+    int rc = dval__buf_appendf(cmd, "export DVAL_THREAD_ID=");
+    rc = rc ? rc : dval__shell_quote(cmd, v->thread_id);
+    rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_WORKDIR=");
+    rc = rc ? rc : dval__shell_quote(cmd, v->workdir);
+    rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_RESULTS_DIR=");
+    rc = rc ? rc : dval__shell_quote(cmd, v->resdir);
+    /* The subshell keeps `exit` or `cd` in a run command from touching the
+     * session shell. The trailer lists the results into a file in the same
+     * exec: on Daytona a separate listing exec costs a round trip of its
+     * own, a file download much less. */
+    rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && (%s)",
+                                     run);
+    /* an executor that lists from the host needs no trailer: nothing in
+     * the sandbox (which the program may have replaced) takes part */
+    if (!rc && dval__sandbox_can_list(v->sb))
+        return dval__buf_appendf(cmd, "; exit $?");
+    rc = rc ? rc : dval__buf_appendf(cmd, "; dval_rc=$?; (cd "
+                                     "\"$DVAL_RESULTS_DIR\" 2>/dev/null && "
+                                     "find . -type f -name '*.json' > "
+                                     "\"$DVAL_WORKDIR/" DVAL__LISTING "\") "
+                                     "</dev/null >/dev/null 2>&1; "
+                                     "exit $dval_rc");
+    return rc;
+}
+
+int dval__validate_exec(dval__vctx *v)
+{
+    dval__buf cmd = {0};
+    int rc = build_command(v, &cmd);
+    if (rc) {
+        dval__buf_free(&cmd);
+        return dval__validate_fail(v, rc, "exec", NULL);
+    }
+    dval_exec_options eo;
+    dval_exec_options_init(&eo, sizeof eo);
+    eo.channel_prefix = v->prof->channel_prefix;
+    eo.cwd = v->workdir;
+    eo.timeout_ms = v->req.timeout_ms;
+    int code = -1;
+    v->in_exec = 1;
+    rc = dval_session_exec(v->sess, cmd.data, &eo, dval__validate_on_output, v,
+                           &code);
+    dval__buf_free(&cmd);
+    if (rc)
+        return dval__validate_fail(v, rc, "exec",
+                                   dval_session_errmsg(v->sess));
+    v->ran = 1;
+    v->exit_code = code;
+    return DVAL_OK;
+}

@@ -1,0 +1,76 @@
+/* dval_validate's request: copied (size-prefixed), checked, and resolved
+ * into the profile, the thread id and the real source directory. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <uuid/uuid.h>
+
+#include "validate.h"
+
+static int bad(dval__vctx *v, int rc, const char *msg)
+{
+    return dval__validate_fail(v, rc, "request", msg);
+}
+
+/* The request's own thread id, else a fresh uuid4. */
+static int thread_id(dval__vctx *v)
+{
+    if (v->req.thread_id) {
+        dval__strlcpy(v->thread_id, v->req.thread_id, sizeof v->thread_id);
+    } else {
+        uuid_t u;
+        uuid_generate_random(u);
+        uuid_unparse_lower(u, v->thread_id);
+    }
+    char msg[256];
+    if (dval__check_component("thread id", v->thread_id, msg, sizeof msg))
+        return bad(v, DVAL_EINVAL, msg);
+    dval__fmt(v->workdir, sizeof v->workdir, "/sandbox/%s", v->thread_id);
+    dval__fmt(v->resdir, sizeof v->resdir, "/sandbox/%s/results",
+              v->thread_id);
+    return DVAL_OK;
+}
+
+static int source_dir(dval__vctx *v)
+{
+    char m[PATH_MAX + 64];
+    if (!realpath(v->req.source_dir, v->root)) {
+        dval__fmt(m, sizeof m, "source_dir %s: %s", v->req.source_dir,
+                  strerror(errno));
+        return bad(v, DVAL_EIO, m);
+    }
+    struct stat st;
+    if (stat(v->root, &st) || !S_ISDIR(st.st_mode)) {
+        dval__fmt(m, sizeof m, "source_dir %s is not a directory",
+                  v->req.source_dir);
+        return bad(v, DVAL_EINVAL, m);
+    }
+    return DVAL_OK;
+}
+
+int dval__validate_request(dval__vctx *v, const dval_validation *req)
+{
+    int rc = dval__opts_copy(&v->req, sizeof v->req, req,
+                             offsetof(dval_validation, thread_id));
+    if (rc)
+        return bad(v, rc, "struct_size is not one this library knows (use "
+                   "dval_validation_init)");
+    if (!v->req.profile || !v->req.source_dir)
+        return bad(v, DVAL_EINVAL, "profile and source_dir are required");
+    v->prof = dval_profile_find(v->req.profile);
+    if (!v->prof) {
+        char msg[300];
+        dval__fmt(msg, sizeof msg, "unknown profile \"%s\"", v->req.profile);
+        return bad(v, DVAL_EINVAL, msg);
+    }
+    if ((rc = thread_id(v)))
+        return rc;
+    if (v->req.isolation != DVAL_ISOLATION_SESSION &&
+        v->req.isolation != DVAL_ISOLATION_SANDBOX)
+        return bad(v, DVAL_EINVAL, "isolation is not a dval_isolation value");
+    if (v->req.release < DVAL_RELEASE_KEEP ||
+        v->req.release > DVAL_RELEASE_DELETE)
+        return bad(v, DVAL_EINVAL, "release is not a dval_release value");
+    return source_dir(v);
+}

@@ -1,0 +1,224 @@
+/* dval_validate's download phase (every *.json file under the results
+ * directory, each checked as JSON) and the summary it ends with. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "validate.h"
+#include "workdir.h"
+
+static int bad(dval__vctx *v, int rc, const char *msg)
+{
+    return dval__validate_fail(v, rc, "download", msg);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Splits the listing into sorted names relative to the results dir. */
+static char **parse_listing(char *text, size_t *count)
+{
+    size_t n = 0, cap = 8;
+    char **names = dval__calloc(cap + 1, sizeof *names);
+    if (!names)
+        return NULL;
+    /* split in place (strtok is not thread-safe) */
+    for (char *line = text, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (!strncmp(line, "./", 2))
+            line += 2;
+        if (!*line)
+            continue;
+        if (n == cap) {
+            char **nn = dval__realloc(names, (cap * 2 + 1) * sizeof *nn);
+            if (!nn)
+                break;
+            names = nn;
+            cap *= 2;
+        }
+        names[n++] = line;
+        names[n] = NULL;
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+    *count = n;
+    return names;
+}
+
+static void fetch_one(dval__vctx *v, const char *name)
+{
+    char remote[512], m[DVAL_ERRMSG_MAX];
+    dval__fmt(remote, sizeof remote, "%s/%s", v->resdir, name);
+    if (dval__check_remote_path(remote, m, sizeof m)) {
+        dval__validate_note(v, "results/%s: %s", name, m);
+        return;
+    }
+    char *text = NULL;
+    int rc = dval_sandbox_download_json(v->sb, remote, &text);
+    if (rc) {
+        dval__validate_note(v, "results/%s: %s", name,
+                            dval_sandbox_errmsg(v->sb));
+        return;
+    }
+    json_error_t jerr;
+    json_t *doc = json_loads(text, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    dval_free(text);
+    if (!doc) {
+        dval__validate_note(v, "results/%s: %s", name, jerr.text);
+        return;
+    }
+    json_object_set_new(v->results, name, doc);
+}
+
+/* The listing the run command left; when it is missing (the program
+ * removed it, or the executor cannot download), list with an exec. */
+static int fetch_listing(dval__vctx *v, dval__buf *list)
+{
+    char path[400];
+    dval__fmt(path, sizeof path, "%s/" DVAL__LISTING, v->workdir);
+    char *data = NULL;
+    size_t len = 0;
+    if (dval_sandbox_download(v->sb, path, &data, &len) != DVAL_OK)
+        return -1;
+    int rc = dval__buf_append(list, data, len);
+    dval_free(data);
+    return rc ? -1 : 0;
+}
+
+/* file_list callback: *.json names one per line into the listing; a
+ * refused entry (symlink, hard link, FIFO, device) is an error. */
+static int host_entry(const char *rel, int64_t size, void *ud)
+{
+    dval__vctx *v = ((void **)ud)[0];
+    dval__buf *list = ((void **)ud)[1];
+    if (size < 0) {
+        dval__validate_note(v, "results/%s: %s", rel, "not a plain file (a "
+                            "symbolic link, hard link, FIFO or device): "
+                            "refused");
+        return 0;
+    }
+    size_t n = strlen(rel);
+    if (n < 5 || strcmp(rel + n - 5, ".json") || strchr(rel, '\n'))
+        return 0;
+    return dval__buf_appendf(list, "%s\n", rel) ? 1 : 0;
+}
+
+/* The listing made by the executor from the host side: 1 when the
+ * executor cannot list, else a status (DVAL_OK with no results dir). */
+static int host_listing(dval__vctx *v, dval__buf *list)
+{
+    if (!dval__sandbox_can_list(v->sb))
+        return 1;
+    void *pair[2] = { v, list };
+    int rc = dval__sandbox_file_list(v->sb, v->resdir, host_entry, pair);
+    if (rc == DVAL_ENOTFOUND)
+        return DVAL_OK;
+    if (rc == DVAL_ERESULTS)
+        dval__validate_note(v, "%s%s", dval_sandbox_errmsg(v->sb), "");
+    return rc ? bad(v, rc, dval_sandbox_errmsg(v->sb)) : rc;
+}
+
+/* The result names, one per line, into list: from the host side when the
+ * executor can list, else the run command's listing, else an exec. */
+static int listing(dval__vctx *v, dval__buf *list)
+{
+    int rc = host_listing(v, list);
+    if (rc <= 0) {
+        if (rc == DVAL_OK && dval__buf_append(list, "", 0))
+            rc = bad(v, DVAL_ENOMEM, NULL);
+        return rc;
+    }
+    if (fetch_listing(v, list) == 0)
+        return DVAL_OK;
+    dval__buf_free(list);
+    dval__buf cmd = {0};
+    int code = -1;
+    rc = dval__buf_appendf(&cmd, "cd ");
+    rc = rc ? rc : dval__shell_quote(&cmd, v->resdir);
+    rc = rc ? rc : dval__buf_appendf(&cmd, " 2>/dev/null && find . -type f "
+                                     "-name '*.json'");
+    rc = rc ? rc : dval__validate_quiet_exec(v, cmd.data, NULL, list, &code);
+    dval__buf_free(&cmd);
+    return rc ? bad(v, rc, dval_session_errmsg(v->sess)) : DVAL_OK;
+}
+
+/* What the fetched results amount to. */
+static int results_status(dval__vctx *v)
+{
+    if (dval_cancel_fired(v->req.cancel))
+        return bad(v, DVAL_ECANCELED, "canceled");
+    if (v->aborted)
+        return bad(v, DVAL_EABORTED, NULL);
+    if (json_array_size(v->errors) > 0)
+        return bad(v, DVAL_ERESULTS,
+                   json_string_value(json_array_get(v->errors, 0)));
+    if (json_object_size(v->results) == 0 && !v->req.allow_missing_results) {
+        char m[400];
+        dval__fmt(m, sizeof m, "the program wrote no *.json file under %s",
+                  v->resdir);
+        dval__validate_note(v, "%s%s", m, "");
+        return bad(v, DVAL_ERESULTS, m);
+    }
+    return DVAL_OK;
+}
+
+/* Fetches every listed name (the listing is split in place). */
+static int fetch_all(dval__vctx *v, char *text)
+{
+    size_t n = 0;
+    char **names = parse_listing(text, &n);
+    if (!names)
+        return bad(v, DVAL_ENOMEM, NULL);
+    /* each fetch is short: the token is checked between them, and ends
+     * a long one through the thread's ambient scope */
+    dval__cancel_scope(v->req.cancel);
+    for (size_t i = 0; i < n && !v->aborted &&
+                       !dval_cancel_fired(v->req.cancel); i++)
+        fetch_one(v, names[i]);
+    dval__cancel_scope(NULL);
+    dval__free(names);
+    return DVAL_OK;
+}
+
+int dval__validate_download(dval__vctx *v)
+{
+    dval__buf list = {0};
+    int rc = listing(v, &list);
+    if (rc == DVAL_OK)
+        rc = fetch_all(v, list.data);
+    dval__buf_free(&list);
+    return rc ? rc : results_status(v);
+}
+
+char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start)
+{
+    json_object_set_new(v->timings, "total",
+                        json_integer(dval__now_ms() - t_start));
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "exit_code",
+                        v->ran ? json_integer(v->exit_code) : json_null());
+    json_object_set(o, "results", v->results);
+    json_object_set_new(o, "thread_id", json_string(v->thread_id));
+    json_object_set_new(o, "sandbox", json_string(
+        *v->sb_name ? v->sb_name : v->req.sandbox_name ? v->req.sandbox_name
+                                                        : v->prof->sandbox_name));
+    json_object_set_new(o, "session",
+                        *v->sess_id ? json_string(v->sess_id) : json_null());
+    json_object_set_new(o, "profile", json_string(v->prof->name));
+    json_object_set_new(o, "executor",
+                        json_string(dval_client_executor_name(v->client)));
+    json_object_set_new(o, "status", json_string(dval_status_name(status)));
+    json_object_set(o, "errors", v->errors);
+    json_object_set(o, "timings_ms", v->timings);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(o);
+    if (!text)
+        return NULL;
+    char *copy = dval__strdup(text);
+    free(text);
+    return copy;
+}

@@ -1,0 +1,114 @@
+/* Where the time of an isolation=sandbox validation goes on the local
+ * executor (tests/bench/LOCALPERF.md): N sandboxes are created, then one
+ * command runs in each (twice: a validation runs a prepare command and
+ * the program), then all are deleted, one step at a time, serially.
+ * Prints wall and CPU ms per sandbox for each step. CPU is the whole
+ * process tree (this process, the helpers, the inits and the programs):
+ * localsteps.sh runs it in a cpuacct cgroup of its own and passes that
+ * group's cpuacct.usage file. Not a timed test.
+ * Usage: localsteps N CPUACCT_USAGE_FILE|- */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dval.h"
+
+static const char *usage_file;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* CPU ns of the cgroup (every process of the bench), or 0. */
+static double tree_cpu_ms(void)
+{
+    FILE *f = usage_file ? fopen(usage_file, "r") : NULL;
+    unsigned long long ns = 0;
+    if (f) {
+        if (fscanf(f, "%llu", &ns) != 1)
+            ns = 0;
+        fclose(f);
+    }
+    return ns / 1e6;
+}
+
+static double w0, c0;
+
+static void step_begin(void)
+{
+    w0 = now_ms();
+    c0 = tree_cpu_ms();
+}
+
+static void step_end(const char *name, int n)
+{
+    printf("{\"step\":\"%s\",\"n\":%d,\"wall_ms\":%.2f,\"cpu_ms\":%.2f}\n",
+           name, n, (now_ms() - w0) / n, (tree_cpu_ms() - c0) / n);
+}
+
+static int run_all(dval_sandbox **sb, int n, const char *cmd)
+{
+    for (int i = 0; i < n; i++) {
+        dval_session *s = NULL;
+        int code = -1;
+        if (dval_session_open(&s, sb[i]) ||
+            dval_session_exec(s, cmd, NULL, NULL, NULL, &code) || code) {
+            fprintf(stderr, "localsteps: exec: %s\n",
+                    s ? dval_session_errmsg(s) : dval_sandbox_errmsg(sb[i]));
+            return 1;
+        }
+        dval_session_close(s);
+        dval_session_free(s);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    int n = atoi(argv[1]);
+    usage_file = strcmp(argv[2], "-") ? argv[2] : NULL;
+    dval_client_options co;
+    dval_client_options_init(&co, sizeof co);
+    co.executor = "local";
+    co.state_dir = getenv("POOLBENCH_STATE");
+    dval_client *c = NULL;
+    if (dval_client_new(&c, &co))
+        return 1;
+    dval_sandbox **sb = calloc((size_t)n, sizeof *sb);
+    char name[64];
+    step_begin();
+    for (int i = 0; i < n; i++) {
+        dval_sandbox_options o;
+        dval_sandbox_options_init(&o, sizeof o);
+        snprintf(name, sizeof name, "steps-%d", i);
+        o.name = name;
+        if (dval_sandbox_acquire(&sb[i], c, &o)) {
+            fprintf(stderr, "localsteps: %s\n", dval_client_errmsg(c));
+            return 1;
+        }
+    }
+    step_end("create", n);
+    step_begin();
+    if (run_all(sb, n, "true"))
+        return 1;
+    step_end("session+exec(true)", n);
+    step_begin();
+    if (run_all(sb, n, "find . -mindepth 1 -delete && mkdir -p r && sh -c 'echo ok'"))
+        return 1;
+    step_end("session+exec(find,mkdir,sh)", n);
+    step_begin();
+    for (int i = 0; i < n; i++) {
+        dval_sandbox_delete(sb[i]);
+        dval_sandbox_free(sb[i]);
+    }
+    step_end("delete", n);
+    dval_client_free(c);
+    return 0;
+}
