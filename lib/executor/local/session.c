@@ -97,6 +97,16 @@ static int still_running(pid_t pid)
 /* Kills the processes carrying the marker among those listed in procs
  * (a cgroup.procs file) or, without one, among all of /proc; the number
  * killed. */
+/* Kills pid when it carries the marker (never init or ourselves); 1 if
+ * it did. */
+static int sweep_pid(int pid, const char *mark, size_t mlen, killed *k)
+{
+    if (pid <= 1 || pid == getpid() || !environ_has(pid, mark, mlen))
+        return 0;
+    kill_noted(k, pid);
+    return 1;
+}
+
 static int sweep_round(const char *procs, const char *mark, size_t mlen,
                        killed *k)
 {
@@ -104,23 +114,15 @@ static int sweep_round(const char *procs, const char *mark, size_t mlen,
     if (*procs) {
         FILE *f = fopen(procs, "re");
         while (f && fscanf(f, "%d", &pid) == 1)
-            if (pid > 1 && pid != getpid() && environ_has(pid, mark, mlen)) {
-                kill_noted(k, pid);
-                hits++;
-            }
+            hits += sweep_pid(pid, mark, mlen, k);
         if (f)
             fclose(f);
         return hits;
     }
     DIR *d = opendir("/proc");
     struct dirent *e;
-    while (d && (e = readdir(d))) {
-        pid = atoi(e->d_name);
-        if (pid > 1 && pid != getpid() && environ_has(pid, mark, mlen)) {
-            kill_noted(k, pid);
-            hits++;
-        }
-    }
+    while (d && (e = readdir(d)))
+        hits += sweep_pid(atoi(e->d_name), mark, mlen, k);
     if (d)
         closedir(d);
     return hits;
