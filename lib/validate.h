@@ -29,6 +29,10 @@ typedef struct dval__vctx {
     void *ud;
     int aborted;            /* the event callback asked to stop */
     char thread_id[160];
+    /* The thread id is a uuid4 made here, so no earlier run (and no
+     * program, which cannot guess it) can have left files in workdir: the
+     * first upload needs no clean-up command. */
+    int workdir_unused;
     char workdir[256];
     char resdir[256];
     dval_snapshot *snap;

@@ -22,6 +22,7 @@ static int thread_id(dval__vctx *v)
         uuid_t u;
         uuid_generate_random(u);
         uuid_unparse_lower(u, v->thread_id);
+        v->workdir_unused = 1;
     }
     char msg[256];
     if (dval__check_component("thread id", v->thread_id, msg, sizeof msg))

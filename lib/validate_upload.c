@@ -124,12 +124,19 @@ static int claim_workdir(dval__vctx *v)
 /* A fresh workdir each time: a sandbox is reused across runs, and a rerun
  * with the same thread id must not see the last run's files. The executor
  * makes the directory (the local one gives it the validation's own uid),
- * the clean-up runs inside it, as its owner. */
+ * the clean-up runs inside it, as its owner. A workdir nobody can have
+ * used gets its results directory from the executor instead: one file
+ * request, not a command (a session, a process, a log stream). */
 static int fresh_workdir(dval__vctx *v)
 {
     int rc = dval_sandbox_mkdir(v->sb, v->workdir);
     if (rc)
         return bad(v, rc, dval_sandbox_errmsg(v->sb));
+    if (v->workdir_unused) {
+        v->workdir_unused = 0;   /* a second upload here cleans up */
+        rc = dval_sandbox_mkdir(v->sb, v->resdir);
+        return rc ? bad(v, rc, dval_sandbox_errmsg(v->sb)) : DVAL_OK;
+    }
     dval__buf cmd = {0};
     rc = dval__buf_appendf(&cmd, "find . -mindepth 1 -delete && mkdir -p ");
     rc = rc ? rc : dval__shell_quote(&cmd, v->resdir);
