@@ -159,7 +159,7 @@ check: deps
 T ?=
 T_SUITE = $(firstword $(subst /, ,$(T)))
 T_TEST = $(word 2,$(subst /, ,$(T)))
-check-run: all tests examples $(if $(T),,header-check symbols-check man-check man-examples abi-check)
+check-run: all tests examples $(if $(T),,header-check symbols-check man-check man-examples abi-check layers-check)
 	B=$(B) $(if $(T),DVAL_SUITES="$(T_SUITE)" DVAL_TEST_FILTER="$(T_TEST)") tests/run.sh
 
 header-check:
