@@ -503,6 +503,14 @@ DVAL_API int dval_profile_register(const dval_profile *profile);
 /* NULL-terminated names of all profiles; static, borrowed. Not thread-safe
  * against dval_profile_register(). */
 DVAL_API int dval_profile_names(const char *const **names);
+/* dval_snapshot_ensure of the profile's snapshot with the build steps the
+ * client's executor chooses for it (as dval_validate builds it);
+ * DVAL_EUNSUPPORTED when the executor cannot run the profile. */
+DVAL_API int dval_profile_snapshot_ensure(dval_snapshot **out,
+                                          dval_client *client,
+                                          const dval_profile *profile,
+                                          dval_data_fn on_build_log,
+                                          void *userdata);
 
 /* --------------------------------------------------------------- validate */
 

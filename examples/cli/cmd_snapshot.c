@@ -31,22 +31,13 @@ static int ensure(dval_client *c, const char *profile, dval_snapshot **out)
         term_problem(pb.message, pb.hint);
         return CLI_EX_USAGE;
     }
-    int local = !strcmp(dval_client_executor_name(c), "local");
-    if (local && p->local_requires && system(p->local_requires) != 0) {
-        term_problem(p->local_unavailable_msg ? p->local_unavailable_msg
-                     : "the profile is unavailable on the local executor",
-                     NULL);
+    term_status(">> snapshot %s", p->snapshot_name);
+    /* the executor picks the profile's build steps, or refuses it */
+    int rc = dval_profile_snapshot_ensure(out, c, p, build_log, NULL);
+    if (rc == DVAL_EUNSUPPORTED) {
+        term_problem(dval_client_errmsg(c), NULL);
         return CLI_EX_UNAVAILABLE;
     }
-    dval_snapshot_spec spec;
-    dval_snapshot_spec_init(&spec, sizeof spec);
-    spec.name = p->snapshot_name;
-    spec.image = p->image;
-    spec.build_commands = local && p->local_build_commands
-                              ? p->local_build_commands
-                              : p->build_commands;
-    term_status(">> snapshot %s", p->snapshot_name);
-    int rc = dval_snapshot_ensure(out, c, &spec, build_log, NULL);
     if (rc) {
         char msg[1400];
         snprintf(msg, sizeof msg, "preparing snapshot %s failed: %s",

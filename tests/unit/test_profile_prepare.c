@@ -151,3 +151,35 @@ TEST(test_profile_prepare__no_member_means_the_profile_as_it_is)
     CHECK(r.steps == java->build_commands);
     dval_client_free(c);
 }
+
+/* dval_profile_snapshot_ensure builds what dval_validate would build, and
+ * is refused the same way (the CLI's `snapshot ensure` relies on it). */
+TEST(test_profile_prepare__profile_snapshot_ensure_follows_the_executor)
+{
+    const dval_profile *java = dval_profile_find("java");
+    rec r = {.mode = ANSWER_STEPS};
+    dval_client *c = client_on(&r, "mine", 1);
+    dval_snapshot *snap = (dval_snapshot *)&r;  /* must come back NULL */
+    CHECK_INT(dval_profile_snapshot_ensure(&snap, c, java, NULL, NULL),
+              DVAL_EFORBIDDEN);
+    CHECK(snap == NULL);
+    CHECK_INT(r.prepares, 1);
+    CHECK(r.steps == custom_steps);
+    dval_client_free(c);
+
+    rec q = {.mode = REFUSE};
+    c = client_on(&q, "mine", 1);
+    CHECK_INT(dval_profile_snapshot_ensure(&snap, c, java, NULL, NULL),
+              DVAL_EUNSUPPORTED);
+    CHECK_STR(dval_client_errmsg(c), "no java runtime here");
+    CHECK_INT(q.gets + q.creates, 0);
+    CHECK_INT(dval_profile_snapshot_ensure(NULL, c, java, NULL, NULL),
+              DVAL_EINVAL);
+    CHECK_INT(dval_profile_snapshot_ensure(&snap, c, NULL, NULL, NULL),
+              DVAL_EINVAL);
+    dval_profile nameless = *java;
+    nameless.snapshot_name = "";
+    CHECK_INT(dval_profile_snapshot_ensure(&snap, c, &nameless, NULL, NULL),
+              DVAL_EINVAL);
+    dval_client_free(c);
+}
