@@ -307,3 +307,30 @@ int emu_clear_faults(emu *e)
     free(b.p);
     return (int)status;
 }
+
+dval_client *emu_fast(emu *e)
+{
+    emu_start(e);
+    CHECK_INT(emu_post(e, "/_emu/config", "{\"transition_ms\":10,"
+                       "\"snapshot_build_ms\":50}"), 200);
+    return emu_client(e, NULL, 20, NULL);
+}
+
+void emu_program(char *dir, const char *run_sh)
+{
+    strcpy(dir, "/tmp/dval-prog-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    char f[64];
+    snprintf(f, sizeof f, "%s/run.sh", dir);
+    FILE *fp = fopen(f, "w");
+    CHECK(fp != NULL);
+    fputs(run_sh, fp);
+    fclose(fp);
+}
+
+void emu_program_rm(const char *dir)
+{
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}

@@ -53,5 +53,12 @@ int emu_count(emu *e, const char *method, const char *path_re);
  * error. */
 dval_client *emu_client(emu *e, const char *api_key, int64_t base_ms,
                         const dval_client_options *opts);
+/* An emulator with fast transitions (transition_ms 10, builds 50 ms) and a
+ * client on it, for validation tests; fails the test on error. */
+dval_client *emu_fast(emu *e);
+/* A fresh program folder /tmp/dval-prog-XXXXXX (into dir, >= 32 bytes)
+ * holding run.sh with run_sh; emu_program_rm removes it. */
+void emu_program(char *dir, const char *run_sh);
+void emu_program_rm(const char *dir);
 
 #endif

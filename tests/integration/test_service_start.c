@@ -88,18 +88,9 @@ TEST(service_start__once_per_sandbox_never_waited_for)
     CHECK(dval__service_start_command(dval_profile_find("java")) != NULL);
     CHECK(dval__service_start_command(dval_profile_find("shell")) == NULL);
     emu e;
-    emu_start(&e);
-    CHECK_INT(emu_post(&e, "/_emu/config", "{\"transition_ms\":10,"
-                       "\"snapshot_build_ms\":50}"), 200);
-    dval_client *c = emu_client(&e, NULL, 20, NULL);
-    char dir[] = "/tmp/dval-svc-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char f[64];
-    snprintf(f, sizeof f, "%s/run.sh", dir);
-    FILE *fp = fopen(f, "w");
-    CHECK(fp != NULL);
-    fputs("echo ran\n", fp);
-    fclose(fp);
+    dval_client *c = emu_fast(&e);
+    char dir[32];
+    emu_program(dir, "echo ran\n");
     for (int i = 0; i < 3; i++)
         validate(c, dir, "java", NULL);
     validate(c, dir, "java", "java-other");
@@ -123,8 +114,7 @@ TEST(service_start__once_per_sandbox_never_waited_for)
     dval_client_free(c2);
     CHECK_INT(starts(&e, sids, &all), 2);
     json_decref(all);
-    snprintf(f, sizeof f, "rm -rf %s", dir);
-    CHECK(system(f) == 0);
+    emu_program_rm(dir);
     dval_client_free(c);
     emu_stop(&e);
 }

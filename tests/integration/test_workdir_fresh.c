@@ -59,18 +59,9 @@ static int requests_with(emu *e, const char *s)
 TEST(workdir__generated_thread_needs_no_cleanup_command)
 {
     emu e;
-    emu_start(&e);
-    CHECK_INT(emu_post(&e, "/_emu/config", "{\"transition_ms\":10,"
-                       "\"snapshot_build_ms\":50}"), 200);
-    dval_client *c = emu_client(&e, NULL, 20, NULL);
-    char dir[] = "/tmp/dval-wd-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char f[64];
-    snprintf(f, sizeof f, "%s/run.sh", dir);
-    FILE *fp = fopen(f, "w");
-    CHECK(fp != NULL);
-    fputs("true\n", fp);
-    fclose(fp);
+    dval_client *c = emu_fast(&e);
+    char dir[32];
+    emu_program(dir, "true\n");
 
     CHECK(validate(c, dir, NULL));
     CHECK(validate(c, dir, NULL));
@@ -82,8 +73,7 @@ TEST(workdir__generated_thread_needs_no_cleanup_command)
     CHECK(validate(c, dir, "same-thread"));
     CHECK_INT(requests_with(&e, CLEANUP), 2);
 
-    snprintf(f, sizeof f, "rm -rf %s", dir);
-    CHECK(system(f) == 0);
+    emu_program_rm(dir);
     dval_client_free(c);
     emu_stop(&e);
 }
