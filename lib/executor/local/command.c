@@ -73,18 +73,19 @@ static int command_uid(lx *x, dval_call *c, lx_sb *sb, const char *cwd,
     return rc;
 }
 
-/* The arguments of the helper's "exec" verb for one command. */
+/* The arguments of the helper's "exec" verb for one command, with the
+ * storage they point into (the limits hold the cgroup paths). */
 typedef struct exec_argv {
     char *v[MAX_ARGS];
     int n;
+    lx_limits l;
     char pid[32], root[4200], lim[3][32], mark[600], uid[32];
 } exec_argv;
 
 static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
                       char *home, const char *text, exec_argv *a)
 {
-    lx_limits l;
-    lx_sb_limits(x, sb, &l);
+    lx_sb_limits(x, sb, &a->l);
     dval__fmt(a->pid, sizeof a->pid, "%d", (int)sb->pid);
     dval__fmt(a->root, sizeof a->root, "%s/plain", sb->dir);
     a->n = 1;
@@ -92,7 +93,7 @@ static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
     a->v[a->n++] = sb->isolated ? a->pid : LX_ARG_NO_INIT;
     a->v[a->n++] = a->root;
     a->v[a->n++] = "/home/daytona";
-    lx_limits_args(&l, a->v, &a->n, a->lim);
+    lx_limits_args(&a->l, a->v, &a->n, a->lim);
     if (uid > 0) {
         dval__fmt(a->uid, sizeof a->uid, "%ld", uid);
         a->v[a->n++] = LX_OPT_UID;
