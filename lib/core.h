@@ -86,6 +86,9 @@ int dval__cb_data(const dval_client *c, dval_data_fn fn, const char *data,
             return DVAL_EREENTRANT;                                        \
     } while (0)
 
+/* session.c: "<sandbox name>-<uuid4>" into out */
+void dval__session_name(char *out, size_t cap, const char *sandbox_name);
+
 /* sandbox.c */
 void dval__sandbox_ref(dval_sandbox *sb);
 void dval__sandbox_unref(dval_sandbox *sb);

@@ -20,7 +20,6 @@
  * process's back (auto-stop) gets its service again. */
 #include <pthread.h>
 #include <string.h>
-#include <uuid/uuid.h>
 
 #include "core.h"
 #include "executor.h"
@@ -88,11 +87,8 @@ static void unclaim(const char *id)
 static int send_start(dval_client *c, const char *sbid, const char *sbname,
                       const char *cmd, char *msg, size_t cap)
 {
-    uuid_t u;
-    char us[37], sid[DVAL_ID_MAX], cmd_id[DVAL_ID_MAX];
-    uuid_generate_random(u);
-    uuid_unparse_lower(u, us);
-    dval__fmt(sid, sizeof sid, "%s-%s", sbname, us);
+    char sid[DVAL_ID_MAX], cmd_id[DVAL_ID_MAX];
+    dval__session_name(sid, sizeof sid, sbname);
     dval__ex_cmd at = { sbid, sid, NULL };
     dval__ex_op op;
     dval__ex_op_init(&op, "create the service's session", DVAL__IDEMPOTENT |

@@ -23,6 +23,16 @@ static void open_fail(dval_sandbox *sb, const char *fmt, ...)
     dval__strlcpy(sb->errmsg, msg, sizeof sb->errmsg);
 }
 
+/* The naming policy of sessions: "<sandbox name>-<uuid4>". */
+void dval__session_name(char *out, size_t cap, const char *sandbox_name)
+{
+    uuid_t u;
+    char us[37];
+    uuid_generate_random(u);
+    uuid_unparse_lower(u, us);
+    dval__fmt(out, cap, "%s-%s", sandbox_name, us);
+}
+
 DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
 {
     if (out)
@@ -53,11 +63,7 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
         open_fail(sb, "pipe: out of descriptors");
         return DVAL_EIO;
     }
-    uuid_t u;
-    char us[37];
-    uuid_generate_random(u);
-    uuid_unparse_lower(u, us);
-    dval__fmt(s->id, sizeof s->id, "%s-%s", sb->opts.name, us);
+    dval__session_name(s->id, sizeof s->id, sb->opts.name);
     s->sandbox = sb;
     dval__sandbox_ref(sb);
 
