@@ -139,6 +139,8 @@ int lx_sandbox_start(void *ud, dval_call *c, const char *id,
 int lx_sandbox_stop(void *ud, dval_call *c, const char *id,
                     dval_sandbox_info *out);
 int lx_sandbox_delete(void *ud, dval_call *c, const char *id);
+/* The guaranteed reset for reuse (sandbox.c). */
+int lx_sandbox_reset(void *ud, dval_call *c, const char *id);
 int lx_sandbox_recover(void *ud, dval_call *c, const char *id,
                        dval_sandbox_info *out);
 int lx_sandbox_list(void *ud, dval_call *c, const char *const *labels,
