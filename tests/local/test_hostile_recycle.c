@@ -127,6 +127,35 @@ static int count_lines(const char *text, const char *prefix)
     return n;
 }
 
+/* Lines of <state>/sandboxes/<dir>/<file> (0 when absent), entries of
+ * a directory there with dir_entries. */
+static int lines_of(const hx *h, const char *dir, const char *file)
+{
+    char p[1200], line[400];
+    snprintf(p, sizeof p, "%s/sandboxes/%s/%s", h->dir, dir, file);
+    FILE *f = fopen(p, "r");
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n++;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static int dir_entries(const hx *h, const char *dir, const char *sub)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/sandboxes/%s/%s", h->dir, dir, sub);
+    DIR *d = opendir(p);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static const char *sandbox_of(const char *json, char *buf, size_t cap)
 {
     const char *s = strstr(json, "\"sandbox\":\"");
@@ -162,6 +191,11 @@ TEST(test_hostile__recycled_sandbox_keeps_nothing)
     CHECK_STR(sandbox_of(j1, n1, sizeof n1), sandbox_of(j2, n2, sizeof n2));
     CHECK_STR(dir1, dir2);
     CHECK(pid1 > 0 && pid2 > 0 && pid1 != pid2);
+    /* the reset after validation 2 forgot both thread ids' uids and
+     * workdir claims: a sandbox recycled thousands of times neither runs
+     * out of uid slots nor scans an ever longer table */
+    CHECK_INT(lines_of(&h, dir2, "uids"), 0);
+    CHECK_INT(dir_entries(&h, dir2, "claims"), 0);
     CHECK(!strstr(o2, "LEFT "));
     CHECK(!strstr(o2, "LS "));      /* /tmp, /dev/shm, /var/tmp, home empty */
     CHECK(!strstr(o2, "PROC "));
