@@ -34,6 +34,11 @@ static int reset(dval_client *client, const dval__recycle *rs)
     return rc;
 }
 
+int dval__recycle_supported(const dval_client *client)
+{
+    return DVAL__EX_HAS(client, sandbox_reset);
+}
+
 int dval__recycle_after(dval_client *client, dval__recycle *rs)
 {
     if (!rs->name[0])

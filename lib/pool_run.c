@@ -93,6 +93,8 @@ static int validate_recycled(dval_pool *p, int i, const dval_validation *r,
     dval__slot *s = &p->slots[i];
     dval__recycle rs;
     memset(&rs, 0, sizeof rs);
+    if (!dval__recycle_supported(p->client))
+        return dval_validate(p->client, r, on_event, userdata, result_json);
     pthread_mutex_lock(&p->lock);
     int mine = !s->recycled_busy;
     if (mine) {

@@ -20,6 +20,10 @@ typedef struct dval__recycle {
 int dval__validate_in(dval_client *client, const dval_validation *req,
                       dval_event_fn on_event, void *userdata,
                       char **result_json, dval__recycle *rs);
+/* 1 when the executor has a guaranteed reset (else a pool's
+ * isolation=sandbox validations are dval_validate's own: created and
+ * deleted by the validation, with no extra lookup). */
+int dval__recycle_supported(const dval_client *client);
 /* Right after the validation of rs returned: resets its sandbox through
  * the executor's guaranteed reset; 1 when it may serve the next
  * validation, 0 when it was deleted instead (no reset member, the reset
