@@ -4,7 +4,7 @@
  * one isolation=sandbox slot creates a fresh sandbox for every validation
  * and deletes it after when sandbox_reset is NULL or fails, and keeps one
  * sandbox across the validations (reset after each, deleted by
- * dval_pool_free) when it succeeds. */
+ * dval_pool_free) when it succeeds, never for two validations at once. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
