@@ -591,7 +591,9 @@ enum dval_isolation {
      * apart, not hostile ones */
     DVAL_ISOLATION_SESSION = 0,
     /* a sandbox of its own, created from the snapshot for this validation
-     * and deleted after it: nothing else runs in it before or during */
+     * and deleted after it (a pool may instead recycle one, only after the
+     * executor's sandbox_reset succeeded): nothing else runs in it before
+     * or during */
     DVAL_ISOLATION_SANDBOX = 1
 };
 
