@@ -49,44 +49,20 @@
     "echo \"IPC $(ipcs -m -q | grep -c '^0x')\"\n"                          \
     "sleep 0.3; cat results/r.json\n"
 
-typedef struct out {
-    char *data;
-    size_t len;
-} out;
-
-static int on_output(const dval_event *ev, void *ud)
-{
-    out *b = ud;
-    if (ev->type != DVAL_EVENT_OUTPUT || ev->stream != DVAL_STDOUT)
-        return 0;
-    char *n = realloc(b->data, b->len + ev->len + 1);
-    if (!n)
-        return 1;
-    memcpy(n + b->len, ev->data, ev->len);
-    b->len += ev->len;
-    n[b->len] = 0;
-    b->data = n;
-    return 0;
-}
-
 /* One isolation=sandbox validation of script through the pool: its
  * stdout (free), the summary in *json (dval_free). */
 static char *run(hx *h, dval_pool *pool, const char *script, char **json)
 {
-    char dir[700], p[800];
-    snprintf(dir, sizeof dir, "%s/%d", h->src, ++h->nsrc);
-    CHECK(mkdir(dir, 0755) == 0);
-    snprintf(p, sizeof p, "%s/run.sh", dir);
-    FILE *f = fopen(p, "w");
-    CHECK(f && fputs(script, f) >= 0 && fclose(f) == 0);
+    char dir[700];
+    hx_program(h, script, NULL, dir, sizeof dir);
     dval_validation r;
     dval_validation_init(&r, sizeof r);
     r.source_dir = dir;
     r.isolation = DVAL_ISOLATION_SANDBOX;
     r.timeout_ms = 120000;
     r.allow_missing_results = 1;
-    out b = { calloc(1, 1), 0 };
-    int rc = dval_pool_validate(pool, &r, on_output, &b, json);
+    hx_buf b = { calloc(1, 1), 0 };
+    int rc = dval_pool_validate(pool, &r, hx_on_stdout, &b, json);
     /* the attacker's loop forges its own results too */
     if (rc && !(rc == DVAL_ERESULTS && strstr(script, "DVALATTACKLOOP")))
         th_fail(__FILE__, __LINE__, "validation: %s: %s",
