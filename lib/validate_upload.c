@@ -126,17 +126,21 @@ static int claim_workdir(dval__vctx *v)
  * makes the directory (the local one gives it the validation's own uid),
  * the clean-up runs inside it, as its owner. A workdir nobody can have
  * used gets its results directory from the executor instead: one file
- * request, not a command (a session, a process, a log stream). */
+ * request, not a command (a session, a process, a log stream), and only
+ * one: dval_sandbox_mkdir makes missing parents (PROTOCOL 7.5, and the
+ * local executor with the same owner), so the results directory brings
+ * the workdir with it. */
 static int fresh_workdir(dval__vctx *v)
 {
-    int rc = dval_sandbox_mkdir(v->sb, v->workdir);
-    if (rc)
-        return bad(v, rc, dval_sandbox_errmsg(v->sb));
+    int rc;
     if (v->workdir_unused) {
         v->workdir_unused = 0;   /* a second upload here cleans up */
         rc = dval_sandbox_mkdir(v->sb, v->resdir);
         return rc ? bad(v, rc, dval_sandbox_errmsg(v->sb)) : DVAL_OK;
     }
+    rc = dval_sandbox_mkdir(v->sb, v->workdir);
+    if (rc)
+        return bad(v, rc, dval_sandbox_errmsg(v->sb));
     dval__buf cmd = {0};
     rc = dval__buf_appendf(&cmd, "find . -mindepth 1 -delete && mkdir -p ");
     rc = rc ? rc : dval__shell_quote(&cmd, v->resdir);

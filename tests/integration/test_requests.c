@@ -1,0 +1,169 @@
+/* Requests per validation on Daytona (issue 14 item 7): every request the
+ * emulator sees for one pool validation, after a warm-up one (snapshot
+ * built, shared sandbox made), with session and with sandbox isolation.
+ * The emulator spends CPU on each, as a real server does, so the counts
+ * are asserted: a request that comes back fails here. With
+ * DVAL_REQUESTS_DUMP=1 the requests are printed (method, path with ids
+ * replaced, query) for tests/bench/REQUESTS.md. */
+#include <jansson.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "support_emulator.h"
+
+#define RUN "mkdir -p results && echo '{\"ok\":true}' > results/r.json && " \
+            "echo ok\n"
+
+typedef struct reqs {
+    json_t *all;          /* the recorded requests of the validation */
+} reqs;
+
+static json_t *recorded(emu *e)
+{
+    char *text = emu_get(e, "/_emu/requests");
+    CHECK(text != NULL);
+    json_t *a = json_loads(text, JSON_ALLOW_NUL, NULL);
+    free(text);
+    CHECK(json_is_array(a));
+    return a;
+}
+
+/* The requests after the first `from` (a copy, json_decref). */
+static json_t *since(emu *e, size_t from)
+{
+    json_t *a = recorded(e), *out = json_array();
+    for (size_t i = from; i < json_array_size(a); i++)
+        json_array_append(out, json_array_get(a, i));
+    json_decref(a);
+    return out;
+}
+
+static size_t count_now(emu *e)
+{
+    json_t *a = recorded(e);
+    size_t n = json_array_size(a);
+    json_decref(a);
+    return n;
+}
+
+/* Recorded requests with this method whose path matches path_re. */
+static int count(json_t *a, const char *method, const char *path_re)
+{
+    regex_t re;
+    CHECK(regcomp(&re, path_re, REG_EXTENDED | REG_NOSUB) == 0);
+    int n = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(a, i, r) {
+        const char *m = json_string_value(json_object_get(r, "method"));
+        const char *p = json_string_value(json_object_get(r, "path"));
+        n += m && p && !strcmp(m, method) && !regexec(&re, p, 0, NULL, 0);
+    }
+    regfree(&re);
+    return n;
+}
+
+static void dump(const char *title, json_t *a)
+{
+    if (!getenv("DVAL_REQUESTS_DUMP"))
+        return;
+    fprintf(stderr, "== %s: %zu requests\n", title, json_array_size(a));
+    size_t i;
+    json_t *r;
+    json_array_foreach(a, i, r) {
+        const char *q = json_string_value(json_object_get(r, "query"));
+        const char *h = json_string_value(json_object_get(
+            json_object_get(r, "headers"), "upgrade"));
+        fprintf(stderr, "%2zu %-6s %s%s%s%s\n", i + 1,
+                json_string_value(json_object_get(r, "method")),
+                json_string_value(json_object_get(r, "path")),
+                q && *q ? "?" : "", q ? q : "", h ? "  [websocket]" : "");
+    }
+}
+
+static dval_pool *open_pool(dval_client *c, int sandbox_iso)
+{
+    dval_pool_options po;
+    dval_pool_options_init(&po, sizeof po);
+    po.profile = "shell";
+    po.max_sandboxes = 1;
+    po.max_per_sandbox = sandbox_iso ? 1 : 4;
+    po.release = DVAL_RELEASE_DELETE;
+    dval_pool *p = NULL;
+    if (dval_pool_new(&p, c, &po))
+        th_fail(__FILE__, __LINE__, "pool: %s", dval_client_errmsg(c));
+    return p;
+}
+
+static void validate(dval_pool *p, dval_client *c, const char *dir, int iso)
+{
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.source_dir = dir;
+    req.isolation = iso ? DVAL_ISOLATION_SANDBOX : DVAL_ISOLATION_SESSION;
+    char *sum = NULL;
+    int rc = dval_pool_validate(p, &req, NULL, NULL, &sum);
+    if (rc || !strstr(sum, "\"exit_code\":0") || !strstr(sum, "\"r.json\""))
+        th_fail(__FILE__, __LINE__, "validate: %s %s", dval_client_errmsg(c),
+                sum ? sum : "");
+    dval_free(sum);
+}
+
+/* The requests of the second of two validations on one pool. */
+static json_t *one_validation(emu *e, dval_client *c, int iso)
+{
+    char dir[32];
+    emu_program(dir, RUN);
+    dval_pool *p = open_pool(c, iso);
+    validate(p, c, dir, iso);
+    size_t n0 = count_now(e);
+    validate(p, c, dir, iso);
+    json_t *a = since(e, n0);
+    dval_pool_free(p);
+    emu_program_rm(dir);
+    dump(iso ? "sandbox isolation" : "session isolation", a);
+    return a;
+}
+
+#define TB "^/toolbox/[^/]+"
+#define CMD TB "/process/session/[^/]+/command/[^/]+"
+
+/* What every validation does in its session, on both levels. */
+static void check_session_part(json_t *a)
+{
+    CHECK_INT(count(a, "POST", TB "/process/session$"), 1);
+    CHECK_INT(count(a, "POST", TB "/process/session/[^/]+/exec$"), 1);
+    CHECK_INT(count(a, "GET", CMD "/logs$"), 1);         /* the one follow */
+    CHECK_INT(count(a, "DELETE", TB "/process/session/[^/]+$"), 1);
+    CHECK(count(a, "POST", TB "/files/bulk-upload$") >= 1);
+    CHECK(count(a, "GET", TB "/files/download$") +
+          count(a, "POST", TB "/files/bulk-download$") >= 1);
+}
+
+TEST(requests__session_isolation)
+{
+    emu e;
+    dval_client *c = emu_fast(&e);
+    json_t *a = one_validation(&e, c, 0);
+    check_session_part(a);
+    CHECK_INT(count(a, "POST", "^/api/sandbox$"), 0);
+    json_decref(a);
+    dval_client_free(c);
+    emu_stop(&e);
+}
+
+TEST(requests__sandbox_isolation)
+{
+    emu e;
+    dval_client *c = emu_fast(&e);
+    json_t *a = one_validation(&e, c, 1);
+    check_session_part(a);
+    CHECK_INT(count(a, "POST", "^/api/sandbox$"), 1);
+    CHECK_INT(count(a, "DELETE", "^/api/sandbox/[^/]+$"), 1);
+    json_decref(a);
+    dval_client_free(c);
+    emu_stop(&e);
+}
