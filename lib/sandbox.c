@@ -184,15 +184,18 @@ static int fix_zombie(dval_sandbox *sb, int *rounds)
     return DVAL_OK;
 }
 
-/* A sandbox labelled for one validation alone (isolation=sandbox) is
- * named by dval_validate for that validation (a random suffix): no
- * sandbox of that name can exist yet, so the lookup before the create
- * would always be a 404. The ladder creates it right away; should the
- * name exist after all, the create's 409 leads to the lookup as before
- * (PROTOCOL 9.2), so this only saves a request, never changes the
- * outcome. */
+/* A sandbox labelled for one validation alone (isolation=sandbox) and
+ * deleted after it is named by dval_validate for that validation (a
+ * random suffix): no sandbox of that name can exist yet, so the lookup
+ * before the create would always be a 404. The ladder creates it right
+ * away; should the name exist after all, the create's 409 leads to the
+ * lookup as before (PROTOCOL 9.2), so this only saves a request, never
+ * changes the outcome. A pool slot's recycled sandbox (kept, reset by the
+ * pool) does exist: looked up first as any other. */
 static int name_is_fresh(const dval_sandbox *sb)
 {
+    if (sb->opts.release != DVAL_RELEASE_DELETE)
+        return 0;
     for (const char *const *l = sb->opts.labels; l && *l; l++)
         if (!strcmp(*l, "dval.isolation=sandbox"))
             return 1;
