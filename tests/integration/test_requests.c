@@ -136,7 +136,13 @@ static void check_session_part(json_t *a)
 {
     CHECK_INT(count(a, "POST", TB "/process/session$"), 1);
     CHECK_INT(count(a, "POST", TB "/process/session/[^/]+/exec$"), 1);
-    CHECK_INT(count(a, "GET", CMD "/logs$"), 1);         /* the one follow */
+    /* the follow, and the final log: the exit code came before the
+     * daemon's close (~1 s after the last output), and only the final log
+     * says the stream delivered everything (PROTOCOL 6.6) */
+    CHECK_INT(count(a, "GET", CMD "/logs$"), 2);
+    CHECK(count(a, "GET", CMD "$") >= 1);                /* the exit code */
+    /* a fresh workdir: one mkdir, of its results dir (parents made) */
+    CHECK_INT(count(a, "POST", TB "/files/folder$"), 1);
     CHECK_INT(count(a, "DELETE", TB "/process/session/[^/]+$"), 1);
     CHECK(count(a, "POST", TB "/files/bulk-upload$") >= 1);
     CHECK(count(a, "GET", TB "/files/download$") +
@@ -162,6 +168,8 @@ TEST(requests__sandbox_isolation)
     json_t *a = one_validation(&e, c, 1);
     check_session_part(a);
     CHECK_INT(count(a, "POST", "^/api/sandbox$"), 1);
+    /* its name is new: no lookup before the create (always a 404) */
+    CHECK_INT(count(a, "GET", "^/api/sandbox/"), 0);
     CHECK_INT(count(a, "DELETE", "^/api/sandbox/[^/]+$"), 1);
     json_decref(a);
     dval_client_free(c);
