@@ -60,6 +60,10 @@ enum { OPT_EXECUTOR = 1000, OPT_STATE_DIR, OPT_VERBOSE, OPT_HELP,
 
 /* Handles a common option; 1 when handled, 0 when not one. */
 int cli_common_opt(cli_common *co, int opt, const char *arg);
+/* The option loop of a command with only the common options: -1 to go
+ * on, else the exit status (usage on --help, an error otherwise). */
+int cli_common_only(cli_common *co, int argc, char **argv, const char *cmd,
+                    const char *usage);
 
 /* main.c */
 extern const char *cli_prog;

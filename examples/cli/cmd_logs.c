@@ -15,22 +15,10 @@ static const char logs_usage[] =
 
 int cmd_logs(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
-                                              {NULL, 0, NULL, 0}};
     cli_common co = {0};
-    int opt;
-    optind = 0;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (cli_common_opt(&co, opt, optarg))
-            continue;
-        if (opt == OPT_HELP) {
-            fputs(logs_usage, stdout);
-            return 0;
-        }
-        cli_err("logs: unknown option '%s'", argv[optind - 1]);
-        return CLI_EX_USAGE;
-    }
+    int rc = cli_common_only(&co, argc, argv, "logs", logs_usage);
+    if (rc >= 0)
+        return rc;
     if (argc - optind > 1) {
         cli_err("logs: at most one THREAD_ID");
         return CLI_EX_USAGE;

@@ -124,23 +124,10 @@ static int list(dval_client *c)
 
 int cmd_snapshot(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
-                                              {NULL, 0, NULL, 0}};
     cli_common co = {0};
-    int opt;
-    optind = 0;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (cli_common_opt(&co, opt, optarg))
-            continue;
-        if (opt == OPT_HELP) {
-            fputs(snap_usage, stdout);
-            return 0;
-        }
-        cli_err("snapshot: unknown option '%s'", argv[optind - 1]);
-        cli_usage_hint("snapshot ");
-        return CLI_EX_USAGE;
-    }
+    int rc = cli_common_only(&co, argc, argv, "snapshot", snap_usage);
+    if (rc >= 0)
+        return rc;
     const char *sub = optind < argc ? argv[optind++] : NULL;
     if (sub && !strcmp(sub, "help")) {
         fputs(snap_usage, stdout);

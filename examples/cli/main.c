@@ -1,5 +1,6 @@
 /* daytona-validate: run untrusted programs in sandboxes and bring their
  * results back. This file only dispatches to the command modules. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +87,32 @@ int cli_common_opt(cli_common *co, int opt, const char *arg)
     default:
         return 0;
     }
+}
+
+/* The option loop of a command that takes only the common options:
+ * -1 to go on (optind at the first operand), else the exit status. */
+int cli_common_only(cli_common *co, int argc, char **argv, const char *cmd,
+                    const char *help)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                              {NULL, 0, NULL, 0}};
+    int opt;
+    optind = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (cli_common_opt(co, opt, optarg))
+            continue;
+        if (opt == OPT_HELP) {
+            fputs(help, stdout);
+            return 0;
+        }
+        char hint[64];
+        snprintf(hint, sizeof hint, "%s ", cmd);
+        cli_err("%s: unknown option '%s'", cmd, argv[optind - 1]);
+        cli_usage_hint(hint);
+        return CLI_EX_USAGE;
+    }
+    return -1;
 }
 
 static int cmd_profiles(int argc, char **argv)

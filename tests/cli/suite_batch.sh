@@ -5,23 +5,7 @@
 # hostile folder that rewrites the others' results (it succeeds with
 # --isolation session - the attack is real - and fails with sandbox).
 # Last line: "N passed, N failed, N skipped".
-set -u
-cd "$(dirname "$0")/../.."
-B=${B:-build}
-CLI=$B/bin/daytona-validate
-PY=/usr/bin/python3
-pass=0 fail=0 skip=0
-T=$(mktemp -d "${TMPDIR:-/tmp}/dval-batch.XXXXXX")
-EMU_PID=
-cleanup() {
-    [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null
-    [ -d "$T/state" ] && "$CLI" sandbox rm --all --executor local --state-dir "$T/state" >/dev/null 2>&1
-    rm -rf "$T"
-}
-trap cleanup EXIT
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/    /' <<<"$2" | head -n 30; }
-skipped() { skip=$((skip + 1)); echo "skip $1 ($2)"; }
+. "$(dirname "$0")/common.sh" dval-batch
 
 mkdir -p "$T/a" "$T/b" "$T/hostile" "$T/failing" "$T/state"
 for d in a b; do

@@ -3,26 +3,7 @@
 # local executor (java and shell samples), then the daytona executor against
 # the emulator. Pieces that have not landed are reported as skipped, with
 # the reason, never as passed. Last line: "N passed, N failed, N skipped".
-set -u
-cd "$(dirname "$0")/../.."
-B=${B:-build}
-CLI=$B/bin/daytona-validate
-PY=/usr/bin/python3
-pass=0 fail=0 skip=0
-T=$(mktemp -d "${TMPDIR:-/tmp}/dval-cli.XXXXXX")
-EMU_PID=
-cleanup() {
-    [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null
-    # local sandboxes keep an init process until stopped: reap them before
-    # their state directory goes
-    [ -d "$T/state" ] && "$CLI" sandbox rm --all --executor local --state-dir "$T/state" >/dev/null 2>&1
-    rm -rf "$T"
-}
-trap cleanup EXIT
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/    /' <<<"$2" | head -n 30; }
-skipped() { skip=$((skip + 1)); echo "skip $1 ($2)"; }
+. "$(dirname "$0")/common.sh" dval-cli
 
 # run_cli NAME ARGS...: runs the CLI with stdout/stderr/status captured in
 # $T/NAME.{out,err,rc}; never on a terminal (no progress lines expected).

@@ -75,18 +75,8 @@ TEST(stress_daytona_shared_sandbox)
     fx_open(&f);
     dval_sandbox_options o;
     sb_opts(&o, "stress-shared");
-    dval_sandbox *sb = NULL;
-    int rc = dval_sandbox_acquire(&sb, f.client, &o);
-    if (rc != DVAL_OK)
-        th_fail(__FILE__, __LINE__, "acquire: %s: %s", dval_status_name(rc),
-                dval_client_errmsg(f.client));
     stress st;
-    memset(&st, 0, sizeof st);
-    stress_size(&st.threads, &st.rounds);
-    st.client = f.client;
-    st.sandboxes = &sb;
-    st.nsandboxes = 1;
-    stress_run(&st);
+    dval_sandbox *sb = stress_run_shared(&st, f.client, &o);
     CHECK_INT(dval_sandbox_release(sb), DVAL_OK);
     dval_sandbox_free(sb);
     stress_check(&st, "daytona shared sandbox");
@@ -102,24 +92,9 @@ TEST(stress_daytona_several_sandboxes_own_handles)
     dval_sandbox_options o;
     sb_opts(&o, NULL);
     stress st;
-    memset(&st, 0, sizeof st);
-    stress_size(&st.threads, &st.rounds);
-    /* half the rounds: the emulator needs ~1 s per session (the exec
-     * engine waits for the log stream to go quiet), and the shared test
-     * already runs the full size */
-    st.rounds = st.rounds / 2 < 3 ? 3 : st.rounds / 2;
-    st.client = f.client;
-    st.names = names;
-    st.acquire = &o;
-    st.nsandboxes = 4;
-    stress_run(&st);
-    for (int i = 0; i < 4; i++) {
-        dval_sandbox *sb = NULL;
-        o.name = names[i];
-        CHECK_INT(dval_sandbox_acquire(&sb, f.client, &o), DVAL_OK);
-        CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
-        dval_sandbox_free(sb);
-    }
+    /* half the rounds: the shared test already runs the full size on the
+     * one emulator process */
+    stress_run_named(&st, f.client, &o, names, 4, 2);
     stress_check(&st, "daytona 4 sandboxes");
     fx_close(&f);
 }

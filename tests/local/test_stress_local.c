@@ -145,18 +145,8 @@ TEST(stress_shared_sandbox)
     fx_open(&f, "shared");
     dval_sandbox_options o;
     sb_opts(&o, "stress-shared");
-    dval_sandbox *sb = NULL;
-    int rc = dval_sandbox_acquire(&sb, f.client, &o);
-    if (rc != DVAL_OK)
-        th_fail(__FILE__, __LINE__, "acquire: %s: %s", dval_status_name(rc),
-                dval_client_errmsg(f.client));
     stress st;
-    memset(&st, 0, sizeof st);
-    stress_size(&st.threads, &st.rounds);
-    st.client = f.client;
-    st.sandboxes = &sb;
-    st.nsandboxes = 1;
-    stress_run(&st);
+    dval_sandbox *sb = stress_run_shared(&st, f.client, &o);
     /* the sandbox is still there and started after all of it */
     CHECK_INT(dval_sandbox_refresh(sb), DVAL_OK);
     CHECK_INT(dval_sandbox_state(sb), DVAL_SANDBOX_STARTED);
@@ -175,22 +165,9 @@ TEST(stress_several_sandboxes_own_handles)
     dval_sandbox_options o;
     sb_opts(&o, NULL);
     stress st;
-    memset(&st, 0, sizeof st);
-    stress_size(&st.threads, &st.rounds);
-    st.client = f.client;
-    st.names = names;
-    st.acquire = &o;
-    st.nsandboxes = 4;
     /* every thread acquires its own handle: the first ones race to create
      * each sandbox, the others find it */
-    stress_run(&st);
-    for (int i = 0; i < 4; i++) {
-        dval_sandbox *sb = NULL;
-        o.name = names[i];
-        CHECK_INT(dval_sandbox_acquire(&sb, f.client, &o), DVAL_OK);
-        CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
-        dval_sandbox_free(sb);
-    }
+    stress_run_named(&st, f.client, &o, names, 4, 1);
     stress_check(&st, "local 4 sandboxes");
     fx_close(&f);
 }

@@ -264,6 +264,51 @@ static inline void stress_run(stress *st)
     pthread_mutex_destroy(&st->lock);
 }
 
+/* The shared-sandbox form: acquires the sandbox of o, then every thread
+ * runs on that one handle. Returns the handle (the caller checks and
+ * releases it), after the run. */
+static inline dval_sandbox *stress_run_shared(stress *st, dval_client *c,
+                                              const dval_sandbox_options *o)
+{
+    dval_sandbox *sb = NULL;
+    int rc = dval_sandbox_acquire(&sb, c, o);
+    if (rc != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "acquire: %s: %s", dval_status_name(rc),
+                dval_client_errmsg(c));
+    memset(st, 0, sizeof *st);
+    stress_size(&st->threads, &st->rounds);
+    st->client = c;
+    st->sandboxes = &sb;
+    st->nsandboxes = 1;
+    stress_run(st);
+    return sb;
+}
+
+/* The own-handles form: every thread acquires its own handle of names[t %
+ * n] with o; the sandboxes are deleted after the run. rounds_div (1 or
+ * more) shortens the run (at least 3 rounds). */
+static inline void stress_run_named(stress *st, dval_client *c,
+                                    dval_sandbox_options *o,
+                                    const char *const *names, int n,
+                                    int rounds_div)
+{
+    memset(st, 0, sizeof *st);
+    stress_size(&st->threads, &st->rounds);
+    st->rounds = st->rounds / rounds_div < 3 ? 3 : st->rounds / rounds_div;
+    st->client = c;
+    st->names = names;
+    st->acquire = o;
+    st->nsandboxes = n;
+    stress_run(st);
+    for (int i = 0; i < n; i++) {
+        dval_sandbox *sb = NULL;
+        o->name = names[i];
+        CHECK_INT(dval_sandbox_acquire(&sb, c, o), DVAL_OK);
+        CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+        dval_sandbox_free(sb);
+    }
+}
+
 /* Prints the figures and checks: every session succeeded, and no growth
  * of descriptors (exact, +2 slack) or RSS (8 MiB; not checked in
  * sanitizer builds, whose allocators keep freed memory) from the second

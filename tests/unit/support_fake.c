@@ -35,6 +35,30 @@ void fakeclock_install(void)
     dval__set_clock(fc_now, fc_sleep);
 }
 
+int fake_fixture_open(fake_fixture *fx, fake *f, const char *name,
+                      int session)
+{
+    memset(fx, 0, sizeof *fx);
+    fx->c = fake_client(f, 0);
+    if (!fx->c)
+        return DVAL_ENOMEM;
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = name;
+    int rc = dval_sandbox_acquire(&fx->sb, fx->c, &o);
+    if (rc == DVAL_OK && session)
+        rc = dval_session_open(&fx->s, fx->sb);
+    return rc;
+}
+
+void fake_fixture_free(fake_fixture *fx)
+{
+    dval_session_free(fx->s);
+    dval_sandbox_free(fx->sb);
+    dval_client_free(fx->c);
+    memset(fx, 0, sizeof *fx);
+}
+
 void fake_init(fake *f)
 {
     memset(f, 0, sizeof *f);

@@ -91,6 +91,18 @@ dval_client *fake_client(fake *f, int jitter);
 /* The same with the caller's client options (custom_executor is set). */
 dval_client *fake_client_opts(fake *f, const dval_client_options *base);
 
+/* A test's fixture on the fake executor: a client, the sandbox `name`
+ * acquired and, when session is non-NULL, a session open on it. DVAL_OK or
+ * the first failing call's status; fake_fixture_free ends what was made. */
+typedef struct fake_fixture {
+    dval_client *c;
+    dval_sandbox *sb;
+    dval_session *s;
+} fake_fixture;
+int fake_fixture_open(fake_fixture *fx, fake *f, const char *name,
+                      int session);
+void fake_fixture_free(fake_fixture *fx);
+
 /* Fake clock: sleeps advance time instantly and are recorded. */
 void fakeclock_install(void);
 extern int64_t fakeclock_now;

@@ -41,6 +41,7 @@ static void got_free(got *g)
         dval__buf_free(&g->s[i]);
 }
 
+static fake_fixture FX;
 static dval_client *C;
 static dval_sandbox *SB;
 static dval_session *S;
@@ -50,20 +51,15 @@ static void setup(int fake_time)
     if (fake_time)
         fakeclock_install();
     fake_init(&F);
-    C = fake_client(&F, 0);
-    CHECK(C);
-    dval_sandbox_options o;
-    dval_sandbox_options_init(&o, sizeof o);
-    o.name = "dotnet-10-sandbox";
-    CHECK_INT(dval_sandbox_acquire(&SB, C, &o), DVAL_OK);
-    CHECK_INT(dval_session_open(&S, SB), DVAL_OK);
+    CHECK_INT(fake_fixture_open(&FX, &F, "dotnet-10-sandbox", 1), DVAL_OK);
+    C = FX.c;
+    SB = FX.sb;
+    S = FX.s;
 }
 
 static void teardown(void)
 {
-    dval_session_free(S);
-    dval_sandbox_free(SB);
-    dval_client_free(C);
+    fake_fixture_free(&FX);
 }
 
 static const char LOG[] = "\1\1\1hello\n\2\2\2oops\n\1\1\1second line\n";

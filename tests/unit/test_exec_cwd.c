@@ -9,6 +9,7 @@
 #include "support_fake.h"
 
 static fake F;
+static fake_fixture FX;
 static dval_client *C;
 static dval_sandbox *SB;
 static dval_session *S;
@@ -17,20 +18,15 @@ static dval_session *S;
 static void open_session(void)
 {
     fakeclock_install();
-    C = fake_client(&F, 0);
-    CHECK(C);
-    dval_sandbox_options o;
-    dval_sandbox_options_init(&o, sizeof o);
-    o.name = "sb";
-    CHECK_INT(dval_sandbox_acquire(&SB, C, &o), DVAL_OK);
-    CHECK_INT(dval_session_open(&S, SB), DVAL_OK);
+    CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_OK);
+    C = FX.c;
+    SB = FX.sb;
+    S = FX.s;
 }
 
 static void teardown(void)
 {
-    dval_session_free(S);
-    dval_sandbox_free(SB);
-    dval_client_free(C);
+    fake_fixture_free(&FX);
 }
 
 static int exec_in(const char *cwd, const char *command, int64_t timeout)
@@ -93,16 +89,9 @@ TEST(exec_cwd__an_executor_without_either_start_has_no_sessions)
     fake_omit(&F, "command_start");
     fake_omit(&F, "command_start_in");
     fakeclock_install();
-    C = fake_client(&F, 0);
-    CHECK(C);
-    dval_sandbox_options o;
-    dval_sandbox_options_init(&o, sizeof o);
-    o.name = "sb";
-    CHECK_INT(dval_sandbox_acquire(&SB, C, &o), DVAL_OK);
-    CHECK_INT(dval_session_open(&S, SB), DVAL_EUNSUPPORTED);
-    CHECK_CONTAINS(dval_sandbox_errmsg(SB), "cannot run sessions");
-    dval_sandbox_free(SB);
-    dval_client_free(C);
+    CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_EUNSUPPORTED);
+    CHECK_CONTAINS(dval_sandbox_errmsg(FX.sb), "cannot run sessions");
+    fake_fixture_free(&FX);
 }
 
 /* The start is one attempt of the command's time: it ends by the exec

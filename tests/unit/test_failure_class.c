@@ -8,6 +8,7 @@
 #include "support_fake.h"
 
 static fake F;
+static fake_fixture FX;
 static dval_client *C;
 static dval_sandbox *SB;
 
@@ -15,19 +16,15 @@ static void setup(void)
 {
     fakeclock_install();
     fake_init(&F);
-    C = fake_client(&F, 0);
-    CHECK(C);
-    dval_sandbox_options o;
-    dval_sandbox_options_init(&o, sizeof o);
-    o.name = "sb";
-    CHECK_INT(dval_sandbox_acquire(&SB, C, &o), DVAL_OK);
+    CHECK_INT(fake_fixture_open(&FX, &F, "sb", 0), DVAL_OK);
+    C = FX.c;
+    SB = FX.sb;
     F.trace[0] = '\0';
 }
 
 static void teardown(void)
 {
-    dval_sandbox_free(SB);
-    dval_client_free(C);
+    fake_fixture_free(&FX);
 }
 
 static int count(const char *op)
