@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,7 +49,26 @@ struct exec_req {
     int close_a, close_b;       /* the helper's pipe ends, not the child's */
 };
 
-static void join_ns(const char *pid)
+/* One setns(pidfd) for every kind at once (Linux >= 5.8): six opens
+ * under /proc/<pid>/ns are path walks through procfs, the costly part.
+ * Atomic: on failure nothing was joined. Joining one's own user
+ * namespace is EINVAL (root joins none): then again without it. */
+static int join_ns_pidfd(const char *pid)
+{
+    int fd = (int)syscall(SYS_pidfd_open, (pid_t)atol(pid), 0);
+    if (fd < 0)
+        return -1;
+    int all = CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET |
+              CLONE_NEWPID | CLONE_NEWNS;
+    int rc = setns(fd, all);
+    if (rc < 0 && errno == EINVAL)
+        rc = setns(fd, all & ~CLONE_NEWUSER);
+    close(fd);
+    return rc;
+}
+
+/* The same, one namespace file at a time (kernels without pidfd setns) */
+static void join_ns_files(const char *pid)
 {
     static const char *kinds[] = { "user", "ipc", "uts", "net", "pid", "mnt" };
     int fds[6];
@@ -59,10 +79,6 @@ static void join_ns(const char *pid)
         if (fds[i] < 0)
             die_fd(2, p);
     }
-    snprintf(p, sizeof p, "/proc/%s/root", pid);
-    int root = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0)
-        die_fd(2, p);
     for (int i = 0; i < 6; i++) {
         if (setns(fds[i], 0) < 0) {
             /* the net namespace is the host's when network is allowed */
@@ -71,6 +87,17 @@ static void join_ns(const char *pid)
         }
         close(fds[i]);
     }
+}
+
+static void join_ns(const char *pid)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%s/root", pid);
+    int root = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        die_fd(2, p);
+    if (join_ns_pidfd(pid) < 0)
+        join_ns_files(pid);
     if (fchdir(root) < 0 || chroot(".") < 0)
         die_fd(2, "chroot");
     close(root);
