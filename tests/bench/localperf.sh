@@ -27,7 +27,8 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$tmp/src"
-echo 'echo ok' >"$tmp/src/run.sh"
+# the program writes one results JSON (a validation without one fails)
+echo 'echo '\''{"ok":true}'\'' >"$DVAL_RESULTS_DIR/r.json" && echo ok' >"$tmp/src/run.sh"
 i=0
 for b in ${BUILDS//,/ }; do
     i=$((i + 1))
