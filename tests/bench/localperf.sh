@@ -28,7 +28,9 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$tmp/src"
 # the program writes one results JSON (a validation without one fails)
-echo 'echo '\''{"ok":true}'\'' >"$DVAL_RESULTS_DIR/r.json" && echo ok' >"$tmp/src/run.sh"
+cat >"$tmp/src/run.sh" <<'EOF'
+echo '{"ok":true}' >"$DVAL_RESULTS_DIR/r.json" && echo ok
+EOF
 i=0
 for b in ${BUILDS//,/ }; do
     i=$((i + 1))
