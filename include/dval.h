@@ -591,7 +591,9 @@ enum dval_isolation {
      * apart, not hostile ones */
     DVAL_ISOLATION_SESSION = 0,
     /* a sandbox of its own, created from the snapshot for this validation
-     * and deleted after it: nothing else runs in it before or during */
+     * and deleted after it (a pool may instead recycle one, only after the
+     * executor's sandbox_reset succeeded): nothing else runs in it before
+     * or during */
     DVAL_ISOLATION_SANDBOX = 1
 };
 
@@ -827,6 +829,13 @@ struct dval_executor {
      * every profile runs as it is, with its build_commands. */
     int (*profile_prepare)(void *ud, dval_call *c, const dval_profile *p,
                            const char *const **build_commands);
+    /* Appended in 0.1.2: resets a sandbox for reuse by the next validation
+     * (a pool's isolation=sandbox slot). DVAL_OK is a guarantee: no
+     * process, file, IPC object or session of any earlier use remains, and
+     * the sandbox is started and looks as if fresh from its snapshot. On
+     * an error, or with this member NULL, the core deletes the sandbox
+     * and creates a fresh one instead. */
+    int (*sandbox_reset)(void *ud, dval_call *c, const char *sandbox_id);
 };
 
 /* Initialises an executor struct (all members NULL). */

@@ -92,6 +92,9 @@ int dval__ex_sandbox_stop(dval_client *c, dval__ex_op *op, const char *id,
 int dval__ex_sandbox_recover(dval_client *c, dval__ex_op *op, const char *id,
                              dval_sandbox_info *out);
 int dval__ex_sandbox_delete(dval_client *c, dval__ex_op *op, const char *id);
+/* The executor's guaranteed reset for reuse (DVAL_EUNSUPPORTED when it has
+ * none: the caller deletes and creates instead). */
+int dval__ex_sandbox_reset(dval_client *c, dval__ex_op *op, const char *id);
 int dval__ex_sandbox_list(dval_client *c, dval__ex_op *op,
                           const char *const *labels, dval_sandbox_info_fn each,
                           void *each_ud);

@@ -20,6 +20,10 @@ typedef struct dval__slot {
     int may_exist;               /* min_warm or a session-isolation lease
                                     made it: the only ones freed by name */
     int64_t last_used_ms;
+    /* isolation=sandbox: the slot's own sandbox, reset since its last use
+     * ("" none); recycled_busy while one validation has it */
+    char recycled[DVAL_ID_MAX];
+    int recycled_busy;
 } dval__slot;
 
 struct dval_pool {

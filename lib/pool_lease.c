@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "pool.h"
+#include "recycle.h"
 
 #define CANCEL_POLL_MS 20
 
@@ -118,7 +119,11 @@ void dval__pool_reap_idle(dval_pool *p)
         if (!idle)
             continue;
         dval__pool_release_one(p, s->name);
+        /* releasing: no validation leases the slot, none holds it */
+        if (s->recycled[0])
+            dval__recycle_delete(p->client, s->recycled);
         pthread_mutex_lock(&p->lock);
+        s->recycled[0] = '\0';
         s->releasing = 0;
         s->used = s->ready = 0;
         pthread_cond_broadcast(&p->cond);

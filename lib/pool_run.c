@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "pool.h"
+#include "recycle.h"
 #include "service_start.h"
 
 static int ensure_snapshot(dval_pool *p, const dval_profile *prof)
@@ -81,6 +82,42 @@ static const char **merged_labels(dval_pool *p, const char *const *extra)
     return l;
 }
 
+/* isolation=sandbox on slot i: on the slot's own sandbox when no other
+ * validation has it (else on a fresh one, deleted after it, as
+ * dval_validate does), reset right after the validation so that it is
+ * clean before the next one may lease it. */
+static int validate_recycled(dval_pool *p, int i, const dval_validation *r,
+                             dval_event_fn on_event, void *userdata,
+                             char **result_json)
+{
+    dval__slot *s = &p->slots[i];
+    dval__recycle rs;
+    memset(&rs, 0, sizeof rs);
+    if (!dval__recycle_supported(p->client))
+        return dval_validate(p->client, r, on_event, userdata, result_json);
+    pthread_mutex_lock(&p->lock);
+    int mine = !s->recycled_busy;
+    if (mine) {
+        s->recycled_busy = 1;
+        dval__strlcpy(rs.name, s->recycled, sizeof rs.name);
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!mine) /* max_per_sandbox > 1: the slot's sandbox is in use */
+        return dval_validate(p->client, r, on_event, userdata, result_json);
+    int rc = dval__validate_in(p->client, r, on_event, userdata, result_json,
+                               &rs);
+    /* the validation's message outlives the reset's calls */
+    char saved[DVAL_ERRMSG_MAX];
+    dval__strlcpy(saved, dval_client_errmsg(p->client), sizeof saved);
+    int kept = dval__recycle_after(p->client, &rs);
+    dval__client_seterr(p->client, "%s", saved);
+    pthread_mutex_lock(&p->lock);
+    dval__strlcpy(s->recycled, kept ? rs.name : "", sizeof s->recycled);
+    s->recycled_busy = 0;
+    pthread_mutex_unlock(&p->lock);
+    return rc;
+}
+
 DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
                                 dval_event_fn on_event, void *userdata,
                                 char **result_json)
@@ -124,9 +161,12 @@ DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
     r.labels = labels;
     if (!r.sandbox_ttl_minutes)
         r.sandbox_ttl_minutes = pool->ttl;
-    rc = labels ? dval_validate(pool->client, &r, on_event, userdata,
-                                result_json)
-                : DVAL_ENOMEM;
+    rc = !labels ? DVAL_ENOMEM
+         : r.isolation == DVAL_ISOLATION_SANDBOX
+             ? validate_recycled(pool, slot, &r, on_event, userdata,
+                                 result_json)
+             : dval_validate(pool->client, &r, on_event, userdata,
+                             result_json);
     dval__free(labels);
     dval__pool_return(pool, slot);
     return rc;
@@ -138,8 +178,12 @@ DVAL_API void dval_pool_free(dval_pool *pool)
         return;
     /* a slot only isolation=sandbox validations leased never had a
      * sandbox of its name: no lookup for it */
-    for (int i = 0; pool->slots && i < pool->max_sb; i++)
+    for (int i = 0; pool->slots && i < pool->max_sb; i++) {
         if (pool->slots[i].used && pool->slots[i].may_exist)
             dval__pool_release_one(pool, pool->slots[i].name);
+        /* a recycled sandbox is a validation's own: never left behind */
+        if (pool->slots[i].recycled[0])
+            dval__recycle_delete(pool->client, pool->slots[i].recycled);
+    }
     dval__pool_destroy(pool);
 }

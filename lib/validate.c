@@ -208,6 +208,14 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
                            dval_event_fn on_event, void *userdata,
                            char **result_json)
 {
+    return dval__validate_in(client, req, on_event, userdata, result_json,
+                             NULL);
+}
+
+int dval__validate_in(dval_client *client, const dval_validation *req,
+                      dval_event_fn on_event, void *userdata,
+                      char **result_json, dval__recycle *rs)
+{
     if (result_json)
         *result_json = NULL;
     if (!client)
@@ -223,6 +231,7 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
     v->client = client;
     v->on_event = on_event;
     v->ud = userdata;
+    v->rs = rs;
     int rc = dval__validate_request(v, req);
     if (rc == DVAL_OK) {
         v->timings = json_object();

@@ -16,6 +16,7 @@
 #include <limits.h>
 
 #include "core.h"
+#include "recycle.h"
 
 /* results listing written by the run command's trailer (in the workdir,
  * outside results/ so it is never taken for a result) */
@@ -49,6 +50,7 @@ typedef struct dval__vctx {
     json_t *timings;
     json_t *results;
     json_t *errors;
+    dval__recycle *rs;      /* a pool slot's recycled sandbox, or NULL */
 } dval__vctx;
 
 /* ---- validate_events.c */

@@ -55,6 +55,24 @@ static const char **sandbox_labels(dval__vctx *v, const char *profile_label,
     return labels;
 }
 
+/* An isolation=sandbox validation's sandbox: the pool slot's recycled
+ * one (kept at close: the pool resets it), else one of its own name,
+ * deleted at close. */
+static void own_name(dval__vctx *v, dval_sandbox_options *o, char *own,
+                     size_t cap)
+{
+    if (v->rs && v->rs->name[0]) {
+        dval__strlcpy(own, v->rs->name, cap);
+    } else {
+        own_sandbox_name(o->name, own, cap);
+        if (v->rs)
+            dval__strlcpy(v->rs->name, own, sizeof v->rs->name);
+    }
+    o->name = own;
+    if (v->rs)
+        o->release = DVAL_RELEASE_KEEP;
+}
+
 static void sandbox_options(dval__vctx *v, dval_sandbox_options *o)
 {
     dval_sandbox_options_init(o, sizeof *o);
@@ -85,9 +103,9 @@ int dval__validate_sandbox(dval__vctx *v)
     dval_sandbox_options o;
     sandbox_options(v, &o);
     char own[DVAL_ID_MAX];
-    if (v->req.isolation == DVAL_ISOLATION_SANDBOX) {
-        own_sandbox_name(o.name, own, sizeof own);
-        o.name = own;
+    int isolated = v->req.isolation == DVAL_ISOLATION_SANDBOX;
+    if (isolated) {
+        own_name(v, &o, own, sizeof own);
         labels[extra + 2] = "dval.isolation=sandbox";
     }
     o.labels = labels;
@@ -97,7 +115,11 @@ int dval__validate_sandbox(dval__vctx *v)
         return dval__validate_fail(v, rc, "sandbox",
                                    dval_client_errmsg(v->client));
     dval__strlcpy(v->sb_name, dval_sandbox_name(v->sb), sizeof v->sb_name);
-    if (o.release != DVAL_RELEASE_DELETE) /* a sandbox that stays */
+    if (isolated && v->rs) /* the pool resets it after this validation */
+        dval__strlcpy(v->rs->id, dval_sandbox_id(v->sb), sizeof v->rs->id);
+    /* a sandbox that stays for other validations; a recycled one is
+     * reset (every process killed) before the next */
+    if (!isolated && o.release != DVAL_RELEASE_DELETE)
         dval__service_start(v->client, v->prof, v->sb);
     if (v->aborted)
         return dval__validate_fail(v, DVAL_EABORTED, "sandbox", NULL);

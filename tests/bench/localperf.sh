@@ -27,7 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$tmp/src"
-# the program writes one results JSON (a validation without one fails)
+# the program of pool.sh: the results JSON poolbench checks, then ok
 cat >"$tmp/src/run.sh" <<'EOF'
 echo '{"ok":true}' >"$DVAL_RESULTS_DIR/r.json" && echo ok
 EOF

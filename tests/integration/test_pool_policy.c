@@ -27,18 +27,8 @@ static void fx_open(fx *f, const char *program, int max_queue,
                     int64_t idle_ms)
 {
     memset(f, 0, sizeof *f);
-    emu_start(&f->e);
-    CHECK_INT(emu_post(&f->e, "/_emu/config", "{\"transition_ms\":10,"
-                       "\"snapshot_build_ms\":50}"), 200);
-    f->c = emu_client(&f->e, NULL, 20, NULL);
-    snprintf(f->dir, sizeof f->dir, "/tmp/dval-poolp-XXXXXX");
-    CHECK(mkdtemp(f->dir));
-    char p[128];
-    snprintf(p, sizeof p, "%s/run.sh", f->dir);
-    FILE *fp = fopen(p, "w");
-    CHECK(fp);
-    fputs(program, fp);
-    fclose(fp);
+    f->c = emu_fast(&f->e);
+    emu_program(f->dir, program);
     dval_pool_options o;
     CHECK_INT(dval_pool_options_init(&o, sizeof o), DVAL_OK);
     o.profile = "shell";
@@ -58,9 +48,7 @@ static void fx_open(fx *f, const char *program, int max_queue,
 static void fx_close(fx *f)
 {
     dval_pool_free(f->pool);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
-    CHECK(system(cmd) == 0);
+    emu_program_rm(f->dir);
     dval_client_free(f->c);
     emu_stop(&f->e);
 }

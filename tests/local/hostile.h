@@ -32,6 +32,17 @@ int hx_validate_disk(hx *h, const char *sbname, const char *tid,
  * (NULL ok; free), *code its exit code (-1 when it did not run). */
 int hx_run(hx *h, const char *sbname, const char *tid, const char *script,
            const char *const *files, char **out, int *code);
+/* A new source directory in the scratch dir holding script as run.sh (and
+ * copies of the local files, a NULL-ended list or NULL): dir gets it. */
+void hx_program(hx *h, const char *script, const char *const *files,
+                char *dir, size_t cap);
+/* The program's stdout as a caller's on_event sees it (output restarts
+ * on DVAL_EVENT_RESTART): userdata is an hx_buf, data NUL-ended. */
+typedef struct hx_buf {
+    char *data;
+    size_t len;
+} hx_buf;
+int hx_on_stdout(const dval_event *ev, void *ud);
 /* Compiles tests/local/hostile_attack.c static into the scratch dir;
  * out gets its path. */
 void hx_attack_bin(const hx *h, char *out, size_t cap);

@@ -226,13 +226,9 @@ void hx_inside(const hx *h, const char *sbname, const char *path, char *out,
     snprintf(out, cap, "/proc/%d/root%s", pid, path);
 }
 
-typedef struct hx_buf {
-    char *data;
-    size_t len;
-} hx_buf;
 
 /* Collects the program's stdout (what a caller's on_event sees). */
-static int on_output(const dval_event *ev, void *ud)
+int hx_on_stdout(const dval_event *ev, void *ud)
 {
     hx_buf *b = ud;
     if (ev->type == DVAL_EVENT_RESTART)
@@ -257,11 +253,11 @@ static void copy_file(const char *from, const char *dir)
         th_fail(__FILE__, __LINE__, "%s", cmd);
 }
 
-int hx_run(hx *h, const char *sbname, const char *tid, const char *script,
-           const char *const *files, char **out, int *code)
+void hx_program(hx *h, const char *script, const char *const *files,
+                char *dir, size_t cap)
 {
-    char dir[700], p[800];
-    snprintf(dir, sizeof dir, "%s/%d-%d", h->src, (int)getpid(),
+    char p[800];
+    snprintf(dir, cap, "%s/%d-%d", h->src, (int)getpid(),
              __atomic_add_fetch(&h->nsrc, 1, __ATOMIC_SEQ_CST));
     mkdir(dir, 0755);
     snprintf(p, sizeof p, "%s/run.sh", dir);
@@ -270,6 +266,13 @@ int hx_run(hx *h, const char *sbname, const char *tid, const char *script,
         th_fail(__FILE__, __LINE__, "write %s", p);
     for (size_t i = 0; files && files[i]; i++)
         copy_file(files[i], dir);
+}
+
+int hx_run(hx *h, const char *sbname, const char *tid, const char *script,
+           const char *const *files, char **out, int *code)
+{
+    char dir[700];
+    hx_program(h, script, files, dir, sizeof dir);
     dval_validation r;
     dval_validation_init(&r, sizeof r);
     r.profile = "shell";
@@ -281,7 +284,7 @@ int hx_run(hx *h, const char *sbname, const char *tid, const char *script,
     r.allow_missing_results = 1;
     hx_buf b = { calloc(1, 1), 0 };
     char *json = NULL;
-    int rc = dval_validate(h->client, &r, on_output, &b, &json);
+    int rc = dval_validate(h->client, &r, hx_on_stdout, &b, &json);
     const char *ec = json ? strstr(json, "\"exit_code\":") : NULL;
     *code = ec ? atoi(ec + 12) : -1;
     dval_free(json);

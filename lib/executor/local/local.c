@@ -251,6 +251,7 @@ static void fill(struct dval_executor *out, lx *x)
     out->sandbox_stop = lx_sandbox_stop;
     out->sandbox_delete = lx_sandbox_delete;
     out->sandbox_recover = lx_sandbox_recover;
+    out->sandbox_reset = lx_sandbox_reset;
     out->sandbox_list = lx_sandbox_list;
     out->session_create = lx_session_create;
     out->session_delete = lx_session_delete;

@@ -139,6 +139,8 @@ int lx_sandbox_start(void *ud, dval_call *c, const char *id,
 int lx_sandbox_stop(void *ud, dval_call *c, const char *id,
                     dval_sandbox_info *out);
 int lx_sandbox_delete(void *ud, dval_call *c, const char *id);
+/* The guaranteed reset for reuse (sandbox.c). */
+int lx_sandbox_reset(void *ud, dval_call *c, const char *id);
 int lx_sandbox_recover(void *ud, dval_call *c, const char *id,
                        dval_sandbox_info *out);
 int lx_sandbox_list(void *ud, dval_call *c, const char *const *labels,
@@ -237,6 +239,9 @@ int lx_uid_for(lx *x, dval_call *c, const lx_sb *sb, int rootfd,
                const char *top, long *uid);
 int lx_uid_alloc(dval_call *c, const char *sbdir, const char *name,
                  long *uid);
+/* Empties the sandbox's uid table (a reset: no process or file of any
+ * earlier uid is left, so the slots may serve again). */
+int lx_uid_forget(dval_call *c, const char *sbdir);
 int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid);
 void lx_top_of(const char *abs, int file, char *top, size_t cap);
 

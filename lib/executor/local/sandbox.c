@@ -266,6 +266,63 @@ int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
     return rc;
 }
 
+/* What the host keeps of a sandbox's uses: its writable layer (never
+ * reused), the uid table (thread ids → uids; emptied, or a sandbox reset
+ * thousands of times would scan an ever longer table and run out of
+ * slots) and the workdir claims (no run holds one: the pool resets
+ * after its validation released it). */
+static int forget_uses(lx *x, dval_call *c, lx_sb *sb)
+{
+    char p[4200], old[4300];
+    dval__fmt(p, sizeof p, "%s/disk.img", sb->dir);
+    if (unlink(p) < 0 && errno != ENOENT)
+        return dval__call_fail(c, DVAL_EIO, "reset: cannot remove %s: %s",
+                               p, strerror(errno));
+    int rc = lx_uid_forget(c, sb->dir);
+    if (rc != DVAL_OK)
+        return rc;
+    dval__fmt(p, sizeof p, "%s/claims", sb->dir);
+    dval__fmt(old, sizeof old, "%s/.claims-%d-%lu", sb->dir, (int)getpid(),
+              lx_seq());
+    if (rename(p, old) == 0 && lx_rmtree(old) < 0)
+        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: cannot remove %s: %s",
+               old, strerror(errno));
+    return DVAL_OK;
+}
+
+/* The guaranteed reset (struct dval_executor, sandbox_reset). Killing the
+ * init ends its pid namespace, so every process of the sandbox dies with
+ * it, and with them its mount, IPC, UTS and network namespaces (/dev/shm,
+ * SysV objects, the overlay); the cgroup sweep gets any straggler and the
+ * sessions go. The upper layer (and /tmp on it) is replaced by a fresh
+ * image, never reused: a new init then starts as a create's would, on the
+ * same snapshot, uid and state directory. *arg: the disk size for the
+ * spare refilled after it. */
+static int do_reset(lx *x, dval_call *c, lx_sb *sb, void *arg)
+{
+    if (!sb->isolated) /* a plain directory tree on the host: no guarantee */
+        return dval__call_fail(c, DVAL_EUNSUPPORTED, "an unisolated sandbox "
+                               "cannot be reset; delete it instead");
+    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
+    lx_sb_kill(x, sb);
+    int rc = forget_uses(x, c, sb);
+    if (rc != DVAL_OK) {
+        lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "reset failed");
+        return rc;
+    }
+    *(int *)arg = lx_disk_gib(sb);
+    return lx_sb_start(x, c, sb);
+}
+
+int lx_sandbox_reset(void *ud, dval_call *c, const char *id)
+{
+    int gib = 0;
+    int rc = with_locked(ud, c, id, NULL, do_reset, &gib);
+    if (gib) /* the next reset or create only renames a spare */
+        lx_disk_refill(ud, gib);
+    return rc;
+}
+
 static int do_recover(lx *x, dval_call *c, lx_sb *sb, void *arg)
 {
     (void)arg;

@@ -70,6 +70,19 @@ int lx_uid_alloc(dval_call *c, const char *sbdir, const char *name,
     return DVAL_OK;
 }
 
+int lx_uid_forget(dval_call *c, const char *sbdir)
+{
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/uids", sbdir);
+    int lk = lx_lock(c, p, 10000);
+    if (lk < 0)
+        return lk;
+    int rc = ftruncate(lk, 0) < 0 ? -1 : 0;
+    lx_unlock(lk);
+    return rc < 0 ? dval__call_fail(c, DVAL_EIO, "truncate %s: %s", p,
+                                    strerror(errno)) : DVAL_OK;
+}
+
 /* Makes sandbox/<top> (under the sandbox root rootfd) a directory that
  * belongs to uid; anything else found there (another owner's directory,
  * a symlink, a file: a squatter's) is renamed out of the way first. */

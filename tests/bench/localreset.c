@@ -1,0 +1,94 @@
+/* The cost of the local executor's guaranteed reset (sandbox_reset, what
+ * a pool's isolation=sandbox slot does after each validation) next to a
+ * create and a delete (LOCALPERF.md): N sandboxes created, each reset R
+ * times, all deleted, serially. Prints wall and tree CPU ms per sandbox
+ * and step, as localsteps.c. Not a timed test; run by localsteps.sh
+ * (LOCALSTEPS_RESET=1). Usage: localreset N R CPUACCT_USAGE_FILE|- */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "recycle.h"
+
+static const char *usage_file;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double tree_cpu_ms(void)
+{
+    FILE *f = usage_file ? fopen(usage_file, "r") : NULL;
+    unsigned long long ns = 0;
+    if (f) {
+        if (fscanf(f, "%llu", &ns) != 1)
+            ns = 0;
+        fclose(f);
+    }
+    return ns / 1e6;
+}
+
+static double w0, c0;
+
+static void step_begin(void)
+{
+    w0 = now_ms();
+    c0 = tree_cpu_ms();
+}
+
+static void step_end(const char *name, int n)
+{
+    printf("{\"step\":\"%s\",\"n\":%d,\"wall_ms\":%.2f,\"cpu_ms\":%.2f}\n",
+           name, n, (now_ms() - w0) / n, (tree_cpu_ms() - c0) / n);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4)
+        return 2;
+    int n = atoi(argv[1]), r = atoi(argv[2]);
+    usage_file = strcmp(argv[3], "-") ? argv[3] : NULL;
+    dval_client_options co;
+    dval_client_options_init(&co, sizeof co);
+    co.executor = "local";
+    co.state_dir = getenv("POOLBENCH_STATE");
+    dval_client *c = NULL;
+    if (dval_client_new(&c, &co))
+        return 1;
+    dval__recycle *rs = calloc((size_t)n, sizeof *rs);
+    step_begin();
+    for (int i = 0; i < n; i++) {
+        dval_sandbox_options o;
+        dval_sandbox_options_init(&o, sizeof o);
+        snprintf(rs[i].name, sizeof rs[i].name, "reset-%d", i);
+        o.name = rs[i].name;
+        dval_sandbox *sb = NULL;
+        if (dval_sandbox_acquire(&sb, c, &o)) {
+            fprintf(stderr, "localreset: %s\n", dval_client_errmsg(c));
+            return 1;
+        }
+        snprintf(rs[i].id, sizeof rs[i].id, "%s", dval_sandbox_id(sb));
+        dval_sandbox_free(sb);
+    }
+    step_end("create", n);
+    step_begin();
+    for (int k = 0; k < r; k++)
+        for (int i = 0; i < n; i++)
+            if (!dval__recycle_after(c, &rs[i])) {
+                fprintf(stderr, "localreset: reset failed\n");
+                return 1;
+            }
+    step_end("reset", n * r);
+    step_begin();
+    for (int i = 0; i < n; i++)
+        dval__recycle_delete(c, rs[i].name);
+    step_end("delete", n);
+    free(rs);
+    dval_client_free(c);
+    return 0;
+}
