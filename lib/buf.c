@@ -26,6 +26,27 @@ int dval__buf_append(dval__buf *b, const void *data, size_t len)
     return DVAL_OK;
 }
 
+/* Makes room for len more bytes (and the NUL) in one allocation, for a
+ * body whose size is announced: grown by doubling, a 64 KiB download went
+ * through 32, 64 and 128 KiB blocks and the copies between them (~150
+ * KiB more peak heap than the body). A hint only: on failure appends
+ * still grow the buffer as before. */
+int dval__buf_reserve(dval__buf *b, size_t len)
+{
+    if (len > SIZE_MAX / 2 - b->len - 1)
+        return DVAL_ENOMEM;
+    if (b->len + len + 1 <= b->cap)
+        return DVAL_OK;
+    char *p = dval__realloc(b->data, b->len + len + 1);
+    if (!p)
+        return DVAL_ENOMEM;
+    if (!b->data)
+        p[0] = '\0';
+    b->data = p;
+    b->cap = b->len + len + 1;
+    return DVAL_OK;
+}
+
 int dval__buf_appendf(dval__buf *b, const char *fmt, ...)
 {
     va_list ap;

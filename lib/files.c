@@ -152,7 +152,18 @@ typedef struct dl {
     int toobig, stopped, io_errno;
 } dl;
 
-static int dl_sink(const char *data, size_t len, void *ud)
+/* An executor that knows the size before the first byte (a body's
+ * Content-Length) and sees its sink is this one tells it here: a memory
+ * destination makes it the size of its one allocation, within the limit.
+ * Not through the sink itself: the vtable's sink carries data only. */
+void dval__download_hint(void *ud, size_t len)
+{
+    dl *d = ud;
+    if (d->mem && (d->max <= 0 || len <= (uint64_t)d->max))
+        (void)dval__buf_reserve(d->mem, len);
+}
+
+int dval__download_sink(const char *data, size_t len, void *ud)
 {
     dl *d = ud;
     d->bytes += len;
@@ -214,7 +225,7 @@ static int download(dval_sandbox *sb, const char *path, dl *d)
     dval__ex_op op;
     stream_op(&op, sb, "download", path, dl_rewind, dl_failed, d);
     int rc = dval__ex_file_download(sb->client, &op, sb->info.id, path,
-                                    dl_sink, d);
+                                    dval__download_sink, d);
     if (d->toobig) {
         dval__fmt(sb->errmsg, sizeof sb->errmsg, "%s is larger than the "
                   "limit of %lld bytes", path, (long long)d->max);

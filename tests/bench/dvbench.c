@@ -268,6 +268,28 @@ static char *seed_json(size_t target)
 #define LOOP_CMD "cp /home/daytona/seed.json /home/daytona/result.json " \
                  "&& echo done"
 
+/* BENCH_SMAPS=FILE: a copy of /proc/self/smaps at the end of the loop,
+   (and FILE.before: before it),
+ * to compare this client's memory mapping by mapping (tests/bench/RSS.md,
+ * tests/bench/rss.py). Measurement only. */
+static void dump_smaps(const char *suffix)
+{
+    char to[4096];
+    const char *base = getenv("BENCH_SMAPS");
+    if (base)
+        snprintf(to, sizeof to, "%s%s", base, suffix);
+    FILE *in = base ? fopen("/proc/self/smaps", "r") : NULL;
+    FILE *out = in ? fopen(to, "w") : NULL;
+    char buf[4096];
+    size_t n;
+    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    if (out)
+        fclose(out);
+    if (in)
+        fclose(in);
+}
+
 static int cmd_loop(int argc, char **argv)
 {
     if (argc < 2)
@@ -287,7 +309,13 @@ static int cmd_loop(int argc, char **argv)
     emu_stats s0 = stats(base);
     double cpu0 = self_cpu_ms();
     long rss0 = proc_kb("VmHWM");
+    dump_smaps(".before");
     int64_t t_all = mono_ns();
+    /* BENCH_RSS_STEPS=N: VmHWM after each step of the first N loops */
+    int steps = getenv("BENCH_RSS_STEPS") ? atoi(getenv("BENCH_RSS_STEPS")) : 0;
+#define STEP(what) if (i < steps) fprintf(stderr, "loop %d %-8s VmHWM %ld " \
+                                          "VmRSS %ld kB\n", i, what, \
+                                          proc_kb("VmHWM"), proc_kb("VmRSS"))
     for (int i = 0; i < n; i++) {
         int64_t t0 = mono_ns();
         dval_session *s;
@@ -296,10 +324,12 @@ static int cmd_loop(int argc, char **argv)
         char *json = NULL;
         if ((rc = dval_session_open(&s, sb)))
             die("session: %s", dval_sandbox_errmsg(sb));
+        STEP("open");
         if ((rc = dval_session_exec(s, LOOP_CMD, NULL, count_out, &out,
                                     &code)) || code != 0 || out != 5)
             die("exec: rc %d code %d out %zu: %s", rc, code, out,
                 dval_session_errmsg(s));
+        STEP("exec");
         size_t jl = 0;
         /* BENCH_NOPARSE=1: transfer only, to split the JSON check out */
         rc = noparse ? dval_sandbox_download(sb, "/home/daytona/result.json",
@@ -308,12 +338,15 @@ static int cmd_loop(int argc, char **argv)
                                                   &json);
         if (rc || strlen(json) != 65536)
             die("download: %s", dval_sandbox_errmsg(sb));
+        STEP("download");
         dval_free(json);
         if ((rc = dval_session_close(s)))
             die("close: %s", dval_session_errmsg(s));
         dval_session_free(s);
+        STEP("close");
         wall[i] = ms_since(t0);
     }
+#undef STEP
     double total_ms = ms_since(t_all);
     double cpu = self_cpu_ms() - cpu0;
     emu_stats s1 = stats(base);
@@ -325,6 +358,8 @@ static int cmd_loop(int argc, char **argv)
            s1.conns - s0.conns, s1.reqs - s0.reqs, s1.ws - s0.ws);
     print_dist("loop_wall_ms", wall, (size_t)n, 1);
     printf("}\n");
+    fflush(stdout);
+    dump_smaps("");
     long hwm_loop = proc_kb("VmHWM");
     dval_sandbox_delete(sb);
     dval_sandbox_free(sb);

@@ -332,6 +332,28 @@ static void emu_stats(const char *base, long *reqs, long *conns)
     free(b.p);
 }
 
+/* BENCH_SMAPS=FILE: a copy of /proc/self/smaps at the end of the loop,
+   (and FILE.before: before it),
+ * to compare this client's memory mapping by mapping (tests/bench/RSS.md,
+ * tests/bench/rss.py). Measurement only. */
+static void dump_smaps(const char *suffix)
+{
+    char to[4096];
+    const char *base = getenv("BENCH_SMAPS");
+    if (base)
+        snprintf(to, sizeof to, "%s%s", base, suffix);
+    FILE *in = base ? fopen("/proc/self/smaps", "r") : NULL;
+    FILE *out = in ? fopen(to, "w") : NULL;
+    char buf[4096];
+    size_t n;
+    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    if (out)
+        fclose(out);
+    if (in)
+        fclose(in);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -350,6 +372,7 @@ int main(int argc, char **argv)
     emu_stats(base, &r0, &c0);
     struct rusage u0, u1;
     long hwm0 = status_kb("VmHWM");
+    dump_smaps(".before");
     getrusage(RUSAGE_SELF, &u0);
     for (int i = 0; i < n; i++) {
         int64_t t0 = mono_ns();
@@ -369,6 +392,8 @@ int main(int argc, char **argv)
            "\"p50\":%.3f,\"p90\":%.3f,\"min\":%.3f,\"max\":%.3f}}\n", n,
            cpu / n, hwm0, status_kb("VmHWM"), r1 - r0 - 1, c1 - c0, n, wall[(n - 1) / 2],
            wall[(n * 9 - 1) / 10], wall[0], wall[n - 1]);
+    fflush(stdout);
+    dump_smaps("");
     free(wall);
     curl_easy_cleanup(H);
     curl_global_cleanup();

@@ -1,7 +1,8 @@
 /* Where the time of an isolation=sandbox validation goes on the local
  * executor (tests/bench/LOCALPERF.md): N sandboxes are created, then one
  * command runs in each (twice: a validation runs a prepare command and
- * the program), then all are deleted, one step at a time, serially.
+ * the program), then 10 N commands run in one session (the cost of a
+ * command alone), then all are deleted, one step at a time, serially.
  * Prints wall and CPU ms per sandbox for each step. CPU is the whole
  * process tree (this process, the helpers, the inits and the programs):
  * localsteps.sh runs it in a cpuacct cgroup of its own and passes that
@@ -103,6 +104,21 @@ int main(int argc, char **argv)
     if (run_all(sb, n, "find . -mindepth 1 -delete && mkdir -p r && sh -c 'echo ok'"))
         return 1;
     step_end("session+exec(find,mkdir,sh)", n);
+    /* one command alone, without the session around it: the helper's
+     * exec (its processes, the namespace join, sh) */
+    dval_session *s = NULL;
+    int code = -1;
+    if (dval_session_open(&s, sb[0]))
+        return 1;
+    step_begin();
+    for (int i = 0; i < 10 * n; i++)
+        if (dval_session_exec(s, "true", NULL, NULL, NULL, &code) || code) {
+            fprintf(stderr, "localsteps: exec: %s\n", dval_session_errmsg(s));
+            return 1;
+        }
+    step_end("exec(true) in one session", 10 * n);
+    dval_session_close(s);
+    dval_session_free(s);
     step_begin();
     for (int i = 0; i < n; i++) {
         dval_sandbox_delete(sb[i]);

@@ -401,3 +401,47 @@ TEST(a_file_over_max_download_bytes_is_etoobig)
     CHECK_INT(emu_count(&f.e, "POST", "bulk-download"), 5);
     fx_stop(&f);
 }
+
+/* A download into memory whose size the server announces (Content-Length)
+ * is read into one allocation: the buffer used to double from 64 bytes
+ * (a 64 KiB result went through 32, 64 and 128 KiB blocks, ~150 KiB of
+ * peak heap). The library's allocations for a 1 MiB download are as many
+ * as for a 1 KiB one, and the bytes are exact. */
+long dval__alloc_count(void);
+
+static long download_allocs(fx *f, const char *remote, size_t size)
+{
+    char *data = NULL;
+    size_t len = 0;
+    long a0 = dval__alloc_count();
+    CHECK_INT(dval_sandbox_download(f->sb, remote, &data, &len), DVAL_OK);
+    long n = dval__alloc_count() - a0;
+    CHECK_INT(len, size);
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)data[i] != pat(i))
+            th_fail(__FILE__, __LINE__, "byte %zu differs", i);
+    CHECK_INT(data[len], 0);
+    dval_free(data);
+    return n;
+}
+
+TEST(a_download_into_memory_is_one_allocation)
+{
+    fx f;
+    fx_start(&f, 0);
+    char small[128], big[128];
+    local(&f, small, sizeof small, "small.bin");
+    local(&f, big, sizeof big, "big.bin");
+    write_pattern(small, 1024);
+    write_pattern(big, 1 << 20);
+    CHECK_INT(dval_sandbox_upload_file(f.sb, "/sandbox/in/small.bin", small),
+              DVAL_OK);
+    CHECK_INT(dval_sandbox_upload_file(f.sb, "/sandbox/in/big.bin", big),
+              DVAL_OK);
+    download_allocs(&f, "/sandbox/in/small.bin", 1024); /* warm */
+    long s = download_allocs(&f, "/sandbox/in/small.bin", 1024);
+    long b = download_allocs(&f, "/sandbox/in/big.bin", 1 << 20);
+    fprintf(stderr, "    allocations: 1 KiB download %ld, 1 MiB %ld\n", s, b);
+    CHECK(b <= s);
+    fx_stop(&f);
+}

@@ -64,8 +64,23 @@ typedef struct dl {
     int part;                /* 1 file, 2 error, 0 other */
     int files;
     int64_t got;
+    int hinted;
     dval__buf err;
 } dl;
+
+/* Before the file's first byte, tells the core's download sink
+ * (lib/files.c) how large the file is at most, so a download into memory
+ * is one allocation instead of a doubling chain. The bound is the body's
+ * Content-Length (for bulk-download the file plus the multipart framing);
+ * no hint when the server sends none, nor to any other sink. */
+static void size_hint(dl *d)
+{
+    if (d->hinted++ || d->sink != dval__download_sink || !d->rs ||
+        d->rs->content_length <= 0 ||
+        d->rs->content_length > d->ex->max_download + 65536)
+        return;
+    dval__download_hint(d->sink_ud, (size_t)d->rs->content_length);
+}
 
 static int file_bytes(dl *d, const char *p, size_t n)
 {
@@ -87,6 +102,8 @@ static int part_begin(const char *name, const char *filename, void *ud)
     /* one path was asked for: only the first file part is ours */
     d->part = strcmp(name, "file") == 0 && d->files++ == 0 ? 1
               : strcmp(name, "error") == 0 ? 2 : 0;
+    if (d->part == 1)
+        size_hint(d);
     return 0;
 }
 
@@ -157,6 +174,7 @@ static int bulk_end(dl *d)
 
 static int single_chunk(const char *p, size_t n, void *ud)
 {
+    size_hint(ud);
     return file_bytes(ud, p, n);
 }
 
@@ -171,8 +189,11 @@ static int download_single(dt_exec *ex, dval_call *c, const char *sb,
                      .max_body = ex->max_download, .sink = single_chunk,
                      .sink_ud = d};
         dt_resp rs;
+        d->rs = &rs;    /* this reply's Content-Length is the file's */
+        d->hinted = 0;
         rc = dt_http_do(ex, c, &rq, &rs);
         dt_resp_free(&rs);
+        d->rs = NULL;
     }
     dval__buf_free(&url);
     return rc;

@@ -74,6 +74,7 @@ typedef struct dt_req {
 typedef struct dt_resp {
     long status;
     char content_type[256];
+    int64_t content_length;   /* of the 2xx body; -1 when not announced */
     dval__buf body;           /* 2xx body (no sink) or the error body */
 } dt_resp;
 

@@ -39,6 +39,7 @@ static void status_line(xfer *x, const char *p, size_t n)
     const char *sp = memchr(p, ' ', n);
     x->rs->status = sp ? strtol(sp + 1, NULL, 10) : 0;
     x->rs->content_type[0] = '\0';
+    x->rs->content_length = -1;
     x->retry_after_s = -1;
     size_t l = sp ? n - (size_t)(sp + 1 - p) : 0;
     while (l && (sp[l] == '\r' || sp[l] == '\n'))
@@ -78,8 +79,11 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
         dval__strlcpy(x->rs->content_type, v, sizeof x->rs->content_type);
     } else if (kl == 14 && strncasecmp(p, "content-length", 14) == 0) {
         /* refuse an oversized body before a single byte is buffered */
-        if (is_2xx(x->rs->status) && strtoll(v, NULL, 10) > x->max_body)
+        long long len = strtoll(v, NULL, 10);
+        if (is_2xx(x->rs->status) && len > x->max_body)
             return stop(x, DVAL_ETOOBIG);
+        if (is_2xx(x->rs->status) && len >= 0)
+            x->rs->content_length = len;
     } else if ((kl == 11 && strncasecmp(p, "retry-after", 11) == 0) ||
                (kl > 12 && strncasecmp(p, "retry-after-", 12) == 0) ||
                (kl > 18 && strncasecmp(p, "x-ratelimit-reset-", 18) == 0)) {
@@ -106,6 +110,9 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
         int rc = x->rq->sink(p, n, x->rq->sink_ud);
         return rc ? stop(x, rc) : n;
     }
+    /* announced (and within max_body, on_header checked): one block */
+    if (!x->rs->body.cap && x->rs->content_length > 0)
+        (void)dval__buf_reserve(&x->rs->body, (size_t)x->rs->content_length);
     if (dval__buf_append(&x->rs->body, p, n))
         return stop(x, DVAL_ENOMEM);
     return n;
@@ -273,6 +280,7 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
     xfer x = {.ex = ex, .c = c, .rq = rq, .rs = rs, .retry_after_s = -1};
     x.max_body = rq->max_body > 0 ? rq->max_body : DT_JSON_MAX;
     memset(rs, 0, sizeof *rs);
+    rs->content_length = -1;
     c->http_status = 0;
     c->retry_after_ms = -1;
     c->errmsg[0] = '\0';
