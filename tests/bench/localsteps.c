@@ -16,41 +16,7 @@
 
 #include "dval.h"
 
-static const char *usage_file;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* CPU ns of the cgroup (every process of the bench), or 0. */
-static double tree_cpu_ms(void)
-{
-    FILE *f = usage_file ? fopen(usage_file, "r") : NULL;
-    unsigned long long ns = 0;
-    if (f) {
-        if (fscanf(f, "%llu", &ns) != 1)
-            ns = 0;
-        fclose(f);
-    }
-    return ns / 1e6;
-}
-
-static double w0, c0;
-
-static void step_begin(void)
-{
-    w0 = now_ms();
-    c0 = tree_cpu_ms();
-}
-
-static void step_end(const char *name, int n)
-{
-    printf("{\"step\":\"%s\",\"n\":%d,\"wall_ms\":%.2f,\"cpu_ms\":%.2f}\n",
-           name, n, (now_ms() - w0) / n, (tree_cpu_ms() - c0) / n);
-}
+#include "steps.h"
 
 static int run_all(dval_sandbox **sb, int n, const char *cmd)
 {
