@@ -32,6 +32,9 @@
 
 #include "dval.h"
 
+#include "procmem.h"
+#include "emustats.h"
+
 extern char **environ;
 
 /* ------------------------------------------------------------ helpers */
@@ -79,20 +82,6 @@ static double self_cpu_ms(void)
     return cpu_ms(&r);
 }
 
-/* VmHWM / VmRSS of this process in KiB */
-static long proc_kb(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    size_t kl = strlen(key);
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, kl) && line[kl] == ':')
-            v = atol(line + kl + 1);
-    if (f)
-        fclose(f);
-    return v;
-}
 
 /* Resets VmHWM to the current RSS (Linux >= 4.0), for per-phase peaks. */
 static void reset_hwm(void)
@@ -209,43 +198,8 @@ static int count_out(int stream, const char *channel, const char *data,
 }
 
 /* GET base/_emu/stats → connections, requests, websockets */
-typedef struct emu_stats {
-    long conns, reqs, ws;
-} emu_stats;
 
-static size_t grow(char *p, size_t s, size_t n, void *ud)
-{
-    char **b = ud;
-    size_t old = *b ? strlen(*b) : 0;
-    char *nb = realloc(*b, old + s * n + 1);
-    if (!nb)
-        return 0;
-    memcpy(nb + old, p, s * n);
-    nb[old + s * n] = 0;
-    *b = nb;
-    return s * n;
-}
 
-static emu_stats stats(const char *base)
-{
-    emu_stats st = {-1, -1, -1};
-    char url[300], *body = NULL;
-    snprintf(url, sizeof url, "%s/_emu/stats", base);
-    CURL *e = curl_easy_init();
-    curl_easy_setopt(e, CURLOPT_URL, url);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, grow);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &body);
-    if (curl_easy_perform(e) == CURLE_OK && body) {
-        json_t *j = json_loads(body, 0, NULL);
-        st.conns = (long)json_integer_value(json_object_get(j, "connections"));
-        st.reqs = (long)json_integer_value(json_object_get(j, "requests"));
-        st.ws = (long)json_integer_value(json_object_get(j, "websockets"));
-        json_decref(j);
-    }
-    free(body);
-    curl_easy_cleanup(e);
-    return st;
-}
 
 /* ------------------------------------------------- 1. client overhead */
 
@@ -268,27 +222,6 @@ static char *seed_json(size_t target)
 #define LOOP_CMD "cp /home/daytona/seed.json /home/daytona/result.json " \
                  "&& echo done"
 
-/* BENCH_SMAPS=FILE: a copy of /proc/self/smaps at the end of the loop,
-   (and FILE.before: before it),
- * to compare this client's memory mapping by mapping (tests/bench/RSS.md,
- * tests/bench/rss.py). Measurement only. */
-static void dump_smaps(const char *suffix)
-{
-    char to[4096];
-    const char *base = getenv("BENCH_SMAPS");
-    if (base)
-        snprintf(to, sizeof to, "%s%s", base, suffix);
-    FILE *in = base ? fopen("/proc/self/smaps", "r") : NULL;
-    FILE *out = in ? fopen(to, "w") : NULL;
-    char buf[4096];
-    size_t n;
-    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    if (out)
-        fclose(out);
-    if (in)
-        fclose(in);
-}
 
 static int cmd_loop(int argc, char **argv)
 {
@@ -306,16 +239,16 @@ static int cmd_loop(int argc, char **argv)
         die("upload: %s", dval_sandbox_errmsg(sb));
     int noparse = getenv("BENCH_NOPARSE") && atoi(getenv("BENCH_NOPARSE"));
     double *wall = calloc((size_t)n, sizeof *wall);
-    emu_stats s0 = stats(base);
+    emu_stats s0 = emu_stats_get(base);
     double cpu0 = self_cpu_ms();
-    long rss0 = proc_kb("VmHWM");
+    long rss0 = status_kb("VmHWM");
     dump_smaps(".before");
     int64_t t_all = mono_ns();
     /* BENCH_RSS_STEPS=N: VmHWM after each step of the first N loops */
     int steps = getenv("BENCH_RSS_STEPS") ? atoi(getenv("BENCH_RSS_STEPS")) : 0;
 #define STEP(what) if (i < steps) fprintf(stderr, "loop %d %-8s VmHWM %ld " \
                                           "VmRSS %ld kB\n", i, what, \
-                                          proc_kb("VmHWM"), proc_kb("VmRSS"))
+                                          status_kb("VmHWM"), status_kb("VmRSS"))
     for (int i = 0; i < n; i++) {
         int64_t t0 = mono_ns();
         dval_session *s;
@@ -349,27 +282,27 @@ static int cmd_loop(int argc, char **argv)
 #undef STEP
     double total_ms = ms_since(t_all);
     double cpu = self_cpu_ms() - cpu0;
-    emu_stats s1 = stats(base);
+    emu_stats s1 = emu_stats_get(base);
     printf("{\"client\":\"c\",\"json_check\":%s,\"n\":%d,\"loop_cpu_ms\":%.3f,"
            "\"cpu_ms_per_loop\":%.4f,\"hwm_kb_before_loop\":%ld,"
            "\"hwm_kb\":%ld,\"wall_s\":%.3f,\"conns\":%ld,\"requests\":%ld,"
            "\"websockets\":%ld,",
-           noparse ? "false" : "true", n, cpu, cpu / n, rss0, proc_kb("VmHWM"), total_ms / 1e3,
+           noparse ? "false" : "true", n, cpu, cpu / n, rss0, status_kb("VmHWM"), total_ms / 1e3,
            s1.conns - s0.conns, s1.reqs - s0.reqs, s1.ws - s0.ws);
     print_dist("loop_wall_ms", wall, (size_t)n, 1);
     printf("}\n");
     fflush(stdout);
     dump_smaps("");
-    long hwm_loop = proc_kb("VmHWM");
+    long hwm_loop = status_kb("VmHWM");
     dval_sandbox_delete(sb);
     dval_sandbox_free(sb);
-    long hwm_delete = proc_kb("VmHWM");
+    long hwm_delete = status_kb("VmHWM");
     dval_client_free(c);
     /* where a peak past the loop comes from (ru_maxrss counts it) */
     if (getenv("BENCH_VERBOSE"))
         fprintf(stderr, "dvbench loop: VmHWM %ld kB after the loop, %ld after "
                 "the sandbox delete, %ld after dval_client_free\n", hwm_loop,
-                hwm_delete, proc_kb("VmHWM"));
+                hwm_delete, status_kb("VmHWM"));
     free(seed);
     free(wall);
     return 0;
@@ -628,7 +561,7 @@ static int cmd_scale(int argc, char **argv)
          * acquires of one local sandbox race (see RESULTS.md) */
         for (int i = 0; i < conc; i++)
             w[i].sb = sandbox(c, "bench-scale", snap);
-        emu_stats s0 = local ? (emu_stats){0, 0, 0} : stats(base);
+        emu_stats s0 = local ? (emu_stats){0, 0, 0, 0} : emu_stats_get(base);
         double cpu0 = self_cpu_ms();
         int64_t t0 = mono_ns();
         for (int i = 0; i < conc; i++) {
@@ -642,7 +575,7 @@ static int cmd_scale(int argc, char **argv)
             dval_sandbox_free(w[i].sb);
         double wall = ms_since(t0);
         double cpu = self_cpu_ms() - cpu0;
-        emu_stats s1 = local ? (emu_stats){0, 0, 0} : stats(base);
+        emu_stats s1 = local ? (emu_stats){0, 0, 0, 0} : emu_stats_get(base);
         int total = conc * loops;
         printf("%s{\"concurrency\":%d,\"loops\":%d,\"failures\":%d,"
                "\"wall_s\":%.3f,\"loops_per_s\":%.2f,\"cpu_ms_per_loop\":%.3f,"
@@ -657,7 +590,7 @@ static int cmd_scale(int argc, char **argv)
         free(x.lat);
         free(w);
     }
-    printf("],\"hwm_kb\":%ld}\n", proc_kb("VmHWM"));
+    printf("],\"hwm_kb\":%ld}\n", status_kb("VmHWM"));
     dval_sandbox_delete(sb);
     dval_sandbox_free(sb);
     dval_client_free(c);
@@ -720,13 +653,13 @@ static int cmd_xfer(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         /* library upload */
         reset_hwm();
-        long rss0 = proc_kb("VmRSS");
+        long rss0 = status_kb("VmRSS");
         double cpu0 = self_cpu_ms();
         int64_t t0 = mono_ns();
         if (dval_sandbox_upload_file(sb, "/home/daytona/big.bin", file))
             die("upload: %s", dval_sandbox_errmsg(sb));
         double up_ms = ms_since(t0), up_cpu = self_cpu_ms() - cpu0;
-        long up_hwm = proc_kb("VmHWM");
+        long up_hwm = status_kb("VmHWM");
         /* library download */
         reset_hwm();
         cpu0 = self_cpu_ms();
@@ -734,7 +667,7 @@ static int cmd_xfer(int argc, char **argv)
         if (dval_sandbox_download_file(sb, "/home/daytona/big.bin", out))
             die("download: %s", dval_sandbox_errmsg(sb));
         double down_ms = ms_since(t0), down_cpu = self_cpu_ms() - cpu0;
-        long down_hwm = proc_kb("VmHWM");
+        long down_hwm = status_kb("VmHWM");
         if (fsize(out) != fsize(file))
             die("downloaded %lld bytes, expected %lld",
                 (long long)fsize(out), (long long)fsize(file));
@@ -793,7 +726,7 @@ static int cmd_xfer(int argc, char **argv)
 static int cmd_rssfloor(void)
 {
     CURL *e = curl_easy_init();
-    printf("{\"hwm_kb\":%ld}\n", proc_kb("VmHWM"));
+    printf("{\"hwm_kb\":%ld}\n", status_kb("VmHWM"));
     curl_easy_cleanup(e);
     return 0;
 }

@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procmem.h"
+
 #define KEY "dtn_bench"
 #define SEED_PATH "/home/daytona/seed.json"
 #define CMD "sh -c 'cp /home/daytona/seed.json /home/daytona/result.json " \
@@ -296,21 +298,6 @@ static void one_loop(const char *tb, int i)
     free(b.p);
 }
 
-/* A /proc/self/status value in kB (VmHWM: peak RSS so far), -1 if none:
- * the same figure dvbench's loop prints before and after its loop. */
-static long status_kb(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    size_t kl = strlen(key);
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, kl) && line[kl] == ':')
-            v = atol(line + kl + 1);
-    if (f)
-        fclose(f);
-    return v;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -332,27 +319,6 @@ static void emu_stats(const char *base, long *reqs, long *conns)
     free(b.p);
 }
 
-/* BENCH_SMAPS=FILE: a copy of /proc/self/smaps at the end of the loop,
-   (and FILE.before: before it),
- * to compare this client's memory mapping by mapping (tests/bench/RSS.md,
- * tests/bench/rss.py). Measurement only. */
-static void dump_smaps(const char *suffix)
-{
-    char to[4096];
-    const char *base = getenv("BENCH_SMAPS");
-    if (base)
-        snprintf(to, sizeof to, "%s%s", base, suffix);
-    FILE *in = base ? fopen("/proc/self/smaps", "r") : NULL;
-    FILE *out = in ? fopen(to, "w") : NULL;
-    char buf[4096];
-    size_t n;
-    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    if (out)
-        fclose(out);
-    if (in)
-        fclose(in);
-}
 
 int main(int argc, char **argv)
 {

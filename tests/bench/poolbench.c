@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "dval.h"
+#include "emustats.h"
 
 #define MAX_THREADS 256
 
@@ -32,9 +33,6 @@ static int isolation, total;
 static atomic_int next, failed;
 static int64_t *walls;
 
-typedef struct emu_stats {
-    long conns, reqs, ws, created;
-} emu_stats;
 
 static int64_t now_ms(void)
 {
@@ -88,46 +86,7 @@ static double cpu_ms(void)
            ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
 }
 
-static size_t grow(char *p, size_t s, size_t n, void *ud)
-{
-    char **b = ud;
-    size_t old = *b ? strlen(*b) : 0;
-    char *nb = realloc(*b, old + s * n + 1);
-    if (!nb)
-        return 0;
-    memcpy(nb + old, p, s * n);
-    nb[old + s * n] = 0;
-    *b = nb;
-    return s * n;
-}
 
-/* GET $POOLBENCH_EMU/_emu/stats on a connection of its own (the library's
- * connections are not touched); all -1 without an emulator. */
-static emu_stats stats(void)
-{
-    emu_stats st = {-1, -1, -1, -1};
-    const char *base = getenv("POOLBENCH_EMU");
-    if (!base || !*base)
-        return st;
-    char url[300], *body = NULL;
-    snprintf(url, sizeof url, "%s/_emu/stats", base);
-    CURL *e = curl_easy_init();
-    curl_easy_setopt(e, CURLOPT_URL, url);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, grow);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &body);
-    if (curl_easy_perform(e) == CURLE_OK && body) {
-        json_t *j = json_loads(body, 0, NULL);
-        st.conns = (long)json_integer_value(json_object_get(j, "connections"));
-        st.reqs = (long)json_integer_value(json_object_get(j, "requests"));
-        st.ws = (long)json_integer_value(json_object_get(j, "websockets"));
-        st.created = (long)json_integer_value(json_object_get(j,
-                                              "sandboxes_created"));
-        json_decref(j);
-    }
-    free(body);
-    curl_easy_cleanup(e);
-    return st;
-}
 
 static int open_pool(dval_client **c, const char *executor, int conc)
 {
@@ -186,7 +145,7 @@ int main(int argc, char **argv)
     if (validate_one()) /* warm-up: snapshot, shared sandbox */
         return 1;
     pthread_t th[MAX_THREADS];
-    emu_stats s0 = stats();
+    emu_stats s0 = emu_stats_get(getenv("POOLBENCH_EMU"));
     double cpu0 = cpu_ms();
     int64_t t0 = now_ms();
     for (int i = 0; i < conc; i++)
@@ -196,7 +155,7 @@ int main(int argc, char **argv)
     int64_t el = now_ms() - t0;
     double cpu = cpu_ms() - cpu0;
     dval_pool_free(pool);
-    emu_stats s1 = stats();
+    emu_stats s1 = emu_stats_get(getenv("POOLBENCH_EMU"));
     report(argv, conc, el, cpu, s0, s1);
     dval_client_free(c);
     return atomic_load(&failed) ? 1 : 0;
