@@ -18,6 +18,7 @@
 #define LX_VERB_INIT "init"         /* start a sandbox's init */
 #define LX_VERB_EXEC "exec"         /* run a command in a sandbox */
 #define LX_VERB_PROBE "probe"       /* check isolation support */
+#define LX_VERB_RESET "reset"       /* the fast reset (keeps the init) */
 
 /* Positional argument values */
 #define LX_ARG_NO_INIT "-"          /* exec's <initpid> when unisolated */
@@ -43,6 +44,8 @@
 #define LX_REPLY_OK "ok\n"          /* probe: isolation works */
 #define LX_REPLY_PID "pid "         /* init: "pid <init's pid>\n" */
 #define LX_REPLY_NOTE "note: "      /* init: a warning after the pid line */
+#define LX_RESET_UNSUPPORTED 3      /* reset's exit: not done, use the
+                                     * full reset (a new init) */
 #define LX_REPLY_ERR "err: "        /* "err: <what>: <strerror>\n", then
                                      * a non-zero exit */
 

@@ -1,0 +1,105 @@
+/* The fast path of sandbox_reset (sandbox.c do_reset): the helper's
+ * "reset" verb (libexec/dval-local-helper/reset.c) keeps the init and
+ * its namespaces, kills every other process of the sandbox, removes its
+ * IPC objects and pivots it into a new overlay on a fresh disk image.
+ * The full reset (a new init) costs the namespaces' creation and
+ * teardown (the network one above all), the init's setup (~25 mounts)
+ * and the cgroups' removal and creation; this one only the new upper
+ * layer. Anything it cannot rule out makes it fail, and the caller then
+ * does the full reset. */
+#include "local.h"
+#include "upper_disk.h"
+#include "protocol.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 0 when every cgroup of the sandbox holds the init alone: no process
+ * of the earlier use is left, in the pid namespace or out of it. */
+static int only_init(lx *x, const lx_sb *sb)
+{
+    lx_limits l;
+    lx_sb_limits(x, sb, &l);
+    for (int i = 0; i < l.nprocs; i++) {
+        FILE *f = fopen(l.procs[i], "re");
+        if (!f)
+            return -1;
+        long pid;
+        int bad = 0;
+        while (fscanf(f, "%ld", &pid) == 1)
+            bad |= pid != (long)sb->pid;
+        fclose(f);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
+/* Runs the helper's reset; its exit code in *code, its message in err. */
+static int run_helper(lx *x, dval_call *c, lx_sb *sb, char *layer,
+                      int *code, char *err, size_t cap)
+{
+    char pid[24];
+    dval__fmt(pid, sizeof pid, "%d", (int)sb->pid);
+    char *argv[8] = { NULL, LX_VERB_RESET, pid, sb->dir, layer,
+                      lx_kv_num(&sb->kv, "network", 0) ? LX_NET_HOST
+                      : LX_NET_NONE, NULL };
+    pid_t hp;
+    int rd;
+    int rc = lx_spawn_output(x, c, argv, 1, &hp, &rd);
+    if (rc != DVAL_OK)
+        return rc;
+    size_t n = 0;
+    int64_t end = dval__now_ms() + 10000;
+    for (;;) {
+        struct pollfd p = { rd, POLLIN, 0 };
+        int64_t left = end - dval__now_ms();
+        if (left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR)) {
+            kill(hp, SIGKILL);
+            break;
+        }
+        ssize_t r = read(rd, err + n, cap - 1 - n);
+        if (r <= 0 || (n += (size_t)r) + 1 >= cap)
+            break;
+    }
+    err[n] = 0;
+    err[strcspn(err, "\n")] = 0;
+    close(rd);
+    lx_wait(hp, code);
+    return DVAL_OK;
+}
+
+int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb)
+{
+    if (getenv("DVAL_LOCAL_FULL_RESET") || geteuid() != 0 || sb->pid <= 0)
+        return DVAL_EUNSUPPORTED;
+    char layer[4096];
+    int rc = lx_snapshot_layer(x, c, lx_kv_get(&sb->kv, "snapshot"), layer,
+                               sizeof layer);
+    if (rc != DVAL_OK || layer[0] != '/')
+        return DVAL_EUNSUPPORTED;
+    char img[4200];
+    dval__fmt(img, sizeof img, "%s/disk.img", sb->dir);
+    if (unlink(img) < 0 && errno != ENOENT)
+        return DVAL_EIO;
+    rc = lx_disk_prepare(x, c, sb);
+    if (rc != DVAL_OK || access(img, F_OK) < 0)
+        return DVAL_EUNSUPPORTED; /* a tmpfs layer: the full reset */
+    int code = -1;
+    char err[512];
+    rc = run_helper(x, c, sb, layer, &code, err, sizeof err);
+    if (rc == DVAL_OK && code == 0 && only_init(x, sb) == 0)
+        return DVAL_OK;
+    if (code != LX_RESET_UNSUPPORTED)
+        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: fast reset of %s failed "
+               "(exit %d: %s); resetting it the full way",
+               lx_kv_get(&sb->kv, "name"), code, err);
+    /* the image may have been mounted: never mount it twice */
+    unlink(img);
+    return rc != DVAL_OK ? rc : DVAL_EIO;
+}
