@@ -4,6 +4,7 @@
 #include "upper_disk.h"
 #include "init_lock.h"
 #include "service.h"
+#include "reset.h"
 #include "executor/local/protocol.h"
 
 /* the init keeps its state directory open here (INIT_LOCK_FD is 3) */
@@ -135,6 +136,13 @@ static int init_child(void *p)
         die_fd(fd, "set up sandbox root");
     if (a->disk_gib > 0 && upper_disk_tmp(a->sbdir, root) < 0)
         die_fd(fd, "bind /tmp to the sandbox disk");
+    /* the fast reset's kept layers (reset_keep.c): host root only, where
+     * no command is root */
+    char disk[4200];
+    snprintf(disk, sizeof disk, "%s/disk", a->sbdir);
+    if (a->disk_gib > 0 && geteuid() == 0 && !is_host_root(a->layer) &&
+        reset_keep_layers(root, disk, lower) < 0)
+        die_fd(fd, "keep the layers for the reset");
     if (!a->share_net && loopback_up() < 0)
         die_fd(fd, "bring up lo");
     sethostname("sandbox", 7);

@@ -8,9 +8,10 @@
  *   attached its child by then fails, its parent having SIGKILL
  *   pending); repeated until /proc shows no other pid (the init reaps);
  * - files anywhere (the upper layer, /tmp, /var/tmp, $HOME, fifos, deep
- *   trees, other uids' files, a full disk): a new overlay on a fresh disk
- *   image, /tmp a fresh directory of it, /dev/shm a fresh tmpfs; the old
- *   tree is detached and dies with its last reference;
+ *   trees, other uids' files, a full disk): a new overlay on fresh
+ *   directories of the kept disk (the old ones removed after the swap:
+ *   reset_keep.c) or on a fresh disk image, /tmp a fresh directory of
+ *   it, /dev/shm a fresh tmpfs; the old tree is detached;
  * - SysV IPC: every shm, queue and semaphore set removed, then counted;
  *   POSIX queues: unlinked through the namespace's own mqueue fs;
  * - the hostname: set again (commands cannot change it anyway);
@@ -171,6 +172,23 @@ static int net_idle(void)
     return used == 0 && tw == 0 ? 0 : -1;
 }
 
+/* The new root (r's, or one on the kept disk) swapped in. */
+static int new_root(const struct reset_req *r)
+{
+    if (r->root >= 0)
+        return reset_swap_root(r->root, r->tmp) < 0 ||
+               reset_keep_rebind(r->disk) < 0 ? 15 : 0;
+    char gen[64];
+    int tmp = -1, root = reset_keep_build(gen, sizeof gen, &tmp);
+    if (root < 0)
+        return LX_RESET_FRESH;
+    if (reset_swap_root(root, tmp) < 0)
+        return 16;
+    /* what cannot be removed (too deep, say) would stay on the disk of
+     * the next use: the full reset then replaces it */
+    return reset_keep_wipe(gen) < 0 ? 17 : 0;
+}
+
 int reset_inside(const struct reset_req *r)
 {
     if (access(DVAL_JAVAC_DIR "/JavacService.class", F_OK) == 0)
@@ -185,5 +203,5 @@ int reset_inside(const struct reset_req *r)
         return 13;
     if (sethostname("sandbox", 7) < 0)
         return 14;
-    return reset_swap_root(r->root, r->tmp) < 0 ? 15 : 0;
+    return new_root(r);
 }

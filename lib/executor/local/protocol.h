@@ -46,6 +46,11 @@
 #define LX_REPLY_NOTE "note: "      /* init: a warning after the pid line */
 #define LX_RESET_UNSUPPORTED 3      /* reset's exit: not done, use the
                                      * full reset (a new init) */
+#define LX_RESET_FRESH 4            /* reset keep's exit: the kept disk
+                                     * cannot be reused, place a fresh
+                                     * image and run reset fresh */
+#define LX_RESET_KEEP "keep"        /* reset's <disk>: the kept one */
+#define LX_RESET_NEW "fresh"        /*   or <sbdir>/disk.img, fresh */
 #define LX_REPLY_ERR "err: "        /* "err: <what>: <strerror>\n", then
                                      * a non-zero exit */
 

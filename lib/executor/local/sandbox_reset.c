@@ -40,15 +40,16 @@ static int only_init(lx *x, const lx_sb *sb)
     return 0;
 }
 
-/* Runs the helper's reset; its exit code in *code, its message in err. */
+/* Runs the helper's reset (mode keep or fresh); its exit code in *code,
+ * its message in err. */
 static int run_helper(lx *x, dval_call *c, lx_sb *sb, char *layer,
-                      int *code, char *err, size_t cap)
+                      char *mode, int *code, char *err, size_t cap)
 {
     char pid[24];
     dval__fmt(pid, sizeof pid, "%d", (int)sb->pid);
     char *argv[8] = { NULL, LX_VERB_RESET, pid, sb->dir, layer,
                       lx_kv_num(&sb->kv, "network", 0) ? LX_NET_HOST
-                      : LX_NET_NONE, NULL };
+                      : LX_NET_NONE, mode, NULL };
     pid_t hp;
     int rd;
     int rc = lx_spawn_output(x, c, argv, 1, &hp, &rd);
@@ -74,6 +75,16 @@ static int run_helper(lx *x, dval_call *c, lx_sb *sb, char *layer,
     return DVAL_OK;
 }
 
+/* The used image replaced by a spare (as a start places one); 0 when
+ * there is one (else the layer would be a tmpfs: the full reset). */
+static int fresh_image(lx *x, dval_call *c, lx_sb *sb, const char *img)
+{
+    if (unlink(img) < 0 && errno != ENOENT)
+        return -1;
+    return lx_disk_prepare(x, c, sb) == DVAL_OK && access(img, F_OK) == 0
+           ? 0 : -1;
+}
+
 int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb)
 {
     if (getenv("DVAL_LOCAL_FULL_RESET") || geteuid() != 0 || sb->pid <= 0)
@@ -85,14 +96,17 @@ int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb)
         return DVAL_EUNSUPPORTED;
     char img[4200];
     dval__fmt(img, sizeof img, "%s/disk.img", sb->dir);
-    if (unlink(img) < 0 && errno != ENOENT)
-        return DVAL_EIO;
-    rc = lx_disk_prepare(x, c, sb);
-    if (rc != DVAL_OK || access(img, F_OK) < 0)
-        return DVAL_EUNSUPPORTED; /* a tmpfs layer: the full reset */
     int code = -1;
-    char err[512];
-    rc = run_helper(x, c, sb, layer, &code, err, sizeof err);
+    char err[512] = "";
+    /* first on the kept disk; a disk the earlier use filled (or an init
+     * that keeps none) gets a fresh image */
+    rc = run_helper(x, c, sb, layer, LX_RESET_KEEP, &code, err, sizeof err);
+    if (rc == DVAL_OK && code == LX_RESET_FRESH) {
+        if (fresh_image(x, c, sb, img) < 0)
+            return DVAL_EUNSUPPORTED;
+        rc = run_helper(x, c, sb, layer, LX_RESET_NEW, &code, err,
+                        sizeof err);
+    }
     if (rc == DVAL_OK && code == 0 && only_init(x, sb) == 0)
         return DVAL_OK;
     if (code != LX_RESET_UNSUPPORTED)
