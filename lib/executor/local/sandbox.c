@@ -273,7 +273,7 @@ int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
  * after its validation released it). */
 static int forget_uses(lx *x, dval_call *c, lx_sb *sb, int image)
 {
-    char p[4200], old[4300];
+    char p[4200];
     dval__fmt(p, sizeof p, "%s/disk.img", sb->dir);
     if (image && unlink(p) < 0 && errno != ENOENT)
         return dval__call_fail(c, DVAL_EIO, "reset: cannot remove %s: %s",
@@ -281,12 +281,18 @@ static int forget_uses(lx *x, dval_call *c, lx_sb *sb, int image)
     int rc = lx_uid_forget(c, sb->dir);
     if (rc != DVAL_OK)
         return rc;
+    /* the directory stays (made again per validation it would be one
+     * more new inode on the host's filesystem each time); its files go */
     dval__fmt(p, sizeof p, "%s/claims", sb->dir);
-    dval__fmt(old, sizeof old, "%s/.claims-%d-%lu", sb->dir, (int)getpid(),
-              lx_seq());
-    if (rename(p, old) == 0 && lx_rmtree(old) < 0)
-        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: cannot remove %s: %s",
-               old, strerror(errno));
+    DIR *d = opendir(p);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            unlinkat(dirfd(d), e->d_name, 0) < 0)
+            LX_LOG(x, DVAL_LOG_DEBUG, "local executor: cannot remove %s/%s: "
+                   "%s", p, e->d_name, strerror(errno));
+    if (d)
+        closedir(d);
     return DVAL_OK;
 }
 
