@@ -35,5 +35,10 @@ int reset_keep_wipe(const char *gen);
 /* The kept disk replaced by disk (a detached mount), after a fresh
  * image was swapped in; nothing when the init keeps none. */
 int reset_keep_rebind(int disk);
+/* init_reset.c: the init's own reset. Before the clone (host
+ * namespaces): the listening socket <sbdir>/reset.sock, or -1. In the
+ * init: one request served (lfd readable). */
+int init_reset_listen(const char *sbdir);
+void init_reset_serve(int lfd, int share_net);
 
 #endif

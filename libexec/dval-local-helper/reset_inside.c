@@ -47,6 +47,7 @@
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 /* Pids in the sandbox's /proc other than the init and this process. */
 static int others(void)
@@ -71,6 +72,9 @@ static int kill_all(void)
     for (int us = 100, total = 0; total < 2000000; total += us) {
         if (kill(-1, SIGKILL) < 0 && errno != ESRCH)
             return -1;
+        /* as the init (init_reset.c) the dead are ours to reap */
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
         int n = others();
         if (n <= 0)
             return n;
@@ -182,7 +186,12 @@ static int new_root(const struct reset_req *r)
     int tmp = -1, root = reset_keep_build(gen, sizeof gen, &tmp);
     if (root < 0)
         return LX_RESET_FRESH;
-    if (reset_swap_root(root, tmp) < 0)
+    int rc = reset_swap_root(root, tmp);
+    /* attached now (or failed); held open, the next reset's old root
+     * would outlive its unmount (and pin the files the wipe removes) */
+    close(root);
+    close(tmp);
+    if (rc < 0)
         return 16;
     /* what cannot be removed (too deep, say) would stay on the disk of
      * the next use: the full reset then replaces it */

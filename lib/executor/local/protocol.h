@@ -59,6 +59,8 @@
 #define LX_FD_SPAWNED 4     /* fds 0 .. LX_FD_SPAWNED-1 come from lx_spawn */
 #define LX_FD_INIT_LOCK 3   /* init: the flock held for its life */
 #define LX_FD_INIT_WATCH 4  /* init: its state directory, watched */
+#define LX_FD_INIT_RESET 5  /* init: the reset requests' socket */
+#define LX_RESET_SOCK "reset.sock" /* that socket, in the state dir */
 
 /* The environment variable naming the helper's expected parent pid: a
  * helper whose parent is already gone exits at once. */

@@ -13,6 +13,8 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +77,45 @@ static int run_helper(lx *x, dval_call *c, lx_sb *sb, char *layer,
     return DVAL_OK;
 }
 
+/* Asks the init itself for the keep tier (helper init_reset.c): its exit
+ * code in *code; DVAL_EUNSUPPORTED when the init has no such socket (an
+ * older init, a state path too long for a socket address). */
+static int ask_init(dval_call *c, const lx_sb *sb, int *code)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (snprintf(a.sun_path, sizeof a.sun_path, "%s/" LX_RESET_SOCK,
+                 sb->dir) >= (int)sizeof a.sun_path)
+        return DVAL_EUNSUPPORTED;
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) < 0 ||
+        write(s, "reset", 5) != 5) {
+        if (s >= 0)
+            close(s);
+        return DVAL_EUNSUPPORTED;
+    }
+    char buf[16];
+    ssize_t n = -1;
+    int64_t end = dval__now_ms() + 10000;
+    for (;;) {
+        struct pollfd p[2] = { { s, POLLIN, 0 },
+                               { c ? c->cancel_fd : -1, POLLIN, 0 } };
+        int64_t left = end - dval__now_ms();
+        if (left <= 0 || (poll(p, 2, (int)left) < 0 && errno != EINTR) ||
+            (p[1].revents & POLLIN))
+            break;
+        if (p[0].revents) {
+            n = read(s, buf, sizeof buf - 1);
+            break;
+        }
+    }
+    close(s);
+    if (n <= 0)
+        return DVAL_EIO; /* no answer: the init is in an unknown state */
+    buf[n] = 0;
+    *code = atoi(buf);
+    return DVAL_OK;
+}
+
 /* The used image replaced by a spare (as a start places one); 0 when
  * there is one (else the layer would be a tmpfs: the full reset). */
 static int fresh_image(lx *x, dval_call *c, lx_sb *sb, const char *img)
@@ -98,9 +139,13 @@ int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb)
     dval__fmt(img, sizeof img, "%s/disk.img", sb->dir);
     int code = -1;
     char err[512] = "";
-    /* first on the kept disk; a disk the earlier use filled (or an init
-     * that keeps none) gets a fresh image */
-    rc = run_helper(x, c, sb, layer, LX_RESET_KEEP, &code, err, sizeof err);
+    /* first on the kept disk, by the init itself or else by a helper; a
+     * disk the earlier use filled (or an init that keeps none) gets a
+     * fresh image */
+    rc = ask_init(c, sb, &code);
+    if (rc == DVAL_EUNSUPPORTED)
+        rc = run_helper(x, c, sb, layer, LX_RESET_KEEP, &code, err,
+                        sizeof err);
     if (rc == DVAL_OK && code == LX_RESET_FRESH) {
         if (fresh_image(x, c, sb, img) < 0)
             return DVAL_EUNSUPPORTED;
