@@ -245,6 +245,10 @@ void dval__validate_close(dval__vctx *v)
     int64_t t0;
     dval__validate_phase_start(v, "close", &t0);
     int rc = v->sb ? release_sandbox(v) : close_session(v);
+    /* a shared sandbox stopped or deleted by the request's release policy
+     * is no longer as the pool last saw it */
+    if (v->ls && v->sb && v->sb->opts.release != DVAL_RELEASE_KEEP)
+        v->ls->shared.id[0] = '\0';
     /* the session handle goes with the sandbox's (a deleted one's) */
     dval_session_free(v->sess);
     v->sess = NULL;
