@@ -28,7 +28,7 @@ static int ensure_snapshot(dval__vctx *v)
 /* A pool that has seen its snapshot in use needs no request for it: a
  * validation on its shared sandbox does not touch the snapshot at all, and
  * a sandbox create that fails because the snapshot vanished since then
- * ensures it and tries once more (create_or_ensure). */
+ * ensures it and tries once more (acquire below). */
 int dval__validate_snapshot(dval__vctx *v)
 {
     if (v->ls && v->ls->snapshot_ready)
