@@ -9,6 +9,7 @@
  *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
  *          -u uid: the unprivileged host uid/gid the command runs as)
  *   probe <tmpdir>                               check isolation support
+ *   reset <initpid> <sbdir> <lowers> <net 0|1>   the fast reset (reset.c)
  * The verbs, options, replies and fixed fds are named in
  * lib/executor/local/protocol.h, shared with the library. */
 #ifndef DVAL_HELPER_H
@@ -61,5 +62,6 @@ int helper_import(int argc, char **argv);
 int helper_init(int argc, char **argv);
 int helper_exec(int argc, char **argv);
 int helper_probe(int argc, char **argv);
+int helper_reset(int argc, char **argv);
 
 #endif

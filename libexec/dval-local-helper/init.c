@@ -4,10 +4,12 @@
 #include "upper_disk.h"
 #include "init_lock.h"
 #include "service.h"
+#include "reset.h"
 #include "executor/local/protocol.h"
 
 /* the init keeps its state directory open here (INIT_LOCK_FD is 3) */
 #define WATCH_FD LX_FD_INIT_WATCH
+#define RESET_FD LX_FD_INIT_RESET
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
 #include <sys/mount.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -27,6 +31,7 @@ struct init_args {
     int share_net;
     int status[2];
     int disk_gib, disk_fd;      /* the bounded layer (upper_disk.c) */
+    int reset_fd;               /* the reset requests' socket, or -1 */
 };
 
 /* SIGTERM ends the sandbox when it comes from outside its
@@ -54,8 +59,9 @@ static int state_gone(int dirfd)
 }
 
 /* Reaps orphans; every second (no signal timers: a timed wait) checks
- * that the state directory still exists, and exits when it is gone. */
-static void reap_forever(int dirfd)
+ * that the state directory still exists, and exits when it is gone;
+ * serves the library's reset requests (init_reset.c) on RESET_FD. */
+static void reap_forever(int dirfd, int share_net)
 {
     sigset_t block;
     struct sigaction sa;
@@ -66,13 +72,28 @@ static void reap_forever(int dirfd)
     sigemptyset(&block);
     sigaddset(&block, SIGCHLD);
     sigprocmask(SIG_BLOCK, &block, NULL);
+    int chld = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+    struct stat st;
+    int have_reset = fstat(RESET_FD, &st) == 0 && S_ISSOCK(st.st_mode);
     for (;;) {
         while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
         if (state_gone(dirfd))
             _exit(0);
-        struct timespec ts = { 1, 0 };
-        sigtimedwait(&block, NULL, &ts);
+        struct pollfd p[2] = { { chld, POLLIN, 0 },
+                               { have_reset ? RESET_FD : -1, POLLIN, 0 } };
+        if (chld < 0) { /* no signalfd: the timed wait alone */
+            struct timespec ts = { 1, 0 };
+            sigtimedwait(&block, NULL, &ts);
+            continue;
+        }
+        if (poll(p, 2, 1000) <= 0)
+            continue;
+        struct signalfd_siginfo si;
+        while (read(chld, &si, sizeof si) == (ssize_t)sizeof si)
+            ;
+        if (p[1].revents & POLLIN)
+            init_reset_serve(RESET_FD, share_net);
     }
 }
 
@@ -135,6 +156,13 @@ static int init_child(void *p)
         die_fd(fd, "set up sandbox root");
     if (a->disk_gib > 0 && upper_disk_tmp(a->sbdir, root) < 0)
         die_fd(fd, "bind /tmp to the sandbox disk");
+    /* the fast reset's kept layers (reset_keep.c): host root only, where
+     * no command is root */
+    char disk[4200];
+    snprintf(disk, sizeof disk, "%s/disk", a->sbdir);
+    if (a->disk_gib > 0 && geteuid() == 0 && !is_host_root(a->layer) &&
+        reset_keep_layers(root, disk, lower) < 0)
+        die_fd(fd, "keep the layers for the reset");
     if (!a->share_net && loopback_up() < 0)
         die_fd(fd, "bring up lo");
     sethostname("sandbox", 7);
@@ -154,11 +182,16 @@ static int init_child(void *p)
      * and WATCH_FD (4), the state directory whose removal ends it */
     if (watch != WATCH_FD && (dup2(watch, WATCH_FD) < 0 || close(watch) < 0))
         die_fd(fd, "keep the state directory open");
-    if (syscall(SYS_close_range, WATCH_FD + 1U, ~0U, 0U) < 0)
-        for (int i = WATCH_FD + 1; i < 1024; i++)
+    /* and RESET_FD (5), the reset requests' socket, when there is one */
+    if (a->reset_fd >= 0 && a->reset_fd != RESET_FD &&
+        (dup2(a->reset_fd, RESET_FD) < 0 || close(a->reset_fd) < 0))
+        die_fd(fd, "keep the reset socket");
+    unsigned keep = a->reset_fd >= 0 ? RESET_FD : WATCH_FD;
+    if (syscall(SYS_close_range, keep + 1U, ~0U, 0U) < 0)
+        for (int i = (int)keep + 1; i < 1024; i++)
             close(i);
     services_start(); /* the compile service lives with the sandbox */
-    reap_forever(WATCH_FD);
+    reap_forever(WATCH_FD, a->share_net);
     return 0;
 }
 
@@ -169,7 +202,7 @@ int helper_init(int argc, char **argv)
         return 2;
     }
     struct init_args a = { argv[0], argv[1], argv[3], *argv[2] == *LX_NET_HOST,
-                           { -1, -1 }, upper_disk_gib(argc, argv), -1 };
+                           { -1, -1 }, upper_disk_gib(argc, argv), -1, -1 };
     setsid();
     join_cgroups(argc, argv);
     if (init_lock(a.sbdir) < 0)
@@ -185,6 +218,9 @@ int helper_init(int argc, char **argv)
                  strerror(errno));
     if (pipe(a.status) < 0)
         die_fd(1, "pipe");
+    /* the socket in the host's namespaces: no socket of the sandbox's */
+    if (a.disk_gib > 0 && geteuid() == 0 && !is_host_root(a.layer))
+        a.reset_fd = init_reset_listen(a.sbdir);
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
     if (!a.share_net)
         flags |= CLONE_NEWNET;
@@ -193,6 +229,8 @@ int helper_init(int argc, char **argv)
         die_fd(1, "create namespaces");
     init_lock_pid(pid);
     close(a.status[1]);
+    if (a.reset_fd >= 0)
+        close(a.reset_fd);
     if (a.disk_fd >= 0)
         close(a.disk_fd);
     char buf[600];

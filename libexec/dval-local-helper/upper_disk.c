@@ -67,9 +67,32 @@ static int loop_attach(int img, char *dev, size_t cap)
     return fd;
 }
 
+/* The directory of the disk that holds upper/, work/ and tmp/: after a
+ * fast reset that kept the disk, its fresh g<n>/ (reset_keep.c; the only
+ * entry then, with lost+found), so a restart finds the current files;
+ * else the disk's root (""). */
+static void current(int root, char *sub, size_t cap)
+{
+    int d = openat(root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = d < 0 ? NULL : fdopendir(d);
+    struct dirent *e;
+    sub[0] = 0;
+    while (dir && (e = readdir(dir)))
+        if (e->d_name[0] == 'g' && e->d_type == DT_DIR)
+            snprintf(sub, cap, "%s/", e->d_name);
+    if (dir)
+        closedir(dir);
+    else if (d >= 0)
+        close(d);
+}
+
 /* The library's images come with these; a tmpfs gets them here. */
 static int make_dirs(int root)
 {
+    char sub[300];
+    current(root, sub, sizeof sub);
+    if (sub[0])
+        return 0;
     struct stat st;
     if ((mkdirat(root, "upper", 0755) < 0 && errno != EEXIST) ||
         (mkdirat(root, "work", 0755) < 0 && errno != EEXIST) ||
@@ -189,15 +212,27 @@ int upper_disk_attach(int mfd, const char *sbdir, int gib, char *upper,
         if (rc < 0)
             return -1;
     }
-    snprintf(upper, cap, "%s/upper", disk);
-    snprintf(work, cap, "%s/work", disk);
+    char sub[300];
+    int d = open(disk, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0)
+        return -1;
+    current(d, sub, sizeof sub);
+    close(d);
+    snprintf(upper, cap, "%s/%supper", disk, sub);
+    snprintf(work, cap, "%s/%swork", disk, sub);
     return 0;
 }
 
 int upper_disk_tmp(const char *sbdir, const char *root)
 {
-    char src[4096], dst[4096];
-    snprintf(src, sizeof src, "%s/disk/tmp", sbdir);
+    char src[4500], dst[4096], disk[4096], sub[300];
+    snprintf(disk, sizeof disk, "%s/disk", sbdir);
+    int d = open(disk, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0)
+        return -1;
+    current(d, sub, sizeof sub);
+    close(d);
+    snprintf(src, sizeof src, "%s/%stmp", disk, sub);
     snprintf(dst, sizeof dst, "%s/tmp", root);
     return mount(src, dst, NULL, MS_BIND, NULL);
 }

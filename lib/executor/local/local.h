@@ -242,6 +242,9 @@ int lx_uid_alloc(dval_call *c, const char *sbdir, const char *name,
 /* Empties the sandbox's uid table (a reset: no process or file of any
  * earlier uid is left, so the slots may serve again). */
 int lx_uid_forget(dval_call *c, const char *sbdir);
+/* sandbox_reset.c: the reset that keeps the init and its namespaces;
+ * DVAL_OK, or not done (the caller then does the full reset). */
+int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb);
 int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid);
 void lx_top_of(const char *abs, int file, char *top, size_t cap);
 

@@ -18,6 +18,7 @@
 #define LX_VERB_INIT "init"         /* start a sandbox's init */
 #define LX_VERB_EXEC "exec"         /* run a command in a sandbox */
 #define LX_VERB_PROBE "probe"       /* check isolation support */
+#define LX_VERB_RESET "reset"       /* the fast reset (keeps the init) */
 
 /* Positional argument values */
 #define LX_ARG_NO_INIT "-"          /* exec's <initpid> when unisolated */
@@ -43,6 +44,13 @@
 #define LX_REPLY_OK "ok\n"          /* probe: isolation works */
 #define LX_REPLY_PID "pid "         /* init: "pid <init's pid>\n" */
 #define LX_REPLY_NOTE "note: "      /* init: a warning after the pid line */
+#define LX_RESET_UNSUPPORTED 3      /* reset's exit: not done, use the
+                                     * full reset (a new init) */
+#define LX_RESET_FRESH 4            /* reset keep's exit: the kept disk
+                                     * cannot be reused, place a fresh
+                                     * image and run reset fresh */
+#define LX_RESET_KEEP "keep"        /* reset's <disk>: the kept one */
+#define LX_RESET_NEW "fresh"        /*   or <sbdir>/disk.img, fresh */
 #define LX_REPLY_ERR "err: "        /* "err: <what>: <strerror>\n", then
                                      * a non-zero exit */
 
@@ -51,6 +59,8 @@
 #define LX_FD_SPAWNED 4     /* fds 0 .. LX_FD_SPAWNED-1 come from lx_spawn */
 #define LX_FD_INIT_LOCK 3   /* init: the flock held for its life */
 #define LX_FD_INIT_WATCH 4  /* init: its state directory, watched */
+#define LX_FD_INIT_RESET 5  /* init: the reset requests' socket */
+#define LX_RESET_SOCK "reset.sock" /* that socket, in the state dir */
 
 /* The environment variable naming the helper's expected parent pid: a
  * helper whose parent is already gone exits at once. */

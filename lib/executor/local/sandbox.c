@@ -271,26 +271,34 @@ int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
  * thousands of times would scan an ever longer table and run out of
  * slots) and the workdir claims (no run holds one: the pool resets
  * after its validation released it). */
-static int forget_uses(lx *x, dval_call *c, lx_sb *sb)
+static int forget_uses(lx *x, dval_call *c, lx_sb *sb, int image)
 {
-    char p[4200], old[4300];
+    char p[4200];
     dval__fmt(p, sizeof p, "%s/disk.img", sb->dir);
-    if (unlink(p) < 0 && errno != ENOENT)
+    if (image && unlink(p) < 0 && errno != ENOENT)
         return dval__call_fail(c, DVAL_EIO, "reset: cannot remove %s: %s",
                                p, strerror(errno));
     int rc = lx_uid_forget(c, sb->dir);
     if (rc != DVAL_OK)
         return rc;
+    /* the directory stays (made again per validation it would be one
+     * more new inode on the host's filesystem each time); its files go */
     dval__fmt(p, sizeof p, "%s/claims", sb->dir);
-    dval__fmt(old, sizeof old, "%s/.claims-%d-%lu", sb->dir, (int)getpid(),
-              lx_seq());
-    if (rename(p, old) == 0 && lx_rmtree(old) < 0)
-        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: cannot remove %s: %s",
-               old, strerror(errno));
+    DIR *d = opendir(p);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            unlinkat(dirfd(d), e->d_name, 0) < 0)
+            LX_LOG(x, DVAL_LOG_DEBUG, "local executor: cannot remove %s/%s: "
+                   "%s", p, e->d_name, strerror(errno));
+    if (d)
+        closedir(d);
     return DVAL_OK;
 }
 
-/* The guaranteed reset (struct dval_executor, sandbox_reset). Killing the
+/* The guaranteed reset (struct dval_executor, sandbox_reset): first the
+ * fast one that keeps the init (sandbox_reset.c); when it cannot be
+ * done, or fails, the full one. Killing the
  * init ends its pid namespace, so every process of the sandbox dies with
  * it, and with them its mount, IPC, UTS and network namespaces (/dev/shm,
  * SysV objects, the overlay); the cgroup sweep gets any straggler and the
@@ -304,13 +312,24 @@ static int do_reset(lx *x, dval_call *c, lx_sb *sb, void *arg)
         return dval__call_fail(c, DVAL_EUNSUPPORTED, "an unisolated sandbox "
                                "cannot be reset; delete it instead");
     sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
+    *(int *)arg = lx_disk_gib(sb);
+    const char *name = lx_kv_get(&sb->kv, "name");
+    if (name)
+        lx_sessions_drop(x, name);
+    /* the init and its namespaces kept (sandbox_reset.c) */
+    if (lx_sb_reset_fast(x, c, sb) == DVAL_OK &&
+        forget_uses(x, c, sb, 0) == DVAL_OK) {
+        /* still started, same init: the state file is as it was (a save
+         * is a new inode on the host, which costs under churn) */
+        lx_sb_touch(sb);
+        return DVAL_OK;
+    }
     lx_sb_kill(x, sb);
-    int rc = forget_uses(x, c, sb);
+    int rc = forget_uses(x, c, sb, 1);
     if (rc != DVAL_OK) {
         lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "reset failed");
         return rc;
     }
-    *(int *)arg = lx_disk_gib(sb);
     return lx_sb_start(x, c, sb);
 }
 

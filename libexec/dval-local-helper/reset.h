@@ -1,0 +1,44 @@
+/* reset.c / reset_inside.c: the fast reset that keeps the sandbox's init
+ * and namespaces (see reset.c). */
+#ifndef DVAL_HELPER_RESET_H
+#define DVAL_HELPER_RESET_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "executor/local/protocol.h"
+
+struct reset_req {
+    pid_t init;     /* the init's pid on the host */
+    int root, tmp;  /* detached mounts: the new overlay, the disk's tmp/ */
+    int disk;       /* the fresh disk's mount, -1 in the keep tier */
+    int share_net;  /* the host's network: no namespace of its own */
+};
+
+/* In the sandbox's namespaces (a child of the joined helper, so in its
+ * pid namespace): returns the exit code. */
+int reset_inside(const struct reset_req *r);
+/* reset_root.c: root (a detached overlay) becomes the sandbox's root, the
+ * old /proc and /dev (a fresh /dev/shm) moved onto it, tmp (detached) its
+ * /tmp; the old root is detached. */
+int reset_swap_root(int root, int tmp);
+/* reset_keep.c. In the init, before pivot_root: the disk (a mount point)
+ * and each lower bound under <root>/dev/.dval, root-only. */
+int reset_keep_layers(const char *root, const char *disk,
+                      const char *lowers);
+/* In the sandbox: a new overlay (detached) on fresh directories of the
+ * kept disk, whose name goes to gen; *tmp its tmp/. -1 when the disk is
+ * not kept or holds more than a walk's budget. */
+int reset_keep_build(char *gen, size_t cap, int *tmp);
+/* After the swap: everything on the kept disk but gen removed. */
+int reset_keep_wipe(const char *gen);
+/* The kept disk replaced by disk (a detached mount), after a fresh
+ * image was swapped in; nothing when the init keeps none. */
+int reset_keep_rebind(int disk);
+/* init_reset.c: the init's own reset. Before the clone (host
+ * namespaces): the listening socket <sbdir>/reset.sock, or -1. In the
+ * init: one request served (lfd readable). */
+int init_reset_listen(const char *sbdir);
+void init_reset_serve(int lfd, int share_net);
+
+#endif

@@ -1,0 +1,229 @@
+/* The fast reset's cheaper tier (reset.c): the sandbox's disk is kept and
+ * the new overlay gets fresh upper/work/tmp directories on it, the old
+ * ones removed once the old overlay is gone. No loop device, no ext4
+ * mount or unmount, no image copied or unlinked on the host.
+ *
+ * For that the init leaves, in its mount namespace, the disk and each
+ * lower layer bound under /dev/.dval (a root-only 0700 directory of the
+ * root-owned /dev tmpfs; only when the init is host root: in a user
+ * namespace the commands are root there). The overlay is built from
+ * those paths: the kernel takes an overlay's layers only from mounts of
+ * the caller's namespace.
+ *
+ * A disk the earlier use filled beyond a small budget (inodes, blocks)
+ * is not walked: the reset then asks for a fresh image instead. The
+ * walk never follows a symlink (every open is O_NOFOLLOW, relative to a
+ * directory fd) and never leaves the disk (O_NOFOLLOW + the disk's
+ * device checked on every directory). */
+#include "helper.h"
+#include "reset.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+
+#define KEEP "/dev/.dval"
+#define KEEP_DISK KEEP "/disk"
+#define KEEP_LOWERS 8
+/* past these, a fresh image is cheaper and bounded: the walk is not */
+#define KEEP_MAX_INODES 4096
+#define KEEP_MAX_BYTES (256LL << 20)
+#define KEEP_MAX_DEPTH 512
+
+static int bind_at(const char *src, const char *dst, int ro)
+{
+    if (mkdir(dst, 0700) < 0 && errno != EEXIST)
+        return -1;
+    if (mount(src, dst, NULL, MS_BIND, NULL) < 0)
+        return -1;
+    return ro ? mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY |
+                      MS_NOSUID | MS_NODEV, NULL) : 0;
+}
+
+int reset_keep_layers(const char *root, const char *disk,
+                      const char *lowers)
+{
+    char p[4200], l[4096];
+    snprintf(p, sizeof p, "%s" KEEP, root);
+    if (mkdir(p, 0700) < 0)
+        return -1;
+    snprintf(p, sizeof p, "%s" KEEP_DISK, root);
+    if (bind_at(disk, p, 0) < 0)
+        return -1;
+    int i = 0;
+    for (const char *s = lowers; *s && i < KEEP_LOWERS; i++) {
+        size_t n = strcspn(s, ":");
+        snprintf(l, sizeof l, "%.*s", (int)n, s);
+        snprintf(p, sizeof p, "%s" KEEP "/l%d", root, i);
+        if (bind_at(l, p, 1) < 0)
+            return -1;
+        s += n + (s[n] == ':');
+    }
+    return i > 0 ? 0 : -1;
+}
+
+/* The lowers as this namespace sees them: KEEP/l0:KEEP/l1:... */
+static int kept_lowers(char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; i < KEEP_LOWERS; i++) {
+        char p[64];
+        snprintf(p, sizeof p, KEEP "/l%d", i);
+        if (access(p, F_OK) < 0)
+            break;
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ":" : "", p);
+    }
+    return n ? 0 : -1;
+}
+
+/* 0 when the disk is kept here and small enough to be walked. */
+static int disk_small(void)
+{
+    struct statfs s;
+    if (statfs(KEEP_DISK, &s) < 0)
+        return -1;
+    long long used_i = (long long)(s.f_files - s.f_ffree);
+    long long used_b = (long long)(s.f_blocks - s.f_bfree) * s.f_bsize;
+    return used_i <= KEEP_MAX_INODES && used_b <= KEEP_MAX_BYTES ? 0 : -1;
+}
+
+/* Fresh g<ns>/{upper,work,tmp} on the kept disk: gen gets its name. */
+static int fresh_dirs(char *gen, size_t cap)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(gen, cap, "g%lld%09ld", (long long)ts.tv_sec, ts.tv_nsec);
+    int d = open(KEEP_DISK, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (d < 0 || mkdirat(d, gen, 0755) < 0)
+        goto fail;
+    char p[300];
+    static const char *sub[] = { "upper", "work", "tmp" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", gen, sub[i]);
+        if (mkdirat(d, p, i == 2 ? 01777 : 0755) < 0 ||
+            (i == 2 && fchmodat(d, p, 01777, 0) < 0))
+            goto fail;
+    }
+    close(d);
+    return 0;
+fail:
+    if (d >= 0)
+        close(d);
+    return -1;
+}
+
+int reset_keep_build(char *gen, size_t cap, int *tmp)
+{
+    char lowers[1024], up[400], wk[400], tp[400];
+    if (access(KEEP_DISK, F_OK) < 0 || kept_lowers(lowers, sizeof lowers) < 0
+        || disk_small() < 0 || fresh_dirs(gen, cap) < 0)
+        return -1;
+    snprintf(up, sizeof up, KEEP_DISK "/%s/upper", gen);
+    snprintf(wk, sizeof wk, KEEP_DISK "/%s/work", gen);
+    snprintf(tp, sizeof tp, KEEP_DISK "/%s/tmp", gen);
+    *tmp = (int)syscall(SYS_open_tree, AT_FDCWD, tp, OPEN_TREE_CLONE |
+                        OPEN_TREE_CLOEXEC);
+    int fs = fsopen("overlay", FSOPEN_CLOEXEC), ov = -1;
+    if (*tmp >= 0 && fs >= 0 &&
+        fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lowers, 0) == 0 &&
+        fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", up, 0) == 0 &&
+        fsconfig(fs, FSCONFIG_SET_STRING, "workdir", wk, 0) == 0 &&
+        fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) == 0 &&
+        fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+        ov = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NODEV);
+    if (fs >= 0)
+        close(fs);
+    if (ov < 0 && *tmp >= 0)
+        close(*tmp);
+    return ov;
+}
+
+/* Removes everything under directory fd d (closed here); never follows
+ * a symlink, never crosses onto another filesystem (dev). */
+static int wipe(int d, dev_t dev, int depth)
+{
+    DIR *dir = fdopendir(d);
+    if (!dir) {
+        close(d);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(dir))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (unlinkat(dirfd(dir), e->d_name, 0) == 0)
+            continue;
+        if (errno != EISDIR || depth >= KEEP_MAX_DEPTH) {
+            rc = -1;
+            break;
+        }
+        int sub = openat(dirfd(dir), e->d_name, O_RDONLY | O_DIRECTORY |
+                         O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (sub < 0 || fstat(sub, &st) < 0 || st.st_dev != dev) {
+            if (sub >= 0)
+                close(sub);
+            rc = -1;
+            break;
+        }
+        rc = wipe(sub, dev, depth + 1);
+        if (rc == 0 && unlinkat(dirfd(dir), e->d_name, AT_REMOVEDIR) < 0)
+            rc = -1;
+        rewinddir(dir); /* entries were removed under readdir */
+    }
+    closedir(dir);
+    return rc;
+}
+
+int reset_keep_wipe(const char *gen)
+{
+    int d = open(KEEP_DISK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (d < 0 || fstat(d, &st) < 0) {
+        if (d >= 0)
+            close(d);
+        return -1;
+    }
+    DIR *dir = fdopendir(d);
+    if (!dir) {
+        close(d);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, gen) ||
+            !strcmp(n, "lost+found"))
+            continue;
+        if (unlinkat(dirfd(dir), n, 0) == 0)
+            continue;
+        int sub = openat(dirfd(dir), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                         O_CLOEXEC);
+        if (sub < 0 || wipe(sub, st.st_dev, 1) < 0 ||
+            unlinkat(dirfd(dir), n, AT_REMOVEDIR) < 0)
+            rc = -1;
+    }
+    closedir(dir);
+    return rc;
+}
+
+int reset_keep_rebind(int disk)
+{
+    if (disk < 0 || access(KEEP_DISK, F_OK) < 0)
+        return 0;
+    if (umount2(KEEP_DISK, MNT_DETACH) < 0)
+        return -1;
+    return (int)syscall(SYS_move_mount, disk, "", AT_FDCWD, KEEP_DISK,
+                        MOVE_MOUNT_F_EMPTY_PATH);
+}

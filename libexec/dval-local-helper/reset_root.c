@@ -1,0 +1,71 @@
+/* The fast reset's new root (reset.c): pivoted into inside the sandbox's
+ * mount namespace, so the init (whose root is the old one) moves with it.
+ * /proc (the sandbox's pid namespace, its masks) and /dev (its nodes,
+ * devpts) hold nothing a command can write as a non-root uid and are
+ * moved over whole; /dev/shm is a fresh tmpfs; everything else is new. */
+#include "helper.h"
+#include "reset.h"
+#include "executor/local/sandbox_ids.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* What setup_sandbox_root makes in a root (mounts.c own_dirs): /sandbox
+ * shared and sticky, /home/daytona the default uid's. */
+static int own_dirs(int root)
+{
+    struct stat st;
+    mkdirat(root, "sandbox", 0777);
+    mkdirat(root, "home", 0755);
+    mkdirat(root, "home/daytona", 0755);
+    if (fchownat(root, "sandbox", 0, 0, AT_SYMLINK_NOFOLLOW) < 0 ||
+        fchmodat(root, "sandbox", 01777, 0) < 0 ||
+        fstatat(root, "home/daytona", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        !S_ISDIR(st.st_mode))
+        return -1;
+    if (st.st_uid == 0 && fchownat(root, "home/daytona",
+                                   (uid_t)LX_UID_DEFAULT,
+                                   (gid_t)LX_UID_DEFAULT,
+                                   AT_SYMLINK_NOFOLLOW) < 0)
+        return -1;
+    return 0;
+}
+
+static int fresh_shm(void)
+{
+    if (umount2("/dev/shm", MNT_DETACH) < 0 && errno != EINVAL)
+        return -1;
+    return mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+                 "mode=1777");
+}
+
+static int moved(int from, const char *fp, int to, const char *tp,
+                 unsigned flags)
+{
+    return (int)syscall(SYS_move_mount, from, fp, to, tp, flags);
+}
+
+int reset_swap_root(int root, int tmp)
+{
+    mkdirat(root, "proc", 0555);
+    mkdirat(root, "dev", 0755);
+    mkdirat(root, "tmp", 01777);
+    if (own_dirs(root) < 0 || fresh_shm() < 0)
+        return -1;
+    /* over the old root first: then the old /proc and /dev (paths from
+     * this process's root, still the old one) move onto it, and the
+     * pivot finds a mount point */
+    if (moved(root, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) < 0 ||
+        moved(AT_FDCWD, "/proc", root, "proc", 0) < 0 ||
+        moved(AT_FDCWD, "/dev", root, "dev", 0) < 0 ||
+        moved(tmp, "", root, "tmp", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        return -1;
+    if (fchdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+        umount2(".", MNT_DETACH) < 0)
+        return -1;
+    return chdir("/");
+}

@@ -1,0 +1,122 @@
+/* The fast reset's tiers (lib/executor/local/sandbox_reset.c,
+ * libexec/dval-local-helper/reset_keep.c): the kept disk reused with
+ * fresh directories, a full one replaced by a fresh image, the same init
+ * throughout; files written after a reset survive a stop/start; the
+ * kept layers are out of a command's reach. */
+#include "lt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int reset(lt *t)
+{
+    return t->ex.sandbox_reset(t->ex.userdata, lt_call(t), "sb");
+}
+
+static ino_t image_ino(lt *t)
+{
+    char p[1200];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/sandboxes/sb/disk.img", t->dir);
+    return stat(p, &st) == 0 ? st.st_ino : 0;
+}
+
+/* Open fds of the sandbox's init: flat across resets (the init does the
+ * keep tier itself: a leaked root would also pin the old files). */
+static int init_fds(lt *t)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%s/fd", lt_state_key(t, "sb", "pid"));
+    DIR *d = opendir(p);
+    int n = 0;
+    while (d && readdir(d))
+        n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static char *run_out(lt *t, const char *cmd, int *code)
+{
+    lt_out o = { 0 };
+    *code = lt_run(t, "sb", cmd, &o);
+    char *s = strdup(o.out.data ? o.out.data : "");
+    lt_out_free(&o);
+    return s;
+}
+
+TEST(test_local_reset_keep__tiers_and_restart)
+{
+    lt t;
+    lt_open(&t, "rkeep");
+    if (geteuid() != 0)
+        th_skip("the fast reset needs root");
+    lt_sandbox(&t, "sb", NULL);
+    int pid = atoi(lt_state_key(&t, "sb", "pid"));
+    ino_t img = image_ino(&t);
+    CHECK(pid > 0 && img);
+    CHECK_INT(lt_upload(&t, "sb", "a.txt", "a"), DVAL_OK);
+    CHECK_INT(reset(&t), DVAL_OK);
+    /* the kept tier: same init, same image, the file gone */
+    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    CHECK(image_ino(&t) == img);
+    int code;
+    char *s = run_out(&t, "ls /home/daytona; ls /dev/.dval 2>&1; echo end",
+                      &code);
+    CHECK(!strstr(s, "a.txt"));
+    CHECK_CONTAINS(s, "Permission denied");
+    free(s);
+    /* the old directories are removed from the kept disk: its free
+     * inodes come back (a disk the next use could not fill otherwise) */
+    s = run_out(&t, "stat -f -c %d /tmp", &code);
+    long free0 = atol(s);
+    free(s);
+    s = run_out(&t, "mkdir -p /tmp/d/e && for i in $(seq 500); do "
+                ": > /tmp/d/e/f$i; : > /var/tmp/g$i; done; "
+                "stat -f -c %d /tmp", &code);
+    CHECK(atol(s) < free0 - 900);
+    free(s);
+    CHECK_INT(reset(&t), DVAL_OK);
+    s = run_out(&t, "stat -f -c %d /tmp", &code);
+    CHECK(atol(s) >= free0 - 5);
+    free(s);
+    /* written after a reset, kept across stop/start */
+    CHECK_INT(lt_upload(&t, "sb", "b.txt", "b"), DVAL_OK);
+    dval_sandbox_info info = { .struct_size = sizeof info };
+    CHECK_INT(t.ex.sandbox_stop(t.ex.userdata, lt_call(&t), "sb", &info),
+              DVAL_OK);
+    CHECK_INT(t.ex.sandbox_start(t.ex.userdata, lt_call(&t), "sb", &info),
+              DVAL_OK);
+    s = run_out(&t, "cat b.txt", &code);
+    CHECK_STR(s, "b");
+    free(s);
+    pid = atoi(lt_state_key(&t, "sb", "pid"));
+    /* a disk filled past the walk's budget: a fresh image, same init */
+    s = run_out(&t, "head -c 300000000 /dev/zero > /tmp/big && echo big",
+                &code);
+    CHECK_CONTAINS(s, "big");
+    free(s);
+    CHECK_INT(reset(&t), DVAL_OK);
+    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    CHECK(image_ino(&t) != img);
+    s = run_out(&t, "ls /tmp /home/daytona; echo end", &code);
+    CHECK(!strstr(s, "big") && !strstr(s, "b.txt"));
+    free(s);
+    /* and the fresh disk is kept from then on */
+    img = image_ino(&t);
+    CHECK_INT(lt_upload(&t, "sb", "c.txt", "c"), DVAL_OK);
+    int fds = init_fds(&t);
+    CHECK(fds > 0);
+    for (int i = 0; i < 3; i++)
+        CHECK_INT(reset(&t), DVAL_OK);
+    CHECK_INT(init_fds(&t), fds);
+    CHECK(image_ino(&t) == img);
+    s = run_out(&t, "ls /home/daytona; echo end", &code);
+    CHECK(!strstr(s, "c.txt"));
+    free(s);
+    lt_close(&t);
+}
