@@ -10,7 +10,8 @@
 # Env: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=4 (validations per concurrent
 # lane), POOL_EXECUTORS="local emu" (default both; "local" or "emu" runs one
 # side), POOL_SDK_DIR=DIR holding node_modules/@daytonaio/sdk (no SDK side
-# without it), B=build.
+# without it), POOL_EMULATOR=PATH (an emulator.py of another checkout, to
+# compare two emulators with the same clients), B=build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
@@ -19,6 +20,7 @@ PER=${POOL_PER_LEVEL:-4}
 EXECUTORS=${POOL_EXECUTORS:-local emu}
 SDK_DIR=${POOL_SDK_DIR:-}
 PY=/usr/bin/python3
+EMU=${POOL_EMULATOR:-tests/emulator/emulator.py}
 want() { [[ " $EXECUTORS " == *" $1 "* ]]; }
 out=$B/bench
 mkdir -p "$out"
@@ -60,7 +62,7 @@ run() {
 # sets emu_base, emu_pid
 start_emu() {
     local pf=$tmp/$1.port
-    $PY tests/emulator/emulator.py --port-file "$pf" --lifetime 1800 --root "$tmp/$1.root" \
+    $PY "$EMU" --port-file "$pf" --lifetime 1800 --root "$tmp/$1.root" \
         2>"$tmp/$1.log" &
     emu_pid=$!
     emus+=("$emu_pid")
