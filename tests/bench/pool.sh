@@ -32,6 +32,9 @@ emus=()
 cleanup() {
     for p in "${emus[@]}"; do kill "$p" 2>/dev/null || true; done
     for p in "${emus[@]}"; do wait "$p" 2>/dev/null || true; done
+    for g in "${cgs[@]}"; do
+        for _ in 1 2 3 4 5; do rmdir "$g" 2>/dev/null && break; sleep 0.3; done
+    done
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -42,8 +45,21 @@ echo '{"ok":true}' >"$DVAL_RESULTS_DIR/r.json" && echo ok
 EOF
 export DVAL_LOCAL_HELPER=$PWD/$B/libexec/dval-local-helper POOLBENCH_STATE=$tmp/state
 
-# CPU ms (own + waited children: its command shells) of a process
-cpu_of() { awk '{print ($14 + $15 + $16 + $17) * 1000 / '"$(getconf CLK_TCK)"'}' "/proc/$1/stat"; }
+# CPU ms of an emulator and everything it started: its cpuacct cgroup when
+# one could be made (shells not yet reaped count too), else /proc/PID/stat
+# (own + waited children)
+CG=/sys/fs/cgroup/cpuacct
+cgs=()
+cpu_of() {
+    local g=$CG/dval-poolbench-$1
+    if [ -r "$g/cpuacct.usage" ]; then awk '{print $1 / 1e6}' "$g/cpuacct.usage"; return; fi
+    awk '{print ($14 + $15 + $16 + $17) * 1000 / '"$(getconf CLK_TCK)"'}' "/proc/$1/stat"
+}
+cg_join() {
+    local g=$CG/dval-poolbench-$1
+    mkdir "$g" 2>/dev/null && echo "$1" >"$g/cgroup.procs" 2>/dev/null && cgs+=("$g") && return
+    rmdir "$g" 2>/dev/null || true
+}
 
 # run EMU_PID CMD...: the command's JSON line with the emulator's CPU per
 # validation over the whole run added (setup and the warm-up validation
@@ -66,6 +82,7 @@ start_emu() {
         2>"$tmp/$1.log" &
     emu_pid=$!
     emus+=("$emu_pid")
+    cg_join "$emu_pid"
     for _ in $(seq 150); do [ -s "$pf" ] && break; sleep 0.1; done
     [ -s "$pf" ] || { cat "$tmp/$1.log" >&2; echo "pool.sh: emulator did not start" >&2; exit 1; }
     emu_base="http://127.0.0.1:$(cat "$pf")"

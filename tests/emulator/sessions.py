@@ -8,8 +8,10 @@ wrappers from its stdin.  Each exec writes `<cmdId>/cmd.sh` and sends
 so cd/export/functions persist between commands of a session and commands run
 strictly in order.  The emulator reads both FIFOs in the event loop, prefixes
 every line with 01 01 01 (stdout) or 02 02 02 (stderr) into `output.log`, and
-writes `exit_code` only after both FIFOs reached EOF *and* the shell reported
-the status, so a command with an exit code has a complete log.
+sets the exit code only after both FIFOs reached EOF *and* the shell reported
+the status, so a command with an exit code has a complete log.  These files
+live under /dev/shm when it exists (see _state_root), the sandboxes' own
+directories under the emulator's root.
 
 Isolation: as root each shell runs in a private mount namespace with the
 sandbox's own directories bind-mounted on /sandbox and /home/daytona, set up by
@@ -275,10 +277,6 @@ class Session:
     def _maybe_finish(self, cmd):
         if cmd.exit_code is not None or cmd.open_streams > 0 or cmd.shell_rc is None:
             return
-        tmp = os.path.join(cmd.dir, "exit_code.tmp")
-        with open(tmp, "w") as f:
-            f.write(str(cmd.shell_rc))
-        os.rename(tmp, os.path.join(cmd.dir, "exit_code"))
         cmd.exit_code = cmd.shell_rc
         self._close_cmd(cmd)
         cmd.done.set()
@@ -358,9 +356,24 @@ def _hard_kill(proc):
     proc.poll()
 
 
+def _state_root(root):
+    """The sessions' own files (command scripts, FIFOs, logs): on tmpfs when
+    there is one, as creating files there costs a fraction of a disk's."""
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
+        try:
+            return tempfile.mkdtemp(prefix="daytona-emu-sessions-", dir=shm)
+        except OSError:
+            pass
+    d = os.path.join(root, ".sessions")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
 class SessionManager:
     def __init__(self, root):
         self.root = root
+        self.state = _state_root(root)
         self.isolation = probe_isolation()
         self.nsexec = _probe_nsexec() if self.isolation == "root" else None
         self.by_sandbox = {}   # sandbox id -> {session id -> Session}
@@ -373,12 +386,12 @@ class SessionManager:
         return os.path.join(b, "sandbox"), os.path.join(b, "home")
 
     def sessions_dir(self, sandbox):
-        return os.path.join(self.base(sandbox), "sessions")
+        return os.path.join(self.state, sandbox.id)
 
     def ensure_dirs(self, sandbox):
-        for d in self.sandbox_dirs(sandbox):
-            os.makedirs(d, exist_ok=True)
-        os.makedirs(self.sessions_dir(sandbox), exist_ok=True)
+        for d in self.sandbox_dirs(sandbox) + (self.sessions_dir(sandbox),):
+            if not os.path.isdir(d):    # a stat: cheaper than a failing mkdir
+                os.makedirs(d, exist_ok=True)
 
     def shell_command(self, sandbox, extra_env=None):
         """(argv, cwd, env) of a shell in the sandbox's view of the file system."""
@@ -437,6 +450,7 @@ class SessionManager:
         self.kill_all(sandbox)
         self.by_sandbox.pop(sandbox.id, None)
         shutil.rmtree(self.base(sandbox), ignore_errors=True)
+        shutil.rmtree(self.sessions_dir(sandbox), ignore_errors=True)
 
     def shutdown(self):
         for sbx_sessions in list(self.by_sandbox.values()):
@@ -446,3 +460,4 @@ class SessionManager:
                         os.killpg(s.proc.pid, signal.SIGKILL)
                     except (ProcessLookupError, PermissionError):
                         pass
+        shutil.rmtree(self.state, ignore_errors=True)
