@@ -62,6 +62,13 @@ class Emu:
         self.stats = {"connections": 0, "requests": 0, "websockets": 0,
                       "sandboxes_created": 0}
 
+    def recorded_json(self):
+        """GET /_emu/requests: the requests _record kept."""
+        return [{"method": m, "path": p, "query": q,
+                 "headers": {k.lower(): v for k, v in h.items()},
+                 "body": b.decode("utf-8", errors="replace") if b else None}
+                for m, p, q, h, b in self.recorded]
+
     # hooks called by the state machine
     def on_sandbox_started(self, sbx):
         self.sessions.ensure_dirs(sbx)
@@ -74,13 +81,9 @@ class Emu:
 
 
 def _record(emu, request, raw):
-    body = None
-    if raw:
-        body = raw[:RECORD_BODY_MAX].decode("utf-8", errors="replace")
-    emu.recorded.append({"method": request.method, "path": request.path,
-                         "query": request.query_string,
-                         "headers": {k.lower(): v for k, v in request.headers.items()},
-                         "body": body})
+    """Kept as is; shaped only when /_emu/requests asks (Emu.recorded_json)."""
+    emu.recorded.append((request.method, request.path, request.query_string,
+                         request.headers, raw[:RECORD_BODY_MAX]))
 
 
 def _auth_ok(emu, request):
@@ -172,11 +175,13 @@ async def middleware(request, handler):
 def make_app(emu):
     app = web.Application(middlewares=[middleware], client_max_size=1 << 30)
     app["emu"] = emu
+    # routes are matched in order, one resource after the other: the
+    # toolbox's (most requests) first; no two sets overlap
+    toolbox.setup(app)
+    files.setup(app)
     control.setup(app)
     api.setup(app)
     buildlogs.setup(app)
-    toolbox.setup(app)
-    files.setup(app)
     return app
 
 
