@@ -23,6 +23,37 @@ void th_register(const char *name, th_fn fn)
     }
 }
 
+#define TH_AT_END_MAX 8
+static struct { void (*fn)(void *); void *ud; } at_end[TH_AT_END_MAX];
+static int n_at_end;
+
+void th_at_end(void (*fn)(void *), void *ud)
+{
+    if (n_at_end < TH_AT_END_MAX) {
+        at_end[n_at_end].fn = fn;
+        at_end[n_at_end].ud = ud;
+        n_at_end++;
+    }
+}
+
+void th_at_end_drop(void *ud)
+{
+    int kept = 0;
+    for (int i = 0; i < n_at_end; i++)
+        if (at_end[i].ud != ud)
+            at_end[kept++] = at_end[i];
+    n_at_end = kept;
+}
+
+/* a cleanup that fails calls th_fail again: it is popped before it runs */
+static void run_at_end(void)
+{
+    while (n_at_end > 0) {
+        n_at_end--;
+        at_end[n_at_end].fn(at_end[n_at_end].ud);
+    }
+}
+
 void th_fail(const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
@@ -32,6 +63,7 @@ void th_fail(const char *file, int line, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     fflush(stderr);
+    run_at_end();
     _exit(1);
 }
 
@@ -39,6 +71,7 @@ void th_skip(const char *why)
 {
     fprintf(stderr, "    skipped: %s\n", why);
     fflush(stderr);
+    run_at_end();
     _exit(TH_SKIP_CODE);
 }
 

@@ -12,6 +12,11 @@ void th_register(const char *name, th_fn fn);
 void th_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 void th_skip(const char *why) __attribute__((noreturn));
+/* Cleanups run by th_fail and th_skip before the test process exits (a
+ * fixture that started processes must not leave them running); the last
+ * registered runs first. th_at_end_drop removes a closed fixture's. */
+void th_at_end(void (*fn)(void *), void *ud);
+void th_at_end_drop(void *ud);
 
 #define TEST(name)                                                         \
     static void name(void);                                                \

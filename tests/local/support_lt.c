@@ -71,6 +71,13 @@ static void warm_image(lt *t)
     t->ex.snapshot_delete(t->ex.userdata, lt_call(t), "lt-warm");
 }
 
+/* th_fail/th_skip end the test process at once: the inits it started
+ * would outlive it (their state stays, for a look after a failure) */
+static void kill_at_end(void *ud)
+{
+    kill_old(((lt *)ud)->dir);
+}
+
 void lt_open(lt *t, const char *name)
 {
     memset(t, 0, sizeof *t);
@@ -81,6 +88,7 @@ void lt_open(lt *t, const char *name)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
     if (system(cmd) != 0)
         th_fail(__FILE__, __LINE__, "cannot clean %s", t->dir);
+    th_at_end(kill_at_end, t);
     t->cfg.state_dir = t->dir;
     t->cfg.log_fn = logfn;
     t->cfg.log_level = DVAL_LOG_DEBUG;
@@ -95,6 +103,7 @@ void lt_open(lt *t, const char *name)
 
 void lt_close(lt *t)
 {
+    th_at_end_drop(t);
     kill_old(t->dir);
     t->ex.destroy(t->ex.userdata);
     char cmd[700];
