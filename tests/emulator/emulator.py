@@ -22,6 +22,7 @@ from aiohttp import web  # noqa: E402
 import api  # noqa: E402
 import buildlogs  # noqa: E402
 import control  # noqa: E402
+import fastroute  # noqa: E402
 import faults as faultmod  # noqa: E402
 import files  # noqa: E402
 import toolbox  # noqa: E402
@@ -175,13 +176,13 @@ async def middleware(request, handler):
 def make_app(emu):
     app = web.Application(middlewares=[middleware], client_max_size=1 << 30)
     app["emu"] = emu
-    # routes are matched in order, one resource after the other: the
-    # toolbox's (most requests) first; no two sets overlap
+    # the toolbox's routes (most requests) first; no two sets overlap
     toolbox.setup(app)
     files.setup(app)
     control.setup(app)
     api.setup(app)
     buildlogs.setup(app)
+    fastroute.install(app.router)
     return app
 
 
