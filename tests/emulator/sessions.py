@@ -356,13 +356,31 @@ def _hard_kill(proc):
     proc.poll()
 
 
+STATE_PREFIX = "daytona-emu-sessions-"
+
+
+def _drop_stale_states(shm):
+    """State dirs of emulators that died without cleaning up (SIGKILL)."""
+    for name in os.listdir(shm):
+        pid = name[len(STATE_PREFIX):].split("-", 1)[0]
+        if not name.startswith(STATE_PREFIX) or not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(shm, name), ignore_errors=True)
+        except OSError:
+            pass
+
+
 def _state_root(root):
     """The sessions' own files (command scripts, FIFOs, logs): on tmpfs when
     there is one, as creating files there costs a fraction of a disk's."""
     shm = "/dev/shm"
     if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
         try:
-            return tempfile.mkdtemp(prefix="daytona-emu-sessions-", dir=shm)
+            _drop_stale_states(shm)
+            return tempfile.mkdtemp(prefix="%s%d-" % (STATE_PREFIX, os.getpid()), dir=shm)
         except OSError:
             pass
     d = os.path.join(root, ".sessions")
