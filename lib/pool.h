@@ -24,6 +24,9 @@ typedef struct dval__slot {
      * ("" none); recycled_busy while one validation has it */
     char recycled[DVAL_ID_MAX];
     int recycled_busy;
+    /* session isolation: the slot's sandbox as the last validation on it
+     * left it (id "": look it up), handed to the next one (recycle.h) */
+    dval_sandbox_info shared;
 } dval__slot;
 
 struct dval_pool {
@@ -39,6 +42,9 @@ struct dval_pool {
     struct dval__waiter *tail;   /* a slot, in order of arrival */
     int nwaiting;
     dval__slot *slots;
+    /* the pool's profile's snapshot was ensured (warm-up or a validation
+     * that succeeded): validations skip the ensure unless a create fails */
+    int snapshot_ready;
 };
 
 /* Waits for this caller's turn and a free slot (FIFO); DVAL_EBUSY at once
@@ -51,7 +57,5 @@ void dval__pool_reap_idle(dval_pool *p);
 /* Acquires slot i's sandbox (min_warm); frees the pool's memory. */
 int dval__pool_warm(dval_pool *p, int i);
 void dval__pool_destroy(dval_pool *p);
-/* Applies the release policy to one pool sandbox by name. */
-int dval__pool_release_one(dval_pool *p, const char *name);
 
 #endif

@@ -118,12 +118,14 @@ void dval__pool_reap_idle(dval_pool *p)
         pthread_mutex_unlock(&p->lock);
         if (!idle)
             continue;
-        dval__pool_release_one(p, s->name);
+        dval__recycle_release(p->client, s->name, p->release);
         /* releasing: no validation leases the slot, none holds it */
         if (s->recycled[0])
-            dval__recycle_delete(p->client, s->recycled);
+            dval__recycle_release(p->client, s->recycled,
+                                  DVAL_RELEASE_DELETE);
         pthread_mutex_lock(&p->lock);
         s->recycled[0] = '\0';
+        s->shared.id[0] = '\0';
         s->releasing = 0;
         s->used = s->ready = 0;
         pthread_cond_broadcast(&p->cond);

@@ -42,28 +42,16 @@ int dval__pool_warm(dval_pool *p, int i)
     o.ttl_minutes = p->ttl;
     dval_sandbox *sb = NULL;
     rc = dval_sandbox_acquire(&sb, p->client, &o);
-    if (!rc) /* warm: its service starts before the first validation */
+    if (!rc) { /* warm: its service starts before the first validation */
         dval__service_start(p->client, prof, sb);
-    dval_sandbox_free(sb);
-    dval__free(labels);
-    if (!rc) {
+        p->slots[i].shared = sb->info;   /* the first one needs no lookup */
         p->slots[i].used = p->slots[i].ready = p->slots[i].may_exist = 1;
         p->slots[i].last_used_ms = dval__now_ms();
+        p->snapshot_ready = 1;
     }
-    return rc;
-}
-
-int dval__pool_release_one(dval_pool *p, const char *name)
-{
-    if (p->release == DVAL_RELEASE_KEEP)
-        return DVAL_OK;
-    dval_sandbox *sb = NULL;
-    int rc = dval_sandbox_get(&sb, p->client, name);
-    if (rc == DVAL_OK)
-        rc = p->release == DVAL_RELEASE_DELETE ? dval_sandbox_delete(sb)
-                                               : dval_sandbox_stop(sb);
     dval_sandbox_free(sb);
-    return rc == DVAL_ENOTFOUND ? DVAL_OK : rc;
+    dval__free(labels);
+    return rc;
 }
 
 /* The request's labels after the pool's (a copy of pointers). */
@@ -85,36 +73,78 @@ static const char **merged_labels(dval_pool *p, const char *const *extra)
 /* isolation=sandbox on slot i: on the slot's own sandbox when no other
  * validation has it (else on a fresh one, deleted after it, as
  * dval_validate does), reset right after the validation so that it is
- * clean before the next one may lease it. */
+ * clean before the next one may lease it. Without a guaranteed reset,
+ * every validation makes and deletes its own. */
 static int validate_recycled(dval_pool *p, int i, const dval_validation *r,
                              dval_event_fn on_event, void *userdata,
-                             char **result_json)
+                             char **result_json, dval__lease *ls)
 {
     dval__slot *s = &p->slots[i];
-    dval__recycle rs;
-    memset(&rs, 0, sizeof rs);
-    if (!dval__recycle_supported(p->client))
-        return dval_validate(p->client, r, on_event, userdata, result_json);
     pthread_mutex_lock(&p->lock);
-    int mine = !s->recycled_busy;
-    if (mine) {
+    /* max_per_sandbox > 1: the slot's sandbox may be in use */
+    ls->recycle = dval__recycle_supported(p->client) && !s->recycled_busy;
+    if (ls->recycle) {
         s->recycled_busy = 1;
-        dval__strlcpy(rs.name, s->recycled, sizeof rs.name);
+        dval__strlcpy(ls->name, s->recycled, sizeof ls->name);
     }
     pthread_mutex_unlock(&p->lock);
-    if (!mine) /* max_per_sandbox > 1: the slot's sandbox is in use */
-        return dval_validate(p->client, r, on_event, userdata, result_json);
     int rc = dval__validate_in(p->client, r, on_event, userdata, result_json,
-                               &rs);
+                               ls);
+    if (!ls->recycle)
+        return rc;
     /* the validation's message outlives the reset's calls */
     char saved[DVAL_ERRMSG_MAX];
     dval__strlcpy(saved, dval_client_errmsg(p->client), sizeof saved);
-    int kept = dval__recycle_after(p->client, &rs);
+    int kept = dval__recycle_after(p->client, ls);
     dval__client_seterr(p->client, "%s", saved);
     pthread_mutex_lock(&p->lock);
-    dval__strlcpy(s->recycled, kept ? rs.name : "", sizeof s->recycled);
+    dval__strlcpy(s->recycled, kept ? ls->name : "", sizeof s->recycled);
     s->recycled_busy = 0;
     pthread_mutex_unlock(&p->lock);
+    return rc;
+}
+
+/* Session isolation on slot i: the slot's shared sandbox as the last
+ * validation left it, so that this one needs no lookup. */
+static int validate_shared(dval_pool *p, int i, const dval_validation *r,
+                           dval_event_fn on_event, void *userdata,
+                           char **result_json, dval__lease *ls)
+{
+    dval__slot *s = &p->slots[i];
+    pthread_mutex_lock(&p->lock);
+    s->may_exist = 1; /* isolation=sandbox ones name sandboxes of their own */
+    ls->shared = s->shared;
+    pthread_mutex_unlock(&p->lock);
+    int rc = dval__validate_in(p->client, r, on_event, userdata, result_json,
+                               ls);
+    pthread_mutex_lock(&p->lock);
+    s->shared = ls->shared;
+    pthread_mutex_unlock(&p->lock);
+    return rc;
+}
+
+/* Runs r on slot i; a success on the pool's own snapshot tells the
+ * validations after it that the snapshot exists. */
+static int validate_on(dval_pool *p, int i, const dval_validation *r,
+                       dval_event_fn on_event, void *userdata,
+                       char **result_json)
+{
+    dval__lease ls;
+    memset(&ls, 0, sizeof ls);
+    int own_snapshot = !r->snapshot_name && !strcmp(r->profile, p->profile);
+    pthread_mutex_lock(&p->lock);
+    ls.snapshot_ready = own_snapshot && p->snapshot_ready;
+    pthread_mutex_unlock(&p->lock);
+    int rc = r->isolation == DVAL_ISOLATION_SANDBOX
+                 ? validate_recycled(p, i, r, on_event, userdata,
+                                     result_json, &ls)
+                 : validate_shared(p, i, r, on_event, userdata, result_json,
+                                   &ls);
+    if (rc == DVAL_OK && own_snapshot) {
+        pthread_mutex_lock(&p->lock);
+        p->snapshot_ready = 1;
+        pthread_mutex_unlock(&p->lock);
+    }
     return rc;
 }
 
@@ -148,12 +178,6 @@ DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
                             : "canceled while waiting for a sandbox");
         return rc;
     }
-    if (r.isolation == DVAL_ISOLATION_SESSION) {
-        /* isolation=sandbox validations name sandboxes of their own */
-        pthread_mutex_lock(&pool->lock);
-        pool->slots[slot].may_exist = 1;
-        pthread_mutex_unlock(&pool->lock);
-    }
     const char **labels = merged_labels(pool, req->labels);
     if (!r.profile)
         r.profile = pool->profile;
@@ -162,11 +186,8 @@ DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
     if (!r.sandbox_ttl_minutes)
         r.sandbox_ttl_minutes = pool->ttl;
     rc = !labels ? DVAL_ENOMEM
-         : r.isolation == DVAL_ISOLATION_SANDBOX
-             ? validate_recycled(pool, slot, &r, on_event, userdata,
-                                 result_json)
-             : dval_validate(pool->client, &r, on_event, userdata,
-                             result_json);
+                 : validate_on(pool, slot, &r, on_event, userdata,
+                               result_json);
     dval__free(labels);
     dval__pool_return(pool, slot);
     return rc;
@@ -180,10 +201,12 @@ DVAL_API void dval_pool_free(dval_pool *pool)
      * sandbox of its name: no lookup for it */
     for (int i = 0; pool->slots && i < pool->max_sb; i++) {
         if (pool->slots[i].used && pool->slots[i].may_exist)
-            dval__pool_release_one(pool, pool->slots[i].name);
+            dval__recycle_release(pool->client, pool->slots[i].name,
+                                  pool->release);
         /* a recycled sandbox is a validation's own: never left behind */
         if (pool->slots[i].recycled[0])
-            dval__recycle_delete(pool->client, pool->slots[i].recycled);
+            dval__recycle_release(pool->client, pool->slots[i].recycled,
+                                  DVAL_RELEASE_DELETE);
     }
     dval__pool_destroy(pool);
 }

@@ -1,35 +1,48 @@
-/* A pool slot's own sandbox under isolation=sandbox (pool_recycle.c):
- * kept across validations, handed to one validation at a time, and reset
- * by the executor's guaranteed reset (or deleted) right after each. */
+/* What a pool slot hands the validation it leases (pool_run.c →
+ * validate*.c), and the slot's own sandbox under isolation=sandbox
+ * (pool_recycle.c): kept across validations, handed to one validation at
+ * a time, and reset by the executor's guaranteed reset (or deleted) right
+ * after each. */
 #ifndef DVAL_RECYCLE_H
 #define DVAL_RECYCLE_H
 
 #include "core.h"
 
-typedef struct dval__recycle {
-    /* in: the slot's sandbox, reset since its last use ("": none, the
-     * validation makes one of its own name); out: the one it used */
+typedef struct dval__lease {
+    /* isolation=sandbox, the slot's sandbox kept for the pool's reset
+     * (dval__recycle_after): the validation keeps it at close */
+    int recycle;
+    /* recycle: in: the slot's sandbox, reset since its last use ("":
+     * none, the validation makes one of its own name); out: the one it
+     * used */
     char name[DVAL_ID_MAX];
-    /* out: the acquired sandbox's id ("": the validation never had one) */
+    /* recycle: out: the acquired sandbox's id ("": never had one) */
     char id[DVAL_ID_MAX];
-} dval__recycle;
+    /* session isolation: in: the slot's shared sandbox as a validation
+     * last left it started (id "": not known), used without a lookup;
+     * out: as this validation left it (id "": lost or never acquired) */
+    dval_sandbox_info shared;
+    /* in: the pool has ensured the request's snapshot: no ensure unless
+     * a sandbox create fails (the snapshot may have vanished since) */
+    int snapshot_ready;
+} dval__lease;
 
-/* dval_validate on the sandbox of rs (NULL: dval_validate itself). With
- * rs, an isolation=sandbox validation keeps the sandbox at close (no
- * delete) and the caller must reset or delete it (dval__recycle_after). */
+/* dval_validate with what the pool knows (ls NULL: dval_validate). */
 int dval__validate_in(dval_client *client, const dval_validation *req,
                       dval_event_fn on_event, void *userdata,
-                      char **result_json, dval__recycle *rs);
+                      char **result_json, dval__lease *ls);
 /* 1 when the executor has a guaranteed reset (else a pool's
  * isolation=sandbox validations are dval_validate's own: created and
  * deleted by the validation, with no extra lookup). */
 int dval__recycle_supported(const dval_client *client);
-/* Right after the validation of rs returned: resets its sandbox through
+/* Right after the validation of ls returned: resets its sandbox through
  * the executor's guaranteed reset; 1 when it may serve the next
- * validation, 0 when it was deleted instead (no reset member, the reset
- * failed, or the validation never acquired it). */
-int dval__recycle_after(dval_client *client, dval__recycle *rs);
-/* Deletes the sandbox named name (gone already counts as done). */
-int dval__recycle_delete(dval_client *client, const char *name);
+ * validation, 0 when it was deleted instead (the reset failed, or the
+ * validation never acquired it). Only when dval__recycle_supported. */
+int dval__recycle_after(dval_client *client, dval__lease *ls);
+/* Applies release policy (DVAL_RELEASE_*) to the sandbox named name;
+ * gone already counts as done, a failure is logged. */
+int dval__recycle_release(dval_client *client, const char *name,
+                          int release);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "executor.h"
 #include "refs.h"
+#include "sandbox_acquire.h"
 #include "sandbox_opts.h"
 
 #define ZOMBIE_ROUNDS 2   /* recoveries of a broken sandbox per acquire */
@@ -184,31 +185,17 @@ static int fix_zombie(dval_sandbox *sb, int *rounds)
     return DVAL_OK;
 }
 
-/* A sandbox labelled for one validation alone (isolation=sandbox) and
- * deleted after it is named by dval_validate for that validation (a
- * random suffix): no sandbox of that name can exist yet, so the lookup
- * before the create would always be a 404. The ladder creates it right
- * away; should the name exist after all, the create's 409 leads to the
- * lookup as before (PROTOCOL 9.2), so this only saves a request, never
- * changes the outcome. A pool slot's recycled sandbox (kept, reset by the
- * pool) does exist: looked up first as any other. */
-static int name_is_fresh(const dval_sandbox *sb)
-{
-    if (sb->opts.release != DVAL_RELEASE_DELETE)
-        return 0;
-    for (const char *const *l = sb->opts.labels; l && *l; l++)
-        if (!strcmp(*l, "dval.isolation=sandbox"))
-            return 1;
-    return 0;
-}
-
 /* acquire: anything goes (create, recover, start); start only: a broken or
  * vanished sandbox is reported, never deleted or re-created behind the
- * caller's back. */
-static int acquire_ladder(dval_sandbox *sb, int start_only)
+ * caller's back. fresh: the caller made the name for this acquire alone
+ * (sandbox_acquire.h), so the lookup before the create would always be a
+ * 404: the ladder creates right away; should the name exist after all,
+ * the create's 409 leads to the lookup as before (PROTOCOL 9.2), so the
+ * outcome cannot change, only a request is saved. */
+static int acquire_ladder(dval_sandbox *sb, int start_only, int fresh)
 {
     int rounds = 0, rc = DVAL_ENOTFOUND;
-    if (start_only || sb->info.id[0] || !name_is_fresh(sb))
+    if (start_only || sb->info.id[0] || !fresh)
         rc = do_get(sb);
     if (rc == DVAL_ENOTFOUND)
         sb->info.state = DVAL_SANDBOX_DESTROYED;
@@ -280,8 +267,20 @@ static int new_handle(dval_sandbox **out, dval_client *c,
     return DVAL_OK;
 }
 
-DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
-                                  const dval_sandbox_options *opts)
+/* A handle on the sandbox the caller saw started a moment ago, made
+ * without asking the server: a stop or a deletion since then shows up on
+ * the first call on it (toolbox 400 or 404), which the caller recovers
+ * from (dval__sandbox_lost, then a real acquire). */
+static void adopt(dval_sandbox *sb, const dval_sandbox_info *known)
+{
+    dval_sandbox_info info = *known;
+    dval__strlcpy(info.name, sb->opts.name, sizeof info.name);
+    set_state(sb, &info);
+}
+
+int dval__sandbox_acquire(dval_sandbox **out, dval_client *c,
+                          const dval_sandbox_options *opts,
+                          const dval__acquire_hint *hint)
 {
     if (out)
         *out = NULL;
@@ -293,14 +292,22 @@ DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
     if (rc)
         return rc;
     dval__strlcpy(sb->info.name, sb->opts.name, sizeof sb->info.name);
-    rc = acquire_ladder(sb, 0);
-    if (rc) {
+    const dval_sandbox_info *known = hint ? hint->known : NULL;
+    if (known && known->id[0] && known->state == DVAL_SANDBOX_STARTED) {
+        adopt(sb, known);
+    } else if ((rc = acquire_ladder(sb, 0, hint && hint->fresh))) {
         dval__client_seterr(c, "%s", sb->errmsg);
         dval_sandbox_free(sb);
         return rc;
     }
     *out = sb;
     return DVAL_OK;
+}
+
+DVAL_API int dval_sandbox_acquire(dval_sandbox **out, dval_client *c,
+                                  const dval_sandbox_options *opts)
+{
+    return dval__sandbox_acquire(out, c, opts, NULL);
 }
 
 DVAL_API int dval_sandbox_get(dval_sandbox **out, dval_client *c,
@@ -401,7 +408,7 @@ DVAL_API int dval_sandbox_start(dval_sandbox *sb)
         return DVAL_EINVAL;
     DVAL__NO_REENTRY(sb->client);
     sb->errmsg[0] = '\0';
-    return acquire_ladder(sb, 1);
+    return acquire_ladder(sb, 1, 0);
 }
 
 /* After a stop or delete request: its failure, except a change already

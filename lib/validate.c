@@ -39,8 +39,12 @@ static int run_phase(dval__vctx *v, const char *name, phase_fn fn,
 
 static const char *snapshot_detail(dval__vctx *v, char *buf, size_t cap)
 {
-    dval__fmt(buf, cap, "%s (%s)", dval_snapshot_name(v->snap),
-              dval_snapshot_state_name(dval_snapshot_state(v->snap)));
+    if (!v->snap) /* the pool's, ensured before: not asked for again */
+        dval__fmt(buf, cap, "%s (ensured by the pool)",
+                  v->prof->snapshot_name);
+    else
+        dval__fmt(buf, cap, "%s (%s)", dval_snapshot_name(v->snap),
+                  dval_snapshot_state_name(dval_snapshot_state(v->snap)));
     return buf;
 }
 
@@ -114,6 +118,8 @@ static void drop_sandbox(dval__vctx *v)
     dval_sandbox_free(v->sb);
     v->sb = NULL;
     v->sess_id[0] = 0;
+    if (v->ls) /* the pool's view of it was wrong: look it up this time */
+        v->ls->shared.id[0] = '\0';
     v->files = v->bytes = 0;
     v->in_exec = v->ran = 0;
     v->exit_code = 0;
@@ -214,7 +220,7 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
 
 int dval__validate_in(dval_client *client, const dval_validation *req,
                       dval_event_fn on_event, void *userdata,
-                      char **result_json, dval__recycle *rs)
+                      char **result_json, dval__lease *ls)
 {
     if (result_json)
         *result_json = NULL;
@@ -231,7 +237,7 @@ int dval__validate_in(dval_client *client, const dval_validation *req,
     v->client = client;
     v->on_event = on_event;
     v->ud = userdata;
-    v->rs = rs;
+    v->ls = ls;
     int rc = dval__validate_request(v, req);
     if (rc == DVAL_OK) {
         v->timings = json_object();

@@ -50,7 +50,7 @@ typedef struct dval__vctx {
     json_t *timings;
     json_t *results;
     json_t *errors;
-    dval__recycle *rs;      /* a pool slot's recycled sandbox, or NULL */
+    dval__lease *ls;        /* what the pool slot knows, or NULL */
 } dval__vctx;
 
 /* ---- validate_events.c */

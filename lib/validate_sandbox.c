@@ -3,6 +3,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 
+#include "sandbox_acquire.h"
 #include "service_start.h"
 #include "validate.h"
 #include "workdir.h"
@@ -10,7 +11,7 @@
 /* The executor says whether it can run the profile (and with which build
  * steps) before the snapshot is ensured: an unavailable profile fails
  * here, with the executor's (or the profile's) message. */
-int dval__validate_snapshot(dval__vctx *v)
+static int ensure_snapshot(dval__vctx *v)
 {
     dval_snapshot_spec spec;
     int rc = dval__profile_snapshot_spec(v->client, v->prof,
@@ -22,6 +23,17 @@ int dval__validate_snapshot(dval__vctx *v)
         return dval__validate_fail(v, rc, "snapshot",
                                    dval_client_errmsg(v->client));
     return DVAL_OK;
+}
+
+/* A pool that has seen its snapshot in use needs no request for it: a
+ * validation on its shared sandbox does not touch the snapshot at all, and
+ * a sandbox create that fails because the snapshot vanished since then
+ * ensures it and tries once more (acquire below). */
+int dval__validate_snapshot(dval__vctx *v)
+{
+    if (v->ls && v->ls->snapshot_ready)
+        return DVAL_OK;
+    return ensure_snapshot(v);
 }
 
 /* "<base>-<12 random hex>": a name no other validation uses. */
@@ -56,20 +68,23 @@ static const char **sandbox_labels(dval__vctx *v, const char *profile_label,
 }
 
 /* An isolation=sandbox validation's sandbox: the pool slot's recycled
- * one (kept at close: the pool resets it), else one of its own name,
- * deleted at close. */
+ * one (kept at close: the pool resets it), else one of its own name
+ * (fresh: made here, for this validation alone), deleted at close unless
+ * the pool recycles it. */
 static void own_name(dval__vctx *v, dval_sandbox_options *o, char *own,
-                     size_t cap)
+                     size_t cap, dval__acquire_hint *hint)
 {
-    if (v->rs && v->rs->name[0]) {
-        dval__strlcpy(own, v->rs->name, cap);
+    dval__lease *ls = v->ls && v->ls->recycle ? v->ls : NULL;
+    if (ls && ls->name[0]) {
+        dval__strlcpy(own, ls->name, cap);
     } else {
         own_sandbox_name(o->name, own, cap);
-        if (v->rs)
-            dval__strlcpy(v->rs->name, own, sizeof v->rs->name);
+        hint->fresh = 1;
+        if (ls)
+            dval__strlcpy(ls->name, own, sizeof ls->name);
     }
     o->name = own;
-    if (v->rs)
+    if (ls)
         o->release = DVAL_RELEASE_KEEP;
 }
 
@@ -91,6 +106,28 @@ static void sandbox_options(dval__vctx *v, dval_sandbox_options *o)
     o->state_userdata = v;
 }
 
+/* The acquire; when the pool skipped the snapshot ensure and the acquire
+ * failed as a create on a missing or inactive snapshot would (400
+ * "Snapshot X not found", 404, a state), the ensure runs (rebuilding it
+ * if need be) and the acquire is tried once more. */
+static int acquire(dval__vctx *v, const dval_sandbox_options *o,
+                   const dval__acquire_hint *hint)
+{
+    int rc = dval__sandbox_acquire(&v->sb, v->client, o, hint);
+    int snapshot_may_miss = rc == DVAL_EBADREQUEST || rc == DVAL_ENOTFOUND ||
+                            rc == DVAL_ESTATE;
+    if (!snapshot_may_miss || v->snap || !v->ls || !v->ls->snapshot_ready)
+        return rc;
+    DVAL__LOG(v->client, DVAL_LOG_INFO, "sandbox %s: %s; ensuring the "
+              "snapshot and trying again", o->name,
+              dval_client_errmsg(v->client));
+    v->ls->snapshot_ready = 0;
+    if (ensure_snapshot(v))
+        return rc; /* the snapshot's failure explains it best: kept */
+    dval__acquire_hint again = { hint->fresh, NULL };
+    return dval__sandbox_acquire(&v->sb, v->client, o, &again);
+}
+
 int dval__validate_sandbox(dval__vctx *v)
 {
     char profile_label[300];
@@ -103,20 +140,25 @@ int dval__validate_sandbox(dval__vctx *v)
     dval_sandbox_options o;
     sandbox_options(v, &o);
     char own[DVAL_ID_MAX];
+    dval__acquire_hint hint = { 0, NULL };
     int isolated = v->req.isolation == DVAL_ISOLATION_SANDBOX;
     if (isolated) {
-        own_name(v, &o, own, sizeof own);
+        own_name(v, &o, own, sizeof own, &hint);
         labels[extra + 2] = "dval.isolation=sandbox";
+    } else if (v->ls) { /* the pool slot's shared sandbox, as last seen */
+        hint.known = &v->ls->shared;
     }
     o.labels = labels;
-    int rc = dval_sandbox_acquire(&v->sb, v->client, &o);
+    int rc = acquire(v, &o, &hint);
     dval__free(labels);
     if (rc)
         return dval__validate_fail(v, rc, "sandbox",
                                    dval_client_errmsg(v->client));
     dval__strlcpy(v->sb_name, dval_sandbox_name(v->sb), sizeof v->sb_name);
-    if (isolated && v->rs) /* the pool resets it after this validation */
-        dval__strlcpy(v->rs->id, dval_sandbox_id(v->sb), sizeof v->rs->id);
+    if (isolated && v->ls && v->ls->recycle) /* the pool resets it next */
+        dval__strlcpy(v->ls->id, dval_sandbox_id(v->sb), sizeof v->ls->id);
+    else if (!isolated && v->ls)
+        v->ls->shared = v->sb->info;
     /* a sandbox that stays for other validations; a recycled one is
      * reset (every process killed) before the next */
     if (!isolated && o.release != DVAL_RELEASE_DELETE)
@@ -171,25 +213,47 @@ static int close_session(dval__vctx *v)
     return rc;
 }
 
+/* The sandbox delete ends the session and everything in it (its
+ * processes, the executor's state of it), so a session in a sandbox that
+ * is deleted right after gets no delete of its own; should the sandbox
+ * delete fail, the session is closed after all. A sandbox that stays
+ * (shared, stopped, or recycled by the pool) has its session closed
+ * first: what the program left running must not outlive it. */
+static int release_sandbox(dval__vctx *v)
+{
+    int deleting = v->sb->opts.release == DVAL_RELEASE_DELETE;
+    int rc = deleting ? DVAL_OK : close_session(v);
+    if (v->claim) { /* the session's processes are gone, or go now */
+        dval__sandbox_release(v->sb, v->claim);
+        v->claim = NULL;
+    }
+    int r2 = dval_sandbox_release(v->sb);
+    if (r2) {
+        dval__validate_note(v, "release sandbox: %s%s",
+                            dval_sandbox_errmsg(v->sb), "");
+        rc = rc ? rc : r2;
+    }
+    if (deleting && r2) {
+        int r3 = close_session(v);
+        rc = rc ? rc : r3;
+    }
+    return rc;
+}
+
 void dval__validate_close(dval__vctx *v)
 {
     int64_t t0;
     dval__validate_phase_start(v, "close", &t0);
-    int rc = close_session(v);
-    if (v->sb && v->claim) { /* after the session: its processes are gone */
-        dval__sandbox_release(v->sb, v->claim);
-        v->claim = NULL;
-    }
-    if (v->sb) {
-        int r2 = dval_sandbox_release(v->sb);
-        if (r2) {
-            dval__validate_note(v, "release sandbox: %s%s",
-                                dval_sandbox_errmsg(v->sb), "");
-            rc = rc ? rc : r2;
-        }
-        dval_sandbox_free(v->sb);
-        v->sb = NULL;
-    }
+    int rc = v->sb ? release_sandbox(v) : close_session(v);
+    /* a shared sandbox stopped or deleted by the request's release policy
+     * is no longer as the pool last saw it */
+    if (v->ls && v->sb && v->sb->opts.release != DVAL_RELEASE_KEEP)
+        v->ls->shared.id[0] = '\0';
+    /* the session handle goes with the sandbox's (a deleted one's) */
+    dval_session_free(v->sess);
+    v->sess = NULL;
+    dval_sandbox_free(v->sb);
+    v->sb = NULL;
     dval_snapshot_free(v->snap);
     v->snap = NULL;
     dval__validate_phase_done(v, "close", t0, rc, NULL);

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     dval_client *c = NULL;
     if (dval_client_new(&c, &co))
         return 1;
-    dval__recycle *rs = calloc((size_t)n, sizeof *rs);
+    dval__lease *rs = calloc((size_t)n, sizeof *rs);
     step_begin();
     for (int i = 0; i < n; i++) {
         dval_sandbox_options o;
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     step_end("reset", n * r);
     step_begin();
     for (int i = 0; i < n; i++)
-        dval__recycle_delete(c, rs[i].name);
+        dval__recycle_release(c, rs[i].name, DVAL_RELEASE_DELETE);
     step_end("delete", n);
     free(rs);
     dval_client_free(c);
