@@ -7,6 +7,7 @@ pkgs=(build-essential pkg-config libcurl4-openssl-dev libjansson-dev uuid-dev
       mandoc valgrind clang libclang-rt-14-dev nodejs npm iproute2 util-linux mount e2fsprogs
       default-jdk-headless ca-certificates procps curl mmdebstrap
       python3-venv python3-setuptools python3-wheel)
+pkgs+=(python3-uvloop)   # optional: the emulator's cheaper event loop (tests/emulator)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -10,7 +10,12 @@
 # Env: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=4 (validations per concurrent
 # lane), POOL_EXECUTORS="local emu" (default both; "local" or "emu" runs one
 # side), POOL_SDK_DIR=DIR holding node_modules/@daytonaio/sdk (no SDK side
-# without it), B=build.
+# without it), POOL_EMULATOR=PATH (an emulator.py of another checkout, to
+# compare two emulators with the same clients), POOL_EMU_ROOT=DIR (where the
+# emulators keep their sandboxes' files; default a directory on /dev/shm
+# when writable: this machine's disk costs ~0.3 ms CPU per file created,
+# which a real sandbox's file system does not charge the client's cores),
+# B=build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
@@ -19,6 +24,7 @@ PER=${POOL_PER_LEVEL:-4}
 EXECUTORS=${POOL_EXECUTORS:-local emu}
 SDK_DIR=${POOL_SDK_DIR:-}
 PY=/usr/bin/python3
+EMU=${POOL_EMULATOR:-tests/emulator/emulator.py}
 want() { [[ " $EXECUTORS " == *" $1 "* ]]; }
 out=$B/bench
 mkdir -p "$out"
@@ -30,18 +36,38 @@ emus=()
 cleanup() {
     for p in "${emus[@]}"; do kill "$p" 2>/dev/null || true; done
     for p in "${emus[@]}"; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$tmp"
+    for g in "${cgs[@]}"; do
+        for _ in 1 2 3 4 5; do rmdir "$g" 2>/dev/null && break; sleep 0.3; done
+    done
+    rm -rf "$tmp" ${shm_root:+"$shm_root"}
 }
 trap cleanup EXIT
 mkdir -p "$tmp/src" "$tmp/state"
+roots=$tmp
+if [ -n "${POOL_EMU_ROOT:-}" ]; then roots=$POOL_EMU_ROOT
+elif [ -w /dev/shm ]; then roots=$(mktemp -d /dev/shm/dval-poolbench.XXXXXX) && shm_root=$roots
+fi
 # the program writes one results JSON: every validation downloads it
 cat >"$tmp/src/run.sh" <<'EOF'
 echo '{"ok":true}' >"$DVAL_RESULTS_DIR/r.json" && echo ok
 EOF
 export DVAL_LOCAL_HELPER=$PWD/$B/libexec/dval-local-helper POOLBENCH_STATE=$tmp/state
 
-# CPU ms (own + waited children: its command shells) of a process
-cpu_of() { awk '{print ($14 + $15 + $16 + $17) * 1000 / '"$(getconf CLK_TCK)"'}' "/proc/$1/stat"; }
+# CPU ms of an emulator and everything it started: its cpuacct cgroup when
+# one could be made (shells not yet reaped count too), else /proc/PID/stat
+# (own + waited children)
+CG=/sys/fs/cgroup/cpuacct
+cgs=()
+cpu_of() {
+    local g=$CG/dval-poolbench-$1
+    if [ -r "$g/cpuacct.usage" ]; then awk '{print $1 / 1e6}' "$g/cpuacct.usage"; return; fi
+    awk '{print ($14 + $15 + $16 + $17) * 1000 / '"$(getconf CLK_TCK)"'}' "/proc/$1/stat"
+}
+cg_join() {
+    local g=$CG/dval-poolbench-$1
+    mkdir "$g" 2>/dev/null && echo "$1" >"$g/cgroup.procs" 2>/dev/null && cgs+=("$g") && return
+    rmdir "$g" 2>/dev/null || true
+}
 
 # run EMU_PID CMD...: the command's JSON line with the emulator's CPU per
 # validation over the whole run added (setup and the warm-up validation
@@ -60,10 +86,11 @@ run() {
 # sets emu_base, emu_pid
 start_emu() {
     local pf=$tmp/$1.port
-    $PY tests/emulator/emulator.py --port-file "$pf" --lifetime 1800 --root "$tmp/$1.root" \
+    $PY "$EMU" --port-file "$pf" --lifetime 1800 --root "$roots/$1.root" \
         2>"$tmp/$1.log" &
     emu_pid=$!
     emus+=("$emu_pid")
+    cg_join "$emu_pid"
     for _ in $(seq 150); do [ -s "$pf" ] && break; sleep 0.1; done
     [ -s "$pf" ] || { cat "$tmp/$1.log" >&2; echo "pool.sh: emulator did not start" >&2; exit 1; }
     emu_base="http://127.0.0.1:$(cat "$pf")"

@@ -100,7 +100,7 @@ async def fail_builds(request):
 
 
 async def requests(request):
-    return json_response(request.app["emu"].recorded)
+    return json_response(request.app["emu"].recorded_json())
 
 
 async def stats(request):

@@ -8,18 +8,24 @@ wrappers from its stdin.  Each exec writes `<cmdId>/cmd.sh` and sends
 so cd/export/functions persist between commands of a session and commands run
 strictly in order.  The emulator reads both FIFOs in the event loop, prefixes
 every line with 01 01 01 (stdout) or 02 02 02 (stderr) into `output.log`, and
-writes `exit_code` only after both FIFOs reached EOF *and* the shell reported
-the status, so a command with an exit code has a complete log.
+sets the exit code only after both FIFOs reached EOF *and* the shell reported
+the status, so a command with an exit code has a complete log.  These files
+live under /dev/shm when it exists (see _state_root), the sandboxes' own
+directories under the emulator's root.
 
-Isolation: as root each shell runs under `unshare --mount --propagation private`
-with the sandbox's own directories bind-mounted on /sandbox and /home/daytona;
+Isolation: as root each shell runs in a private mount namespace with the
+sandbox's own directories bind-mounted on /sandbox and /home/daytona, set up by
+the small nsexec.c (compiled on first use; one exec before the shell's) or,
+without a C compiler, `unshare --mount` + sh + mount;
 unprivileged, `unshare -Urm` is tried; without either, commands run unisolated
 with HOME and the working directory set to the sandbox's home directory."""
 import asyncio
+import hashlib
 import os
 import shutil
 import signal
 import subprocess
+import tempfile
 
 from util import M_ERR, M_OUT, new_id
 
@@ -34,6 +40,53 @@ def shell_path():
         if os.access(p, os.X_OK):
             return [p, "-s"]
     return ["/bin/sh", "-s"]
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _cache_dirs():
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return [os.path.join(xdg, "daytona-emulator"),
+            os.path.join(tempfile.gettempdir(), "daytona-emulator-%d" % os.geteuid())]
+
+
+def build_nsexec():
+    """Path of the compiled nsexec.c (cached by its hash), or None."""
+    src = os.path.join(HERE, "nsexec.c")
+    try:
+        with open(src, "rb") as f:
+            tag = hashlib.sha256(f.read()).hexdigest()[:12]
+    except OSError:
+        return None
+    for d in _cache_dirs():
+        exe = os.path.join(d, "nsexec-" + tag)
+        if os.access(exe, os.X_OK):
+            return exe
+        try:
+            os.makedirs(d, exist_ok=True)
+            tmp = "%s.%d" % (exe, os.getpid())
+            r = subprocess.run(["cc", "-O2", "-o", tmp, src], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=60)
+            if r.returncode == 0:
+                os.rename(tmp, exe)
+                return exe
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return None
+
+
+def _probe_nsexec():
+    """nsexec, when it builds and can bind-mount here (root)."""
+    exe = build_nsexec()
+    if exe is None:
+        return None
+    try:
+        r = subprocess.run([exe, "/tmp", "/tmp", "/bin/true"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return exe if r.returncode == 0 else None
 
 
 def probe_isolation():
@@ -75,6 +128,7 @@ class Command:
         self.dir = os.path.join(session.dir, self.id)
         self.log_path = os.path.join(self.dir, "output.log")
         self.exit_code = None
+        self.log_size = 0         # bytes appended to output.log (log followers)
         self.shell_rc = None
         self.open_streams = 0
         self.partial = {}
@@ -218,15 +272,11 @@ class Session:
 
     def _append(self, cmd, data):
         if cmd.log_fd is not None:
-            os.write(cmd.log_fd, data)
+            cmd.log_size += os.write(cmd.log_fd, data)
 
     def _maybe_finish(self, cmd):
         if cmd.exit_code is not None or cmd.open_streams > 0 or cmd.shell_rc is None:
             return
-        tmp = os.path.join(cmd.dir, "exit_code.tmp")
-        with open(tmp, "w") as f:
-            f.write(str(cmd.shell_rc))
-        os.rename(tmp, os.path.join(cmd.dir, "exit_code"))
         cmd.exit_code = cmd.shell_rc
         self._close_cmd(cmd)
         cmd.done.set()
@@ -306,10 +356,44 @@ def _hard_kill(proc):
     proc.poll()
 
 
+STATE_PREFIX = "daytona-emu-sessions-"
+
+
+def _drop_stale_states(shm):
+    """State dirs of emulators that died without cleaning up (SIGKILL)."""
+    for name in os.listdir(shm):
+        pid = name[len(STATE_PREFIX):].split("-", 1)[0]
+        if not name.startswith(STATE_PREFIX) or not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(shm, name), ignore_errors=True)
+        except OSError:
+            pass
+
+
+def _state_root(root):
+    """The sessions' own files (command scripts, FIFOs, logs): on tmpfs when
+    there is one, as creating files there costs a fraction of a disk's."""
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
+        try:
+            _drop_stale_states(shm)
+            return tempfile.mkdtemp(prefix="%s%d-" % (STATE_PREFIX, os.getpid()), dir=shm)
+        except OSError:
+            pass
+    d = os.path.join(root, ".sessions")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
 class SessionManager:
     def __init__(self, root):
         self.root = root
+        self.state = _state_root(root)
         self.isolation = probe_isolation()
+        self.nsexec = _probe_nsexec() if self.isolation == "root" else None
         self.by_sandbox = {}   # sandbox id -> {session id -> Session}
 
     def base(self, sandbox):
@@ -320,12 +404,12 @@ class SessionManager:
         return os.path.join(b, "sandbox"), os.path.join(b, "home")
 
     def sessions_dir(self, sandbox):
-        return os.path.join(self.base(sandbox), "sessions")
+        return os.path.join(self.state, sandbox.id)
 
     def ensure_dirs(self, sandbox):
-        for d in self.sandbox_dirs(sandbox):
-            os.makedirs(d, exist_ok=True)
-        os.makedirs(self.sessions_dir(sandbox), exist_ok=True)
+        for d in self.sandbox_dirs(sandbox) + (self.sessions_dir(sandbox),):
+            if not os.path.isdir(d):    # a stat: cheaper than a failing mkdir
+                os.makedirs(d, exist_ok=True)
 
     def shell_command(self, sandbox, extra_env=None):
         """(argv, cwd, env) of a shell in the sandbox's view of the file system."""
@@ -338,6 +422,9 @@ class SessionManager:
         if self.isolation == "none":
             env["HOME"] = home_dir
             argv = shell_path()
+        elif self.nsexec:
+            env["HOME"] = "/home/daytona"
+            argv = [self.nsexec, sbx_dir, home_dir] + shell_path()
         else:
             env["HOME"] = "/home/daytona"
             base = (["unshare", "--mount", "--propagation", "private"]
@@ -381,6 +468,7 @@ class SessionManager:
         self.kill_all(sandbox)
         self.by_sandbox.pop(sandbox.id, None)
         shutil.rmtree(self.base(sandbox), ignore_errors=True)
+        shutil.rmtree(self.sessions_dir(sandbox), ignore_errors=True)
 
     def shutdown(self):
         for sbx_sessions in list(self.by_sandbox.values()):
@@ -390,3 +478,4 @@ class SessionManager:
                         os.killpg(s.proc.pid, signal.SIGKILL)
                     except (ProcessLookupError, PermissionError):
                         pass
+        shutil.rmtree(self.state, ignore_errors=True)

@@ -1,9 +1,10 @@
 """Command log follow (PROTOCOL 6.2-6.4): WebSocket with binary frames, and the
 legacy plain-HTTP chunked follow.
 
-Every connection replays the log from byte 0, polls the file every 20 ms, and
-after 50 consecutive empty reads (~1 s) ends as soon as the command's
-exit_code file exists: close 1000.  Read errors close with 1011; deleting the
+Every connection replays the log from byte 0, polls it every 20 ms (the file
+is read only when the session appended to it), and after 50 consecutive empty
+polls (~1 s; one timer once the exit code is known) ends as soon as the
+command has its exit code: close 1000.  Read errors close with 1011; deleting the
 session closes with 1000.  Pings are answered (aiohttp autoping); client data
 frames are ignored.  `ws_mode` / `ws_frame_max` of /_emu/config shape the stream:
 normal | never_close | stall | drop_after:N | error_after:N (extension: close
@@ -48,21 +49,36 @@ def _mode(request):
     return mode
 
 
-async def _log_chunks(session, cmd, follow, state):
-    """Yields log bytes as they appear; sets state['end'] to 1000/1011."""
+def _read_from(cmd, offset):
+    with open(cmd.log_path, "rb") as f:
+        f.seek(offset)
+        return f.read(65536)
+
+
+async def _quiet_wait(ev, polls):
+    """`polls` empty 20 ms polls in one timer: after the exit code the log
+    cannot grow, so only a session delete (ev) can end the wait early."""
+    try:
+        await asyncio.wait_for(ev.wait(), polls * POLL_S)
+    except asyncio.TimeoutError:
+        pass
+
+
+async def _log_chunks(session, cmd, follow, state, ev=None):
+    """Yields log bytes as they appear; sets state['end'] to 1000/1011.
+    The file is read only when the session has appended to it (cmd.log_size)."""
     offset, empty = 0, 0
-    exit_file = os.path.join(cmd.dir, "exit_code")
     while True:
         if session.deleted:
             state["end"] = 1000
             return
-        try:
-            with open(cmd.log_path, "rb") as f:
-                f.seek(offset)
-                data = f.read(65536)
-        except OSError:
-            state["end"] = 1000 if session.deleted else 1011
-            return
+        data = b""
+        if cmd.log_size > offset:
+            try:
+                data = _read_from(cmd, offset)
+            except OSError:
+                state["end"] = 1000 if session.deleted else 1011
+                return
         if data:
             empty = 0
             offset += len(data)
@@ -71,8 +87,13 @@ async def _log_chunks(session, cmd, follow, state):
         if not follow:
             state["end"] = 1000
             return
+        quiet = EMPTY_READS_BEFORE_EXIT_CHECK - empty
+        if quiet > 0 and cmd.exit_code is not None and ev is not None:
+            await _quiet_wait(ev, quiet)
+            empty = EMPTY_READS_BEFORE_EXIT_CHECK
+            continue
         empty += 1
-        if empty >= EMPTY_READS_BEFORE_EXIT_CHECK and os.path.exists(exit_file):
+        if empty >= EMPTY_READS_BEFORE_EXIT_CHECK and cmd.exit_code is not None:
             state["end"] = 1000
             return
         await asyncio.sleep(POLL_S)
@@ -119,7 +140,8 @@ async def _follow(request, session, cmd, emu, ws):
         if ws_mode == "stall":
             await _wait_client_or_session(reader, session)
             return ws
-        async for data in _log_chunks(session, cmd, request.query.get("follow") == "true", state):
+        async for data in _log_chunks(session, cmd, request.query.get("follow") == "true",
+                                      state, ev):
             if filt is not None:
                 data = filt.feed(data)
             for i in range(0, len(data), frame_max):
