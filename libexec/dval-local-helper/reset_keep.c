@@ -147,9 +147,10 @@ int reset_keep_build(char *gen, size_t cap, int *tmp)
     return ov;
 }
 
-/* Removes everything under directory fd d (closed here); never follows
- * a symlink, never crosses onto another filesystem (dev). */
-static int wipe(int d, dev_t dev, int depth)
+/* Removes everything under directory fd d (closed here) but the entries
+ * named keep (NULL: none); never follows a symlink, never crosses onto
+ * another filesystem (dev). */
+static int wipe(int d, dev_t dev, int depth, const char *const *keep)
 {
     DIR *dir = fdopendir(d);
     if (!dir) {
@@ -159,9 +160,10 @@ static int wipe(int d, dev_t dev, int depth)
     int rc = 0;
     struct dirent *e;
     while (rc == 0 && (e = readdir(dir))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (unlinkat(dirfd(dir), e->d_name, 0) == 0)
+        int kept = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+        for (const char *const *k = keep; k && *k && !kept; k++)
+            kept = !strcmp(e->d_name, *k);
+        if (kept || unlinkat(dirfd(dir), e->d_name, 0) == 0)
             continue;
         if (errno != EISDIR || depth >= KEEP_MAX_DEPTH) {
             rc = -1;
@@ -176,7 +178,7 @@ static int wipe(int d, dev_t dev, int depth)
             rc = -1;
             break;
         }
-        rc = wipe(sub, dev, depth + 1);
+        rc = wipe(sub, dev, depth + 1, NULL);
         if (rc == 0 && unlinkat(dirfd(dir), e->d_name, AT_REMOVEDIR) < 0)
             rc = -1;
         rewinddir(dir); /* entries were removed under readdir */
@@ -185,6 +187,7 @@ static int wipe(int d, dev_t dev, int depth)
     return rc;
 }
 
+/* Everything on the kept disk but the new generation gen. */
 int reset_keep_wipe(const char *gen)
 {
     int d = open(KEEP_DISK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -194,28 +197,8 @@ int reset_keep_wipe(const char *gen)
             close(d);
         return -1;
     }
-    DIR *dir = fdopendir(d);
-    if (!dir) {
-        close(d);
-        return -1;
-    }
-    int rc = 0;
-    struct dirent *e;
-    while ((e = readdir(dir))) {
-        const char *n = e->d_name;
-        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, gen) ||
-            !strcmp(n, "lost+found"))
-            continue;
-        if (unlinkat(dirfd(dir), n, 0) == 0)
-            continue;
-        int sub = openat(dirfd(dir), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-                         O_CLOEXEC);
-        if (sub < 0 || wipe(sub, st.st_dev, 1) < 0 ||
-            unlinkat(dirfd(dir), n, AT_REMOVEDIR) < 0)
-            rc = -1;
-    }
-    closedir(dir);
-    return rc;
+    const char *keep[] = { gen, "lost+found", NULL };
+    return wipe(d, st.st_dev, 0, keep);
 }
 
 int reset_keep_rebind(int disk)
