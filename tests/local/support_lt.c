@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +19,32 @@ const char *lt_base(void)
     return b && *b ? b : "/tmp/dval-local-tests";
 }
 
+/* The last debug lines, printed when a test fails: why a fast path fell
+ * back is logged at debug level only, and a flake is seldom rerun. */
+#define LT_RING 24
+static char ring[LT_RING][400];
+static unsigned ring_n;
+static pthread_mutex_t ring_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static void logfn(int level, const char *msg, void *ud)
 {
     (void)ud;
     if (level <= DVAL_LOG_WARN || getenv("LT_VERBOSE"))
         fprintf(stderr, "    [log %d] %s\n", level, msg);
+    pthread_mutex_lock(&ring_mu);
+    snprintf(ring[ring_n++ % LT_RING], sizeof ring[0], "%d] %s", level, msg);
+    pthread_mutex_unlock(&ring_mu);
+}
+
+static void ring_dump(void)
+{
+    pthread_mutex_lock(&ring_mu);
+    unsigned from = ring_n > LT_RING ? ring_n - LT_RING : 0;
+    if (from < ring_n)
+        fprintf(stderr, "    the executor's last log lines:\n");
+    for (unsigned i = from; i < ring_n; i++)
+        fprintf(stderr, "    [log %s\n", ring[i % LT_RING]);
+    pthread_mutex_unlock(&ring_mu);
 }
 
 static void kill_old(const char *dir)
@@ -75,6 +97,7 @@ static void warm_image(lt *t)
  * would outlive it (their state stays, for a look after a failure) */
 static void kill_at_end(void *ud)
 {
+    ring_dump();
     kill_old(((lt *)ud)->dir);
 }
 
