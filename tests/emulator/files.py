@@ -236,8 +236,9 @@ async def folder(request):
     return web.Response(status=201, body=b"")
 
 
-def file_info(host, name=None):
-    st = os.stat(host)
+def file_info(host, name=None, follow=True):
+    # a listing reports links as links, as the daemon's ReadDir (an lstat)
+    st = os.stat(host) if follow else os.lstat(host)
     mtime = datetime.datetime.fromtimestamp(st.st_mtime, datetime.timezone.utc)
     return {"name": name or os.path.basename(host), "size": st.st_size,
             "mode": stat.filemode(st.st_mode), "isDir": stat.S_ISDIR(st.st_mode),
@@ -261,7 +262,8 @@ async def list_dir(request):
     try:
         host = map_path(request, request.query.get("path") or ".")
         names = sorted(os.listdir(host))
-        return json_response([file_info(os.path.join(host, n), n) for n in names])
+        return json_response([file_info(os.path.join(host, n), n, False)
+                              for n in names])
     except (PathError, OSError) as e:
         return status_only(_status_of(e))
 

@@ -99,6 +99,7 @@ static void members(struct dval_executor *out)
     out->file_upload = dt_file_upload;
     out->file_download = dt_file_download;
     out->folder_create = dt_folder_create;
+    out->file_list = dt_file_list;
     /* NULL: the core deletes the session to stop a command */
     out->command_cancel = NULL;
 }

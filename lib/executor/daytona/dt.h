@@ -188,6 +188,9 @@ int dt_file_upload(void *ud, dval_call *c, const char *sb, const char *path,
                    dval_read_fn src, void *src_ud, int64_t size);
 int dt_file_download(void *ud, dval_call *c, const char *sb,
                      const char *path, dval_data_fn sink, void *sink_ud);
+/* api_list.c: the file_list member, by the toolbox's GET /files */
+int dt_file_list(void *ud, dval_call *c, const char *sb, const char *dir,
+                 dval_file_list_fn each, void *each_ud);
 int dt_folder_create(void *ud, dval_call *c, const char *sb,
                      const char *path);
 

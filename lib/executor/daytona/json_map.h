@@ -33,6 +33,16 @@ typedef struct dt_sandbox_page {
 int dt_json_sandbox_page(const char *body, size_t len, void *page,
                          char *err, size_t errlen);
 
+/* GET /files (json_list.c): each entry in order; non-zero from each
+ * stops (returned as is). size is -1 but for a regular file. */
+enum { DT_ENT_FILE, DT_ENT_DIR, DT_ENT_OTHER };
+typedef struct dt_dir_page {
+    int (*each)(const char *name, int kind, int64_t size, void *ud);
+    void *ud;
+} dt_dir_page;
+int dt_json_dir(const char *body, size_t len, void *page, char *err,
+                size_t errlen);
+
 /* out: char[DVAL_ID_MAX] (cmdId) */
 int dt_json_cmd_id(const char *body, size_t len, void *out, char *err,
                    size_t errlen);

@@ -1,0 +1,70 @@
+/* The reply of GET /files (PROTOCOL 7.5): an array of FileInfo, each
+ * passed on as a name, a kind and a size; no jansson type leaves here. */
+#include <jansson.h>
+#include <string.h>
+
+#include "json_map.h"
+
+static int list_err(char *err, size_t errlen, const char *what, size_t i)
+{
+    dval__fmt(err, errlen, "GET /files: entry %zu: %s", i, what);
+    return DVAL_EPROTOCOL;
+}
+
+/* The daemon's mode string is Go's FileMode.String() of an lstat: '-'
+ * leads a regular file, 'd' a directory; anything else (L symlink, p
+ * FIFO, D device, S socket ...) is neither followed nor opened. */
+static int entry_kind(json_t *e)
+{
+    const char *mode = json_string_value(json_object_get(e, "mode"));
+    int is_dir = json_is_true(json_object_get(e, "isDir"));
+    if (!mode || !mode[0])
+        return DT_ENT_OTHER;
+    if (mode[0] == 'd' && is_dir)
+        return DT_ENT_DIR;
+    return mode[0] == '-' && !is_dir ? DT_ENT_FILE : DT_ENT_OTHER;
+}
+
+static int one_entry(json_t *e, size_t i, dt_dir_page *pg, char *err,
+                     size_t errlen)
+{
+    if (!json_is_object(e))
+        return list_err(err, errlen, "not an object", i);
+    const char *name = json_string_value(json_object_get(e, "name"));
+    json_t *size = json_object_get(e, "size");
+    if (!name || !name[0] || strchr(name, '/') || !strcmp(name, ".") ||
+        !strcmp(name, ".."))
+        return list_err(err, errlen, "no plain \"name\"", i);
+    int kind = entry_kind(e);
+    if (kind == DT_ENT_FILE && !json_is_integer(size))
+        return list_err(err, errlen, "a file without an integer \"size\"",
+                        i);
+    int64_t n = kind == DT_ENT_FILE ? (int64_t)json_integer_value(size) : -1;
+    return pg->each(name, kind, n < 0 ? -1 : n, pg->ud);
+}
+
+int dt_json_dir(const char *body, size_t len, void *out, char *err,
+                size_t errlen)
+{
+    dt_dir_page *pg = out;
+    json_error_t je;
+    json_t *j = json_loadb(body, len, 0, &je);
+    if (!json_is_array(j)) {
+        if (j)
+            dval__fmt(err, errlen, "GET /files: expected a JSON array");
+        else
+            dval__fmt(err, errlen, "GET /files: malformed JSON reply (%s "
+                      "at byte %d)", je.text, je.position);
+        json_decref(j);
+        return DVAL_EPROTOCOL;
+    }
+    int rc = DVAL_OK;
+    size_t i;
+    json_t *e;
+    json_array_foreach(j, i, e) {
+        if ((rc = one_entry(e, i, pg, err, errlen)) != DVAL_OK)
+            break;
+    }
+    json_decref(j);
+    return rc;
+}

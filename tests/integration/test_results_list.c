@@ -1,0 +1,106 @@
+/* The results listing on Daytona: the toolbox's GET /files, one per
+ * directory, instead of a find appended to the run command. Nested
+ * results are found; links, FIFOs and devices are neither followed nor
+ * opened (noted, as on the local executor); nesting is bounded. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "support_emulator.h"
+
+#define LIST "^/toolbox/[^/]+/files$"
+
+static int run(dval_client *c, const char *dir, const char *cmd,
+               char **sum)
+{
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.profile = "shell";
+    req.source_dir = dir;
+    req.run_command = cmd;
+    req.release = DVAL_RELEASE_KEEP;
+    *sum = NULL;
+    return dval_validate(c, &req, NULL, NULL, sum);
+}
+
+TEST(results_list__nested_results_by_the_toolbox)
+{
+    emu e;
+    dval_client *c = emu_fast(&e);
+    char dir[32], *sum;
+    emu_program(dir, "true\n");
+    int n0 = emu_count(&e, "GET", LIST);
+    int rc = run(c, dir, "mkdir -p results/sub/deep && "
+                 "echo '{\"a\":1}' > results/a.json && "
+                 "echo '{\"b\":2}' > results/sub/deep/b.json && "
+                 "echo x > results/notes.txt", &sum);
+    CHECK_INT(rc, DVAL_OK);
+    CHECK_CONTAINS(sum, "\"a.json\":{\"a\":1}");
+    CHECK_CONTAINS(sum, "\"sub/deep/b.json\":{\"b\":2}");
+    CHECK(!strstr(sum, "notes.txt"));
+    /* results, sub, sub/deep; and no listing trailer in the command */
+    CHECK_INT(emu_count(&e, "GET", LIST) - n0, 3);
+    CHECK_INT(emu_count(&e, "GET", "/files/download$") +
+              emu_count(&e, "POST", "/files/bulk-download$"), 2);
+    dval_free(sum);
+    emu_program_rm(dir);
+    dval_client_free(c);
+    emu_stop(&e);
+}
+
+TEST(results_list__links_and_fifos_are_not_followed)
+{
+    emu e;
+    dval_client *c = emu_fast(&e);
+    char dir[32], *sum;
+    emu_program(dir, "true\n");
+    /* on the emulator a followed link would read the host's own files */
+    int rc = run(c, dir, "ln -s /etc/passwd results/p.json && "
+                 "ln -s /etc results/etc && mkfifo results/f.json && "
+                 "echo '{\"ok\":1}' > results/good.json", &sum);
+    CHECK_INT(rc, DVAL_ERESULTS);
+    CHECK(sum != NULL);
+    CHECK_CONTAINS(sum, "results/p.json: not a plain file");
+    CHECK_CONTAINS(sum, "results/f.json: not a plain file");
+    CHECK_CONTAINS(sum, "\"good.json\":{\"ok\":1}");
+    CHECK(!strstr(sum, "root:"));
+    CHECK(!strstr(sum, "etc/"));
+    dval_free(sum);
+    emu_program_rm(dir);
+    dval_client_free(c);
+    emu_stop(&e);
+}
+
+/* a missing results directory is the program's failure, not a listing
+ * error (a 404 of the toolbox) */
+TEST(results_list__no_results_dir_is_no_results)
+{
+    emu e;
+    dval_client *c = emu_fast(&e);
+    char dir[32], *sum;
+    emu_program(dir, "true\n");
+    CHECK_INT(run(c, dir, "rm -rf results; echo gone", &sum), DVAL_ERESULTS);
+    CHECK_CONTAINS(dval_client_errmsg(c), "wrote no *.json file");
+    CHECK_CONTAINS(sum, "\"exit_code\":0");
+    dval_free(sum);
+    emu_program_rm(dir);
+    dval_client_free(c);
+    emu_stop(&e);
+}
+
+TEST(results_list__nesting_is_bounded)
+{
+    emu e;
+    dval_client *c = emu_fast(&e);
+    char dir[32], *sum;
+    emu_program(dir, "true\n");
+    int rc = run(c, dir, "d=results; for i in $(seq 40); do d=$d/d; done; "
+                 "mkdir -p $d && echo '{}' > $d/x.json", &sum);
+    CHECK_INT(rc, DVAL_ERESULTS);
+    CHECK_CONTAINS(dval_client_errmsg(c), "deeper than 32");
+    dval_free(sum);
+    emu_program_rm(dir);
+    dval_client_free(c);
+    emu_stop(&e);
+}
