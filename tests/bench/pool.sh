@@ -8,7 +8,7 @@
 # that moment. Prints one JSON line per run to stdout (the `make bench`
 # section "pool" of run.sh; report.py makes the table).
 # Env: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=4 (validations per concurrent
-# lane), POOL_EXECUTORS="local emu" (default both; "local" or "emu" runs one
+# lane; POOL_WARM_PER=16 for the warm-pool run), POOL_EXECUTORS="local emu" (default both; "local" or "emu" runs one
 # side), POOL_SDK_DIR=DIR holding node_modules/@daytonaio/sdk (no SDK side
 # without it), POOL_EMULATOR=PATH (an emulator.py of another checkout, to
 # compare two emulators with the same clients), POOL_EMU_ROOT=DIR (where the
@@ -104,6 +104,11 @@ if want local; then
             "$out/poolbench" local $iso "$c" $((c * PER)) "$tmp/src" || true
         done
     done
+    # the steady state of a long-running pool at the top level: every
+    # slot's sandbox made before the window, then recycled (reset) only
+    top=${LEVELS##*,}
+    POOLBENCH_WARM=1 "$out/poolbench" local sandbox "$top" \
+        $((top * ${POOL_WARM_PER:-16})) "$tmp/src" || true
 fi
 want emu || exit 0
 start_emu pool_c; base_c=$emu_base pid_c=$emu_pid

@@ -8,7 +8,8 @@
  * this process, and with POOLBENCH_EMU=http://127.0.0.1:PORT the
  * emulator's counts over the window (requests, TCP connections,
  * WebSockets, sandboxes created; the window ends after dval_pool_free, so
- * a sandbox-per-validation run's deletes count too). Not a timed test:
+ * a sandbox-per-validation run's deletes count too). POOLBENCH_WARM=1
+ * times a warm pool instead (warm_round). Not a timed test:
  * tests/bench/pool.sh runs it. Usage: poolbench EXECUTOR session|sandbox C N
  * SRCDIR */
 #define _GNU_SOURCE
@@ -29,7 +30,7 @@
 
 static dval_pool *pool;
 static const char *src;
-static int isolation, total;
+static int isolation, total, warm;
 static atomic_int next, failed;
 static int64_t *walls;
 
@@ -115,9 +116,10 @@ static void report(char **argv, int conc, int64_t el, double cpu,
 {
     qsort(walls, (size_t)total, sizeof *walls, cmp);
     printf("{\"executor\":\"%s\",\"isolation\":\"%s\",\"concurrency\":%d,"
-           "\"validations\":%d,\"failed\":%d,\"per_s\":%.2f,\"p50_ms\":%lld,"
+           "\"warm\":%s,\"validations\":%d,\"failed\":%d,\"per_s\":%.2f,\"p50_ms\":%lld,"
            "\"p99_ms\":%lld,\"cpu_ms_per_validation\":%.2f",
-           argv[1], argv[2], conc, total, atomic_load(&failed),
+           argv[1], argv[2], conc, warm ? "true" : "false", total,
+           atomic_load(&failed),
            total * 1000.0 / (double)(el ? el : 1),
            (long long)walls[total / 2], (long long)walls[total * 99 / 100],
            cpu / total);
@@ -128,6 +130,23 @@ static void report(char **argv, int conc, int64_t el, double cpu,
     printf("}\n");
 }
 
+/* POOLBENCH_WARM=1: a pool's steady state. A round of conc validations
+ * at once, untimed, before the window: every slot has its sandbox (with
+ * isolation=sandbox, made by a create), so the window sees the recycling
+ * (a reset per validation) a long-running pool does. */
+static int warm_round(pthread_t *th, int conc)
+{
+    int keep = total;
+    total = conc;
+    for (int i = 0; i < conc; i++)
+        pthread_create(&th[i], NULL, worker, NULL);
+    for (int i = 0; i < conc; i++)
+        pthread_join(th[i], NULL);
+    total = keep;
+    atomic_store(&next, 0);
+    return atomic_load(&failed) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 6)
@@ -136,15 +155,18 @@ int main(int argc, char **argv)
     int conc = atoi(argv[3]);
     total = atoi(argv[4]);
     src = argv[5];
+    warm = getenv("POOLBENCH_WARM") && atoi(getenv("POOLBENCH_WARM"));
     if (conc < 1 || conc > MAX_THREADS || total < 1)
         return 2;
-    walls = calloc((size_t)total, sizeof *walls);
+    walls = calloc((size_t)(total > conc ? total : conc), sizeof *walls);
     dval_client *c = NULL;
     if (!walls || open_pool(&c, argv[1], conc))
         return 1;
     if (validate_one()) /* warm-up: snapshot, shared sandbox */
         return 1;
     pthread_t th[MAX_THREADS];
+    if (warm && warm_round(th, conc))
+        return 1;
     emu_stats s0 = emu_stats_get(getenv("POOLBENCH_EMU"));
     double cpu0 = cpu_ms();
     int64_t t0 = now_ms();

@@ -215,12 +215,16 @@ def machine_cpu(d):
 pool = load_lines("pool.jsonl")
 if pool:
     rep["pool"] = {"runs": pool, "ratios": []}
-    by = {(d["executor"], d["isolation"], d["concurrency"]): d for d in pool}
+    by = {(d["executor"], d["isolation"], d["concurrency"]): d for d in pool
+          if not d.get("warm")}
+    warm = {(d["executor"], d["isolation"], d["concurrency"]): d for d in pool
+            if d.get("warm")}
     for d in pool:
         if d["executor"] == "sdk":
             continue
         key = "local" if d["executor"] == "local" else "emu C"
-        row("7 pool " + key, "%-7s %2d concurrent: validations/s" % (d["isolation"], d["concurrency"]),
+        row("7 pool " + key, "%-7s %2d concurrent%s: validations/s" % (
+            d["isolation"], d["concurrency"], ", warm pool" if d.get("warm") else ""),
             "%.1f" % d["per_s"], "p50 %d / p99 %d ms, CPU %.1f ms/val" % (
                 d["p50_ms"], d["p99_ms"], d["cpu_ms_per_validation"]),
             ("per validation: " + pool_counts(d) if pool_counts(d) else "")
@@ -241,10 +245,15 @@ if pool:
         if d["concurrency"] == 64:
             targets.append(("pool %s, 64 concurrent on the emulator >= 5x the SDK" % d["isolation"],
                             fmt(r, "x", 2), verdict(r is not None and r >= 5)))
-    lo = by.get(("local", "sandbox", 64))
-    if lo:
+    # the target is a pool's steady state (warm); the cold window (a new
+    # pool: its first validations create the slots' sandboxes) beside it
+    lo, lw = by.get(("local", "sandbox", 64)), warm.get(("local", "sandbox", 64))
+    if lw or lo:
+        t = lw or lo
         targets.append(("local pool, 64 concurrent isolation=sandbox >= 200/s",
-                        "%.1f/s" % lo["per_s"], verdict(lo["per_s"] >= 200 and not lo["failed"])))
+                        "%.1f/s %s" % (t["per_s"], "warm pool (cold %s)" % (
+                            "%.1f/s" % lo["per_s"] if lo else "-") if lw else "cold pool"),
+                        verdict(t["per_s"] >= 200 and not t["failed"])))
 
 rep["targets"] = [{"target": t, "value": v, "status": st} for t, v, st in targets]
 with open(report_path, "w") as f:
