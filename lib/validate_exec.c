@@ -14,13 +14,14 @@ static int build_command(dval__vctx *v, dval__buf *cmd)
     rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_RESULTS_DIR=");
     rc = rc ? rc : dval__shell_quote(cmd, v->resdir);
     /* The subshell keeps `exit` or `cd` in a run command from touching the
-     * session shell. The trailer lists the results into a file in the same
-     * exec: on Daytona a separate listing exec costs a round trip of its
-     * own, a file download much less. */
+     * session shell. For an executor without file_list (a host's own) the
+     * trailer lists the results into a file in the same exec: a separate
+     * listing exec would cost a round trip of its own, a download less. */
     rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && (%s)",
                                      run);
-    /* an executor that lists from the host needs no trailer: nothing in
-     * the sandbox (which the program may have replaced) takes part */
+    /* an executor that lists from outside the session (the local one from
+     * the host, daytona through the toolbox) needs no trailer: no command
+     * in the sandbox, which the program may have replaced, takes part */
     if (!rc && dval__sandbox_can_list(v->sb))
         return dval__buf_appendf(cmd, "; exit $?");
     rc = rc ? rc : dval__buf_appendf(cmd, "; dval_rc=$?; (cd "

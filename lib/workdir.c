@@ -1,7 +1,8 @@
 /* Optional executor members around a validation's working directory: the
- * host-side results listing and the per-thread-id claim. Executors
- * without them (daytona, custom) keep the older behaviour: a listing made
- * by a command in the sandbox, and no claim. */
+ * results listing from outside the session (local: the host; daytona: the
+ * toolbox) and the per-thread-id claim (local only). Executors without
+ * them (custom ones) keep the older behaviour: a listing made by a command
+ * in the sandbox, and no claim. */
 #include <string.h>
 
 #include "executor.h"
