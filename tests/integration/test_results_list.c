@@ -11,6 +11,27 @@
 
 #define LIST "^/toolbox/[^/]+/files$"
 
+typedef struct fx {
+    emu e;
+    dval_client *c;
+    char dir[32];
+} fx;
+
+static dval_client *fx_open(fx *f)
+{
+    f->c = emu_fast(&f->e);
+    emu_program(f->dir, "true\n");
+    return f->c;
+}
+
+static void fx_close(fx *f, char *sum)
+{
+    dval_free(sum);
+    emu_program_rm(f->dir);
+    dval_client_free(f->c);
+    emu_stop(&f->e);
+}
+
 static int run(dval_client *c, const char *dir, const char *cmd,
                char **sum)
 {
@@ -26,11 +47,11 @@ static int run(dval_client *c, const char *dir, const char *cmd,
 
 TEST(results_list__nested_results_by_the_toolbox)
 {
-    emu e;
-    dval_client *c = emu_fast(&e);
-    char dir[32], *sum;
-    emu_program(dir, "true\n");
-    int n0 = emu_count(&e, "GET", LIST);
+    fx f;
+    dval_client *c = fx_open(&f);
+    const char *dir = f.dir;
+    char *sum;
+    int n0 = emu_count(&f.e, "GET", LIST);
     int rc = run(c, dir, "mkdir -p results/sub/deep && "
                  "echo '{\"a\":1}' > results/a.json && "
                  "echo '{\"b\":2}' > results/sub/deep/b.json && "
@@ -40,21 +61,18 @@ TEST(results_list__nested_results_by_the_toolbox)
     CHECK_CONTAINS(sum, "\"sub/deep/b.json\":{\"b\":2}");
     CHECK(!strstr(sum, "notes.txt"));
     /* results, sub, sub/deep; and no listing trailer in the command */
-    CHECK_INT(emu_count(&e, "GET", LIST) - n0, 3);
-    CHECK_INT(emu_count(&e, "GET", "/files/download$") +
-              emu_count(&e, "POST", "/files/bulk-download$"), 2);
-    dval_free(sum);
-    emu_program_rm(dir);
-    dval_client_free(c);
-    emu_stop(&e);
+    CHECK_INT(emu_count(&f.e, "GET", LIST) - n0, 3);
+    CHECK_INT(emu_count(&f.e, "GET", "/files/download$") +
+              emu_count(&f.e, "POST", "/files/bulk-download$"), 2);
+    fx_close(&f, sum);
 }
 
 TEST(results_list__links_and_fifos_are_not_followed)
 {
-    emu e;
-    dval_client *c = emu_fast(&e);
-    char dir[32], *sum;
-    emu_program(dir, "true\n");
+    fx f;
+    dval_client *c = fx_open(&f);
+    const char *dir = f.dir;
+    char *sum;
     /* on the emulator a followed link would read the host's own files */
     int rc = run(c, dir, "ln -s /etc/passwd results/p.json && "
                  "ln -s /etc results/etc && mkfifo results/f.json && "
@@ -66,41 +84,32 @@ TEST(results_list__links_and_fifos_are_not_followed)
     CHECK_CONTAINS(sum, "\"good.json\":{\"ok\":1}");
     CHECK(!strstr(sum, "root:"));
     CHECK(!strstr(sum, "etc/"));
-    dval_free(sum);
-    emu_program_rm(dir);
-    dval_client_free(c);
-    emu_stop(&e);
+    fx_close(&f, sum);
 }
 
 /* a missing results directory is the program's failure, not a listing
  * error (a 404 of the toolbox) */
 TEST(results_list__no_results_dir_is_no_results)
 {
-    emu e;
-    dval_client *c = emu_fast(&e);
-    char dir[32], *sum;
-    emu_program(dir, "true\n");
+    fx f;
+    dval_client *c = fx_open(&f);
+    const char *dir = f.dir;
+    char *sum;
     CHECK_INT(run(c, dir, "rm -rf results; echo gone", &sum), DVAL_ERESULTS);
     CHECK_CONTAINS(dval_client_errmsg(c), "wrote no *.json file");
     CHECK_CONTAINS(sum, "\"exit_code\":0");
-    dval_free(sum);
-    emu_program_rm(dir);
-    dval_client_free(c);
-    emu_stop(&e);
+    fx_close(&f, sum);
 }
 
 TEST(results_list__nesting_is_bounded)
 {
-    emu e;
-    dval_client *c = emu_fast(&e);
-    char dir[32], *sum;
-    emu_program(dir, "true\n");
+    fx f;
+    dval_client *c = fx_open(&f);
+    const char *dir = f.dir;
+    char *sum;
     int rc = run(c, dir, "d=results; for i in $(seq 40); do d=$d/d; done; "
                  "mkdir -p $d && echo '{}' > $d/x.json", &sum);
     CHECK_INT(rc, DVAL_ERESULTS);
     CHECK_CONTAINS(dval_client_errmsg(c), "deeper than 32");
-    dval_free(sum);
-    emu_program_rm(dir);
-    dval_client_free(c);
-    emu_stop(&e);
+    fx_close(&f, sum);
 }
