@@ -32,27 +32,25 @@ static void fx_close(fx *f, char *sum)
     emu_stop(&f->e);
 }
 
-static int run(dval_client *c, const char *dir, const char *cmd,
-               char **sum)
+static int run(fx *f, const char *cmd, char **sum)
 {
     dval_validation req;
     dval_validation_init(&req, sizeof req);
     req.profile = "shell";
-    req.source_dir = dir;
+    req.source_dir = f->dir;
     req.run_command = cmd;
     req.release = DVAL_RELEASE_KEEP;
     *sum = NULL;
-    return dval_validate(c, &req, NULL, NULL, sum);
+    return dval_validate(f->c, &req, NULL, NULL, sum);
 }
 
 TEST(results_list__nested_results_by_the_toolbox)
 {
     fx f;
-    dval_client *c = fx_open(&f);
-    const char *dir = f.dir;
+    fx_open(&f);
     char *sum;
     int n0 = emu_count(&f.e, "GET", LIST);
-    int rc = run(c, dir, "mkdir -p results/sub/deep && "
+    int rc = run(&f, "mkdir -p results/sub/deep && "
                  "echo '{\"a\":1}' > results/a.json && "
                  "echo '{\"b\":2}' > results/sub/deep/b.json && "
                  "echo x > results/notes.txt", &sum);
@@ -70,11 +68,10 @@ TEST(results_list__nested_results_by_the_toolbox)
 TEST(results_list__links_and_fifos_are_not_followed)
 {
     fx f;
-    dval_client *c = fx_open(&f);
-    const char *dir = f.dir;
+    fx_open(&f);
     char *sum;
     /* on the emulator a followed link would read the host's own files */
-    int rc = run(c, dir, "ln -s /etc/passwd results/p.json && "
+    int rc = run(&f, "ln -s /etc/passwd results/p.json && "
                  "ln -s /etc results/etc && mkfifo results/f.json && "
                  "echo '{\"ok\":1}' > results/good.json", &sum);
     CHECK_INT(rc, DVAL_ERESULTS);
@@ -93,9 +90,8 @@ TEST(results_list__no_results_dir_is_no_results)
 {
     fx f;
     dval_client *c = fx_open(&f);
-    const char *dir = f.dir;
     char *sum;
-    CHECK_INT(run(c, dir, "rm -rf results; echo gone", &sum), DVAL_ERESULTS);
+    CHECK_INT(run(&f, "rm -rf results; echo gone", &sum), DVAL_ERESULTS);
     CHECK_CONTAINS(dval_client_errmsg(c), "wrote no *.json file");
     CHECK_CONTAINS(sum, "\"exit_code\":0");
     fx_close(&f, sum);
@@ -105,9 +101,8 @@ TEST(results_list__nesting_is_bounded)
 {
     fx f;
     dval_client *c = fx_open(&f);
-    const char *dir = f.dir;
     char *sum;
-    int rc = run(c, dir, "d=results; for i in $(seq 40); do d=$d/d; done; "
+    int rc = run(&f, "d=results; for i in $(seq 40); do d=$d/d; done; "
                  "mkdir -p $d && echo '{}' > $d/x.json", &sum);
     CHECK_INT(rc, DVAL_ERESULTS);
     CHECK_CONTAINS(dval_client_errmsg(c), "deeper than 32");
