@@ -1,7 +1,11 @@
 /* Local executor commands: exit codes, signals, cancel, session delete. */
 #include "lt.h"
 
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "stress/sigstorm.h"
 
 TEST(test_local_exec__exit_codes_and_signals)
 {
@@ -61,5 +65,32 @@ TEST(test_local_exec__cancel_and_session_delete)
     lt_out o = { 0 };
     CHECK_INT(lt_run(&t, "sb", "pgrep -fc 'sleep 4[01]'", &o), 1);
     lt_out_free(&o);
+    lt_close(&t);
+}
+
+/* Go preempts goroutines with SIGURG and its handlers make poll() fail
+ * with EINTR: a command must not lose its process group or its exit code
+ * to a signal the host's runtime sends the calling thread (the helper
+ * died of SIGPIPE, exit 141, when the pgid read gave up on EINTR). */
+TEST(test_local_exec__signals_to_the_calling_thread)
+{
+    lt t;
+    lt_open(&t, "ex-eintr");
+    lt_sandbox(&t, "sb", NULL);
+    sigstorm storm;
+    CHECK(sigstorm_start(&storm) == 0);
+    int bad = 0;
+    for (int i = 0; i < 40; i++) {
+        lt_out o = { 0 };
+        int code = lt_run(&t, "sb", "echo a; exit 3", &o);
+        if (code != 3 || o.out.len != 2 || memcmp(o.out.data, "a\n", 2)) {
+            fprintf(stderr, "run %d: exit %d, stdout %.*s\n", i, code,
+                    (int)o.out.len, o.out.data ? o.out.data : "");
+            bad++;
+        }
+        lt_out_free(&o);
+    }
+    CHECK(sigstorm_stop(&storm) > 0);
+    CHECK_INT(bad, 0);
     lt_close(&t);
 }

@@ -21,13 +21,22 @@ typedef struct lx_stream {
 
 #define MAX_ARGS 600
 
-/* Reads the command's pgid from the helper's LX_FD_PGID (EOF: it failed). */
+/* Reads the command's pgid from the helper's LX_FD_PGID (EOF: it failed).
+ * A signal to this thread (Go preempts with SIGURG) must not end the wait:
+ * closing the pipe early kills the helper with SIGPIPE (exit 141). */
 static pid_t read_pgid(int fd)
 {
     char buf[32];
     size_t n = 0;
     struct pollfd p = { fd, POLLIN, 0 };
-    while (n + 1 < sizeof buf && poll(&p, 1, 10000) > 0) {
+    int64_t end = dval__now_ms() + 10000;
+    while (n + 1 < sizeof buf) {
+        int64_t left = end - dval__now_ms();
+        int k = left > 0 ? poll(&p, 1, (int)left) : 0;
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
         ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
         if (r < 0 && errno == EINTR)
             continue;

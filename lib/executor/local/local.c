@@ -167,8 +167,9 @@ static int probe(lx *x, char *msg, size_t cap)
     size_t n = 0;
     ssize_t r;
     while (rc == DVAL_OK && n + 1 < sizeof out &&
-           (r = read(p[0], out + n, sizeof out - 1 - n)) > 0)
-        n += (size_t)r;
+           ((r = read(p[0], out + n, sizeof out - 1 - n)) > 0 ||
+            (r < 0 && errno == EINTR))) /* a host's signal: read on */
+        n += r > 0 ? (size_t)r : 0;
     out[n] = 0;
     close(p[0]);
     int code = 1;

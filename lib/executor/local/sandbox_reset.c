@@ -62,11 +62,16 @@ static int run_helper(lx *x, dval_call *c, lx_sb *sb, char *layer,
     for (;;) {
         struct pollfd p = { rd, POLLIN, 0 };
         int64_t left = end - dval__now_ms();
-        if (left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR)) {
+        int k = left > 0 ? poll(&p, 1, (int)left) : 0;
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
             kill(hp, SIGKILL);
             break;
         }
         ssize_t r = read(rd, err + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
         if (r <= 0 || (n += (size_t)r) + 1 >= cap)
             break;
     }
@@ -89,8 +94,9 @@ static ssize_t recv_by(int s, dval_call *c, int64_t end, char *buf,
         if (left <= 0 || (poll(p, 2, (int)left) < 0 && errno != EINTR) ||
             (p[1].revents & POLLIN))
             return -1;
-        if (p[0].revents)
-            return read(s, buf, cap);
+        ssize_t n;
+        if (p[0].revents && ((n = read(s, buf, cap)) >= 0 || errno != EINTR))
+            return n;
     }
 }
 

@@ -1,0 +1,24 @@
+/* Whole local validations (session and sandbox isolation, and through a
+ * pool) while the calling thread takes a signal every ~50 us, as in a Go
+ * host: every wait of the library must resume after EINTR. */
+#include <stdio.h>
+
+#include "dval.h"
+#include "lt.h"
+#include "stress/sigstorm.h"
+
+TEST(test_eintr_validate__local)
+{
+    lt t;
+    lt_open(&t, "eintr-validate");
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.executor = "local";
+    o.state_dir = t.dir;
+    dval_client *c = NULL;
+    CHECK_INT(dval_client_new(&c, &o), DVAL_OK);
+    int bad = sigstorm_validations(c, "eintr-pool", 6);
+    dval_client_free(c);
+    CHECK_INT(bad, 0);
+    lt_close(&t);
+}
