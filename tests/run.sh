@@ -42,7 +42,11 @@ run_suite() { # name, command...
     printf '%-34s %4d passed %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $((SECONDS - start))
     if [ "$f" -ne 0 ]; then
         failed_suites+=("$name")
-        grep -E 'FAIL|^    |Error|error' "$log" | head -n 40 | sed 's/^/    | /'
+        # the failures with their messages first (a C test prints them
+        # before its FAIL line, go test after), then the rest, bounded
+        { grep -E -B4 -A4 -- '(^|[[:space:]])(--- )?FAIL' "$log" | head -n 80
+          echo "    ..."; grep -E 'FAIL|^    |Error|error' "$log" | head -n 20; } |
+            sed 's/^/    | /'
     fi
 }
 
