@@ -99,7 +99,7 @@ static int sparse_copy(const char *src, const char *dst)
         while (!rc && a < hole) {
             ssize_t n = copy_file_range(in, &a, out, &b, (size_t)(hole - a),
                                         0);
-            rc = n <= 0;
+            rc = n <= 0 && !(n < 0 && errno == EINTR); /* a host's signal */
         }
         pos = hole;
     }
