@@ -13,23 +13,26 @@ static int build_command(dval__vctx *v, dval__buf *cmd)
     rc = rc ? rc : dval__shell_quote(cmd, v->workdir);
     rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_RESULTS_DIR=");
     rc = rc ? rc : dval__shell_quote(cmd, v->resdir);
-    /* The subshell keeps `exit` or `cd` in a run command from touching the
-     * session shell. For an executor without file_list (a host's own) the
-     * trailer lists the results into a file in the same exec: a separate
-     * listing exec would cost a round trip of its own, a download less. */
-    rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && (%s)",
-                                     run);
-    /* an executor that lists from outside the session (the local one from
+    rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && ");
+    /* An executor that lists from outside the session (the local one from
      * the host, daytona through the toolbox) needs no trailer: no command
-     * in the sandbox, which the program may have replaced, takes part */
+     * in the sandbox, which the program may have replaced, takes part. Its
+     * text runs in a shell of its own (sh -c), so the run command ends it:
+     * in a group (the newlines: a run command may end in a comment), not a
+     * subshell, so sh execs the run command's last program instead of
+     * forking once more per validation. */
     if (!rc && dval__sandbox_can_list(v->sb))
-        return dval__buf_appendf(cmd, "; exit $?");
-    rc = rc ? rc : dval__buf_appendf(cmd, "; dval_rc=$?; (cd "
+        return dval__buf_appendf(cmd, "{\n%s\n}", run);
+    /* For an executor without file_list (a host's own) the subshell keeps
+     * `exit` or `cd` in a run command from touching the session shell, and
+     * the trailer lists the results into a file in the same exec: a
+     * separate listing exec would cost a round trip of its own. */
+    rc = rc ? rc : dval__buf_appendf(cmd, "(%s); dval_rc=$?; (cd "
                                      "\"$DVAL_RESULTS_DIR\" 2>/dev/null && "
                                      "find . -type f -name '*.json' > "
                                      "\"$DVAL_WORKDIR/" DVAL__LISTING "\") "
                                      "</dev/null >/dev/null 2>&1; "
-                                     "exit $dval_rc");
+                                     "exit $dval_rc", run);
     return rc;
 }
 
