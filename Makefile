@@ -204,7 +204,7 @@ valgrind:
 check-c: all tests
 	B=$(B) tests/run.sh --c-only
 
-fuzz:
+fuzz: all
 	tests/fuzz/run-fuzzers.sh
 
 bench: all
