@@ -25,6 +25,9 @@ const char *lt_base(void);
 void lt_open(lt *t, const char *name);
 void lt_close(lt *t);
 dval_call *lt_call(lt *t);
+/* A public-API client (executor "local") on the fixture's state
+ * directory; fails the test on error. */
+dval_client *lt_client(lt *t);
 /* Creates a started sandbox (opts may be NULL). */
 void lt_sandbox(lt *t, const char *name, dval_sandbox_options *opts);
 /* Runs command in a new session; returns the exit code. */

@@ -135,6 +135,17 @@ void lt_close(lt *t)
         fprintf(stderr, "cannot remove %s\n", t->dir);
 }
 
+dval_client *lt_client(lt *t)
+{
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.executor = "local";
+    o.state_dir = t->dir;
+    dval_client *c = NULL;
+    CHECK_INT(dval_client_new(&c, &o), DVAL_OK);
+    return c;
+}
+
 dval_call *lt_call(lt *t)
 {
     memset(&t->call, 0, sizeof t->call);

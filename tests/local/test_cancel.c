@@ -72,12 +72,7 @@ TEST(test_local_cancel__validate_sleep_stops_within_1s)
 {
     lt t;
     lt_open(&t, "cancel-validate");   /* a clean state dir, root check */
-    dval_client_options o;
-    dval_client_options_init(&o, sizeof o);
-    o.executor = "local";
-    o.state_dir = t.dir;
-    dval_client *cl = NULL;
-    CHECK_INT(dval_client_new(&cl, &o), DVAL_OK);
+    dval_client *cl = lt_client(&t);
     char dir[] = "/tmp/dval-cancel-src-XXXXXX";
     CHECK(mkdtemp(dir));
     char path[300];

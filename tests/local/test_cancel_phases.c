@@ -65,12 +65,7 @@ static void cancel_in(const char *phase, const char *profile,
 {
     lt t;
     lt_open(&t, "cancel-phases");
-    dval_client_options o;
-    dval_client_options_init(&o, sizeof o);
-    o.executor = "local";
-    o.state_dir = t.dir;
-    dval_client *cl = NULL;
-    CHECK_INT(dval_client_new(&cl, &o), DVAL_OK);
+    dval_client *cl = lt_client(&t);
     char dir[] = "/tmp/dval-cph-XXXXXX";
     CHECK(mkdtemp(dir));
     write_at(dir, "run.sh", program);

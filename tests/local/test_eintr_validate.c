@@ -14,12 +14,7 @@ TEST(test_eintr_validate__local)
         th_skip("openat2 is not available under valgrind");
     lt t;
     lt_open(&t, "eintr-validate");
-    dval_client_options o;
-    dval_client_options_init(&o, sizeof o);
-    o.executor = "local";
-    o.state_dir = t.dir;
-    dval_client *c = NULL;
-    CHECK_INT(dval_client_new(&c, &o), DVAL_OK);
+    dval_client *c = lt_client(&t);
     int bad = sigstorm_validations(c, "eintr-pool", 6);
     dval_client_free(c);
     CHECK_INT(bad, 0);
