@@ -7,7 +7,7 @@
 # C run and the SDK run follow each other, so both see the machine's load of
 # that moment. Prints one JSON line per run to stdout (the `make bench`
 # section "pool" of run.sh; report.py makes the table).
-# Env: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=4 (validations per concurrent
+# Env: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=16 (validations per concurrent
 # lane; POOL_WARM_PER=16 for the warm-pool run), POOL_EXECUTORS="local emu" (default both; "local" or "emu" runs one
 # side), POOL_SDK_DIR=DIR holding node_modules/@daytonaio/sdk (no SDK side
 # without it), POOL_EMULATOR=PATH (an emulator.py of another checkout, to
@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 LEVELS=${POOL_LEVELS:-1,4,16,64}
-PER=${POOL_PER_LEVEL:-4}
+PER=${POOL_PER_LEVEL:-16}
 EXECUTORS=${POOL_EXECUTORS:-local emu}
 SDK_DIR=${POOL_SDK_DIR:-}
 PY=/usr/bin/python3

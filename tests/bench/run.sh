@@ -11,7 +11,7 @@
 # BENCH_XFER_MIB=256 BENCH_XFER_REPS=2, BENCH_SERIAL=1 (run the C and SDK
 # loops one after the other instead of at the same time),
 # BENCH_JAVA_N=30 BENCH_JAVA_COLD=5 (java time to verdict: warm runs,
-# cold processes), BENCH_POOL_LEVELS=1,4,16,64 BENCH_POOL_PER_LEVEL=4
+# cold processes), BENCH_POOL_LEVELS=1,4,16,64 BENCH_POOL_PER_LEVEL=16
 # BENCH_POOL_EXECUTORS="local emu" (pool throughput, C and SDK),
 # BENCH_ONLY="loop latency local scale xfer java pool" (subset).
 set -euo pipefail
@@ -184,7 +184,7 @@ fi
 # ---- 7. pool throughput (C pool and SDK side by side, tests/bench/pool.sh)
 if want pool; then
     say "7. pool: ${BENCH_POOL_LEVELS:-1,4,16,64} concurrent validations, both isolation levels"
-    B=$B POOL_LEVELS=${BENCH_POOL_LEVELS:-1,4,16,64} POOL_PER_LEVEL=${BENCH_POOL_PER_LEVEL:-4} \
+    B=$B POOL_LEVELS=${BENCH_POOL_LEVELS:-1,4,16,64} POOL_PER_LEVEL=${BENCH_POOL_PER_LEVEL:-16} \
         POOL_EXECUTORS=${BENCH_POOL_EXECUTORS:-local emu} POOL_SDK_DIR=$sdk_dir TMPDIR=$tmp \
         "$here/pool.sh" >"$res/pool.jsonl" || say "pool bench failed"
 fi
