@@ -6,6 +6,7 @@
 
 #include "dval.h"
 #include "harness.h"
+#include "sbstate.h"
 
 typedef struct hx {
     char dir[512];              /* state directory */
@@ -26,6 +27,11 @@ int hx_validate(hx *h, const char *sbname, const char *tid,
 /* Like hx_validate, with a disk limit for a new sandbox (0: default). */
 int hx_validate_disk(hx *h, const char *sbname, const char *tid,
                      const char *script, int disk_gib, char **json);
+/* One isolation=sandbox validation through pool of script (files as for
+ * hx_program), no results needed: its status; *out gets its stdout as
+ * hx_on_stdout saw it (free), *json the summary (NULL ok; dval_free). */
+int hx_pool_run(hx *h, dval_pool *pool, const char *script,
+                const char *const *files, char **out, char **json);
 /* Runs script as run.sh (with copies of the local files, a NULL-ended
  * list or NULL, beside it) in sandbox sbname on thread tid, no results
  * needed: *out gets the program's stdout as the caller's on_event saw it

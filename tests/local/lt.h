@@ -3,6 +3,7 @@
 #define DVAL_LT_H
 
 #include "harness.h"
+#include "sbstate.h"
 #include "internal.h"
 
 typedef struct lt {

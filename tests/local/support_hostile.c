@@ -214,16 +214,8 @@ int hx_inits(const hx *h, const char *sbname)
 void hx_inside(const hx *h, const char *sbname, const char *path, char *out,
                size_t cap)
 {
-    char p[1200], line[256];
-    int pid = 0;
-    snprintf(p, sizeof p, "%s/sandboxes/%s/state", h->dir, sbname);
-    FILE *f = fopen(p, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "pid=", 4))
-            pid = atoi(line + 4);
-    if (f)
-        fclose(f);
-    snprintf(out, cap, "/proc/%d/root%s", pid, path);
+    snprintf(out, cap, "/proc/%d/root%s", sbstate_init_pid(h->dir, sbname),
+             path);
 }
 
 
@@ -266,6 +258,23 @@ void hx_program(hx *h, const char *script, const char *const *files,
         th_fail(__FILE__, __LINE__, "write %s", p);
     for (size_t i = 0; files && files[i]; i++)
         copy_file(files[i], dir);
+}
+
+int hx_pool_run(hx *h, dval_pool *pool, const char *script,
+                const char *const *files, char **out, char **json)
+{
+    char dir[700];
+    hx_program(h, script, files, dir, sizeof dir);
+    dval_validation r;
+    dval_validation_init(&r, sizeof r);
+    r.source_dir = dir;
+    r.isolation = DVAL_ISOLATION_SANDBOX;
+    r.timeout_ms = 120000;
+    r.allow_missing_results = 1;
+    hx_buf b = { calloc(1, 1), 0 };
+    int rc = dval_pool_validate(pool, &r, hx_on_stdout, &b, json);
+    *out = b.data;
+    return rc;
 }
 
 int hx_run(hx *h, const char *sbname, const char *tid, const char *script,

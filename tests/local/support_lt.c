@@ -291,19 +291,7 @@ int lt_state(lt *t, const char *sb)
 const char *lt_state_key(lt *t, const char *sb, const char *key)
 {
     static char val[512];
-    char p[1024], line[600];
-    snprintf(p, sizeof p, "%s/sandboxes/%s/state", t->dir, sb);
-    FILE *f = fopen(p, "r");
-    val[0] = 0;
-    size_t kl = strlen(key);
-    while (f && fgets(line, sizeof line, f)) {
-        if (!strncmp(line, key, kl) && line[kl] == '=') {
-            snprintf(val, sizeof val, "%s", line + kl + 1);
-            val[strcspn(val, "\n")] = 0;
-        }
-    }
-    if (f)
-        fclose(f);
+    sbstate_key(t->dir, sb, key, val, sizeof val);
     return val;
 }
 

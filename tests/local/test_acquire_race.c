@@ -20,6 +20,7 @@
 
 #include "dval.h"
 #include "harness.h"
+#include "sbstate.h"
 
 #define BASE "/tmp/dval-acquire-race"
 #define NAME "race"
@@ -158,21 +159,6 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Pid of the sandbox's init from its state file (0 if none). */
-static int init_pid(const race *r)
-{
-    char p[400], line[256];
-    snprintf(p, sizeof p, "%s/sandboxes/" NAME "/state", r->dir);
-    FILE *f = fopen(p, "r");
-    int pid = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "pid=", 4))
-            pid = atoi(line + 4);
-    if (f)
-        fclose(f);
-    return pid;
-}
-
 enum start { ABSENT, STOPPED, STARTED, BROKEN, INTERRUPTED };
 
 /* Rewrites the state file's state (as a creator killed mid-create would
@@ -206,7 +192,7 @@ static void prepare(race *r, enum start st)
         set_state(r, "creating");
     }
     else if (st == BROKEN) {
-        int pid = init_pid(r);
+        int pid = sbstate_init_pid(r->dir, NAME);
         CHECK(pid > 1);
         CHECK_INT(kill(pid, SIGKILL), 0);
         for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)

@@ -7,20 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static pid_t init_pid(const char *dir, const char *name)
-{
-    char p[1400], line[256];
-    snprintf(p, sizeof p, "%s/sandboxes/%s/state", dir, name);
-    FILE *f = fopen(p, "r");
-    pid_t pid = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "pid=", 4))
-            pid = (pid_t)atoi(line + 4);
-    if (f)
-        fclose(f);
-    return pid;
-}
-
 /* gone, or a zombie nobody reaped yet: either way it runs nothing */
 static int running(pid_t pid)
 {
@@ -55,7 +41,7 @@ static void ends_without_init(int fail)
     CHECK(waitpid(child, &st, 0) == child);
     CHECK(WIFEXITED(st));
     CHECK_INT(WEXITSTATUS(st), fail ? 1 : 77);
-    pid_t pid = init_pid(dir, "fx");
+    pid_t pid = sbstate_init_pid(dir, "fx");
     CHECK(pid > 1);
     for (int i = 0; i < 200 && running(pid); i++)
         usleep(10000);

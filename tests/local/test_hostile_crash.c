@@ -98,28 +98,13 @@ static int alive(int pid)
     return k > 0 && r && r[2] != 'Z';
 }
 
-/* pid of the sandbox's init, from its state file. */
-static int init_pid(const hx *h, const char *sbname)
-{
-    char p[800], line[256];
-    int pid = 0;
-    snprintf(p, sizeof p, "%s/sandboxes/%s/state", h->dir, sbname);
-    FILE *f = fopen(p, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "pid=", 4))
-            pid = atoi(line + 4);
-    if (f)
-        fclose(f);
-    return pid;
-}
-
 TEST(test_hostile__init_exits_when_state_dir_removed)
 {
     hx h;
     hx_open(&h, "ho-orphan");
     int code = -1;
     CHECK_INT(hx_run(&h, "sb", NULL, "true\n", NULL, NULL, &code), DVAL_OK);
-    int pid = init_pid(&h, "sb");
+    int pid = sbstate_init_pid(h.dir, "sb");
     CHECK(pid > 0 && alive(pid));
     CHECK_INT(hx_inits(&h, "sb"), 1);
     char cmd[700];

@@ -53,46 +53,20 @@
  * stdout (free), the summary in *json (dval_free). */
 static char *run(hx *h, dval_pool *pool, const char *script, char **json)
 {
-    char dir[700];
-    hx_program(h, script, NULL, dir, sizeof dir);
-    dval_validation r;
-    dval_validation_init(&r, sizeof r);
-    r.source_dir = dir;
-    r.isolation = DVAL_ISOLATION_SANDBOX;
-    r.timeout_ms = 120000;
-    r.allow_missing_results = 1;
-    hx_buf b = { calloc(1, 1), 0 };
-    int rc = dval_pool_validate(pool, &r, hx_on_stdout, &b, json);
+    char *out;
+    int rc = hx_pool_run(h, pool, script, NULL, &out, json);
     /* the attacker's loop forges its own results too */
     if (rc && !(rc == DVAL_ERESULTS && strstr(script, "DVALATTACKLOOP")))
         th_fail(__FILE__, __LINE__, "validation: %s: %s",
                 dval_status_name(rc), dval_client_errmsg(h->client));
-    return b.data;
+    return out;
 }
 
 /* The only sandbox directory of the state dir: its name and init pid. */
 static int only_sandbox(const hx *h, char *name, size_t cap)
 {
-    char p[700], line[256];
-    snprintf(p, sizeof p, "%s/sandboxes", h->dir);
-    DIR *d = opendir(p);
-    CHECK(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.' && ++n == 1)
-            snprintf(name, cap, "%s", e->d_name);
-    closedir(d);
-    CHECK_INT(n, 1);
-    snprintf(p, sizeof p, "%s/sandboxes/%s/state", h->dir, name);
-    FILE *f = fopen(p, "r");
-    int pid = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "pid=", 4))
-            pid = atoi(line + 4);
-    if (f)
-        fclose(f);
-    return pid;
+    sbstate_only_name(h->dir, name, cap);
+    return sbstate_init_pid(h->dir, name);
 }
 
 static int count_lines(const char *text, const char *prefix)

@@ -24,7 +24,7 @@
 /* One isolation=sandbox validation of "./reset_attack <mode>". */
 static char *run(hx *h, dval_pool *pool, const char *mode)
 {
-    char dir[700], bin[700], script[200];
+    char bin[700], script[200];
     const char *files[] = { bin, NULL };
     snprintf(bin, sizeof bin, "%s/reset_attack", h->src);
     if (access(bin, X_OK) != 0) {
@@ -39,46 +39,21 @@ static char *run(hx *h, dval_pool *pool, const char *mode)
      * remove them */
     snprintf(script, sizeof script, "chmod +x reset_attack && "
              "env -i ./reset_attack %s\n", mode);
-    hx_program(h, script, files, dir, sizeof dir);
-    dval_validation r;
-    dval_validation_init(&r, sizeof r);
-    r.source_dir = dir;
-    r.isolation = DVAL_ISOLATION_SANDBOX;
-    r.timeout_ms = 120000;
-    r.allow_missing_results = 1;
-    hx_buf b = { calloc(1, 1), 0 };
-    char *json = NULL;
-    int rc = dval_pool_validate(pool, &r, hx_on_stdout, &b, &json);
+    char *out;
+    int rc = hx_pool_run(h, pool, script, files, &out, NULL);
     if (rc)
         th_fail(__FILE__, __LINE__, "validation: %s: %s",
                 dval_status_name(rc), dval_client_errmsg(h->client));
-    dval_free(json);
-    fprintf(stderr, "    %s:\n%s", mode, b.data);
-    return b.data;
+    fprintf(stderr, "    %s:\n%s", mode, out);
+    return out;
 }
 
 /* The init pid of the only sandbox of the state dir. */
 static int init_pid(const hx *h)
 {
-    char p[1200], line[256];
-    snprintf(p, sizeof p, "%s/sandboxes", h->dir);
-    DIR *d = opendir(p);
-    CHECK(d);
-    struct dirent *e;
-    int pid = 0;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            snprintf(p, sizeof p, "%s/sandboxes/%s/state", h->dir,
-                     e->d_name);
-            FILE *f = fopen(p, "r");
-            while (f && fgets(line, sizeof line, f))
-                if (!strncmp(line, "pid=", 4))
-                    pid = atoi(line + 4);
-            if (f)
-                fclose(f);
-        }
-    closedir(d);
-    return pid;
+    char name[256];
+    sbstate_only_name(h->dir, name, sizeof name);
+    return sbstate_init_pid(h->dir, name);
 }
 
 /* Processes of the host in the pid namespace of init's children. */

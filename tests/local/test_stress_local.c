@@ -18,6 +18,7 @@
 
 #include "executor/local/local.h"
 #include "stress/stress.h"
+#include "sbstate.h"
 
 #define BASE "/tmp/dval-stress-local"
 
@@ -375,15 +376,7 @@ TEST(init_exits_on_host_sigterm_only)
     if (rc == DVAL_EISOLATION)
         th_skip(c.errmsg);
     CHECK_INT(rc, DVAL_OK);
-    char p[512], line[128];
-    snprintf(p, sizeof p, "%s/sandboxes/term/state", dir);
-    int pid = 0;
-    FILE *f = fopen(p, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "pid=", 4))
-            pid = atoi(line + 4);
-    if (f)
-        fclose(f);
+    int pid = sbstate_init_pid(dir, "term");
     CHECK(pid > 1);
     /* from inside: pid 1 of the sandbox ignores it */
     CHECK_INT(ex.session_create(ex.userdata, &c, "term", "s1"), DVAL_OK);
