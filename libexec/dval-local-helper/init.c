@@ -130,6 +130,47 @@ static int sandbox_lower(const char *layer, char *lower, size_t cap)
     return 0;
 }
 
+/* The init's descriptors once the sandbox is up: stdio on /dev/null,
+ * INIT_LOCK_FD (3), the lock that lives as long as this init, WATCH_FD
+ * (4), the state directory whose removal ends it, RESET_FD (5), the
+ * reset requests' socket when there is one; nothing else. */
+static void keep_init_fds(int fd, int null, int watch, int reset_fd)
+{
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    if (watch != WATCH_FD && (dup2(watch, WATCH_FD) < 0 || close(watch) < 0))
+        die_fd(fd, "keep the state directory open");
+    if (reset_fd >= 0 && reset_fd != RESET_FD &&
+        (dup2(reset_fd, RESET_FD) < 0 || close(reset_fd) < 0))
+        die_fd(fd, "keep the reset socket");
+    unsigned keep = reset_fd >= 0 ? RESET_FD : WATCH_FD;
+    if (syscall(SYS_close_range, keep + 1U, ~0U, 0U) < 0)
+        for (int i = (int)keep + 1; i < 1024; i++)
+            close(i);
+}
+
+/* Reads the child's setup status into buf (NUL-terminated) until its
+ * "ok" line, EOF or a full buffer; returns the length read. */
+static size_t read_setup_status(int fd, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n >= 3 && !memcmp(buf, LX_REPLY_OK, 3))
+            break;
+        if (n == cap - 1)
+            break;
+    }
+    buf[n] = 0;
+    return n;
+}
+
 static int init_child(void *p)
 {
     struct init_args *a = p;
@@ -175,21 +216,7 @@ static int init_child(void *p)
     if (null < 0)
         die_fd(fd, "open /dev/null");
     write_str(fd, LX_REPLY_OK);
-    dup2(null, 0);
-    dup2(null, 1);
-    dup2(null, 2);
-    /* keeps INIT_LOCK_FD (3), the lock that lives as long as this init,
-     * and WATCH_FD (4), the state directory whose removal ends it */
-    if (watch != WATCH_FD && (dup2(watch, WATCH_FD) < 0 || close(watch) < 0))
-        die_fd(fd, "keep the state directory open");
-    /* and RESET_FD (5), the reset requests' socket, when there is one */
-    if (a->reset_fd >= 0 && a->reset_fd != RESET_FD &&
-        (dup2(a->reset_fd, RESET_FD) < 0 || close(a->reset_fd) < 0))
-        die_fd(fd, "keep the reset socket");
-    unsigned keep = a->reset_fd >= 0 ? RESET_FD : WATCH_FD;
-    if (syscall(SYS_close_range, keep + 1U, ~0U, 0U) < 0)
-        for (int i = (int)keep + 1; i < 1024; i++)
-            close(i);
+    keep_init_fds(fd, null, watch, a->reset_fd);
     services_start(); /* the compile service lives with the sandbox */
     reap_forever(WATCH_FD, a->share_net);
     return 0;
@@ -234,20 +261,7 @@ int helper_init(int argc, char **argv)
     if (a.disk_fd >= 0)
         close(a.disk_fd);
     char buf[600];
-    size_t n = 0;
-    for (;;) {
-        ssize_t r = read(a.status[0], buf + n, sizeof buf - 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-        if (n >= 3 && !memcmp(buf, LX_REPLY_OK, 3))
-            break;
-        if (n == sizeof buf - 1)
-            break;
-    }
-    buf[n] = 0;
+    size_t n = read_setup_status(a.status[0], buf, sizeof buf);
     if (n >= 3 && !memcmp(buf, LX_REPLY_OK, 3)) {
         char out[256];
         snprintf(out, sizeof out, LX_REPLY_PID "%d\n%s", (int)pid, disk_note);
