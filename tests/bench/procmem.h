@@ -27,7 +27,10 @@ static long status_kb(const char *key)
 
 /* BENCH_SMAPS=FILE: a copy of /proc/self/smaps into FILE<suffix> (the
  * loop's end: "", before it: ".before"), to compare the clients mapping
- * by mapping (tests/bench/RSS.md, tests/bench/rss.py). */
+ * by mapping (tests/bench/RSS.md, tests/bench/rss.py). After the
+ * ".before" copy the pages' referenced bits are cleared, so the end
+ * copy's Referenced is what the loop itself touched: of a file mapping's
+ * Rss, the rest was mapped by fault-around or by the setup. */
 static void dump_smaps(const char *suffix)
 {
     char to[4096];
@@ -44,6 +47,12 @@ static void dump_smaps(const char *suffix)
         fclose(out);
     if (in)
         fclose(in);
+    FILE *refs = out && !strcmp(suffix, ".before")
+                     ? fopen("/proc/self/clear_refs", "w") : NULL;
+    if (refs) {
+        fputs("1", refs);
+        fclose(refs);
+    }
 }
 
 #endif

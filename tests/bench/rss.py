@@ -6,7 +6,9 @@
 Groups each file's mappings by what they map (a file's basename, [heap],
 [stack], or "anon" for nameless ones, split by size: thread stacks are the
 8 MiB + 4 KiB ones) and prints Rss and its private/shared split in KiB, the
-library client's beside the floor client's, largest difference first."""
+library client's beside the floor client's, largest difference first, and
+the library client's Referenced: what its loop touched (procmem.h clears
+the referenced bits before the loop; the rest of Rss is fault-around)."""
 import os
 import re
 import sys
@@ -30,7 +32,8 @@ def load(path):
                     name = os.path.basename(name)
                 cur = groups.setdefault(name, {'Rss': 0, 'Private_Dirty': 0,
                                                'Private_Clean': 0,
-                                               'Shared_Clean': 0, 'Size': 0,
+                                               'Shared_Clean': 0, 'Referenced': 0,
+                                               'Size': 0,
                                                'maps': 0})
                 cur['Size'] += size
                 cur['maps'] += 1
@@ -46,9 +49,10 @@ def main():
     names = sorted(set(a) | set(b),
                    key=lambda n: -abs(a.get(n, {}).get('Rss', 0) -
                                       b.get(n, {}).get('Rss', 0)))
-    z = {'Rss': 0, 'Private_Dirty': 0, 'Private_Clean': 0, 'Shared_Clean': 0}
-    print('%-34s %8s %8s %8s   %s' % ('mapping', 'lib Rss', 'floor', 'diff',
-                                      'lib dirty/clean/shared | floor'))
+    z = {'Rss': 0, 'Private_Dirty': 0, 'Private_Clean': 0, 'Shared_Clean': 0,
+         'Referenced': 0}
+    print('%-34s %8s %8s %8s %8s   %s' % ('mapping', 'lib Rss', 'floor', 'diff',
+                                           'lib ref', 'lib dirty/clean/shared | floor'))
     tot = [0, 0]
     for n in names:
         x, y = a.get(n, z), b.get(n, z)
@@ -56,8 +60,8 @@ def main():
         tot[1] += y['Rss']
         if not x['Rss'] and not y['Rss']:
             continue
-        print('%-34s %8d %8d %+8d   %d/%d/%d | %d/%d/%d' % (
-            n[:34], x['Rss'], y['Rss'], x['Rss'] - y['Rss'],
+        print('%-34s %8d %8d %+8d %8d   %d/%d/%d | %d/%d/%d' % (
+            n[:34], x['Rss'], y['Rss'], x['Rss'] - y['Rss'], x['Referenced'],
             x['Private_Dirty'], x['Private_Clean'], x['Shared_Clean'],
             y['Private_Dirty'], y['Private_Clean'], y['Shared_Clean']))
     print('%-34s %8d %8d %+8d' % ('total', tot[0], tot[1], tot[0] - tot[1]))
