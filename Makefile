@@ -66,7 +66,7 @@ EX_BINS := $(EX_SRC:examples/c/%.c=$(B)/examples/%)
 
 .PHONY: all lib check check-run tests examples install uninstall clean demo demo-run deps \
 	abi-check abi-baseline asan tsan valgrind fuzz bench help header-check \
-	symbols-check man-check man-examples layers-check
+	symbols-check man-check man-examples layers-check functions-check
 .DELETE_ON_ERROR:
 
 all: lib $(LIBEXEC_BINS) $(CLI_BIN) $(B)/daytona-validate.pc
@@ -159,7 +159,7 @@ check: deps
 T ?=
 T_SUITE = $(firstword $(subst /, ,$(T)))
 T_TEST = $(word 2,$(subst /, ,$(T)))
-check-run: all tests examples $(if $(T),,header-check symbols-check man-check man-examples abi-check layers-check)
+check-run: all tests examples $(if $(T),,header-check symbols-check man-check man-examples abi-check layers-check functions-check)
 	B=$(B) $(if $(T),DVAL_SUITES="$(T_SUITE)" DVAL_TEST_FILTER="$(T_TEST)") tests/run.sh
 
 header-check:
@@ -177,6 +177,9 @@ man-check:
 
 layers-check: lib
 	B=$(B) tests/abi/layers.sh
+
+functions-check:
+	tests/abi/long-functions.sh --check
 
 man-examples: $(SOLIB)
 	B=$(B) tests/abi/man-examples.sh
@@ -279,6 +282,7 @@ help:
 	@echo "header-check  dval.h compiles alone as C99 and C++11, -pedantic"
 	@echo "symbols-check exported symbols match lib/libdaytona-validate.map"
 	@echo "layers-check  symbol prefixes and layering of lib/ (lib/README.md)"
+	@echo "functions-check no function of lib/, libexec/, examples/ over 60 lines"
 	@echo "man-check     man pages: one per function, sections, lint, checked against the code"
 	@echo "man-examples  compile and link the EXAMPLES code of every man3 page"
 	@echo "abi-check     abidiff against tests/abi/libdaytona-validate.abi"
