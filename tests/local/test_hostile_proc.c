@@ -262,3 +262,31 @@ TEST(test_hostile__unprivileged_and_clean_environment)
     unsetenv("DVAL_CANARY_SECRET");
     hx_close(&h);
 }
+
+/* The init keeps an O_PATH descriptor of the host's state directory and
+ * the reset socket (init.c keep_init_fds): a program must inherit no
+ * descriptor beyond stdio and reach none of the init's. */
+TEST(test_hostile__no_descriptor_of_the_init_or_the_host)
+{
+    hx h;
+    hx_open(&h, "ho-fds");
+    char *out = NULL;
+    int code = -1;
+    /* ls lists its own descriptors: what an exec in the program inherits
+     * (0-2) and the directory it reads (3) */
+    CHECK_INT(hx_run(&h, "sb", NULL,
+                     "echo fds $(ls /proc/self/fd)\n"
+                     "for f in 0 1 2 3 4 5 6; do\n"
+                     "  ls /proc/1/fd/$f/ >/dev/null 2>&1 && echo \"INIT-FD $f\"\n"
+                     "  readlink /proc/1/fd/$f 2>/dev/null | sed 's/^/INIT-LINK /'\n"
+                     "done\n"
+                     "ls /proc/1/fd/ 2>/dev/null | sed 's/^/INIT-LIST /'\n"
+                     "echo done\n", NULL, &out, &code), DVAL_OK);
+    CHECK_INT(code, 0);
+    fprintf(stderr, "    program saw:\n%s", out);
+    CHECK(strstr(out, "done\n") != NULL);
+    CHECK(strstr(out, "fds 0 1 2 3\n") != NULL);
+    CHECK(!strstr(out, "INIT-"));
+    free(out);
+    hx_close(&h);
+}
