@@ -306,7 +306,8 @@ typedef struct dval_snapshot_spec {
      * Dockerfile; local: shell commands in the snapshot layer).
      * NULL-terminated array, or NULL. */
     const char *const *build_commands;
-    const char *dockerfile;      /* full Dockerfile; overrides the above */
+    const char *dockerfile;      /* full Dockerfile; overrides the above
+                                  * (local executor: FROM and RUN only) */
     int32_t cpu;                 /* 0 → server default */
     int32_t memory_gib;
     int32_t disk_gib;

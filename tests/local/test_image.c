@@ -59,6 +59,52 @@ TEST(test_local_image__dir_and_tarball)
     lt_sh("rm -rf " W);
 }
 
+static int dockerfile_snapshot(lt *t, const char *name, const char *text)
+{
+    dval_snapshot_spec s = { .struct_size = sizeof s, .name = name,
+                             .image = "nginx:latest", /* FROM wins */
+                             .dockerfile = text };
+    dval_snapshot_info info = { .struct_size = sizeof info };
+    return t->ex.snapshot_create(t->ex.userdata, lt_call(t), &s, &info, NULL,
+                                 NULL);
+}
+
+/* A Dockerfile's FROM and RUN steps build the snapshot (it was ignored,
+ * and the snapshot built from image and build_commands instead); what the
+ * local executor cannot honour is refused, leaving no snapshot behind. */
+TEST(test_local_image__dockerfile_from_and_run)
+{
+    lt t;
+    lt_open(&t, "img-dockerfile");
+    lt_sh("rm -rf " W " && mkdir -p " W);
+    lt_mini_root(W "/root");
+    CHECK_INT(dockerfile_snapshot(&t, "df", "# built by a test\n"
+                                  "FROM dir:" W "/root AS base\n"
+                                  "LABEL purpose=test\n"
+                                  "RUN echo built > /marker && \\\n"
+                                  "    echo continued >> /marker\n"
+                                  "RUN [\"sh\", \"-c\", \"echo exec >> "
+                                  "/marker\"]\n"), DVAL_OK);
+    run_in(&t, "df", "d", "cat /marker; test -e /usr || echo no-usr",
+           "built\ncontinued\nexec\nno-usr\n");
+    CHECK(access("/marker", F_OK) != 0 ||
+          system("grep -qx built /marker") != 0); /* not the host's */
+    CHECK_INT(dockerfile_snapshot(&t, "df-env", "FROM dir:" W "/root\n"
+                                  "ENV A=1\nRUN true\n"), DVAL_EUNSUPPORTED);
+    CHECK_CONTAINS(t.call.errmsg, "line 2: ENV");
+    CHECK_INT(dockerfile_snapshot(&t, "df-none", "RUN true\n"), DVAL_EINVAL);
+    CHECK_INT(dockerfile_snapshot(&t, "df-nginx", "FROM nginx:latest\n"),
+              DVAL_EUNSUPPORTED);
+    const char *gone[] = { "df-env", "df-none", "df-nginx" };
+    for (int i = 0; i < 3; i++) {
+        char p[1024];
+        snprintf(p, sizeof p, "%s/snapshots/%s", t.dir, gone[i]);
+        CHECK(access(p, F_OK) != 0);
+    }
+    lt_close(&t);
+    lt_sh("rm -rf " W);
+}
+
 /* Two layers: the second removes gone.txt (.wh.), makes opq/ opaque after
  * having put opq/new there (the marker need not come first) and adds a
  * file. */

@@ -4,6 +4,7 @@
  * under snapshots/<name>/ with a Daytona-like state file, the build log
  * and "lower" (the image's path). A lock file makes concurrent creates
  * build once. A snapshot without build commands costs no helper run. */
+#include "dockerfile.h"
 #include "local.h"
 #include "protocol.h"
 
@@ -359,29 +360,16 @@ static int build_and_record(lx *x, dval_call *c, const char *dir,
     return rc;
 }
 
-int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
-                       dval_snapshot_info *out, dval_chunk_fn log,
-                       void *log_ud)
+/* Under the lock: a new snapshot built from s (whose image was checked). */
+static int create_locked(lx *x, dval_call *c, const char *dir,
+                         const dval_snapshot_spec *s, int64_t end,
+                         dval_snapshot_info *out, dval_chunk_fn log,
+                         void *log_ud)
 {
-    lx *x = ud;
-    char dir[4096], p[4200];
-    if (!s || !s->name)
-        return dval__call_fail(c, DVAL_EINVAL, "snapshot name required");
-    int rc = snap_dir(x, c, s->name, dir, sizeof dir);
-    lx_image img;
-    if (rc == DVAL_OK) /* an unsupported image is refused before any work */
-        rc = lx_image_parse(c, s->image, &img);
-    if (rc != DVAL_OK)
-        return rc;
-    if (s->dockerfile)
-        LX_LOG(x, DVAL_LOG_WARN, "local executor: dockerfile ignored; only "
-               "build_commands are run");
-    int64_t budget = build_budget(c, s), end = dval__now_ms() + budget;
-    if (lx_mkdirs(dir, 0755) < 0)
-        return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", dir,
-                               strerror(errno));
+    char p[4200];
     dval__fmt(p, sizeof p, "%s/lock", dir);
-    int lk = lx_lock(c, p, budget);
+    int64_t left = end - dval__now_ms();
+    int lk = lx_lock(c, p, left > 0 ? left : 1); /* 0 would wait forever */
     if (lk < 0)
         return lk;
     if (taken(dir, s->name)) {
@@ -391,9 +379,40 @@ int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
                                s->name);
     }
     lx_build_io io = { .logfd = -1, .log = log, .log_ud = log_ud };
-    rc = build_and_record(x, c, dir, s, end, &io);
+    int rc = build_and_record(x, c, dir, s, end, &io);
     lx_unlock(lk);
     if (rc == DVAL_OK && out)
         rc = lx_snapshot_get(x, c, s->name, out);
+    return rc;
+}
+
+int lx_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
+                       dval_snapshot_info *out, dval_chunk_fn log,
+                       void *log_ud)
+{
+    lx *x = ud;
+    char dir[4096];
+    if (!s || !s->name)
+        return dval__call_fail(c, DVAL_EINVAL, "snapshot name required");
+    int64_t end = dval__now_ms() + build_budget(c, s);
+    int rc = snap_dir(x, c, s->name, dir, sizeof dir);
+    /* a Dockerfile replaces image and build_commands, as on Daytona */
+    dval_snapshot_spec eff = *s;
+    lx_dockerfile df = {0};
+    if (rc == DVAL_OK && s->dockerfile) {
+        rc = lx_dockerfile_parse(c, s->dockerfile, &df);
+        eff.image = df.image;
+        eff.build_commands = (const char *const *)df.commands;
+        eff.dockerfile = NULL;
+    }
+    lx_image img;
+    if (rc == DVAL_OK) /* an unsupported image is refused before any work */
+        rc = lx_image_parse(c, eff.image, &img);
+    if (rc == DVAL_OK && lx_mkdirs(dir, 0755) < 0)
+        rc = dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", dir,
+                             strerror(errno));
+    if (rc == DVAL_OK)
+        rc = create_locked(x, c, dir, &eff, end, out, log, log_ud);
+    lx_dockerfile_free(&df);
     return rc;
 }
