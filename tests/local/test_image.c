@@ -105,6 +105,41 @@ TEST(test_local_image__dockerfile_from_and_run)
     lt_sh("rm -rf " W);
 }
 
+/* A sandbox without a snapshot runs on the Debian image its image names
+ * (the java one has javac); an import, which lives in a snapshot, or an
+ * unknown image is refused (both used to run on the base image). */
+TEST(test_local_image__sandbox_image_without_snapshot)
+{
+    lt t;
+    lt_open(&t, "img-sandbox-image");
+    dval_sandbox_options o = { .struct_size = sizeof o, .name = "j",
+                               .image = "bellsoft/liberica-openjdk-debian:"
+                                        "25-cds" };
+    lt_sandbox(&t, "j", &o);
+    lt_out out = { 0 };
+    CHECK_INT(lt_run(&t, "j", "command -v javac >/dev/null && echo javac",
+                     &out), 0);
+    CHECK_STR(out.out.data ? out.out.data : "", "javac\n");
+    lt_out_free(&out);
+    o.name = "b";
+    o.image = "debian:12-slim";
+    lt_sandbox(&t, "b", &o);
+    CHECK_INT(lt_run(&t, "b", "command -v javac || echo none", &out), 0);
+    CHECK_STR(out.out.data ? out.out.data : "", "none\n");
+    lt_out_free(&out);
+    const char *refused[] = { "dir:/tmp", "nginx:latest" };
+    for (int i = 0; i < 2; i++) {
+        o.name = "r";
+        o.image = refused[i];
+        CHECK_INT(t.ex.sandbox_create(t.ex.userdata, lt_call(&t), &o, NULL),
+                  DVAL_EUNSUPPORTED);
+        CHECK_CONTAINS(t.call.errmsg, refused[i]);
+        CHECK_CONTAINS(t.call.errmsg, i ? "debian:12" : "needs a snapshot");
+        CHECK_INT(lt_state(&t, "r"), DVAL_ENOTFOUND);
+    }
+    lt_close(&t);
+}
+
 /* Two layers: the second removes gone.txt (.wh.), makes opq/ opaque after
  * having put opq/new there (the marker need not come first) and adds a
  * file. */

@@ -239,14 +239,31 @@ int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
     return rc;
 }
 
-/* The lower layers of a sandbox without a snapshot. */
-int lx_default_root(lx *x, dval_call *c, char *dst, size_t cap)
+int lx_image_unsnapshotted(dval_call *c, const char *image, lx_image *img)
 {
+    int rc = lx_image_parse(c, image, img);
+    if (rc == DVAL_OK && img->kind > LX_IMG_JAVA) /* imports live in a
+                                                     snapshot's directory */
+        rc = dval__call_fail(c, DVAL_EUNSUPPORTED, "local executor: image %s "
+                             "needs a snapshot: create one from it "
+                             "(dval_snapshot_ensure) and name that in the "
+                             "sandbox's snapshot", image);
+    return rc;
+}
+
+/* The lower layers of a sandbox without a snapshot. */
+int lx_default_root(lx *x, dval_call *c, const char *image, char *dst,
+                    size_t cap)
+{
+    lx_image img;
+    int rc = lx_image_unsnapshotted(c, image, &img);
+    if (rc != DVAL_OK)
+        return rc;
     if (lx_host_root_opt_in(x)) {
         dval__fmt(dst, cap, LX_ROOT_HOST);
         return DVAL_OK;
     }
     int64_t budget = c && c->timeout_ms > 0 ? c->timeout_ms : 3600000;
-    return lx_image_debian(x, c, LX_IMG_BASE, dval__now_ms() + budget, NULL,
+    return lx_image_debian(x, c, img.kind, dval__now_ms() + budget, NULL,
                            dst, cap);
 }

@@ -182,8 +182,14 @@ int lx_image_parse(dval_call *c, const char *image, lx_image *out);
 /* Builds (once, under the cache lock) or finds a Debian image. */
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
                     lx_build_io *fwd, char *rootfs, size_t cap);
-/* The root of a sandbox without a snapshot ("host" or the base image). */
-int lx_default_root(lx *x, dval_call *c, char *dst, size_t cap);
+/* The image of a sandbox without a snapshot: a Debian image (base or
+ * java); an imported one needs a snapshot (DVAL_EUNSUPPORTED). */
+int lx_image_unsnapshotted(dval_call *c, const char *image, lx_image *img);
+/* The root of a sandbox without a snapshot: "host", or the Debian image
+ * its image names (NULL: the base); an imported image needs a snapshot
+ * (DVAL_EUNSUPPORTED). */
+int lx_default_root(lx *x, dval_call *c, const char *image, char *dst,
+                    size_t cap);
 long long lx_tree_bytes(const char *dir);
 /* Imports a dir/tar/oci source for the snapshot in snapdir; dst gets the
  * lower directory. */
@@ -203,9 +209,9 @@ int lx_snapshot_delete(void *ud, dval_call *c, const char *id);
 int lx_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
                      dval_chunk_fn log, void *log_ud);
 /* The lowerdir list of an active snapshot (for sandboxes): "layer:image"
- * or "host:layer"; with name NULL or "", the default root. */
-int lx_snapshot_layer(lx *x, dval_call *c, const char *name, char *dst,
-                      size_t cap);
+ * or "host:layer"; with name NULL or "", the default root of image. */
+int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
+                      const char *image, char *dst, size_t cap);
 
 /* ---- session.c */
 int lx_session_create(void *ud, dval_call *c, const char *sb,

@@ -68,6 +68,8 @@ static int fill_new(lx *x, lx_sb *sb, const dval_sandbox_options *o)
     dval__fmt(cg, sizeof cg, "sb-%016llx", fnv(x->state_dir, o->name));
     int rc = lx_kv_set(&sb->kv, "name", o->name);
     rc |= lx_kv_set(&sb->kv, "snapshot", o->snapshot ? o->snapshot : "");
+    if (!(o->snapshot && *o->snapshot) && o->image && *o->image)
+        rc |= lx_kv_set(&sb->kv, "image", o->image);
     rc |= lx_kv_set(&sb->kv, "state", "creating");
     rc |= lx_kv_set(&sb->kv, "cgroup", cg);
     rc |= lx_kv_setnum(&sb->kv, "network", o->network == DVAL_NETWORK_ALLOW);
@@ -105,19 +107,20 @@ static int discard(lx *x, const char *dir, const char *name)
     return rename(dir, trash) < 0 || lx_rmtree(trash) < 0 ? -1 : 0;
 }
 
-/* The snapshot must exist; an image without one is only noted. */
+/* The snapshot must exist; without one, the image must be a Debian image
+ * (it is built, or found in the cache, when the sandbox starts). */
 static int check_root(lx *x, dval_call *c, const dval_sandbox_options *o)
 {
     char layer[4096];
+    int rc = DVAL_OK;
     if (o->snapshot && *o->snapshot) {
-        int rc = lx_snapshot_layer(x, c, o->snapshot, layer, sizeof layer);
-        if (rc != DVAL_OK)
-            return rc;
-    } else if (o->image) {
-        LX_LOG(x, DVAL_LOG_DEBUG, "local executor: image %s ignored; a "
-               "sandbox without a snapshot runs on the Debian 12 base image "
-               "(make a snapshot from the image instead)", o->image);
+        rc = lx_snapshot_layer(x, c, o->snapshot, NULL, layer, sizeof layer);
+    } else {
+        lx_image img;
+        rc = lx_image_unsnapshotted(c, o->image, &img);
     }
+    if (rc != DVAL_OK)
+        return rc;
     int isolated;
     return lx_isolation(x, c, &isolated);
 }

@@ -146,7 +146,8 @@ int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb)
     if (getenv("DVAL_LOCAL_FULL_RESET") || geteuid() != 0 || sb->pid <= 0)
         return DVAL_EUNSUPPORTED;
     char layer[4096];
-    int rc = lx_snapshot_layer(x, c, lx_kv_get(&sb->kv, "snapshot"), layer,
+    int rc = lx_snapshot_layer(x, c, lx_kv_get(&sb->kv, "snapshot"),
+                               lx_kv_get(&sb->kv, "image"), layer,
                                sizeof layer);
     if (rc != DVAL_OK || layer[0] != '/')
         return DVAL_EUNSUPPORTED;

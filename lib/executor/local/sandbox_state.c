@@ -402,7 +402,8 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
     char layer[4096] = "-";
     const char *snap = lx_kv_get(&sb->kv, "snapshot");
     /* no snapshot: the default root (image.c), never the host's */
-    int rc = lx_snapshot_layer(x, c, snap, layer, sizeof layer);
+    int rc = lx_snapshot_layer(x, c, snap, lx_kv_get(&sb->kv, "image"),
+                               layer, sizeof layer);
     if (rc != DVAL_OK)
         return rc;
     /* only the overlay's mount point: upper and work live on the

@@ -124,11 +124,11 @@ static int read_lower(const char *dir, char *dst, size_t cap)
     return 0;
 }
 
-int lx_snapshot_layer(lx *x, dval_call *c, const char *name, char *dst,
-                      size_t cap)
+int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
+                      const char *image, char *dst, size_t cap)
 {
     if (!name || !*name)
-        return lx_default_root(x, c, dst, cap);
+        return lx_default_root(x, c, image, dst, cap);
     char dir[4096], lower[4096];
     lx_kv kv;
     int rc = load(x, c, name, dir, sizeof dir, &kv, NULL);
