@@ -9,6 +9,7 @@
 #include "fuzz.h"
 
 #include "fuzz_demux.c"
+#include "fuzz_dockerfile.c"
 #include "fuzz_json_map.c"
 #include "fuzz_multipart.c"
 #include "fuzz_paths.c"
@@ -97,3 +98,4 @@ TEST(fuzz_replay__results) { replay("results", fuzz_results); }
 TEST(fuzz_replay__ws_frame) { replay("ws_frame", fuzz_ws_frame); }
 TEST(fuzz_replay__multipart) { replay("multipart", fuzz_multipart); }
 TEST(fuzz_replay__json_map) { replay("json_map", fuzz_json_map); }
+TEST(fuzz_replay__dockerfile) { replay("dockerfile", fuzz_dockerfile); }

@@ -12,6 +12,8 @@
 
 #include "internal.h"
 
+#define BLANKS " \t\r\f\v"
+
 typedef struct df_parse {
     dval_call *c;
     lx_dockerfile *out;
@@ -114,12 +116,12 @@ static int from(df_parse *p, const char *args)
         return unsupported(p, "a second FROM (a multi-stage build)");
     if (!strncmp(args, "--", 2))
         return unsupported(p, "a FROM flag (--platform)");
-    size_t n = strcspn(args, " \t");
-    const char *rest = args + n + strspn(args + n, " \t");
-    size_t asn = strcspn(rest, " \t");
-    const char *name = rest + asn + strspn(rest + asn, " \t");
+    size_t n = strcspn(args, BLANKS);
+    const char *rest = args + n + strspn(args + n, BLANKS);
+    size_t asn = strcspn(rest, BLANKS);
+    const char *name = rest + asn + strspn(rest + asn, BLANKS);
     if (!n || (*rest && (asn != 2 || strncasecmp(rest, "AS", 2) || !*name ||
-                         name[strcspn(name, " \t")])))
+                         name[strcspn(name, BLANKS)])))
         return invalid(p, "FROM takes an image and an optional AS name");
     p->out->image = dval__strndup(args, n);
     return p->out->image ? DVAL_OK : DVAL_ENOMEM;
@@ -130,7 +132,7 @@ static int instruction(df_parse *p, char *text)
     size_t n = strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
     if (!n || (text[n] && !isspace((unsigned char)text[n])))
         return invalid(p, "expected an instruction");
-    const char *args = text + n + strspn(text + n, " \t");
+    const char *args = text + n + strspn(text + n, BLANKS);
     text[n] = '\0';
     if (!strcasecmp(text, "FROM"))
         return from(p, args);
@@ -182,7 +184,7 @@ static int continued(const char *s, size_t *len)
 static int feed(df_parse *p, dval__buf *ins, const char *s, size_t len,
                 int lineno, int *top)
 {
-    const char *t = s + strspn(s, " \t\r");
+    const char *t = s + strspn(s, BLANKS);
     size_t tl = len - (size_t)(t - s);
     if (tl && *t == '#') {
         int rc = *top ? directive(p, t) : 0;
