@@ -199,7 +199,7 @@ if [ $LOCAL = 1 ]; then
         grep -q 'hint: fix the compile errors javac reported' "$T/cerr.err" &&
         ok "compile error: says the program failed (exit code 1), not 'no *.json'" || bad "compile error message" "$(diag cerr)"
     if command -v script >/dev/null; then
-        script -qec "$CLI run --executor local --state-dir $S --profile java examples/validation/java-compile-error >/dev/null" /dev/null >"$T/cerrtty.err" 2>&1 </dev/null
+        env -u NO_COLOR TERM=xterm script -qec "$CLI run --executor local --state-dir $S --profile java examples/validation/java-compile-error >/dev/null" /dev/null >"$T/cerrtty.err" 2>&1 </dev/null
         grep -q $'>> exec    \033\\[0m \033\\[31mfailed.*exit code 1' "$T/cerrtty.err" && ! grep -q $'exec.*\033\\[32mok' "$T/cerrtty.err" &&
             ok "terminal: a non-zero exit is a red 'failed ... exit code 1'" || bad "terminal exec failure" "$(cat -v "$T/cerrtty.err" | tail -n 8)"
     fi
@@ -299,12 +299,15 @@ $(diag badjson)"
         ok "'1 result file', not '1 result files'" || bad "result file count" "$(diag verbose)"
 
     if command -v script >/dev/null; then
-        # stderr on a pseudo-terminal, stdout to a file
-        script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >$T/tty.out" /dev/null >"$T/tty.err" 2>&1 </dev/null
+        # stderr on a pseudo-terminal, stdout to a file (colours need a TERM
+        # that has them: CI systems often run with TERM=dumb or NO_COLOR)
+        env -u NO_COLOR TERM=xterm script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >$T/tty.out" /dev/null >"$T/tty.err" 2>&1 </dev/null
         grep -q $'\033\\[1;34m>> exec' "$T/tty.err" && ! grep -q '>>' "$T/tty.out" && ! grep -q $'\033' "$T/tty.out" && grep -q '^sum 1..100 = 5050' "$T/tty.out" &&
             ok "terminal: coloured progress on stderr, stdout clean" || bad "terminal progress" "$(cat -v "$T/tty.err" | head -n 20)"
         NO_COLOR=1 script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >/dev/null" /dev/null >"$T/nc.err" 2>&1 </dev/null
         grep -q '>> exec' "$T/nc.err" && ! grep -q $'\033' "$T/nc.err" && ok "NO_COLOR: progress without colours" || bad "NO_COLOR" "$(cat -v "$T/nc.err" | head -n 20)"
+        env -u NO_COLOR TERM=dumb script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >/dev/null" /dev/null >"$T/dumb.err" 2>&1 </dev/null
+        grep -q '>> exec' "$T/dumb.err" && ! grep -q $'\033' "$T/dumb.err" && ok "TERM=dumb: progress without colours" || bad "TERM=dumb" "$(cat -v "$T/dumb.err" | head -n 20)"
     else
         skipped "terminal progress" "script(1) not installed"
     fi
