@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -61,15 +62,25 @@ static int build_root(const char *sbdir, const char *lowers, int *tmp,
     return ov;
 }
 
+/* Joins the init's namespaces and its root: setns(CLONE_NEWNS) puts us
+ * at the root of the mount namespace, which is the sandbox's only when
+ * the library runs at the top of its own (not in a chroot: there the
+ * sandbox's root sits on the chroot's directory, and "/proc" would be
+ * the host's). */
 static int join(pid_t init, int share_net)
 {
-    int pfd = (int)syscall(SYS_pidfd_open, init, 0);
-    if (pfd < 0)
-        return -1;
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/root", (int)init);
+    int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int pfd = root < 0 ? -1 : (int)syscall(SYS_pidfd_open, init, 0);
     int kinds = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                 (share_net ? 0 : CLONE_NEWNET);
-    int rc = setns(pfd, kinds);
-    close(pfd);
+    int rc = pfd < 0 || setns(pfd, kinds) < 0 || fchdir(root) < 0 ||
+             chroot(".") < 0 ? -1 : 0;
+    if (pfd >= 0)
+        close(pfd);
+    if (root >= 0)
+        close(root);
     return rc;
 }
 

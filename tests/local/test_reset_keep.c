@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,6 +120,43 @@ TEST(test_local_reset_keep__tiers_and_restart)
     CHECK(image_ino(&t) == img);
     s = run_out(&t, "ls /home/daytona; echo end", &code);
     CHECK(!strstr(s, "c.txt"));
+    free(s);
+    lt_close(&t);
+}
+
+/* The library run inside a chroot (a build root, some containers): the
+ * sandbox's root then sits on the chroot's directory, not at the top of
+ * the mount namespace, and the reset helper (the fresh-image tier, after
+ * a use filled the disk) joined the init's namespaces and landed at that
+ * top, where "/proc" was the host's: it waited for the host's processes
+ * to die, failed (exit 10) and the full reset replaced the init. */
+TEST(test_local_reset_keep__fresh_image_from_a_chroot)
+{
+    if (geteuid() != 0)
+        th_skip("the fast reset needs root");
+    char cwd[4096], top[] = "/tmp/dval-local-tests-chroot";
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(mkdir(top, 0700) == 0 || errno == EEXIST);
+    /* this test's own process: the mounts die with it */
+    CHECK(unshare(CLONE_NEWNS) == 0);
+    CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+    CHECK(mount("/", top, NULL, MS_BIND | MS_REC, NULL) == 0);
+    CHECK(chroot(top) == 0 && chdir(cwd) == 0);
+    lt t;
+    lt_open(&t, "rkeep-chroot");
+    lt_sandbox(&t, "sb", NULL);
+    int pid = atoi(lt_state_key(&t, "sb", "pid")), code;
+    ino_t img = image_ino(&t);
+    char *s = run_out(&t, "head -c 300000000 /dev/zero > /tmp/big && "
+                      "echo big", &code);
+    CHECK_CONTAINS(s, "big");
+    free(s);
+    CHECK_INT(reset(&t), DVAL_OK);
+    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    CHECK(image_ino(&t) != img);
+    s = run_out(&t, "ls /tmp; ls /proc | grep -c '^[0-9]'", &code);
+    CHECK(!strstr(s, "big"));
+    CHECK(atoi(s) > 0 && atoi(s) < 10); /* the sandbox's own processes */
     free(s);
     lt_close(&t);
 }
