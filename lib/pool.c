@@ -92,8 +92,10 @@ static int check_options(dval_client *client, const dval_pool_options *o)
                             ? "no such profile" : "no profile");
         return o->profile ? DVAL_ENOTFOUND : DVAL_EINVAL;
     }
+    int max_sb = o->max_sandboxes > 0 ? o->max_sandboxes
+                                      : DEFAULT_MAX_SANDBOXES;
     if (o->min_warm < 0 || o->max_sandboxes < 0 || o->max_per_sandbox < 0 ||
-        (o->max_sandboxes && o->min_warm > o->max_sandboxes) ||
+        o->min_warm > max_sb ||
         o->release < DVAL_RELEASE_KEEP || o->release > DVAL_RELEASE_DELETE) {
         dval__client_seterr(client, "pool: invalid sizes or release policy");
         return DVAL_EINVAL;

@@ -229,6 +229,29 @@ TEST(bad__status_and_state_names_are_total)
     CHECK_INT(dval_version_num(), DVAL_VERSION_NUM);
 }
 
+/* min_warm is checked against the pool's size also when that is the
+ * default (4): 5 warm sandboxes were written past the end of 4 slots */
+TEST(bad__pool_sizes)
+{
+    dval_client *c = client();
+    dval_pool_options o;
+    CHECK_INT(dval_pool_options_init(&o, sizeof o), DVAL_OK);
+    o.profile = "shell";
+    dval_pool *p = (dval_pool *)&o;
+    const int bad[][3] = { /* min_warm, max_sandboxes, max_per_sandbox */
+        { 5, 0, 0 }, { 3, 2, 0 }, { -1, 0, 0 }, { 0, -1, 0 }, { 0, 0, -1 },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        o.min_warm = bad[i][0];
+        o.max_sandboxes = bad[i][1];
+        o.max_per_sandbox = bad[i][2];
+        CHECK_INT(dval_pool_new(&p, c, &o), DVAL_EINVAL);
+        CHECK(p == NULL);
+        CHECK_CONTAINS(dval_client_errmsg(c), "pool:");
+    }
+    dval_client_free(c);
+}
+
 TEST(bad__global_init_is_counted)
 {
     int n = dval_global_init();
