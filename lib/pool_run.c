@@ -28,12 +28,17 @@ int dval__pool_warm(dval_pool *p, int i)
     size_t n = 0;
     while (p->labels[n])
         n++;
-    const char **labels = dval__calloc(n + 2, sizeof *labels);
+    const char **labels = dval__calloc(n + 3, sizeof *labels);
     if (!labels)
         return DVAL_ENOMEM;
+    /* those dval__validate_sandbox gives the sandboxes it creates */
+    char profile_label[300];
+    dval__fmt(profile_label, sizeof profile_label, "dval.profile=%s",
+              prof->name);
     labels[0] = "dval.managed-by=daytona-validate";
+    labels[1] = profile_label;
     for (size_t k = 0; k < n; k++)
-        labels[k + 1] = p->labels[k];
+        labels[k + 2] = p->labels[k];
     dval_sandbox_options o;
     dval_sandbox_options_init(&o, sizeof o);
     o.name = p->slots[i].name;

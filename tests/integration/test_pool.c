@@ -250,3 +250,20 @@ TEST(pool__ttl_sent_and_tolerated_when_refused)
         fx_close(&f);
     }
 }
+
+/* A sandbox warmed by dval_pool_new carries the same labels as one a
+ * validation creates (the profile's was missing: `sandbox ls --label
+ * dval.profile=shell` did not find it). */
+TEST(pool__warm_sandbox_has_the_profile_label)
+{
+    fx f;
+    fx_open(&f, "echo hi\n", 2, 1, -1);
+    CHECK_INT(emu_count(&f.e, "POST", "^/api/sandbox$"), 1);
+    char *reqs = emu_get(&f.e, "/_emu/requests");
+    CHECK(reqs != NULL);
+    CHECK_CONTAINS(reqs, "dval.profile");
+    CHECK_CONTAINS(reqs, "dval.managed-by");
+    CHECK_CONTAINS(reqs, "dval.pool");
+    free(reqs);
+    fx_close(&f);
+}
