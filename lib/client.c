@@ -28,8 +28,9 @@ DVAL_API int dval_global_init(void)
 DVAL_API int dval_global_cleanup(void)
 {
     pthread_mutex_lock(&global_lock);
+    int last = global_refs == 1; /* extra calls at 0 do nothing */
     int n = global_refs > 0 ? --global_refs : 0;
-    if (n == 0 && global_refs == 0)
+    if (last)
         dval__daytona_global_cleanup();
     pthread_mutex_unlock(&global_lock);
     return n;
