@@ -21,6 +21,8 @@ typedef struct scan {
     pos end;
     pos at;          /* where the first error was seen */
     const char *why;
+    size_t values;   /* values seen so far (a tree built from them costs
+                        tens of bytes each) */
 } scan;
 
 /* Bytes that end a run of plain string bytes: '"', '\\' and the control
@@ -195,6 +197,7 @@ static pos container(scan *s, pos p, int depth, unsigned char close)
 
 static pos value(scan *s, pos p, int depth)
 {
+    s->values++;
     p = ws(p, s->end);
     if (p >= s->end)
         return bad(s, p, "unexpected end of input");
@@ -214,13 +217,21 @@ static pos value(scan *s, pos p, int depth)
 
 int dval__json_check(const char *data, size_t len, char *msg, size_t cap)
 {
+    return dval__json_check_values(data, len, msg, cap, NULL);
+}
+
+int dval__json_check_values(const char *data, size_t len, char *msg,
+                            size_t cap, size_t *values)
+{
     if (!dval__utf8_valid(data, len)) {
         dval__fmt(msg, cap, "not valid UTF-8");
         return DVAL_ERESULTS;
     }
     pos start = (pos)data;
-    scan s = { start + len, NULL, NULL };
+    scan s = { start + len, NULL, NULL, 0 };
     pos p = value(&s, start, 0);
+    if (values)
+        *values = s.values;
     if (p) {
         p = ws(p, s.end);
         if (p == s.end)

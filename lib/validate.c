@@ -124,6 +124,7 @@ static void drop_sandbox(dval__vctx *v)
     v->in_exec = v->ran = 0;
     v->exit_code = 0;
     json_object_clear(v->results);
+    v->results_values = v->results_bytes = 0;
     json_array_clear(v->errors);
 }
 

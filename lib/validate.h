@@ -49,6 +49,8 @@ typedef struct dval__vctx {
     char root[PATH_MAX];    /* realpath of source_dir */
     json_t *timings;
     json_t *results;
+    size_t results_values;  /* JSON values in results (their tree's size) */
+    size_t results_bytes;   /* and their text */
     json_t *errors;
     dval__lease *ls;        /* what the pool slot knows, or NULL */
 } dval__vctx;

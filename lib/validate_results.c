@@ -3,8 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results_json.h"
 #include "validate.h"
 #include "workdir.h"
+
+/* Bounds on what one validation's results may hold in all: they are
+ * parsed into a tree (tens of bytes per value) for the summary, and a
+ * program could otherwise make its caller allocate gigabytes with a few
+ * files of "[0,0,0,...]" (each file alone is bounded by the download's
+ * size limit). */
+#define RESULTS_MAX_VALUES (1u << 20)
+#define RESULTS_MAX_BYTES (64u << 20)
 
 static int bad(dval__vctx *v, int rc, const char *msg)
 {
@@ -47,6 +56,23 @@ static char **parse_listing(char *text, size_t *count)
     return names;
 }
 
+/* 0 when a file of len bytes holding values JSON values still fits the
+ * validation's results bounds (and counts it in), else why not in msg. */
+static int over_budget(dval__vctx *v, size_t len, size_t values, char *msg,
+                       size_t cap)
+{
+    if (values > RESULTS_MAX_VALUES - v->results_values ||
+        len > RESULTS_MAX_BYTES - v->results_bytes) {
+        dval__fmt(msg, cap, "over the bounds on all of a validation's "
+                  "results (%u JSON values, %u MiB): refused",
+                  RESULTS_MAX_VALUES, RESULTS_MAX_BYTES >> 20);
+        return -1;
+    }
+    v->results_values += values;
+    v->results_bytes += len;
+    return 0;
+}
+
 static void fetch_one(dval__vctx *v, const char *name)
 {
     char remote[512], m[DVAL_ERRMSG_MAX];
@@ -56,10 +82,16 @@ static void fetch_one(dval__vctx *v, const char *name)
         return;
     }
     char *text = NULL;
-    int rc = dval_sandbox_download_json(v->sb, remote, &text);
-    if (rc) {
+    size_t len = 0, values = 0;
+    if (dval_sandbox_download(v->sb, remote, &text, &len)) {
         dval__validate_note(v, "results/%s: %s", name,
                             dval_sandbox_errmsg(v->sb));
+        return;
+    }
+    if (dval__json_check_values(text, len, m, sizeof m, &values) ||
+        over_budget(v, len, values, m, sizeof m)) {
+        dval__validate_note(v, "results/%s: %s", name, m);
+        dval_free(text);
         return;
     }
     json_error_t jerr;

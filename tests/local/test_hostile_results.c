@@ -81,3 +81,38 @@ TEST(test_hostile_results__replaced_find_cannot_forge)
     dval_free(json);
     hx_close(&h);
 }
+
+#include <sys/resource.h>
+
+static long max_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* Results files of "[0,0,0,...]": a few MiB of text each, but a tree of
+ * tens of bytes per value in the caller (red team: 60 MiB made 1.3 GiB,
+ * three files 3.9 GiB). The results of one validation are bounded in
+ * all: the caller's peak memory stays within tens of MiB. */
+TEST(test_hostile_results__value_bombs_bounded)
+{
+    hx h;
+    hx_open(&h, "res-bomb");
+    long before = max_rss_kib();
+    char *json = NULL;
+    int rc = hx_validate(&h, "sb", "t1",
+                         "i=0; while [ $i -lt 4 ]; do "
+                         "head -c 3000000 /dev/zero | tr '\\0' ',' | "
+                         "sed 's/,/0,/g; s/^/[/; s/$/0]/' > results/b$i.json; "
+                         "i=$((i + 1)); done; "
+                         "echo '{\"ok\":1}' > results/a.json\n", &json);
+    long grew = max_rss_kib() - before;
+    fprintf(stderr, "    caller's peak RSS grew by %ld KiB\n", grew);
+    CHECK_INT(rc, DVAL_ERESULTS);
+    CHECK_CONTAINS(json, "over the bounds on all of a validation's results");
+    CHECK_CONTAINS(json, "\"a.json\":{\"ok\":1}");
+    CHECK(grew < 96 * 1024);
+    dval_free(json);
+    hx_close(&h);
+}
