@@ -142,7 +142,11 @@ static int fresh_workdir(dval__vctx *v)
     if (rc)
         return bad(v, rc, dval_sandbox_errmsg(v->sb));
     dval__buf cmd = {0};
-    rc = dval__buf_appendf(&cmd, "find . -mindepth 1 -delete && mkdir -p ");
+    /* the last run may have left its own directories unwritable to itself
+     * (chmod 0555): its owner can always give the rights back (chmod -R
+     * does not follow symbolic links) */
+    rc = dval__buf_appendf(&cmd, "chmod -R u+rwx . 2>/dev/null; "
+                           "find . -mindepth 1 -delete && mkdir -p ");
     rc = rc ? rc : dval__shell_quote(&cmd, v->resdir);
     int code = -1;
     if (rc) {

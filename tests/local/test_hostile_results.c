@@ -116,3 +116,25 @@ TEST(test_hostile_results__value_bombs_bounded)
     dval_free(json);
     hx_close(&h);
 }
+
+/* A run that leaves its directories unwritable to itself (0555, 0000)
+ * must not keep its thread id from being validated again: the next run
+ * on it failed while emptying the working directory. */
+TEST(test_hostile_results__unwritable_tree_does_not_poison_the_thread_id)
+{
+    hx h;
+    hx_open(&h, "res-poison");
+    char *json = NULL;
+    int rc = hx_validate(&h, "sb", "t1",
+                         "echo '{\"run\":1}' > results/r.json; "
+                         "mkdir -p d/e && echo x > d/e/f && chmod 0 d/e; "
+                         "chmod 0555 results d .\n", &json);
+    CHECK_INT(rc, DVAL_OK);
+    dval_free(json);
+    rc = hx_validate(&h, "sb", "t1", "echo '{\"run\":2}' > results/r.json\n",
+                     &json);
+    CHECK_INT(rc, DVAL_OK);
+    CHECK_CONTAINS(json, "\"r.json\":{\"run\":2}");
+    dval_free(json);
+    hx_close(&h);
+}
