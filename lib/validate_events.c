@@ -93,10 +93,25 @@ int dval__validate_fail(dval__vctx *v, int rc, const char *phase,
     return rc;
 }
 
+/* Notes carry names the program chose (its results files): a control
+ * byte would reach the terminal of whoever prints the message, and
+ * invalid UTF-8 would make the note vanish (json_string refuses it). */
+static void printable(char *msg)
+{
+    for (unsigned char *p = (unsigned char *)msg; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    if (!dval__utf8_valid(msg, strlen(msg)))
+        for (unsigned char *p = (unsigned char *)msg; *p; p++)
+            if (*p >= 0x80)
+                *p = '?';
+}
+
 void dval__validate_note(dval__vctx *v, const char *fmt, const char *a,
                          const char *b)
 {
     char msg[DVAL_ERRMSG_MAX];
     dval__fmt(msg, sizeof msg, fmt, a, b);
+    printable(msg);
     json_array_append_new(v->errors, json_string(msg));
 }

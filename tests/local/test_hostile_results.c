@@ -138,3 +138,28 @@ TEST(test_hostile_results__unwritable_tree_does_not_poison_the_thread_id)
     dval_free(json);
     hx_close(&h);
 }
+
+/* Results file names are the program's: one with terminal escapes must
+ * not put them into the messages a host prints, and the note on one that
+ * is not UTF-8 is kept (json_string refused it: dropped without a word). */
+TEST(test_hostile_results__hostile_file_names_reported_printably)
+{
+    hx h;
+    hx_open(&h, "res-names");
+    char *json = NULL;
+    int rc = hx_validate(&h, "sb", "t1",
+                         "printf 'not json' > \"results/$(printf "
+                         "'\\033[2J\\033]0;pwned\\007x').json\"; "
+                         "echo '{}' > \"results/$(printf 'bad\\377')"
+                         ".json\"\n", &json);
+    CHECK_INT(rc, DVAL_ERESULTS);
+    const char *msg = dval_client_errmsg(h.client);
+    CHECK(!strchr(msg, '\033') && !strchr(msg, '\007'));
+    CHECK(json && !strstr(json, "\\u001b") && !strstr(json, "\\u0007"));
+    CHECK_CONTAINS(json, "results/?[2J?]0;pwned?x.json: remote path "
+                   "contains control characters");
+    CHECK_CONTAINS(json, "results/bad?.json: remote path contains control "
+                   "characters or invalid UTF-8");
+    dval_free(json);
+    hx_close(&h);
+}
