@@ -64,7 +64,7 @@ static int own_array(dval_sandbox *sb, size_t *n, size_t *cap,
         return DVAL_OK;
     size_t count = 0;
     while (in[count]) {
-        if (count > 1024) {
+        if (count >= 1024) { /* this is entry 1025 */
             dval__fmt(msg, mcap, "%s has more than 1024 entries", what);
             return DVAL_EINVAL;
         }
@@ -141,7 +141,7 @@ int dval__sandbox_opts_take(dval_sandbox *sb, dval_client *c,
      * executor's own */
     if (!o->max_pids)
         o->max_pids = c->cfg.local_max_pids;
-    if (!o->max_memory_bytes)
+    if (!o->max_memory_bytes && !o->memory_gib) /* the sandbox's own unit */
         o->max_memory_bytes = c->cfg.local_max_memory_bytes;
     if (!o->max_cpu_ms)
         o->max_cpu_ms = c->cfg.local_max_cpu_ms;

@@ -112,3 +112,65 @@ TEST(local_default_limits_reach_the_sandbox_options)
     l.max_cpu_ms = -1;
     CHECK_INT(new_client(&o, NULL), DVAL_EINVAL);
 }
+
+/* The sandbox's memory_gib is its own value too: the client-wide byte
+ * limit must not override it (run --memory was lost so). */
+TEST(sandbox_memory_gib_beats_the_client_default)
+{
+    fake f;
+    fake_init(&f);
+    dval_local_options l;
+    dval_local_options_init(&l, sizeof l);
+    l.max_memory_bytes = 1 << 20;
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.local = &l;
+    dval_client *c = fake_client_opts(&f, &o);
+    CHECK(c);
+    dval_sandbox_options so;
+    dval_sandbox_options_init(&so, sizeof so);
+    so.name = "sb";
+    so.memory_gib = 3;
+    dval_sandbox *sb = NULL;
+    CHECK_INT(dval_sandbox_acquire(&sb, c, &so), DVAL_OK);
+    CHECK_INT((int)f.sb_created.max_memory_bytes, 0);
+    CHECK_INT(f.sb_created.memory_gib, 3);
+    dval_sandbox_free(sb);
+    dval_client_free(c);
+}
+
+/* "more than 1024" labels or env entries are refused: 1025 passed */
+TEST(sandbox_label_and_env_limit_is_1024)
+{
+    fake f;
+    fake_init(&f);
+    dval_client *c = fake_client(&f, 0);
+    CHECK(c);
+    static char kv[1026][16];
+    static const char *list[1027];
+    for (int i = 0; i < 1026; i++) {
+        snprintf(kv[i], sizeof kv[i], "k%d=v", i);
+        list[i] = kv[i];
+    }
+    dval_sandbox_options so;
+    dval_sandbox_options_init(&so, sizeof so);
+    so.name = "sb";
+    for (int n = 1024; n <= 1025; n++) {
+        list[n] = NULL;
+        so.labels = list;
+        dval_sandbox *sb = NULL;
+        CHECK_INT(dval_sandbox_acquire(&sb, c, &so),
+                  n == 1024 ? DVAL_OK : DVAL_EINVAL);
+        dval_sandbox_free(sb);
+        list[n] = kv[n];
+        so.labels = NULL;
+        so.env = list;
+        list[n] = NULL;
+        CHECK_INT(dval_sandbox_acquire(&sb, c, &so),
+                  n == 1024 ? DVAL_OK : DVAL_EINVAL);
+        dval_sandbox_free(sb);
+        list[n] = kv[n];
+        so.env = NULL;
+    }
+    dval_client_free(c);
+}
