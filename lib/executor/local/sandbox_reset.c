@@ -143,7 +143,8 @@ static int fresh_image(lx *x, dval_call *c, lx_sb *sb, const char *img)
 
 int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb)
 {
-    if (getenv("DVAL_LOCAL_FULL_RESET") || geteuid() != 0 || sb->pid <= 0)
+    const char *full = getenv("DVAL_LOCAL_FULL_RESET"); /* "1", as documented */
+    if ((full && !strcmp(full, "1")) || geteuid() != 0 || sb->pid <= 0)
         return DVAL_EUNSUPPORTED;
     char layer[4096];
     int rc = lx_snapshot_layer(x, c, lx_kv_get(&sb->kv, "snapshot"),
