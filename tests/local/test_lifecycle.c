@@ -235,3 +235,18 @@ TEST(test_local_lifecycle__init_of_older_layout_not_reused)
     lt_out_free(&o);
     lt_close(&t);
 }
+
+/* A disk larger than the executor makes is refused, not silently made
+ * the 10 GiB default (the CLI takes --disk up to 4096 for Daytona). */
+TEST(test_local_lifecycle__oversized_disk_refused)
+{
+    lt t;
+    lt_open(&t, "lc-disk");
+    dval_sandbox_options o = { .struct_size = sizeof o, .name = "big",
+                               .disk_gib = 1025 };
+    CHECK_INT(t.ex.sandbox_create(t.ex.userdata, lt_call(&t), &o, NULL),
+              DVAL_EINVAL);
+    CHECK_CONTAINS(t.call.errmsg, "1024 GiB");
+    CHECK_INT(lt_state(&t, "big"), DVAL_ENOTFOUND);
+    lt_close(&t);
+}

@@ -170,6 +170,10 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     memset(&sb, 0, sizeof sb);
     if (!o || !o->name)
         return dval__call_fail(c, DVAL_EINVAL, "sandbox name required");
+    if (o->disk_gib > LX_DISK_GIB_MAX) /* was a 10 GiB disk, unsaid */
+        return dval__call_fail(c, DVAL_EINVAL, "local executor: disk_gib %d "
+                               "is over its largest disk, %d GiB",
+                               (int)o->disk_gib, LX_DISK_GIB_MAX);
     int rc = lx_sb_path(x, c, o->name, sb.dir, sizeof sb.dir);
     rc = rc != DVAL_OK ? rc : check_root(x, c, o);
     if (rc != DVAL_OK)

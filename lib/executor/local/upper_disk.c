@@ -161,7 +161,7 @@ static int template(lx *x, dval_call *c, int gib, char *path, size_t cap)
 int lx_disk_gib(const lx_sb *sb)
 {
     long long g = lx_kv_num(&sb->kv, "disk_gib", LX_DISK_GIB);
-    return g > 0 && g <= 1024 ? (int)g : LX_DISK_GIB;
+    return g > 0 && g <= LX_DISK_GIB_MAX ? (int)g : LX_DISK_GIB;
 }
 
 static void spare_path(lx *x, int gib, char *dst, size_t cap)

@@ -5,6 +5,7 @@
 #include "local.h"
 
 #define LX_DISK_GIB 10          /* default size of the writable layer */
+#define LX_DISK_GIB_MAX 1024    /* the largest one sandbox_create takes */
 
 /* The sandbox's layer size in GiB (its state's disk_gib, or the default). */
 int lx_disk_gib(const lx_sb *sb);
