@@ -107,13 +107,15 @@ static void flush_partial(batch *b, item *it)
             emit_line(b, it, s, it->line[s], it->line_len[s]);
 }
 
-/* Words and JSON for one finished validation, as the single run has. */
-static void report(batch *b, item *it, int rc, const char *summary)
+/* Words and JSON for one finished validation, as the single run has;
+ * why: the failure of one never started (NULL: the client's message). */
+static void report(batch *b, item *it, int rc, const char *summary,
+                   const char *why)
 {
     run_info ri;
     memset(&ri, 0, sizeof ri);
     ri.rc = rc;
-    ri.errmsg = dval_client_errmsg(b->client);
+    ri.errmsg = why ? why : dval_client_errmsg(b->client);
     ri.executor = dval_client_executor_name(b->client);
     ri.thread_id = NULL;
     ri.timeout_ms = b->o->req->timeout_ms;
@@ -126,7 +128,7 @@ static void report(batch *b, item *it, int rc, const char *summary)
     if (!b->o->json)
         return;
     run_report r = {.ri = &ri, .st = it->st, .profile = b->o->req->profile,
-                    .summary = summary, .called = 1,
+                    .summary = summary, .called = !why,
                     .total_ms = it->wall_ms};
     pthread_mutex_lock(&b->out_lock);
     report_json(stdout, &r);   /* one line */
@@ -153,7 +155,7 @@ static void run_one(batch *b, item *it, dval_cancel *token)
                           strstr(summary, "\"exit_code\":") : "",
                           "\"exit_code\":%d", &it->st->exit_code) == 1)
         it->st->ran = 1;
-    report(b, it, rc, summary);
+    report(b, it, rc, summary, NULL);
     dval_free(summary);
     if (it->exit_status)
         atomic_fetch_add(&b->failed, 1);
@@ -166,7 +168,10 @@ static void *worker(void *arg)
     int i;
     while ((i = atomic_fetch_add(&b->next, 1)) < b->o->ndirs) {
         if (dval_cancel_fired(b->master)) {
-            /* interrupted before it started: reported, not run */
+            /* interrupted before it started: reported (a run document
+             * with --json too), not run */
+            report(b, &b->items[i], DVAL_ECANCELED, NULL,
+                   "queue: interrupted before it started");
             b->items[i].exit_status = CLI_EX_INTERRUPTED;
             b->items[i].status = "interrupted";
             atomic_fetch_add(&b->failed, 1);

@@ -12,6 +12,7 @@ static const char *phase_words(const char *phase)
 {
     static const struct { const char *phase, *words; } t[] = {
         {"request", "checking the request"},
+        {"queue", "waiting for its turn"},   /* a batch's folder */
         {"snapshot", "preparing the snapshot"},
         {"sandbox", "starting the sandbox"},
         {"session", "opening a session in the sandbox"},

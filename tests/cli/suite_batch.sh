@@ -88,6 +88,19 @@ fi
 
 batch local --executor local --state-dir "$T/state"
 
+# Ctrl-C with --json: one run document per folder, also for the folders
+# the interrupt kept from starting (they had none)
+mkdir -p "$T/slow"; printf 'echo slow\nsleep 30\n' >"$T/slow/run.sh"
+"$CLI" run --executor local --state-dir "$T/state" --profile shell --jobs 1 --json \
+    "$T/slow" "$T/a" "$T/b" >"$T/intr.jsonl" 2>"$T/intr.err" </dev/null &
+cpid=$!
+for _ in $(seq 100); do grep -q '\[slow\] slow' "$T/intr.err" 2>/dev/null && break; sleep 0.1; done
+sleep 0.5; kill -INT $cpid; wait $cpid; rc=$?
+n=$("$PY" -c 'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])]; print(len(d), sorted(x["status"] for x in d))' "$T/intr.jsonl" 2>&1)
+[ $rc = 1 ] && [ "$n" = "3 ['interrupted', 'interrupted', 'interrupted']" ] &&
+    ok "Ctrl-C with --json: a run document for every folder, started or not" ||
+    bad "Ctrl-C with --json (rc $rc)" "$n $(cat "$T/intr.jsonl" "$T/intr.err")"
+
 if "$PY" -c 'import aiohttp' 2>/dev/null; then
     "$PY" tests/emulator/emulator.py --port-file "$T/port" --lifetime 600 2>"$T/emu.log" &
     EMU_PID=$!
