@@ -183,14 +183,15 @@ int check_thread_id(const char *id, cli_problem *p)
 int check_sandbox_name(const char *name, cli_problem *p)
 {
     size_t n = strlen(name);
-    int ok = n >= 1 && n <= 255 && !strchr(name, '/') &&
-             !strstr(name, "..");
+    int ok = n >= 1 && n <= 255 && !strstr(name, "..") &&
+             !name[strcspn(name, "/\\?#% ")];
     for (size_t i = 0; ok && i < n; i++)
         ok = (unsigned char)name[i] >= 0x20 && name[i] != 0x7f;
     if (ok)
         return 0;
     problem(p, CLI_EX_USAGE, "sandbox names are 1 to 255 printable "
-            "characters without '/' or \"..\" (see `daytona-validate sandbox "
-            "ls`)", "invalid sandbox name \"%s\"", name);
+            "characters without '/', '\\', '?', '#', '%', a space or \"..\" "
+            "(see `daytona-validate sandbox ls`)", "invalid sandbox name "
+            "\"%s\"", name);
     return -1;
 }

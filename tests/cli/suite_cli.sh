@@ -328,6 +328,8 @@ $(diag badjson)"
     [ "$(rc sbrmx)" = 66 ] && grep -q 'no sandbox named "no-such-sandbox"' "$T/sbrmx.err" && ok "sandbox rm of an unknown name: exit 66" || bad "sandbox rm unknown" "$(diag sbrmx)"
     run_cli sbrmbad sandbox rm --executor local --state-dir "$S" '../etc'
     [ "$(rc sbrmbad)" = 64 ] && grep -q 'invalid sandbox name' "$T/sbrmbad.err" && ok "sandbox rm of an invalid name: exit 64" || bad "sandbox rm invalid" "$(diag sbrmbad)"
+    run_cli sbrmsp sandbox rm --executor local --state-dir "$S" 'a?b c'
+    [ "$(rc sbrmsp)" = 64 ] && grep -q 'invalid sandbox name' "$T/sbrmsp.err" && ok "sandbox rm of a name the library refuses: exit 64, not 66" || bad "sandbox rm a?b c" "$(diag sbrmsp)"
     run_cli sbrm sandbox rm --executor local --state-dir "$S" shell-sandbox
     run_cli sbls2 sandbox ls --executor local --state-dir "$S"
     [ "$(rc sbrm)" = 0 ] && ! grep -q 'shell-sandbox' "$T/sbls2.out" && ok "sandbox rm NAME reaps it" || bad "sandbox rm" "$(diag sbrm)
