@@ -8,7 +8,12 @@
  * the reply and the client writes them. It runs no code of the program:
  * annotation processing is off (-proc:none), the class and source paths
  * are empty, so only the JDK's own classes and the sent sources are seen.
- * Every request is bounded (files, names, bytes, time).
+ * Every request is bounded (files, names, bytes, time). A request waits
+ * at most LOCK_WAIT_MS for the compiler (then "busy": its client falls
+ * back to plain javac), and a compile that runs past COMPILE_MS ends the
+ * service (javac cannot be stopped otherwise): a validation that hands
+ * over a source made to compile for minutes holds no later one up, and
+ * whoever started the service starts it again (the local sandbox's init).
  *
  * Protocol (big-endian, DataInput): "DVJ1" u32 nfiles, then per file
  * u32 namelen, name (UTF-8, relative, components [A-Za-z0-9_$.-], ends in
@@ -28,7 +33,10 @@ import javax.tools.*;
 public final class JavacService {
     static final int MAX_FILES = 1000, MAX_NAME = 512;
     static final long MAX_IN = 16L << 20, MAX_OUT = 64L << 20;
-    static final long DEADLINE_MS = 30_000;
+    static final long DEADLINE_MS = 30_000, LOCK_WAIT_MS = 3_000,
+        COMPILE_MS = 20_000;
+    static final java.util.concurrent.locks.ReentrantLock COMPILING =
+        new java.util.concurrent.locks.ReentrantLock();
     static final int MAX_CLIENTS = 8;
     static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
     static final Semaphore SLOTS = new Semaphore(MAX_CLIENTS);
@@ -85,8 +93,15 @@ public final class JavacService {
             if (bad != null) {
                 status = 2;
                 diag.write("dval-javac-service: " + bad + "\n");
+            } else if (!lockCompiler()) {
+                status = 2;
+                diag.write("dval-javac-service: busy\n");
             } else {
-                status = compile(src, classes, diag) ? 0 : 1;
+                try {
+                    status = compileBounded(src, classes, diag) ? 0 : 1;
+                } finally {
+                    COMPILING.unlock();
+                }
                 if (total(classes) > MAX_OUT) {
                     status = 2;
                     classes.clear();
@@ -99,6 +114,25 @@ public final class JavacService {
         } finally {
             kill.cancel(false);
             SLOTS.release();
+        }
+    }
+
+    static boolean lockCompiler() {
+        try {
+            return COMPILING.tryLock(LOCK_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            return false;
+        }
+    }
+
+    static boolean compileBounded(Map<String, byte[]> src, Map<String, byte[]> classes,
+                                  Writer diag) {
+        ScheduledFuture<?> halt = WATCH.schedule(() -> Runtime.getRuntime().halt(3),
+                                                 COMPILE_MS, TimeUnit.MILLISECONDS);
+        try {
+            return compile(src, classes, diag);
+        } finally {
+            halt.cancel(false);
         }
     }
 

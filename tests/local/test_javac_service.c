@@ -215,6 +215,43 @@ TEST(test_javac_service__hostile_requests_fail)
     lt_close(&t);
 }
 
+/* A validation hands the service a source made to compile for long
+ * (red team A17: ~45 s, and every later validation of the sandbox waited
+ * for the service's 30 s deadline), and leaves. The next validation must
+ * not wait for it: the service answers "busy" after a short wait (its
+ * client falls back to plain javac) and ends a compile that runs away. */
+static const char slow_sh[] =
+    "i=0; { echo 'public class Big {'; while [ $i -lt 6000 ]; do "
+    "echo \"static int m$i(int x){ return java.util.stream.Stream.of(x, $i)"
+    ".map(v -> v + 1).filter(v -> v > 0).map(String::valueOf)"
+    ".map(s -> s.length()).collect(java.util.stream.Collectors.toList())"
+    ".size(); }\"; i=$((i + 1)); done; echo '}'; } > Big.java; "
+    DVAL_JAVAC_CLIENT " " DVAL_JAVAC_SOCK " out Big.java & sleep 2\n";
+
+TEST(test_javac_service__a_long_compile_holds_no_one_up)
+{
+    lt t;
+    lt_open(&t, "javac-slow");
+    java_sandbox(&t, "j");
+    put(&t, "j", "/sandbox/atk", "slow.sh", slow_sh);
+    lt_out o = { 0 };
+    lt_run_in(&t, "j", "/sandbox/atk", "sh slow.sh", &o);
+    lt_out_free(&o);
+    put(&t, "j", "/sandbox/h", "app/Main.java", main_java);
+    put(&t, "j", "/sandbox/h", "util/U.java", util_java);
+    put(&t, "j", "/sandbox/h", "MAIN_CLASS", "app.Main\n");
+    int64_t t0 = dval__now_ms();
+    CHECK_INT(run_in(&t, "j", "/sandbox/h", SVC, &o), 0);
+    int64_t ms = dval__now_ms() - t0;
+    fprintf(stderr, "    the validation after the slow compile: %lld ms "
+            "(%s)\n", (long long)ms, strstr(text(&o, 1), "service")
+            ? "service" : "plain javac");
+    CHECK_STR(text(&o, 0), "sorted [1, 2, 3]P[x=4]\n42\n");
+    CHECK(ms < 12000);
+    lt_out_free(&o);
+    lt_close(&t);
+}
+
 /* A validation tries to replace the service: remove or rebind its socket,
  * start its own copy, kill every process it can see, and serve forged
  * class files from a socket of its own. The real service keeps answering
