@@ -6,7 +6,10 @@
  * configuration). Nothing else of the host is there: not /root, /home,
  * /var, /srv, /opt, /tmp, /mnt, state directories or checkouts. An /etc
  * entry not on the list (shadow, gshadow, sudoers, ssh keys, ...) is
- * absent, so a new kind of secret stays out too. */
+ * absent, so a new kind of secret stays out too. /usr/local/etc, which
+ * comes with /usr, is configuration as well (npmrc, pip.conf: tokens) and
+ * is hidden under an empty tmpfs; /etc/gitconfig is left out (URL
+ * rewrites may carry credentials; git needs none of it). */
 #include "helper.h"
 
 #include <dirent.h>
@@ -32,7 +35,7 @@ static const char *const etc_allow[] = {
     "localtime", "timezone", "mime.types", "magic", "magic.mime",
     "os-release", "debian_version", "profile", "profile.d", "environment",
     "bash.bashrc", "inputrc", "locale.alias", "locale.gen", "login.defs",
-    "shells", "mtab", "fonts", "maven", "perl", "terminfo", "gitconfig",
+    "shells", "mtab", "fonts", "maven", "perl", "terminfo",
     "java*", "python*", "dotnet*", "mono*",
 };
 
@@ -111,6 +114,18 @@ static int populate_etc(const char *root)
     return rc;
 }
 
+/* An empty read-only tmpfs over root/rel when the host has rel. */
+static int hide(const char *root, const char *rel)
+{
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    return mount("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
+                 "size=4k,mode=0755");
+}
+
 int host_root_binds(const char *root)
 {
     char src[64], dst[4096];
@@ -120,6 +135,8 @@ int host_root_binds(const char *root)
         if (mirror(src, dst) < 0)
             return -1;
     }
+    if (hide(root, "usr/local/etc") < 0)
+        return -1;
     return populate_etc(root);
 }
 

@@ -158,6 +158,22 @@ TEST(test_local_hostile__host_root_opt_in_is_an_allow_list)
     CHECK_STR(a.out.data, "usr\nusr-ro\nno-shadow\nno-gshadow\npasswd\n0\n"
               "no-/var\nno-/srv\nno-/opt\nno-/mnt\nno-/root\n");
     lt_out_free(&a);
+    /* /usr/local/etc comes with /usr but is configuration (npmrc, pip.conf
+     * with tokens), and /etc/gitconfig may rewrite URLs with credentials
+     * (red team A21): neither is there */
+    int had_local_etc = access("/usr/local/etc", F_OK) == 0;
+    lt_sh("mkdir -p /usr/local/etc && echo CANARY-SECRET > "
+          "/usr/local/etc/dval-canary");
+    lt_sandbox(&t, "sb2", NULL);
+    CHECK_INT(lt_run(&t, "sb2", "cat /usr/local/etc/dval-canary 2>&1; "
+                     "ls -A /usr/local/etc | wc -l; "
+                     "test -e /etc/gitconfig || echo no-gitconfig", &a), 0);
+    lt_sh("rm -f /usr/local/etc/dval-canary");
+    if (!had_local_etc)
+        rmdir("/usr/local/etc");
+    CHECK(!strstr(a.out.data, "CANARY-SECRET"));
+    CHECK_CONTAINS(a.out.data, "0\nno-gitconfig\n");
+    lt_out_free(&a);
     CHECK(access("/usr/dval-x", F_OK) != 0);
     /* a snapshot's build layer over the host allow-list */
     const char *steps[] = { "mkdir -p /opt/x && echo layer > /opt/x/m",
