@@ -18,6 +18,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
     static int fuzz_##name(const uint8_t *data, size_t size)
 #endif
 
+/* The input as a C string (malloc'd; NULL when out of memory): for
+ * targets whose code under test reads up to a NUL. */
+static inline char *fuzz_cstr(const uint8_t *data, size_t size)
+{
+    char *s = malloc(size + 1);
+    if (s) {
+        memcpy(s, data, size);
+        s[size] = '\0';
+    }
+    return s;
+}
+
 /* An invariant the target checks on every input (abort → crash report). */
 #define FUZZ_ASSERT(c)                                                     \
     do {                                                                   \

@@ -16,11 +16,9 @@ static size_t lines_in(const char *s)
 
 FUZZ_TARGET(dockerfile)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_cstr(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     dval_call c;
     memset(&c, 0, sizeof c);
     c.struct_size = sizeof c;

@@ -5,11 +5,9 @@
 
 FUZZ_TARGET(paths)
 {
-    char *s = malloc(size + 1);
+    char *s = fuzz_cstr(data, size);
     if (!s)
         return 0;
-    memcpy(s, data, size);
-    s[size] = '\0';
     char msg[256];
     if (dval__check_remote_path(s, msg, sizeof msg) == DVAL_OK) {
         FUZZ_ASSERT(strlen(s) > 0);

@@ -85,6 +85,18 @@ TEST(option_structs_from_newer_headers_are_checked)
               DVAL_EABI);
 }
 
+/* A client on the fake executor with l as its dval_local_options. */
+static dval_client *limited_client(fake *f, dval_local_options *l)
+{
+    fake_init(f);
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.local = l;
+    dval_client *c = fake_client_opts(f, &o);
+    CHECK(c);
+    return c;
+}
+
 TEST(local_default_limits_reach_the_sandbox_options)
 {
     fake f;
@@ -118,15 +130,10 @@ TEST(local_default_limits_reach_the_sandbox_options)
 TEST(sandbox_memory_gib_beats_the_client_default)
 {
     fake f;
-    fake_init(&f);
     dval_local_options l;
     dval_local_options_init(&l, sizeof l);
     l.max_memory_bytes = 1 << 20;
-    dval_client_options o;
-    dval_client_options_init(&o, sizeof o);
-    o.local = &l;
-    dval_client *c = fake_client_opts(&f, &o);
-    CHECK(c);
+    dval_client *c = limited_client(&f, &l);
     dval_sandbox_options so;
     dval_sandbox_options_init(&so, sizeof so);
     so.name = "sb";
