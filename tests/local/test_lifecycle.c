@@ -250,3 +250,35 @@ TEST(test_local_lifecycle__oversized_disk_refused)
     CHECK_INT(lt_state(&t, "big"), DVAL_ENOTFOUND);
     lt_close(&t);
 }
+
+static int stop_at_first(int stream, const char *d, size_t n, void *ud)
+{
+    (void)stream, (void)d, (void)n;
+    ++*(int *)ud;
+    return 1;
+}
+
+/* A build its log callback stops is killed (unlike Daytona's) and leaves
+ * no snapshot: it was left build_failed, which every dval_validate then
+ * reported as DVAL_EBUILD until the snapshot was removed by hand. */
+TEST(test_local_lifecycle__build_stopped_by_its_log_leaves_no_snapshot)
+{
+    lt t;
+    lt_open(&t, "lc-stop");
+    const char *steps[] = { "echo first; sleep 5; echo never", NULL };
+    dval_snapshot_spec s = { .struct_size = sizeof s, .name = "stopped",
+                             .image = "debian:12", .build_commands = steps };
+    dval_snapshot_info info = { .struct_size = sizeof info };
+    int calls = 0;
+    int64_t t0 = dval__now_ms();
+    CHECK_INT(t.ex.snapshot_create(t.ex.userdata, lt_call(&t), &s, &info,
+                                   stop_at_first, &calls), DVAL_EABORTED);
+    CHECK(dval__now_ms() - t0 < 4000); /* killed, not waited for */
+    CHECK_INT(calls, 1);
+    CHECK_INT(t.ex.snapshot_get(t.ex.userdata, lt_call(&t), "stopped",
+                                &info), DVAL_ENOTFOUND);
+    const char *again[] = { "echo built", NULL };
+    CHECK_INT(lt_snapshot(&t, "stopped", "debian:12", again, &info), DVAL_OK);
+    CHECK_INT(info.state, DVAL_SNAPSHOT_ACTIVE);
+    lt_close(&t);
+}

@@ -326,7 +326,8 @@ static int64_t build_budget(const dval_call *c, const dval_snapshot_spec *s)
 
 /* Under the lock: builds into dir, logging to its build.log, and records
  * the outcome in its state (active, or build_failed and why); a build
- * that never started (no isolation, canceled, refused) leaves no trace. */
+ * that never started (no isolation, refused) or that the caller stopped
+ * (canceled, its log callback) leaves no trace. */
 static int build_and_record(lx *x, dval_call *c, const char *dir,
                             const dval_snapshot_spec *s, int64_t end,
                             lx_build_io *io)
@@ -347,8 +348,10 @@ static int build_and_record(lx *x, dval_call *c, const char *dir,
     if (io->logfd >= 0)
         close(io->logfd);
     if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED ||
-        rc == DVAL_EUNSUPPORTED || rc == DVAL_EINVAL) {
-        lx_rmtree(dir); /* nothing was built: leave no trace */
+        rc == DVAL_EABORTED || rc == DVAL_EUNSUPPORTED || rc == DVAL_EINVAL) {
+        /* nothing was built, or the caller stopped it: leave no trace
+         * (a build_failed one would stay until removed by hand) */
+        lx_rmtree(dir);
     } else if (rc != DVAL_OK || code != 0) {
         char why[DVAL_REASON_MAX];
         dval__fmt(why, sizeof why, "%s", rc != DVAL_OK && c ? c->errmsg
