@@ -61,6 +61,10 @@ static void janitor(const char *dir, const char *src)
         return;
     pid_t pid = fork();
     if (pid == 0) {
+        /* out of the terminal's session: a pty closed under a failed run
+         * (script | head) would SIGHUP it before it cleans up, leaving the
+         * sandbox's init behind */
+        setsid();
         close(p[1]);
         char c;
         while (read(p[0], &c, 1) != 0 && errno == EINTR)
