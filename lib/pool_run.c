@@ -2,6 +2,7 @@
  * sandboxes. */
 #include <string.h>
 
+#include "managed_labels.h"
 #include "pool.h"
 #include "recycle.h"
 #include "service_start.h"
@@ -25,20 +26,13 @@ int dval__pool_warm(dval_pool *p, int i)
     int rc = i == 0 ? ensure_snapshot(p, prof) : DVAL_OK;
     if (rc)
         return rc;
-    size_t n = 0;
-    while (p->labels[n])
-        n++;
-    const char **labels = dval__calloc(n + 3, sizeof *labels);
-    if (!labels)
-        return DVAL_ENOMEM;
     /* those dval__validate_sandbox gives the sandboxes it creates */
     char profile_label[300];
-    dval__fmt(profile_label, sizeof profile_label, "dval.profile=%s",
-              prof->name);
-    labels[0] = "dval.managed-by=daytona-validate";
-    labels[1] = profile_label;
-    for (size_t k = 0; k < n; k++)
-        labels[k + 2] = p->labels[k];
+    const char **labels = dval__managed_labels(
+        prof->name, (const char *const *)p->labels, 0, profile_label,
+        sizeof profile_label);
+    if (!labels)
+        return DVAL_ENOMEM;
     dval_sandbox_options o;
     dval_sandbox_options_init(&o, sizeof o);
     o.name = p->slots[i].name;

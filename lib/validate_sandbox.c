@@ -3,6 +3,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 
+#include "managed_labels.h"
 #include "sandbox_acquire.h"
 #include "service_start.h"
 #include "validate.h"
@@ -44,27 +45,6 @@ static void own_sandbox_name(const char *base, char *out, size_t cap)
     uuid_generate_random(u);
     uuid_unparse_lower(u, s);
     dval__fmt(out, cap, "%.200s-%.8s%.4s", base, s, s + 9);
-}
-
-/* The sandbox's labels: managed-by, profile, the request's, isolation
- * (slot extra + 2, set by the caller); NULL-terminated, dval__free. */
-static const char **sandbox_labels(dval__vctx *v, const char *profile_label,
-                                   size_t *extra)
-{
-    size_t n = 0;
-    while (v->req.labels && v->req.labels[n])
-        n++;
-    const char **labels = dval__calloc(n + 4, sizeof *labels);
-    if (!labels)
-        return NULL;
-    /* the managed-by label lets `daytona-validate sandbox ls/rm` find
-     * sandboxes this library created (the reaper for leaked ones) */
-    labels[0] = "dval.managed-by=daytona-validate";
-    labels[1] = profile_label;
-    for (size_t i = 0; i < n; i++)
-        labels[2 + i] = v->req.labels[i];
-    *extra = n;
-    return labels;
 }
 
 /* An isolation=sandbox validation's sandbox: the pool slot's recycled
@@ -131,10 +111,12 @@ static int acquire(dval__vctx *v, const dval_sandbox_options *o,
 int dval__validate_sandbox(dval__vctx *v)
 {
     char profile_label[300];
-    dval__fmt(profile_label, sizeof profile_label, "dval.profile=%s",
-              v->prof->name);
     size_t extra = 0;
-    const char **labels = sandbox_labels(v, profile_label, &extra);
+    while (v->req.labels && v->req.labels[extra])
+        extra++;
+    /* one spare slot: the isolation label */
+    const char **labels = dval__managed_labels(
+        v->prof->name, v->req.labels, 1, profile_label, sizeof profile_label);
     if (!labels)
         return dval__validate_fail(v, DVAL_ENOMEM, "sandbox", NULL);
     dval_sandbox_options o;

@@ -251,6 +251,14 @@ TEST(pool__ttl_sent_and_tolerated_when_refused)
     }
 }
 
+static int occurrences(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
 /* A sandbox warmed by dval_pool_new carries the same labels as one a
  * validation creates (the profile's was missing: `sandbox ls --label
  * dval.profile=shell` did not find it). */
@@ -264,6 +272,27 @@ TEST(pool__warm_sandbox_has_the_profile_label)
     CHECK_CONTAINS(reqs, "dval.profile");
     CHECK_CONTAINS(reqs, "dval.managed-by");
     CHECK_CONTAINS(reqs, "dval.pool");
+    free(reqs);
+    /* and one an isolation=sandbox validation creates: the same two,
+     * the pool's and the request's labels, its isolation */
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.source_dir = f.dir;
+    req.profile = "shell";
+    req.thread_id = "lbl";
+    req.allow_missing_results = 1;
+    req.isolation = DVAL_ISOLATION_SANDBOX;
+    const char *mine[] = { "team=blue", NULL };
+    req.labels = mine;
+    char *sum = NULL;
+    CHECK_INT(dval_validate(f.c, &req, NULL, NULL, &sum), DVAL_OK);
+    dval_free(sum);
+    reqs = emu_get(&f.e, "/_emu/requests");
+    CHECK(reqs != NULL);
+    CHECK_INT(occurrences(reqs, "team"), 1);
+    CHECK_INT(occurrences(reqs, "dval.isolation"), 1);
+    CHECK_INT(occurrences(reqs, "dval.managed-by"), 2);
+    CHECK_INT(occurrences(reqs, "dval.profile"), 2);
     free(reqs);
     fx_close(&f);
 }
