@@ -9,8 +9,8 @@
  *   /opt/dval-javac/            root-owned 0755: JavacService.class, the
  *                               client, javac.jsa (CDS archive of javac)
  *   /run/dval-javac/            owned by DVAL_JAVAC_UID, 0755: the socket.
- * DVAL_JAVAC_UID is no validation's: the local executor gives commands
- * LX_UID_DEFAULT + n (n < LX_UID_SLOTS), this is the first uid above. */
+ * DVAL_JAVAC_UID is no validation's: it is the first uid of uid range 1,
+ * which the local executor gives no sandbox (sandbox_ids.h). */
 #ifndef DVAL_JAVAC_SERVICE_H
 #define DVAL_JAVAC_SERVICE_H
 

@@ -4,12 +4,15 @@
  *   mkimage <target> <packages>                  build a Debian 12 root
  *   import <target> tar|oci <archive>...         extract a root filesystem
  *   init  <sbdir> <lowers|host[:lowers]> <net 0|1> <hide> [-g procs]...
- *                                                start an init
+ *         [-d gib] [-u base]                     start an init
  *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
  *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
  *          -u uid: the unprivileged host uid/gid the command runs as)
  *   probe <tmpdir>                               check isolation support
- *   reset <initpid> <sbdir> <lowers> <net 0|1>   the fast reset (reset.c)
+ *   reset <initpid> <sbdir> <lowers> <net 0|1> keep|fresh [-u base]
+ *                                                the fast reset (reset.c)
+ *   (-u base: the first host uid of the sandbox's own range, a root
+ *    caller's; see lib/executor/local/sandbox_ids.h)
  * The verbs, options, replies and fixed fds are named in
  * lib/executor/local/protocol.h, shared with the library. */
 #ifndef DVAL_HELPER_H
@@ -38,7 +41,8 @@ int wait_code(pid_t pid);
 int mount_overlay(const char *lower, const char *upper, const char *work,
                   const char *target, int ro);
 int setup_dev(const char *root);
-int setup_sandbox_root(const char *root, const char *hide);
+/* uid_base: the sandbox range's first uid (owner of /home/daytona) */
+int setup_sandbox_root(const char *root, const char *hide, long uid_base);
 int enter_root(const char *root);
 int loopback_up(void);
 /* Drops capabilities that could reach past the sandbox (mounts, devices,
@@ -51,6 +55,10 @@ int seccomp_install(void);
 /* privs.c: new session, own keyring, uid/gid uid (> 0) or, with uid 0
  * (a single-id user namespace), no capabilities; then the filter. */
 int drop_privileges(long uid);
+/* privs.c: the sandbox range's first uid from a "-u" option (init,
+ * reset); LX_UID_DEFAULT without one, -1 when it names no range a
+ * sandbox may have. */
+long sandbox_uid_base(int argc, char **argv);
 /* hostroot.c: the DVAL_LOCAL_HOST_ROOT=1 root: an empty read-only tmpfs
  * at dir (the lowest layer), then the allow-list bound onto a root */
 int host_skeleton(const char *dir);

@@ -32,6 +32,7 @@ struct init_args {
     int status[2];
     int disk_gib, disk_fd;      /* the bounded layer (upper_disk.c) */
     int reset_fd;               /* the reset requests' socket, or -1 */
+    long uid_base;              /* the sandbox range's first uid */
 };
 
 /* SIGTERM ends the sandbox when it comes from outside its
@@ -61,7 +62,7 @@ static int state_gone(int dirfd)
 /* Reaps orphans; every second (no signal timers: a timed wait) checks
  * that the state directory still exists, and exits when it is gone;
  * serves the library's reset requests (init_reset.c) on RESET_FD. */
-static void reap_forever(int dirfd, int share_net)
+static void reap_forever(int dirfd, int share_net, long uid_base)
 {
     sigset_t block;
     struct sigaction sa;
@@ -93,7 +94,7 @@ static void reap_forever(int dirfd, int share_net)
         while (read(chld, &si, sizeof si) == (ssize_t)sizeof si)
             ;
         if (p[1].revents & POLLIN)
-            init_reset_serve(RESET_FD, share_net);
+            init_reset_serve(RESET_FD, share_net, uid_base);
     }
 }
 
@@ -193,7 +194,7 @@ static int init_child(void *p)
         die_fd(fd, "mount sandbox overlay");
     if (is_host_root(a->layer) && host_root_binds(root) < 0)
         die_fd(fd, "bind the host allow-list");
-    if (setup_sandbox_root(root, a->hide) < 0)
+    if (setup_sandbox_root(root, a->hide, a->uid_base) < 0)
         die_fd(fd, "set up sandbox root");
     if (a->disk_gib > 0 && upper_disk_tmp(a->sbdir, root) < 0)
         die_fd(fd, "bind /tmp to the sandbox disk");
@@ -218,7 +219,7 @@ static int init_child(void *p)
     write_str(fd, LX_REPLY_OK);
     keep_init_fds(fd, null, watch, a->reset_fd);
     services_start(); /* the compile service lives with the sandbox */
-    reap_forever(WATCH_FD, a->share_net);
+    reap_forever(WATCH_FD, a->share_net, a->uid_base);
     return 0;
 }
 
@@ -229,7 +230,12 @@ int helper_init(int argc, char **argv)
         return 2;
     }
     struct init_args a = { argv[0], argv[1], argv[3], *argv[2] == *LX_NET_HOST,
-                           { -1, -1 }, upper_disk_gib(argc, argv), -1, -1 };
+                           { -1, -1 }, upper_disk_gib(argc, argv), -1, -1,
+                           sandbox_uid_base(argc, argv) };
+    if (a.uid_base < 0) {
+        write_str(2, "init: -u names no sandbox uid range\n");
+        return 2;
+    }
     setsid();
     join_cgroups(argc, argv);
     if (init_lock(a.sbdir) < 0)

@@ -50,7 +50,7 @@ int init_reset_listen(const char *sbdir)
     return s;
 }
 
-void init_reset_serve(int lfd, int share_net)
+void init_reset_serve(int lfd, int share_net, long uid_base)
 {
     int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     if (c < 0)
@@ -59,7 +59,7 @@ void init_reset_serve(int lfd, int share_net)
     struct pollfd p = { c, POLLIN, 0 };
     ssize_t n = poll(&p, 1, 1000) == 1 ? read(c, req, sizeof req - 1) : -1;
     if (n == 5 && !memcmp(req, "reset", 5)) {
-        struct reset_req r = { 1, -1, -1, -1, share_net };
+        struct reset_req r = { 1, -1, -1, -1, share_net, uid_base };
         char out[16];
         snprintf(out, sizeof out, "%d", reset_inside(&r));
         write_str(c, out);

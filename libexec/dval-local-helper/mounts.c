@@ -136,8 +136,10 @@ static int mount_proc(const char *root)
 }
 
 /* /sandbox is shared (sticky, like /tmp); /home/daytona belongs to the
- * default sandbox uid. Root-owned files stay read-only to commands. */
-static int own_dirs(const char *root)
+ * sandbox range's first uid (uid_base): taken from root, or from a
+ * range the sandbox had before. Root-owned files stay read-only to
+ * commands. */
+static int own_dirs(const char *root, long uid_base)
 {
     char p[4096];
     if (geteuid() != 0)
@@ -149,8 +151,9 @@ static int own_dirs(const char *root)
     struct stat st;
     if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
         return -1;
-    if (st.st_uid == 0 && chown(p, (uid_t)LX_UID_DEFAULT,
-                                (gid_t)LX_UID_DEFAULT) < 0)
+    if ((st.st_uid == 0 || (st.st_uid >= (uid_t)LX_UID_DEFAULT &&
+                            st.st_uid != (uid_t)uid_base)) &&
+        chown(p, (uid_t)uid_base, (gid_t)uid_base) < 0)
         return -1;
     return 0;
 }
@@ -178,7 +181,7 @@ static int check_mountpoints(const char *root)
  * is covered by an empty read-only tmpfs so sandboxes cannot see it (with
  * an image root it is not there anyway; with the host-root opt-in it
  * could be under an allowed directory). */
-int setup_sandbox_root(const char *root, const char *hide)
+int setup_sandbox_root(const char *root, const char *hide, long uid_base)
 {
     char p[4096];
     if (check_mountpoints(root) < 0)
@@ -193,7 +196,7 @@ int setup_sandbox_root(const char *root, const char *hide)
     if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
         return -1;
     if (mkdir_in(root, "sandbox", 0777) < 0 || mkdir_in(root, "home", 0755) < 0
-        || mkdir_in(root, "home/daytona", 0755) < 0 || own_dirs(root) < 0)
+        || mkdir_in(root, "home/daytona", 0755) < 0 || own_dirs(root, uid_base) < 0)
         return -1;
     struct stat st;
     snprintf(p, sizeof p, "%s/%s", root, hide);

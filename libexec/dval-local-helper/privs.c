@@ -9,9 +9,14 @@
 #include <linux/capability.h>
 #include <linux/keyctl.h>
 #include <linux/securebits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "executor/local/protocol.h"
+#include "executor/local/sandbox_ids.h"
 
 /* Clears every capability set and locks root's special cases off, for a
  * command that must keep uid 0 (the sandbox's user namespace maps only
@@ -54,4 +59,22 @@ int drop_privileges(long uid)
         return -1;
     }
     return seccomp_install();
+}
+
+long sandbox_uid_base(int argc, char **argv)
+{
+    for (int i = 0; i + 1 < argc; i++) {
+        if (strcmp(argv[i], LX_OPT_UID))
+            continue;
+        char *end;
+        errno = 0;
+        long base = strtol(argv[i + 1], &end, 10);
+        long r = (base - LX_UID_DEFAULT) / LX_UID_SLOTS;
+        if (errno || *end || base < LX_UID_DEFAULT ||
+            (base - LX_UID_DEFAULT) % LX_UID_SLOTS || r == 1 ||
+            r >= LX_UID_RANGES)
+            return -1;
+        return base;
+    }
+    return LX_UID_DEFAULT;
 }

@@ -92,7 +92,12 @@ int helper_reset(int argc, char **argv)
         return 2;
     }
     struct reset_req r = { (pid_t)atol(argv[0]), -1, -1, -1,
-                           *argv[3] == *LX_NET_HOST };
+                           *argv[3] == *LX_NET_HOST,
+                           sandbox_uid_base(argc, argv) };
+    if (r.uid_base < 0) {
+        write_str(2, "reset: -u names no sandbox uid range\n");
+        return 2;
+    }
     /* an unprivileged caller's sandbox (a user namespace whose root the
      * commands are) or the host-root opt-in: the full reset */
     if (geteuid() != 0 || r.init <= 1 || argv[2][0] != '/')

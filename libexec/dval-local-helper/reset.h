@@ -13,6 +13,7 @@ struct reset_req {
     int root, tmp;  /* detached mounts: the new overlay, the disk's tmp/ */
     int disk;       /* the fresh disk's mount, -1 in the keep tier */
     int share_net;  /* the host's network: no namespace of its own */
+    long uid_base;  /* the sandbox range's first uid (sandbox_ids.h) */
 };
 
 /* In the sandbox's namespaces (a child of the joined helper, so in its
@@ -21,7 +22,7 @@ int reset_inside(const struct reset_req *r);
 /* reset_root.c: root (a detached overlay) becomes the sandbox's root, the
  * old /proc and /dev (a fresh /dev/shm) moved onto it, tmp (detached) its
  * /tmp; the old root is detached. */
-int reset_swap_root(int root, int tmp);
+int reset_swap_root(int root, int tmp, long uid_base);
 /* reset_keep.c. In the init, before pivot_root: the disk (a mount point)
  * and each lower bound under <root>/dev/.dval, root-only. */
 int reset_keep_layers(const char *root, const char *disk,
@@ -39,6 +40,6 @@ int reset_keep_rebind(int disk);
  * namespaces): the listening socket <sbdir>/reset.sock, or -1. In the
  * init: one request served (lfd readable). */
 int init_reset_listen(const char *sbdir);
-void init_reset_serve(int lfd, int share_net);
+void init_reset_serve(int lfd, int share_net, long uid_base);
 
 #endif

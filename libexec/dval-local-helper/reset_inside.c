@@ -180,13 +180,13 @@ static int net_idle(void)
 static int new_root(const struct reset_req *r)
 {
     if (r->root >= 0)
-        return reset_swap_root(r->root, r->tmp) < 0 ||
+        return reset_swap_root(r->root, r->tmp, r->uid_base) < 0 ||
                reset_keep_rebind(r->disk) < 0 ? 15 : 0;
     char gen[64];
     int tmp = -1, root = reset_keep_build(gen, sizeof gen, &tmp);
     if (root < 0)
         return LX_RESET_FRESH;
-    int rc = reset_swap_root(root, tmp);
+    int rc = reset_swap_root(root, tmp, r->uid_base);
     /* attached now (or failed); held open, the next reset's old root
      * would outlive its unmount (and pin the files the wipe removes) */
     close(root);

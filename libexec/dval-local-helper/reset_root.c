@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 /* What setup_sandbox_root makes in a root (mounts.c own_dirs): /sandbox
- * shared and sticky, /home/daytona the default uid's. */
-static int own_dirs(int root)
+ * shared and sticky, /home/daytona the sandbox range's first uid's. */
+static int own_dirs(int root, long uid_base)
 {
     struct stat st;
     mkdirat(root, "sandbox", 0777);
@@ -27,10 +27,10 @@ static int own_dirs(int root)
         fstatat(root, "home/daytona", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
         !S_ISDIR(st.st_mode))
         return -1;
-    if (st.st_uid == 0 && fchownat(root, "home/daytona",
-                                   (uid_t)LX_UID_DEFAULT,
-                                   (gid_t)LX_UID_DEFAULT,
-                                   AT_SYMLINK_NOFOLLOW) < 0)
+    if ((st.st_uid == 0 || (st.st_uid >= (uid_t)LX_UID_DEFAULT &&
+                            st.st_uid != (uid_t)uid_base)) &&
+        fchownat(root, "home/daytona", (uid_t)uid_base, (gid_t)uid_base,
+                 AT_SYMLINK_NOFOLLOW) < 0)
         return -1;
     return 0;
 }
@@ -49,12 +49,12 @@ static int moved(int from, const char *fp, int to, const char *tp,
     return (int)syscall(SYS_move_mount, from, fp, to, tp, flags);
 }
 
-int reset_swap_root(int root, int tmp)
+int reset_swap_root(int root, int tmp, long uid_base)
 {
     mkdirat(root, "proc", 0555);
     mkdirat(root, "dev", 0755);
     mkdirat(root, "tmp", 01777);
-    if (own_dirs(root) < 0 || fresh_shm() < 0)
+    if (own_dirs(root, uid_base) < 0 || fresh_shm() < 0)
         return -1;
     /* over the old root first: then the old /proc and /dev (paths from
      * this process's root, still the old one) move onto it, and the

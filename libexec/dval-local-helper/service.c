@@ -40,8 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
-_Static_assert(DVAL_JAVAC_UID == LX_UID_DEFAULT + LX_UID_SLOTS,
-               "the service's uid is the first above the commands' range");
+_Static_assert(DVAL_JAVAC_UID == LX_UID_BASE(1) && LX_UID_RANGE_FIRST > 1,
+               "the service's uid is in range 1, which no sandbox gets");
 
 /* restarts after an exit, each after twice the pause before (1 s first) */
 #define SERVICE_RESTARTS 4

@@ -237,13 +237,23 @@ int lx_command_cancel(void *ud, dval_call *c, const char *sb, const char *sid,
 void lx_sessions_drop(lx *x, const char *sb);
 void lx_sessions_free(lx *x);
 
+/* ---- uid_ranges.c: the sandbox's own range of host uids (see the
+ * file). Takes (or takes back) the range recorded in sb's state, else a
+ * free one, and records it (root callers; DVAL_EISOLATION when the
+ * registry cannot be written or every range is taken). */
+int lx_uid_range_take(dval_call *c, lx_sb *sb);
+/* Gives the range back (the sandbox is being deleted). */
+void lx_uid_range_drop(const lx_sb *sb);
+/* The first host uid of the sandbox's range. */
+long lx_uid_base(const lx_sb *sb);
+
 /* ---- sandbox_uids.c: per-validation host uids (see the file) */
 /* The uid for a command or file under /sandbox/<top> ("": elsewhere) of
  * sandbox sb (root: rootfd): -1 when the caller is not root or the
  * sandbox is not isolated. Makes /sandbox/<top> that uid's. */
 int lx_uid_for(lx *x, dval_call *c, const lx_sb *sb, int rootfd,
                const char *top, long *uid);
-int lx_uid_alloc(dval_call *c, const char *sbdir, const char *name,
+int lx_uid_alloc(dval_call *c, const lx_sb *sb, const char *name,
                  long *uid);
 /* Empties the sandbox's uid table (a reset: no process or file of any
  * earlier uid is left, so the slots may serve again). */
@@ -251,7 +261,9 @@ int lx_uid_forget(dval_call *c, const char *sbdir);
 /* sandbox_reset.c: the reset that keeps the init and its namespaces;
  * DVAL_OK, or not done (the caller then does the full reset). */
 int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb);
-int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid);
+/* /sandbox/<top> a directory of uid's, group gid (the range's base). */
+int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid,
+                  long gid);
 void lx_top_of(const char *abs, int file, char *top, size_t cap);
 
 /* ---- files_confined.c */

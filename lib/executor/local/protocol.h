@@ -35,7 +35,8 @@
 #define LX_OPT_CPU_S "-c"           /* exec: RLIMIT_CPU, seconds */
 #define LX_OPT_MEM "-m"             /* exec: RLIMIT_AS, bytes */
 #define LX_OPT_NPROC "-n"           /* exec: RLIMIT_NPROC */
-#define LX_OPT_UID "-u"             /* exec: the unprivileged host uid/gid */
+#define LX_OPT_UID "-u"             /* exec: the unprivileged host uid/gid;
+                                     * init, reset: the sandbox range's first */
 #define LX_OPT_CGROUP "-g"          /* init, exec: a cgroup.procs to join */
 #define LX_OPT_DISK_GIB "-d"        /* init: the bounded disk, GiB */
 #define LX_OPT_END "--"             /* exec: the command follows */

@@ -47,11 +47,12 @@ static int only_init(lx *x, const lx_sb *sb)
 static int run_helper(lx *x, dval_call *c, lx_sb *sb, char *layer,
                       char *mode, int *code, char *err, size_t cap)
 {
-    char pid[24];
+    char pid[24], uid[24];
     dval__fmt(pid, sizeof pid, "%d", (int)sb->pid);
-    char *argv[8] = { NULL, LX_VERB_RESET, pid, sb->dir, layer,
-                      lx_kv_num(&sb->kv, "network", 0) ? LX_NET_HOST
-                      : LX_NET_NONE, mode, NULL };
+    dval__fmt(uid, sizeof uid, "%ld", lx_uid_base(sb));
+    char *argv[10] = { NULL, LX_VERB_RESET, pid, sb->dir, layer,
+                       lx_kv_num(&sb->kv, "network", 0) ? LX_NET_HOST
+                       : LX_NET_NONE, mode, LX_OPT_UID, uid, NULL };
     pid_t hp;
     int rd;
     int rc = lx_spawn_output(x, c, argv, 1, &hp, &rd);

@@ -355,13 +355,15 @@ static int setup_limits(lx *x, dval_call *c, lx_sb *sb, lx_limits *l)
 static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
                       const lx_limits *l, int *ipid)
 {
-    char hide[4096], gib[16];
+    char hide[4096], gib[16], uid[24];
     dval__fmt(hide, sizeof hide, "%s", x->state_dir);
     dval__fmt(gib, sizeof gib, "%d", lx_disk_gib(sb));
+    dval__fmt(uid, sizeof uid, "%ld", lx_uid_base(sb));
     char *argv[20] = { NULL, LX_VERB_INIT, sb->dir, layer,
                        lx_kv_num(&sb->kv, "network", 0) ? LX_NET_HOST
-                       : LX_NET_NONE, hide, LX_OPT_DISK_GIB, gib };
-    int n = 8;
+                       : LX_NET_NONE, hide, LX_OPT_DISK_GIB, gib,
+                       LX_OPT_UID, uid };
+    int n = 10;
     for (int i = 0; i < l->nprocs; i++) {
         argv[n++] = LX_OPT_CGROUP;
         argv[n++] = (char *)l->procs[i];
@@ -420,7 +422,9 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
     if (lx_init_evict(x, sb->dir) < 0)
         return dval__call_fail(c, DVAL_EEXEC, "a previous init of %s "
                                "cannot be stopped", sb->dir);
-    rc = lx_disk_prepare(x, c, sb);
+    rc = lx_uid_range_take(c, sb);
+    if (rc == DVAL_OK)
+        rc = lx_disk_prepare(x, c, sb);
     lx_limits l;
     if (rc == DVAL_OK)
         rc = setup_limits(x, c, sb, &l);

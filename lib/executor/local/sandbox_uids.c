@@ -1,9 +1,10 @@
 /* Per-validation host uids of an isolated sandbox (root callers only).
  * Each top-level directory /sandbox/<dir> gets its own unprivileged uid,
  * allocated once per sandbox in <sandbox state dir>/uids (line n names
- * the directory of uid LX_UID_DEFAULT + n; never reused while the sandbox
- * exists). The directory itself is made by the library: owner its uid,
- * group the default sandbox gid, mode 02770 (new entries keep the group):
+ * the directory of uid base + n, base the first id of the sandbox's own
+ * range, uid_ranges.c; never reused while the sandbox exists). The
+ * directory itself is made by the library: owner its uid, group the
+ * sandbox's base gid, mode 02770 (new entries keep the group):
  * no other validation can read, write or replace it, and commands outside
  * /sandbox (the default uid: the sandbox's operator) can still use it. */
 #include "local.h"
@@ -44,14 +45,14 @@ static long slot_of(FILE *f, const char *name)
     return n + 1;
 }
 
-int lx_uid_alloc(dval_call *c, const char *sbdir, const char *name,
+int lx_uid_alloc(dval_call *c, const lx_sb *sb, const char *name,
                  long *uid)
 {
     char p[4200];
     if (!valid_top(name))
         return dval__call_fail(c, DVAL_EINVAL, "invalid directory name "
                                "under /sandbox");
-    dval__fmt(p, sizeof p, "%s/uids", sbdir);
+    dval__fmt(p, sizeof p, "%s/uids", sb->dir);
     int lk = lx_lock(c, p, 10000); /* the table is its own lock file */
     if (lk < 0)
         return lk;
@@ -66,7 +67,7 @@ int lx_uid_alloc(dval_call *c, const char *sbdir, const char *name,
     if (n < 0)
         return dval__call_fail(c, DVAL_EIO, "cannot allocate a uid for "
                                "/sandbox/%s", name);
-    *uid = LX_UID_DEFAULT + n;
+    *uid = lx_uid_base(sb) + n;
     return DVAL_OK;
 }
 
@@ -86,7 +87,8 @@ int lx_uid_forget(dval_call *c, const char *sbdir)
 /* Makes sandbox/<top> (under the sandbox root rootfd) a directory that
  * belongs to uid; anything else found there (another owner's directory,
  * a symlink, a file: a squatter's) is renamed out of the way first. */
-int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid)
+int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid,
+                  long gid)
 {
     int sfd = lx_open_in(rootfd, "sandbox", O_PATH | O_DIRECTORY, 0);
     if (sfd < 0) { /* no openat2 (ENOSYS): nothing is confined: fail closed */
@@ -99,7 +101,7 @@ int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid)
     int rc = DVAL_OK;
     if (fstatat(sfd, top, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
         (!S_ISDIR(st.st_mode) || st.st_uid != (uid_t)uid ||
-         st.st_gid != (gid_t)LX_UID_DEFAULT)) {
+         st.st_gid != (gid_t)gid)) {
         char away[400];
         dval__fmt(away, sizeof away, ".dval-stale-%s-%d-%lu", top,
                   (int)getpid(), lx_seq());
@@ -111,7 +113,7 @@ int lx_top_ensure(dval_call *c, int rootfd, const char *top, long uid)
         rc = dval__call_fail(c, DVAL_EIO, "mkdir /sandbox/%s: %s", top,
                              strerror(errno));
     if (rc == DVAL_OK &&
-        (fchownat(sfd, top, (uid_t)uid, (gid_t)LX_UID_DEFAULT,
+        (fchownat(sfd, top, (uid_t)uid, (gid_t)gid,
                   AT_SYMLINK_NOFOLLOW) < 0 ||
          fstatat(sfd, top, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
          !S_ISDIR(st.st_mode)))
@@ -153,9 +155,10 @@ int lx_uid_for(lx *x, dval_call *c, const lx_sb *sb, int rootfd,
     *uid = -1;
     if (geteuid() != 0 || !sb->isolated)
         return DVAL_OK; /* no ids to give: the caller's own */
-    *uid = LX_UID_DEFAULT;
+    *uid = lx_uid_base(sb);
     if (!top[0])
         return DVAL_OK;
-    int rc = lx_uid_alloc(c, sb->dir, top, uid);
-    return rc == DVAL_OK ? lx_top_ensure(c, rootfd, top, *uid) : rc;
+    int rc = lx_uid_alloc(c, sb, top, uid);
+    return rc == DVAL_OK ? lx_top_ensure(c, rootfd, top, *uid,
+                                         lx_uid_base(sb)) : rc;
 }

@@ -1,0 +1,128 @@
+/* Sandboxes of one host share no uid (red team A18): per-user kernel
+ * limits count every process of a uid, whichever sandbox it runs in, so
+ * with shared uids an attacker in its own sandbox (isolation=sandbox)
+ * could use up a limit its victim, in another sandbox, then hits. The
+ * attack takes every inotify instance of its uid
+ * (fs.inotify.max_user_instances) and holds them while a validation in
+ * another sandbox asks for one. */
+#include "hostile.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define REGISTRY "/var/lib/daytona-validate/uid-ranges"
+
+/* syscall 294: inotify_init1 on x86_64 (perl is in every image) */
+#define HOG                                                                 \
+    "perl -e 'my @f; while (1) { my $f = syscall(294, 0); last if $f < 0;"  \
+    " push @f, $f } print \"took \", scalar(@f), \"\\n\";"                  \
+    " open(my $h, \">\", \"took\"); close $h;"                              \
+    " for (1..1200) { last if -e \"go\"; select(undef, undef, undef, 0.1) }'\n" \
+    "echo uid=$(id -u)\n"
+
+#define VICTIM                                                              \
+    "perl -e 'my $f = syscall(294, 0); print $f < 0 ? \"inotify refused:"   \
+    " $!\\n\" : \"inotify ok\\n\"'\n"                                       \
+    "echo uid=$(id -u)\n"
+
+typedef struct hog {
+    hx *h;
+    int rc, code;
+    char *out;
+} hog;
+
+static void *hog_run(void *p)
+{
+    hog *g = p;
+    g->rc = hx_run(g->h, "sba", "hog", HOG, NULL, &g->out, &g->code);
+    return NULL;
+}
+
+static void at(const hx *h, const char *sb, const char *in, char *p,
+               size_t cap)
+{
+    hx_inside(h, sb, in, p, cap);
+}
+
+static long uid_in(const char *out)
+{
+    const char *u = out ? strstr(out, "uid=") : NULL;
+    return u ? atol(u + 4) : -1;
+}
+
+/* How many registry links point at the sandbox's directory. */
+static int links_to(const hx *h, const char *sb)
+{
+    char want[PATH_MAX], p[PATH_MAX + 300], t[PATH_MAX];
+    snprintf(want, sizeof want, "%s/sandboxes/%s", h->dir, sb);
+    int n = 0;
+    DIR *d = opendir(REGISTRY);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        snprintf(p, sizeof p, REGISTRY "/%s", e->d_name);
+        ssize_t k = readlink(p, t, sizeof t - 1);
+        if (k > 0 && (t[k] = 0, !strcmp(t, want)))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+TEST(test_hostile_uids__no_per_user_limit_shared_across_sandboxes)
+{
+    hx h;
+    hx_open(&h, "uids");
+    /* each validation is the first of its sandbox: with one uid range
+     * for all sandboxes both would run as its uid number 1 */
+    char *out = NULL;
+    int code = -1;
+    hog g = { &h, -1, -1, NULL };
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, hog_run, &g) == 0);
+    char took[1200];
+    int waited = 0;
+    for (; waited < 6000; waited++) {
+        at(&h, "sba", "/sandbox/hog/took", took, sizeof took);
+        if (access(took, F_OK) == 0)
+            break;
+        usleep(10000);
+    }
+    CHECK(waited < 6000);
+    CHECK_INT(hx_run(&h, "sbb", "victim", VICTIM, NULL, &out, &code),
+              DVAL_OK);
+    char go[1200];
+    at(&h, "sba", "/sandbox/hog/go", go, sizeof go);
+    int fd = open(go, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    CHECK(fd >= 0);
+    close(fd);
+    pthread_join(t, NULL);
+    CHECK_INT(g.rc, DVAL_OK);
+    fprintf(stderr, "    attacker: %s    victim: %s", g.out ? g.out : "",
+            out ? out : "");
+    /* the attack ran: it took every instance its uid may have */
+    CHECK(g.out && strstr(g.out, "took ") && atoi(strstr(g.out, "took ") +
+                                                  5) > 0);
+    CHECK_CONTAINS(out, "inotify ok");
+    long ua = uid_in(g.out), ub = uid_in(out);
+    CHECK(ua >= 1879048192L && ub >= 1879048192L);
+    /* different ranges, not just different slots of one range */
+    CHECK((ua - 1879048192L) / 65536 != (ub - 1879048192L) / 65536);
+    CHECK_INT(links_to(&h, "sba"), 1);
+    CHECK_INT(links_to(&h, "sbb"), 1);
+    /* a deleted sandbox gives its range back */
+    dval_sandbox *sb = NULL;
+    CHECK_INT(dval_sandbox_get(&sb, h.client, "sba"), DVAL_OK);
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    CHECK_INT(links_to(&h, "sba"), 0);
+    free(g.out);
+    free(out);
+    hx_close(&h);
+}
