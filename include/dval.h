@@ -82,7 +82,7 @@ enum dval_status {
     DVAL_EBADREQUEST = -27, /* the server rejected the request (400/422) */
     DVAL_EBUSY = -28,       /* the resource is in use by another run (e.g. a thread id) */
     DVAL_EGONE = -29,       /* the sandbox vanished while the program ran */
-    DVAL_EQUOTA = -30       /* the organization's quota is exhausted (not transient) */
+    DVAL_EQUOTA = -30       /* the organization's quota or the host's disk is exhausted (not transient) */
 };
 
 /* Static English text for a status; never NULL, thread-safe. */

@@ -35,7 +35,8 @@ static const struct { int code; const char *name, *text; } statuses[] = {
     { DVAL_EBADREQUEST, "DVAL_EBADREQUEST", "request rejected by the server" },
     { DVAL_EBUSY, "DVAL_EBUSY", "in use by another run" },
     { DVAL_EGONE, "DVAL_EGONE", "sandbox vanished during the run" },
-    { DVAL_EQUOTA, "DVAL_EQUOTA", "organization quota exhausted" },
+    { DVAL_EQUOTA, "DVAL_EQUOTA",
+      "quota exhausted (organization, or the local host's disk)" },
 };
 
 DVAL_API const char *dval_strerror(int status)

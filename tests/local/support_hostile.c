@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,6 +71,7 @@ static void janitor(const char *dir, const char *src)
         while (read(p[0], &c, 1) != 0 && errno == EINTR)
             ;
         kill_by_dir(dir);
+        umount2(dir, MNT_DETACH); /* a test's own filesystem there */
         rm_rf(dir);
         rm_rf(src);
         _exit(0);
@@ -142,6 +144,7 @@ void hx_close(hx *h)
     free(names);
     dval_client_free(h->client);
     kill_by_dir(h->dir);
+    umount2(h->dir, MNT_DETACH); /* a test's own filesystem there */
     rm_rf(h->dir);
     rm_rf(h->src);
 }

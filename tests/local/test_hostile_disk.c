@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -185,4 +186,34 @@ TEST(test_hostile_disk__unmountable_image_falls_back_bounded)
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
     hx_close(&h);
+}
+
+/* The disks are sparse, so nothing reserves what a sandbox may write: a
+ * host short of space takes no new sandbox whose disk it could not hold
+ * (red team A11: each sandbox could write its 10 GiB on a nearly full
+ * host). The state directory here is a 3 GiB tmpfs. */
+TEST(test_hostile_disk__no_sandbox_the_host_has_no_room_for)
+{
+    hx h;
+    hx_open(&h, "disk-room");
+    dval_client_free(h.client);
+    CHECK(mount("tmpfs", h.dir, "tmpfs", 0, "size=3g,mode=0700") == 0);
+    dval_client_options co;
+    dval_client_options_init(&co, sizeof co);
+    co.executor = "local";
+    co.state_dir = h.dir;
+    CHECK_INT(dval_client_new(&h.client, &co), DVAL_OK);
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = "big";
+    o.disk_gib = 4;
+    dval_sandbox *sb = NULL;
+    CHECK_INT(dval_sandbox_acquire(&sb, h.client, &o), DVAL_EQUOTA);
+    CHECK_CONTAINS(dval_client_errmsg(h.client), "GiB free");
+    CHECK_INT(dval_sandbox_get(&sb, h.client, "big"), DVAL_ENOTFOUND);
+    /* one that fits (1 GiB and the 1 GiB margin) is made */
+    sb = acquire(&h, "small", 1);
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    hx_close(&h); /* and the tmpfs */
 }

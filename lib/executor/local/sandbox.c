@@ -176,6 +176,7 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
                                (int)o->disk_gib, LX_DISK_GIB_MAX);
     int rc = lx_sb_path(x, c, o->name, sb.dir, sizeof sb.dir);
     rc = rc != DVAL_OK ? rc : check_root(x, c, o);
+    rc = rc != DVAL_OK ? rc : lx_disk_room(x, c, o->disk_gib);
     if (rc != DVAL_OK)
         return rc;
     lx_sweep_leftovers(x->state_dir);

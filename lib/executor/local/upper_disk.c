@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -184,6 +185,25 @@ void lx_disk_refill(lx *x, int gib)
         LX_LOG(x, DVAL_LOG_DEBUG, "local executor: spare disk %s: %s",
                spare, strerror(errno));
     unlink(tmp);
+}
+
+int lx_disk_room(lx *x, dval_call *c, int gib)
+{
+    struct statvfs v;
+    if (geteuid() != 0 || statvfs(x->state_dir, &v) < 0)
+        return DVAL_OK;
+    if (gib <= 0)
+        gib = LX_DISK_GIB;
+    unsigned long long avail = (unsigned long long)v.f_bavail * v.f_frsize,
+                       need = (unsigned long long)(gib + LX_DISK_MARGIN_GIB)
+                              << 30;
+    if (avail >= need)
+        return DVAL_OK;
+    return dval__call_fail(c, DVAL_EQUOTA, "local executor: %s has %.1f GiB "
+                           "free; a sandbox with a %d GiB disk needs %d GiB "
+                           "(free space, or a smaller disk_gib)",
+                           x->state_dir, (double)avail / (1 << 30), gib,
+                           gib + LX_DISK_MARGIN_GIB);
 }
 
 int lx_disk_prepare(lx *x, dval_call *c, lx_sb *sb)
