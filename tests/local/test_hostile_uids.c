@@ -11,9 +11,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #define REGISTRY "/var/lib/daytona-validate/uid-ranges"
@@ -56,23 +58,37 @@ static long uid_in(const char *out)
     return u ? atol(u + 4) : -1;
 }
 
-/* How many registry links point at the sandbox's directory. */
-static int links_to(const hx *h, const char *sb)
+/* How many links of registry reg point at target; *range gets the
+ * last one's name (NULL ok). With drop set, they are removed. */
+static int links_in(const char *reg, const char *target, long *range,
+                    int drop)
 {
-    char want[PATH_MAX], p[PATH_MAX + 300], t[PATH_MAX];
-    snprintf(want, sizeof want, "%s/sandboxes/%s", h->dir, sb);
+    char p[PATH_MAX + 300], t[PATH_MAX];
     int n = 0;
-    DIR *d = opendir(REGISTRY);
+    DIR *d = opendir(reg);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        snprintf(p, sizeof p, REGISTRY "/%s", e->d_name);
+        snprintf(p, sizeof p, "%s/%s", reg, e->d_name);
         ssize_t k = readlink(p, t, sizeof t - 1);
-        if (k > 0 && (t[k] = 0, !strcmp(t, want)))
-            n++;
+        if (k <= 0 || (t[k] = 0, strcmp(t, target)))
+            continue;
+        n++;
+        if (range)
+            *range = atol(e->d_name);
+        if (drop)
+            unlink(p);
     }
     if (d)
         closedir(d);
     return n;
+}
+
+/* How many registry links point at the sandbox's directory. */
+static int links_to(const hx *h, const char *sb)
+{
+    char want[PATH_MAX];
+    snprintf(want, sizeof want, "%s/sandboxes/%s", h->dir, sb);
+    return links_in(REGISTRY, want, NULL, 0);
 }
 
 TEST(test_hostile_uids__no_per_user_limit_shared_across_sandboxes)
@@ -124,5 +140,76 @@ TEST(test_hostile_uids__no_per_user_limit_shared_across_sandboxes)
     CHECK_INT(links_to(&h, "sba"), 0);
     free(g.out);
     free(out);
+    hx_close(&h);
+}
+
+static long run_uid(hx *h, const char *sb)
+{
+    char *out = NULL;
+    int code = -1;
+    CHECK_INT(hx_run(h, sb, "t", "echo uid=$(id -u)\n", NULL, &out, &code),
+              DVAL_OK);
+    long u = uid_in(out);
+    free(out);
+    return u;
+}
+
+/* A sandbox takes its range back when it starts (a registry wiped
+ * meanwhile), and a range whose sandbox is gone (its state directory
+ * removed without a delete: a crash) is free again: with every range
+ * of the registry held by such a link, a new sandbox still gets one. */
+TEST(test_hostile_uids__ranges_taken_back_and_freed)
+{
+    hx h;
+    hx_open(&h, "uids-reg");
+    char dir[PATH_MAX], fake[128];
+    snprintf(dir, sizeof dir, "%s/sandboxes/sa", h.dir);
+    long u = run_uid(&h, "sa"), r = -1;
+    CHECK_INT(links_in(REGISTRY, dir, &r, 1), 1);
+    CHECK_INT((u - 1879048192L) / 65536, r);
+    dval_sandbox *sb = NULL;
+    CHECK_INT(dval_sandbox_get(&sb, h.client, "sa"), DVAL_OK);
+    CHECK_INT(dval_sandbox_stop(sb), DVAL_OK);
+    CHECK_INT(dval_sandbox_start(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    long again = -1;
+    CHECK_INT(links_in(REGISTRY, dir, &again, 0), 1);
+    CHECK_INT(again, r);
+    CHECK_INT(run_uid(&h, "sa"), u);
+    /* every free range held by a sandbox that is gone */
+    snprintf(fake, sizeof fake, "/nonexistent-dval-test/%d", (int)getpid());
+    for (long i = 2; i < 4096; i++) {
+        char p[300];
+        snprintf(p, sizeof p, REGISTRY "/%ld", i);
+        (void)symlink(fake, p);
+    }
+    long ub = run_uid(&h, "sb");
+    snprintf(dir, sizeof dir, "%s/sandboxes/sb", h.dir);
+    long rb = -1;
+    CHECK_INT(links_in(REGISTRY, dir, &rb, 0), 1);
+    CHECK_INT((ub - 1879048192L) / 65536, rb);
+    CHECK(rb != r);
+    links_in(REGISTRY, fake, NULL, 1);
+    hx_close(&h);
+}
+
+/* Where /var/lib cannot be written, the ranges are registered in the
+ * state directory: its sandboxes still get ranges of their own. */
+TEST(test_hostile_uids__read_only_var_lib)
+{
+    if (geteuid() != 0)
+        th_skip("root only");
+    CHECK(unshare(CLONE_NEWNS) == 0);
+    CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+    CHECK(mount("tmpfs", "/var/lib", "tmpfs", MS_RDONLY, "size=1m") == 0);
+    hx h;
+    hx_open(&h, "uids-ro");
+    long ua = run_uid(&h, "sa"), ub = run_uid(&h, "sb");
+    CHECK(ua >= 1879048192L + 2 * 65536 && ub >= 1879048192L + 2 * 65536);
+    CHECK((ua - 1879048192L) / 65536 != (ub - 1879048192L) / 65536);
+    char reg[PATH_MAX], dir[PATH_MAX];
+    snprintf(reg, sizeof reg, "%s/uid-ranges", h.dir);
+    snprintf(dir, sizeof dir, "%s/sandboxes/sa", h.dir);
+    CHECK_INT(links_in(reg, dir, NULL, 0), 1);
     hx_close(&h);
 }

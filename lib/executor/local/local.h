@@ -239,11 +239,11 @@ void lx_sessions_free(lx *x);
 
 /* ---- uid_ranges.c: the sandbox's own range of host uids (see the
  * file). Takes (or takes back) the range recorded in sb's state, else a
- * free one, and records it (root callers; DVAL_EISOLATION when the
- * registry cannot be written or every range is taken). */
-int lx_uid_range_take(dval_call *c, lx_sb *sb);
+ * free one, and records it (root callers; DVAL_EISOLATION when no
+ * registry can be written or every range is taken). */
+int lx_uid_range_take(lx *x, dval_call *c, lx_sb *sb);
 /* Gives the range back (the sandbox is being deleted). */
-void lx_uid_range_drop(const lx_sb *sb);
+void lx_uid_range_drop(lx *x, const lx_sb *sb);
 /* The first host uid of the sandbox's range. */
 long lx_uid_base(const lx_sb *sb);
 

@@ -258,7 +258,7 @@ static int do_delete(lx *x, dval_call *c, lx_sb *sb, void *arg)
     *(int *)arg = lx_disk_gib(sb);
     /* before the directory goes: no sandbox of the same name can be
      * placed there yet and take the range back */
-    lx_uid_range_drop(sb);
+    lx_uid_range_drop(x, sb);
     if (discard(x, sb->dir, strrchr(sb->dir, '/') + 1) < 0)
         return dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb->dir,
                                strerror(errno));

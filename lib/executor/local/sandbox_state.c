@@ -422,7 +422,7 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
     if (lx_init_evict(x, sb->dir) < 0)
         return dval__call_fail(c, DVAL_EEXEC, "a previous init of %s "
                                "cannot be stopped", sb->dir);
-    rc = lx_uid_range_take(c, sb);
+    rc = lx_uid_range_take(x, c, sb);
     if (rc == DVAL_OK)
         rc = lx_disk_prepare(x, c, sb);
     lx_limits l;

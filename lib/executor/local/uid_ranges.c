@@ -6,7 +6,10 @@
  * The registry is host-wide, since sandboxes of other state directories
  * (other host programs) must not share a range either: one symlink per
  * range taken, LX_UID_REGISTRY/<range> -> the sandbox's directory, made
- * under the registry's lock. The search for a free range starts at a
+ * under the registry's lock. Where /var/lib cannot be written (a
+ * read-only system), the registry is <state dir>/uid-ranges: the
+ * sandboxes of that state directory still have ranges of their own. The
+ * search for a free range starts at a
  * random one: a library in another mount namespace (a container or a
  * chroot sharing the host's uids) has a registry of its own, and would
  * otherwise hand out the same first ranges. A link whose sandbox has no state file any
@@ -28,9 +31,21 @@
 
 #define LX_UID_REGISTRY "/var/lib/daytona-validate/uid-ranges"
 
-static void link_path(long r, char *p, size_t cap)
+/* The registry's directory into reg (made when missing): the host's,
+ * else the state directory's; -1 (errno) when neither can be made. */
+static int registry(lx *x, char *reg, size_t cap)
 {
-    dval__fmt(p, cap, "%s/%ld", LX_UID_REGISTRY, r);
+    dval__fmt(reg, cap, "%s", LX_UID_REGISTRY);
+    if (lx_mkdirs(reg, 0700) == 0)
+        return 0;
+    int e = errno;
+    dval__fmt(reg, cap, "%s/uid-ranges", x->state_dir);
+    if (lx_mkdirs(reg, 0700) < 0)
+        return -1;
+    LX_LOG(x, DVAL_LOG_WARN, "local executor: cannot make %s (%s): uid "
+           "ranges are registered in %s, so sandboxes of other state "
+           "directories may share one", LX_UID_REGISTRY, strerror(e), reg);
+    return 0;
 }
 
 /* 1: the directory link points to holds no sandbox any more. */
@@ -44,17 +59,17 @@ static int dead(const char *dir)
 
 /* Range r for dir: 1 taken (or already dir's), 0 another sandbox's,
  * -1 an error (errno). */
-static int take(long r, const char *dir)
+static int take(const char *reg, long r, const char *dir)
 {
-    char p[64], t[PATH_MAX];
-    link_path(r, p, sizeof p);
+    char p[PATH_MAX], t[PATH_MAX];
+    dval__fmt(p, sizeof p, "%s/%ld", reg, r);
     if (symlink(dir, p) == 0)
         return 1;
     if (errno != EEXIST)
         return -1;
     ssize_t n = readlink(p, t, sizeof t - 1);
     if (n < 0)
-        return errno == ENOENT ? take(r, dir) : -1;
+        return errno == ENOENT ? take(reg, r, dir) : -1;
     t[n] = 0;
     if (!strcmp(t, dir))
         return 1;
@@ -76,16 +91,16 @@ static long random_range(void)
 
 /* The sandbox's recorded range when it is still its own, else a free
  * one: the range, or -1 (errno; ENOSPC when none is free). */
-static long claim(long had, const char *dir)
+static long claim(const char *reg, long had, const char *dir)
 {
     int ok = had >= LX_UID_RANGE_FIRST && had < LX_UID_RANGES
-                 ? take(had, dir) : 0;
+                 ? take(reg, had, dir) : 0;
     if (ok)
         return ok > 0 ? had : -1;
     long n = LX_UID_RANGES - LX_UID_RANGE_FIRST, start = random_range();
     for (long i = 0; i < n; i++) {
         long r = LX_UID_RANGE_FIRST + (start - LX_UID_RANGE_FIRST + i) % n;
-        ok = take(r, dir);
+        ok = take(reg, r, dir);
         if (ok)
             return ok > 0 ? r : -1;
     }
@@ -93,37 +108,40 @@ static long claim(long had, const char *dir)
     return -1;
 }
 
-int lx_uid_range_take(dval_call *c, lx_sb *sb)
+int lx_uid_range_take(lx *x, dval_call *c, lx_sb *sb)
 {
+    char reg[PATH_MAX], p[PATH_MAX];
     if (geteuid() != 0)
         return DVAL_OK; /* a user namespace: no host ids to hand out */
-    if (lx_mkdirs(LX_UID_REGISTRY, 0700) < 0)
+    if (registry(x, reg, sizeof reg) < 0)
         return dval__call_fail(c, DVAL_EISOLATION, "cannot make %s: %s",
-                               LX_UID_REGISTRY, strerror(errno));
-    int lk = lx_lock(c, LX_UID_REGISTRY "/.lock", 10000);
+                               reg, strerror(errno));
+    dval__fmt(p, sizeof p, "%s/.lock", reg);
+    int lk = lx_lock(c, p, 10000);
     if (lk < 0)
         return lk;
-    long r = claim(lx_kv_num(&sb->kv, "uid_range", 0), sb->dir);
+    long r = claim(reg, lx_kv_num(&sb->kv, "uid_range", 0), sb->dir);
     int e = errno;
     lx_unlock(lk);
     if (r < 0)
         return dval__call_fail(c, DVAL_EISOLATION, "no host uid range for "
-                               "the sandbox in %s: %s", LX_UID_REGISTRY,
-                               strerror(e));
+                               "the sandbox in %s: %s", reg, strerror(e));
     return lx_kv_setnum(&sb->kv, "uid_range", r) ? dval__call_fail(
                c, DVAL_ENOMEM, "out of memory") : DVAL_OK;
 }
 
-void lx_uid_range_drop(const lx_sb *sb)
+void lx_uid_range_drop(lx *x, const lx_sb *sb)
 {
+    char reg[PATH_MAX], p[PATH_MAX], t[PATH_MAX];
     long r = lx_kv_num(&sb->kv, "uid_range", 0);
-    if (geteuid() != 0 || r < LX_UID_RANGE_FIRST || r >= LX_UID_RANGES)
+    if (geteuid() != 0 || r < LX_UID_RANGE_FIRST || r >= LX_UID_RANGES ||
+        registry(x, reg, sizeof reg) < 0)
         return;
-    int lk = lx_lock(NULL, LX_UID_REGISTRY "/.lock", 10000);
+    dval__fmt(p, sizeof p, "%s/.lock", reg);
+    int lk = lx_lock(NULL, p, 10000);
     if (lk < 0)
         return; /* kept: free again once the sandbox's state is gone */
-    char p[64], t[PATH_MAX];
-    link_path(r, p, sizeof p);
+    dval__fmt(p, sizeof p, "%s/%ld", reg, r);
     ssize_t n = readlink(p, t, sizeof t - 1);
     if (n >= 0 && (t[n] = 0, !strcmp(t, sb->dir)))
         unlink(p);
