@@ -25,7 +25,8 @@
     "perl -e 'my @f; while (1) { my $f = syscall(294, 0); last if $f < 0;"  \
     " push @f, $f } print \"took \", scalar(@f), \"\\n\";"                  \
     " open(my $h, \">\", \"took\"); close $h;"                              \
-    " for (1..1200) { last if -e \"go\"; select(undef, undef, undef, 0.1) }'\n" \
+    " for (1..1200) { last if -e \"go\";"                                  \
+    " select(undef, undef, undef, 0.1) }'\n"                               \
     "echo uid=$(id -u)\n"
 
 #define VICTIM                                                              \

@@ -8,15 +8,16 @@
  * range taken, LX_UID_REGISTRY/<range> -> the sandbox's directory, made
  * under the registry's lock. Where /var/lib cannot be written (a
  * read-only system), the registry is <state dir>/uid-ranges: the
- * sandboxes of that state directory still have ranges of their own. The
- * search for a free range starts at a
- * random one: a library in another mount namespace (a container or a
- * chroot sharing the host's uids) has a registry of its own, and would
- * otherwise hand out the same first ranges. A link whose sandbox has no state file any
- * more (deleted, its state directory removed) is free again. The
- * sandbox records its range in its state ("uid_range") and takes it
- * again on every start: a registry wiped since, or a range taken by
- * another sandbox meanwhile, is found then, not when a command runs. */
+ * sandboxes of that state directory still have ranges of their own.
+ *
+ * The search for a free range starts at a random one: a library in
+ * another mount namespace (a container or a chroot sharing the host's
+ * uids) has a registry of its own, and would otherwise hand out the same
+ * first ranges. A link whose sandbox has no state file any more
+ * (deleted, its state directory removed) is free again. The sandbox
+ * records its range in its state ("uid_range") and takes it again on
+ * every start: a registry wiped since, or a range taken by another
+ * sandbox meanwhile, is found then, not when a command runs. */
 #include "local.h"
 
 #include <errno.h>
@@ -84,7 +85,8 @@ static long random_range(void)
 {
     unsigned long v;
     if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v)
-        v = (unsigned long)lx_wall_ms() * 2654435761UL ^ (unsigned long)getpid();
+        v = (unsigned long)lx_wall_ms() * 2654435761UL ^
+            (unsigned long)getpid();
     return LX_UID_RANGE_FIRST +
            (long)(v % (unsigned long)(LX_UID_RANGES - LX_UID_RANGE_FIRST));
 }
