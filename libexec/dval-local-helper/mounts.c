@@ -15,7 +15,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "executor/local/sandbox_ids.h"
 
 int mount_overlay(const char *lower, const char *upper, const char *work,
                   const char *target, int ro)
@@ -139,23 +138,19 @@ static int mount_proc(const char *root)
  * sandbox range's first uid (uid_base): taken from root, or from a
  * range the sandbox had before. Root-owned files stay read-only to
  * commands. */
+/* /sandbox shared and sticky, /home/daytona the range's first uid's
+ * (sandbox_dirs.c); as root only: in a user namespace with one id there
+ * is nothing to hand out. */
 static int own_dirs(const char *root, long uid_base)
 {
-    char p[4096];
     if (geteuid() != 0)
-        return 0; /* a user namespace with one id: nothing to hand out */
-    snprintf(p, sizeof p, "%s/sandbox", root);
-    if (chown(p, 0, 0) < 0 || chmod(p, 01777) < 0)
+        return 0;
+    int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
         return -1;
-    snprintf(p, sizeof p, "%s/home/daytona", root);
-    struct stat st;
-    if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
-        return -1;
-    if ((st.st_uid == 0 || (st.st_uid >= (uid_t)LX_UID_DEFAULT &&
-                            st.st_uid != (uid_t)uid_base)) &&
-        chown(p, (uid_t)uid_base, (gid_t)uid_base) < 0)
-        return -1;
-    return 0;
+    int rc = own_sandbox_dirs(fd, uid_base);
+    close(fd);
+    return rc;
 }
 
 /* The root is an image (possibly imported from a tarball): a mount point
@@ -195,8 +190,10 @@ int setup_sandbox_root(const char *root, const char *hide, long uid_base)
     snprintf(p, sizeof p, "%s/tmp", root);
     if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
         return -1;
-    if (mkdir_in(root, "sandbox", 0777) < 0 || mkdir_in(root, "home", 0755) < 0
-        || mkdir_in(root, "home/daytona", 0755) < 0 || own_dirs(root, uid_base) < 0)
+    if (mkdir_in(root, "sandbox", 0777) < 0 ||
+        mkdir_in(root, "home", 0755) < 0 ||
+        mkdir_in(root, "home/daytona", 0755) < 0 ||
+        own_dirs(root, uid_base) < 0)
         return -1;
     struct stat st;
     snprintf(p, sizeof p, "%s/%s", root, hide);

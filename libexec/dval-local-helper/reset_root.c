@@ -5,7 +5,6 @@
  * moved over whole; /dev/shm is a fresh tmpfs; everything else is new. */
 #include "helper.h"
 #include "reset.h"
-#include "executor/local/sandbox_ids.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,27 +12,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-/* What setup_sandbox_root makes in a root (mounts.c own_dirs): /sandbox
- * shared and sticky, /home/daytona the sandbox range's first uid's. */
-static int own_dirs(int root, long uid_base)
-{
-    struct stat st;
-    mkdirat(root, "sandbox", 0777);
-    mkdirat(root, "home", 0755);
-    mkdirat(root, "home/daytona", 0755);
-    if (fchownat(root, "sandbox", 0, 0, AT_SYMLINK_NOFOLLOW) < 0 ||
-        fchmodat(root, "sandbox", 01777, 0) < 0 ||
-        fstatat(root, "home/daytona", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-        !S_ISDIR(st.st_mode))
-        return -1;
-    if ((st.st_uid == 0 || (st.st_uid >= (uid_t)LX_UID_DEFAULT &&
-                            st.st_uid != (uid_t)uid_base)) &&
-        fchownat(root, "home/daytona", (uid_t)uid_base, (gid_t)uid_base,
-                 AT_SYMLINK_NOFOLLOW) < 0)
-        return -1;
-    return 0;
-}
 
 static int fresh_shm(void)
 {
@@ -54,7 +32,7 @@ int reset_swap_root(int root, int tmp, long uid_base)
     mkdirat(root, "proc", 0555);
     mkdirat(root, "dev", 0755);
     mkdirat(root, "tmp", 01777);
-    if (own_dirs(root, uid_base) < 0 || fresh_shm() < 0)
+    if (own_sandbox_dirs(root, uid_base) < 0 || fresh_shm() < 0)
         return -1;
     /* over the old root first: then the old /proc and /dev (paths from
      * this process's root, still the old one) move onto it, and the
