@@ -4,13 +4,14 @@
 #include "internal.h"
 
 const char **dval__managed_labels(const char *profile,
-                                  const char *const *labels, size_t spare,
-                                  char *profile_label, size_t cap)
+                                  const char *const *labels,
+                                  const char *also, char *profile_label,
+                                  size_t cap)
 {
     size_t n = 0;
     while (labels && labels[n])
         n++;
-    const char **out = dval__calloc(n + spare + 3, sizeof *out);
+    const char **out = dval__calloc(n + 4, sizeof *out);
     if (!out)
         return NULL;
     dval__fmt(profile_label, cap, "dval.profile=%s", profile);
@@ -18,5 +19,6 @@ const char **dval__managed_labels(const char *profile,
     out[1] = profile_label;
     for (size_t i = 0; i < n; i++)
         out[2 + i] = labels[i];
+    out[2 + n] = also;
     return out;
 }

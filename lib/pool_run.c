@@ -29,7 +29,7 @@ int dval__pool_warm(dval_pool *p, int i)
     /* those dval__validate_sandbox gives the sandboxes it creates */
     char profile_label[300];
     const char **labels = dval__managed_labels(
-        prof->name, (const char *const *)p->labels, 0, profile_label,
+        prof->name, (const char *const *)p->labels, NULL, profile_label,
         sizeof profile_label);
     if (!labels)
         return DVAL_ENOMEM;

@@ -111,22 +111,19 @@ static int acquire(dval__vctx *v, const dval_sandbox_options *o,
 int dval__validate_sandbox(dval__vctx *v)
 {
     char profile_label[300];
-    size_t extra = 0;
-    while (v->req.labels && v->req.labels[extra])
-        extra++;
-    /* one spare slot: the isolation label */
+    int isolated = v->req.isolation == DVAL_ISOLATION_SANDBOX;
     const char **labels = dval__managed_labels(
-        v->prof->name, v->req.labels, 1, profile_label, sizeof profile_label);
+        v->prof->name, v->req.labels,
+        isolated ? "dval.isolation=sandbox" : NULL, profile_label,
+        sizeof profile_label);
     if (!labels)
         return dval__validate_fail(v, DVAL_ENOMEM, "sandbox", NULL);
     dval_sandbox_options o;
     sandbox_options(v, &o);
     char own[DVAL_ID_MAX];
     dval__acquire_hint hint = { 0, NULL };
-    int isolated = v->req.isolation == DVAL_ISOLATION_SANDBOX;
     if (isolated) {
         own_name(v, &o, own, sizeof own, &hint);
-        labels[extra + 2] = "dval.isolation=sandbox";
     } else if (v->ls) { /* the pool slot's shared sandbox, as last seen */
         hint.known = &v->ls->shared;
     }
