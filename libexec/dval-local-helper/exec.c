@@ -33,6 +33,7 @@
 #include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "executor/local/protocol.h"
@@ -44,6 +45,8 @@ struct exec_req {
     const char *pid, *root, *cwd, *cmd;
     char *env[MAX_ENV + 8];
     long uid;
+    long long cpu_ms;           /* the processes' CPU together; 0: none */
+    long ncpu;                  /* the host's CPUs: what CPU time can grow by */
     int report;                 /* the waiter writes the exit code here */
     int isolated;
     int close_a, close_b;       /* the helper's pipe ends, not the child's */
@@ -151,6 +154,8 @@ static int parse(int argc, char **argv, struct exec_req *r)
             set_limit(RLIMIT_AS, argv[++i]);
         else if (!strcmp(argv[i], LX_OPT_NPROC))
             set_limit(RLIMIT_NPROC, argv[++i]);
+        else if (!strcmp(argv[i], LX_OPT_CPU_MS))
+            r->cpu_ms = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], LX_OPT_UID))
             r->uid = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], LX_OPT_CGROUP))
@@ -302,6 +307,52 @@ static int reap(pid_t cmd, int *code)
     return done || (w < 0 && errno == ECHILD);
 }
 
+/* The CPU budget. CPU time grows by at most ncpu ms per ms, so the
+ * next look is when the rest could be spent, 10 ms at the soonest. Over
+ * only when two looks in a row say so (the second 10 ms later): a
+ * process reaped between reading it and its parent is counted twice for
+ * that one look. */
+struct budget {
+    long long limit, next;
+    long ncpu;
+    int over;
+};
+
+static long long mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void budget_start(struct budget *b, const struct exec_req *r)
+{
+    b->limit = r->cpu_ms;
+    b->ncpu = r->ncpu > 0 ? r->ncpu : 1;
+    b->next = mono_ms() + r->cpu_ms / b->ncpu;
+    b->over = 0;
+}
+
+/* poll's timeout until the next look (-1: no budget) */
+static int budget_wait(const struct budget *b)
+{
+    if (b->limit <= 0)
+        return -1;
+    long long left = b->next - mono_ms();
+    return left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
+}
+
+/* 1 once the command's processes used more than the budget */
+static int budget_spent(struct budget *b)
+{
+    if (b->limit <= 0 || mono_ms() < b->next)
+        return 0;
+    long long left = b->limit - tree_cpu_ms();
+    b->over = left < 0 ? b->over + 1 : 0;
+    b->next = mono_ms() + (left / b->ncpu > 10 ? left / b->ncpu : 10);
+    return b->over >= 2;
+}
+
 /* In the sandbox's pid namespace, root, a child subreaper whose parent
  * is the sandbox's init (so it is reaped there, whatever happens to the
  * helper: a zombie parented outside would hold the namespace open): runs
@@ -323,9 +374,15 @@ static void waiter(const struct exec_req *r, int alive)
         die_fd(2, "fork");
     drop_stdio();
     int code = 125, gone = 0;
+    struct budget cpu;
+    budget_start(&cpu, r);
     while (!reap(cmd, &code)) {
+        if (budget_spent(&cpu)) { /* as RLIMIT_CPU ends one process */
+            code = 128 + SIGXCPU;
+            break;
+        }
         struct pollfd p[2] = { { sfd, POLLIN, 0 }, { alive, POLLIN, 0 } };
-        if (poll(p, 2, -1) < 0 && errno != EINTR)
+        if (poll(p, 2, budget_wait(&cpu)) < 0 && errno != EINTR)
             break;
         struct signalfd_siginfo si;
         if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof si) < 0)
@@ -379,6 +436,7 @@ int helper_exec(int argc, char **argv)
         /* root joins no user namespace: never run a command as root */
         r.uid = LX_UID_DEFAULT;
     }
+    r.ncpu = sysconf(_SC_NPROCESSORS_CONF); /* /sys: before the chroot */
     if (isolated)
         join_ns(r.pid);
     else if (chdir(r.root) < 0)

@@ -53,6 +53,10 @@ int loopback_up(void);
 int drop_caps(void);
 int bind_ro(const char *path);
 
+/* cpu_budget.c: the CPU time, ms, of this process's reaped children and
+ * of its living descendants together (a child subreaper's: exec.c) */
+long long tree_cpu_ms(void);
+
 /* seccomp.c: no_new_privs + the command filter (fails off x86_64). */
 int seccomp_install(void);
 /* privs.c: new session, own keyring, uid/gid uid (> 0) or, with uid 0

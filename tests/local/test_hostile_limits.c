@@ -1,12 +1,15 @@
 /* CPU: resources cpu becomes a CFS quota of that many CPUs on the
  * sandbox's cgroup (v1 cpu.cfs_quota_us, v2 cpu.max), which its processes
- * are in; without cpu, no quota. */
+ * are in; without cpu, no quota. max_cpu_ms bounds a command's processes
+ * together, not each (red team A13: forking multiplied it). */
 #include "hostile.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void read_file(const char *p, char *buf, size_t cap)
@@ -69,6 +72,75 @@ TEST(test_hostile_limits__cpu_quota_applied)
     char want[40];
     snprintf(want, sizeof want, "%s\n", pid);
     CHECK_CONTAINS(buf, want);
+    CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
+    dval_sandbox_free(sb);
+    hx_close(&h);
+}
+
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+typedef struct out {
+    char text[4096];
+    size_t len;
+} out;
+
+static int collect(int stream, const char *channel, const char *data,
+                   size_t len, void *ud)
+{
+    (void)stream, (void)channel;
+    out *o = ud;
+    size_t room = sizeof o->text - 1 - o->len;
+    memcpy(o->text + o->len, data, len < room ? len : room);
+    o->len += len < room ? len : room;
+    o->text[o->len] = 0;
+    return 0;
+}
+
+/* One command in a new session of sb: its exit code; o its output. */
+static int run_in(dval_sandbox *sb, const char *cmd, out *o)
+{
+    dval_session *s = NULL;
+    int code = -1;
+    CHECK_INT(dval_session_open(&s, sb), DVAL_OK);
+    CHECK_INT(dval_session_exec(s, cmd, NULL, collect, o, &code), DVAL_OK);
+    dval_session_close(s);
+    dval_session_free(s);
+    return code;
+}
+
+/* Eight busy loops under a 1 s limit: with a limit per process they burn
+ * 8 s of CPU (4 s on two cores) and the shell goes on; with one for the
+ * command's processes together the command is ended at about 1 s of CPU,
+ * as RLIMIT_CPU ends a process (128 + SIGXCPU). The session's next
+ * command starts with a budget of its own. */
+TEST(test_hostile_limits__cpu_limit_is_for_a_command_s_processes_together)
+{
+    hx h;
+    hx_open(&h, "lim-cputotal");
+    dval_sandbox_options so;
+    dval_sandbox_options_init(&so, sizeof so);
+    so.name = "sb";
+    so.max_cpu_ms = 1000;
+    dval_sandbox *sb = NULL;
+    CHECK_INT(dval_sandbox_acquire(&sb, h.client, &so), DVAL_OK);
+    out o1 = { { 0 }, 0 };
+    long long t0 = now_ms();
+    int code = run_in(sb, "i=0; while [ $i -lt 8 ]; do "
+                      "(while :; do :; done) & i=$((i+1)); done; wait; "
+                      "echo WENT-ON", &o1);
+    long long wall = now_ms() - t0;
+    fprintf(stderr, "    exit %d after %lld ms: %s\n", code, wall, o1.text);
+    CHECK_INT(code, 128 + SIGXCPU);
+    CHECK(!strstr(o1.text, "WENT-ON"));
+    CHECK(wall < 3000);
+    out o2 = { { 0 }, 0 };
+    CHECK_INT(run_in(sb, "sleep 0.3; echo again", &o2), 0);
+    CHECK_CONTAINS(o2.text, "again");
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
     hx_close(&h);

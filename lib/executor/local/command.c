@@ -88,7 +88,7 @@ typedef struct exec_argv {
     char *v[MAX_ARGS];
     int n;
     lx_limits l;
-    char pid[32], root[4200], lim[3][32], mark[600], uid[32];
+    char pid[32], root[4200], lim[4][32], mark[600], uid[32];
 } exec_argv;
 
 static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,

@@ -187,7 +187,11 @@ void lx_limits_remove(const char *key)
     }
 }
 
-void lx_limits_args(const lx_limits *l, char **argv, int *n, char bufs[3][32])
+/* max_cpu_ms twice: RLIMIT_CPU bounds each process (rounded up to a
+ * second), the waiter the command's processes together (red team A13:
+ * forking multiplied a per-process limit). */
+void lx_limits_args(const lx_limits *l, char **argv, int *n,
+                    char bufs[4][32])
 {
     for (int i = 0; i < l->nprocs; i++) {
         argv[(*n)++] = LX_OPT_CGROUP;
@@ -196,6 +200,9 @@ void lx_limits_args(const lx_limits *l, char **argv, int *n, char bufs[3][32])
     dval__fmt(bufs[0], 32, "%lld", (l->cpu_ms + 999) / 1000);
     argv[(*n)++] = LX_OPT_CPU_S;
     argv[(*n)++] = bufs[0];
+    dval__fmt(bufs[3], 32, "%lld", l->cpu_ms);
+    argv[(*n)++] = LX_OPT_CPU_MS;
+    argv[(*n)++] = bufs[3];
     if (l->rl_as) {
         dval__fmt(bufs[1], 32, "%lld", l->mem);
         argv[(*n)++] = LX_OPT_MEM;

@@ -94,8 +94,9 @@ typedef struct lx_limits {
 /* Prepares cgroups for sandbox key; logs any limit not enforced. */
 void lx_limits_setup(lx *x, const char *key, lx_limits *l);
 void lx_limits_remove(const char *key);
-/* Appends the helper options (-g/-c/-m/-n) for l to argv at *n. */
-void lx_limits_args(const lx_limits *l, char **argv, int *n, char bufs[3][32]);
+/* Appends the helper options (-g/-c/-C/-m/-n) for l to argv at *n. */
+void lx_limits_args(const lx_limits *l, char **argv, int *n,
+                    char bufs[4][32]);
 
 /* ---- sandbox_state.c (state, init process) and sandbox.c (members) */
 typedef struct lx_sb {
