@@ -379,7 +379,8 @@ typedef struct dval_sandbox_options {
     int32_t no_recover;
     dval_state_fn on_state;      /* may be NULL */
     void *state_userdata;
-    /* Local executor limits (0 → defaults: 512 pids, 2 GiB, 600 s CPU). */
+    /* Local executor limits (0 → defaults: 512 pids, 2 GiB, 600 s CPU;
+     * the CPU time of each command's processes together). */
     int32_t max_pids;
     int64_t max_memory_bytes;
     int64_t max_cpu_ms;
