@@ -44,8 +44,9 @@ int setup_dev(const char *root);
 /* uid_base: the sandbox range's first uid (owner of /home/daytona) */
 int setup_sandbox_root(const char *root, const char *hide, long uid_base);
 int enter_root(const char *root);
-/* sandbox_dirs.c: /sandbox root's and sticky, /home/daytona the range's
- * first uid's unless already (root: an opened directory of the root) */
+/* sandbox_dirs.c: /sandbox root's, sticky, not listable to others;
+ * /home/daytona the range's first uid's unless already (root: an
+ * opened directory of the root) */
 int own_sandbox_dirs(int root, long uid_base);
 int loopback_up(void);
 /* Drops capabilities that could reach past the sandbox (mounts, devices,

@@ -138,9 +138,9 @@ static int mount_proc(const char *root)
  * sandbox range's first uid (uid_base): taken from root, or from a
  * range the sandbox had before. Root-owned files stay read-only to
  * commands. */
-/* /sandbox shared and sticky, /home/daytona the range's first uid's
- * (sandbox_dirs.c); as root only: in a user namespace with one id there
- * is nothing to hand out. */
+/* /sandbox shared, sticky and unlisted, /home/daytona the range's first
+ * uid's (sandbox_dirs.c); as root only: in a user namespace with one id
+ * there is nothing to hand out. */
 static int own_dirs(const char *root, long uid_base)
 {
     if (geteuid() != 0)

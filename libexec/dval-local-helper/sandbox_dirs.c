@@ -16,6 +16,11 @@ static int home_owner_stale(uid_t owner, long uid_base)
            (owner >= (uid_t)LX_UID_DEFAULT && owner != (uid_t)uid_base);
 }
 
+/* /sandbox: anyone may make a directory there (sticky: only its owner
+ * removes it) and reach one by name, but not list it: a validation does
+ * not learn the thread ids it shares the sandbox with. */
+#define SANDBOX_MODE 01733
+
 int own_sandbox_dirs(int root, long uid_base)
 {
     struct stat st;
@@ -23,7 +28,7 @@ int own_sandbox_dirs(int root, long uid_base)
     mkdirat(root, "home", 0755);
     mkdirat(root, "home/daytona", 0755);
     if (fchownat(root, "sandbox", 0, 0, AT_SYMLINK_NOFOLLOW) < 0 ||
-        fchmodat(root, "sandbox", 01777, 0) < 0 ||
+        fchmodat(root, "sandbox", SANDBOX_MODE, 0) < 0 ||
         fstatat(root, "home/daytona", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
         !S_ISDIR(st.st_mode))
         return -1;

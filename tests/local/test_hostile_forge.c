@@ -1,7 +1,8 @@
 /* Verdict integrity: a concurrent honest run and a later honest run of the
  * same profile keep their honest results while an attacker run rewrites
- * every results directory it can find, signals every process it sees and
- * replaces /bin/sh. */
+ * every results directory it can find (by glob, and by the honest runs'
+ * thread ids: /sandbox is not listable), signals every process it sees
+ * and replaces /bin/sh. */
 #include "hostile.h"
 
 #include <pthread.h>
@@ -27,7 +28,8 @@ static void *run_thread(void *p)
 
 #define ATTACK                                                              \
     "i=0; while [ $i -lt 30 ]; do\n"                                        \
-    "  for d in /sandbox/*/results /sandbox/*/*/results; do\n"              \
+    "  for d in /sandbox/*/results /sandbox/*/*/results "                  \
+    "/sandbox/honest-a/results /sandbox/warm/results; do\n"                \
     "    [ \"$d\" = \"$DVAL_RESULTS_DIR\" ] && continue\n"                  \
     "    echo '{\"v\":\"forged\"}' > \"$d/r.json\" 2>/dev/null\n"           \
     "    chmod -R a-w \"$d\" 2>/dev/null\n"                                 \

@@ -31,7 +31,9 @@
     "sleep 0.2; test -e /sandbox/evil.txt && echo LOOP-RUNS\n"
 
 /* Prints what is left: files, processes other than this session's, SysV
- * objects; then its results, checked again after a pause. */
+ * objects; then its results, checked again after a pause. /sandbox is
+ * not listable inside (test_hostile_share): the test lists it from the
+ * host while the victim waits after LIST-NOW. */
 #define VICTIM                                                              \
     "echo '{\"ok\":2}' > results/r.json\n"                                  \
     "for f in /sandbox/evil.txt /tmp/evil.txt /tmp/t1 /dev/shm/s1 "         \
@@ -41,7 +43,7 @@
     "for d in /tmp /dev/shm /var/tmp /home/daytona; do\n"                   \
     "  ls -A \"$d\" 2>/dev/null | sed \"s|^|LS $d/|\"\n"                       \
     "done\n"                                                                \
-    "ls /sandbox | sed 's/^/SB /'\n"                                        \
+    "echo LIST-NOW; sleep 0.5\n"                                           \
     "for p in /proc/[0-9]*; do\n"                                           \
     "  c=$(tr '\\0' ' ' < $p/cmdline 2>/dev/null)\n"                        \
     "  case \"$c\" in *DVALATTACKLOOP*) echo \"PROC ${p#/proc/} $c\";; esac\n" \
@@ -49,12 +51,65 @@
     "echo \"IPC $(ipcs -m -q | grep -c '^0x')\"\n"                          \
     "sleep 0.3; cat results/r.json\n"
 
-/* One isolation=sandbox validation of script through the pool: its
- * stdout (free), the summary in *json (dval_free). */
-static char *run(hx *h, dval_pool *pool, const char *script, char **json)
+/* The victim's stdout, and "SB <entry>" lines for what /sandbox held
+ * when it printed LIST-NOW, as the host sees it through the sandbox's
+ * init (sbdir: the sandbox's directory in the state dir). */
+typedef struct lister {
+    hx *h;
+    hx_buf out;
+    const char *sbdir;
+    char listing[4096];
+    int listed;
+} lister;
+
+static void list_sandbox_dir(lister *l)
 {
-    char *out;
-    int rc = hx_pool_run(h, pool, script, NULL, &out, json);
+    char p[1200];
+    hx_inside(l->h, l->sbdir, "/sandbox", p, sizeof p);
+    DIR *d = opendir(p);
+    struct dirent *e;
+    size_t n = 0;
+    while (d && (e = readdir(d)) && n < sizeof l->listing - 300)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n += (size_t)snprintf(l->listing + n, sizeof l->listing - n,
+                                  "SB %s\n", e->d_name);
+    l->listed = d != NULL;
+    if (d)
+        closedir(d);
+}
+
+static int on_victim_event(const dval_event *ev, void *ud)
+{
+    lister *l = ud;
+    int rc = hx_on_stdout(ev, &l->out);
+    if (!l->listed && l->out.data && strstr(l->out.data, "LIST-NOW\n"))
+        list_sandbox_dir(l);
+    return rc;
+}
+
+/* One isolation=sandbox validation of script through the pool: its
+ * stdout (free), the summary in *json (dval_free); with l, the stdout
+ * goes through l (and the result is l's). */
+static char *run(hx *h, dval_pool *pool, const char *script, char **json,
+                 lister *l)
+{
+    char *out = NULL;
+    int rc;
+    if (l) {
+        char dir[700];
+        hx_program(h, script, NULL, dir, sizeof dir);
+        dval_validation r;
+        dval_validation_init(&r, sizeof r);
+        r.source_dir = dir;
+        r.isolation = DVAL_ISOLATION_SANDBOX;
+        r.timeout_ms = 120000;
+        r.allow_missing_results = 1;
+        l->out.data = calloc(1, 1);
+        rc = dval_pool_validate(pool, &r, on_victim_event, l, json);
+        out = l->out.data;
+    } else {
+        rc = hx_pool_run(h, pool, script, NULL, &out, json);
+    }
     /* the attacker's loop forges its own results too */
     if (rc && !(rc == DVAL_ERESULTS && strstr(script, "DVALATTACKLOOP")))
         th_fail(__FILE__, __LINE__, "validation: %s: %s",
@@ -127,15 +182,16 @@ TEST(test_hostile__recycled_sandbox_keeps_nothing)
     dval_pool *pool = NULL;
     CHECK_INT(dval_pool_new(&pool, h.client, &o), DVAL_OK);
     char *j1 = NULL, *j2 = NULL, n1[200], n2[200], dir1[300], dir2[300];
-    char *o1 = run(&h, pool, ATTACK, &j1);
+    char *o1 = run(&h, pool, ATTACK, &j1, NULL);
     fprintf(stderr, "    attacker:\n%s", o1);
     CHECK_CONTAINS(o1, "FILES-LEFT");
     CHECK_CONTAINS(o1, "TREE-LEFT");
     CHECK_CONTAINS(o1, "IPC-LEFT");
     CHECK_CONTAINS(o1, "LOOP-RUNS");
     int pid1 = only_sandbox(&h, dir1, sizeof dir1);
-    char *o2 = run(&h, pool, VICTIM, &j2);
-    fprintf(stderr, "    second validation:\n%s", o2);
+    lister l = { &h, { NULL, 0 }, dir1, "", 0 };
+    char *o2 = run(&h, pool, VICTIM, &j2, &l);
+    fprintf(stderr, "    second validation:\n%s%s", o2, l.listing);
     int pid2 = only_sandbox(&h, dir2, sizeof dir2);
     /* really recycled: the same (only) sandbox; the fast reset keeps its
      * init (lib/executor/local/sandbox_reset.c), the full one
@@ -157,9 +213,10 @@ TEST(test_hostile__recycled_sandbox_keeps_nothing)
     CHECK(!strstr(o2, "LEFT "));
     CHECK(!strstr(o2, "LS "));      /* /tmp, /dev/shm, /var/tmp, home empty */
     CHECK(!strstr(o2, "PROC "));
-    CHECK(!strstr(o2, "SB other-tid"));
+    CHECK(l.listed);
+    CHECK(!strstr(l.listing, "SB other-tid"));
     /* $HOME is the working directory: the attacker's is gone with it */
-    CHECK_INT(count_lines(o2, "SB "), 1);
+    CHECK_INT(count_lines(l.listing, "SB "), 1);
     CHECK_CONTAINS(o2, "IPC 0\n");
     CHECK_CONTAINS(o2, "{\"ok\":2}\n");   /* not rewritten while it ran */
     CHECK(!strstr(o2, "forged"));

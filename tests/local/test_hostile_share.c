@@ -186,3 +186,28 @@ TEST(test_hostile__home_is_the_validations_own)
     free(out);
     hx_close(&h);
 }
+
+/* A validation cannot list /sandbox, so it does not learn the thread ids
+ * of those it shares a sandbox with (red team A9: the names to aim A8 or
+ * A10 at); it can still reach its own directory and make one there. */
+TEST(test_hostile__thread_ids_not_listed)
+{
+    hx h;
+    hx_open(&h, "ho-list");
+    char *out = NULL;
+    int code = -1;
+    CHECK_INT(hx_run(&h, "sb", "secret-tid-a", "true\n", NULL, &out, &code),
+              DVAL_OK);
+    free(out);
+    CHECK_INT(hx_run(&h, "sb", "b", "ls -A /sandbox 2>&1; echo \"ls=$?\"\n"
+                     "cd /sandbox && echo *\n"
+                     "mkdir /sandbox/made-by-b && echo MADE\n"
+                     "test -d /sandbox/b && echo OWN\n", NULL, &out, &code),
+              DVAL_OK);
+    fprintf(stderr, "    %s", out);
+    CHECK(!strstr(out, "secret-tid-a"));
+    CHECK(!strstr(out, "ls=0"));
+    CHECK_CONTAINS(out, "MADE\nOWN\n");
+    free(out);
+    hx_close(&h);
+}
