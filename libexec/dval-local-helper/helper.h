@@ -38,6 +38,14 @@ void join_cgroups(int argc, char **argv);
 int wait_code(pid_t pid);
 
 /* mounts.c */
+/* paths ("a:b:...", directories) opened O_PATH into fds (at most max,
+ * *nfds counts them; the caller closes them, also on failure) and named
+ * "/proc/self/fd/N:..." in out: an overlay's options are what its mount
+ * table shows, and the layers' host paths would tell a sandboxed program
+ * the caller's home and state directory (red team A9). */
+#define LAYER_FDS_MAX 64
+int layer_fd_paths(const char *paths, char *out, size_t cap, int *fds,
+                   int *nfds, int max);
 int mount_overlay(const char *lower, const char *upper, const char *work,
                   const char *target, int ro);
 int setup_dev(const char *root);

@@ -16,21 +16,60 @@
 #include <unistd.h>
 
 
+int layer_fd_paths(const char *paths, char *out, size_t cap, int *fds,
+                   int *nfds, int max)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (const char *s = paths; *s;) {
+        size_t k = strcspn(s, ":");
+        char p[4096];
+        if (k >= sizeof p || *nfds >= max) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(p, s, k);
+        p[k] = 0;
+        int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        fds[(*nfds)++] = fd;
+        int w = snprintf(out + len, cap - len, "%s/proc/self/fd/%d",
+                         len ? ":" : "", fd);
+        if (w < 0 || (size_t)w >= cap - len) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        len += (size_t)w;
+        s += k + (s[k] == ':');
+    }
+    return 0;
+}
+
+/* The layers by descriptor (layer_fd_paths): the options are what the
+ * sandbox's mount table shows. */
 int mount_overlay(const char *lower, const char *upper, const char *work,
                   const char *target, int ro)
 {
-    char opts[8192];
-    int n = snprintf(opts, sizeof opts,
-                     "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lower,
-                     upper, work);
-    if (n < 0 || (size_t)n >= sizeof opts) {
-        errno = ENAMETOOLONG;
-        return -1;
+    char lo[4096], up[64], wk[64], opts[8192];
+    int fds[LAYER_FDS_MAX], n = 0, rc = -1;
+    if (layer_fd_paths(lower, lo, sizeof lo, fds, &n, LAYER_FDS_MAX - 2) ==
+            0 &&
+        layer_fd_paths(upper, up, sizeof up, fds, &n, LAYER_FDS_MAX) == 0 &&
+        layer_fd_paths(work, wk, sizeof wk, fds, &n, LAYER_FDS_MAX) == 0) {
+        snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,"
+                 "userxattr", lo, up, wk);
+        /* nodev: a device node in an image (an imported directory may
+         * have any) opens nothing; /dev is a tmpfs of its own with bound
+         * nodes */
+        rc = mount("overlay", target, "overlay",
+                   (ro ? MS_RDONLY : 0) | MS_NODEV, opts);
     }
-    /* nodev: a device node in an image (an imported directory may have
-     * any) opens nothing; /dev is a tmpfs of its own with bound nodes */
-    return mount("overlay", target, "overlay",
-                 (ro ? MS_RDONLY : 0) | MS_NODEV, opts);
+    int e = errno;
+    while (n > 0)
+        close(fds[--n]);
+    errno = e;
+    return rc;
 }
 
 static int mkdir_in(const char *root, const char *rel, mode_t mode)

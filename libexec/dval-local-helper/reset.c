@@ -30,7 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The new root: an overlay of lowers under the fresh disk's upper/ and
+/* The new root: an overlay of lowers (named by descriptor, as the mount
+ * table shows them: layer_fd_paths) under the fresh disk's upper/ and
  * work/, detached; *tmp gets a detached bind of the disk's tmp/, *dfd
  * the disk's mount. */
 static int build_root(const char *sbdir, const char *lowers, int *tmp,
@@ -40,19 +41,28 @@ static int build_root(const char *sbdir, const char *lowers, int *tmp,
     *dfd = disk;
     if (disk < 0)
         return -1;
+    char lo[4096];
+    int lfd[LAYER_FDS_MAX], nl = 0;
+    if (layer_fd_paths(lowers, lo, sizeof lo, lfd, &nl, LAYER_FDS_MAX) < 0) {
+        while (nl > 0)
+            close(lfd[--nl]);
+        return -1;
+    }
     int up = openat(disk, "upper", O_PATH | O_DIRECTORY | O_CLOEXEC);
     int wk = openat(disk, "work", O_PATH | O_DIRECTORY | O_CLOEXEC);
     *tmp = (int)syscall(SYS_open_tree, disk, "tmp", OPEN_TREE_CLONE |
                         OPEN_TREE_CLOEXEC);
     int fs = fsopen("overlay", FSOPEN_CLOEXEC), ov = -1;
     if (up >= 0 && wk >= 0 && *tmp >= 0 && fs >= 0 &&
-        fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lowers, 0) == 0 &&
+        fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lo, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, up) == 0 &&
         fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, wk) == 0 &&
         fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) == 0 &&
         fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
         ov = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NODEV);
     int e = errno;
+    while (nl > 0)
+        close(lfd[--nl]);
     for (int fd, i = 0; i < 3; i++)
         if ((fd = (int[]){ up, wk, fs }[i]) >= 0)
             close(fd);
