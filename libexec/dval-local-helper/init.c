@@ -134,8 +134,12 @@ static int sandbox_lower(const char *layer, char *lower, size_t cap)
 /* The init's descriptors once the sandbox is up: stdio on /dev/null,
  * INIT_LOCK_FD (3), the lock that lives as long as this init, WATCH_FD
  * (4), the state directory whose removal ends it, RESET_FD (5), the
- * reset requests' socket when there is one; nothing else. */
-static void keep_init_fds(int fd, int null, int watch, int reset_fd)
+ * reset requests' socket when there is one, KEEPER_FD (6), the fast
+ * reset's keeper (reset_keeper.c) and KEEPER_ROOT_FD (7), its root,
+ * when there is one; nothing else. The keeper's fds are above them all
+ * (init_child). */
+static void keep_init_fds(int fd, int null, int watch, int reset_fd,
+                          const struct keeper *k)
 {
     dup2(null, 0);
     dup2(null, 1);
@@ -145,7 +149,11 @@ static void keep_init_fds(int fd, int null, int watch, int reset_fd)
     if (reset_fd >= 0 && reset_fd != RESET_FD &&
         (dup2(reset_fd, RESET_FD) < 0 || close(reset_fd) < 0))
         die_fd(fd, "keep the reset socket");
-    unsigned keep = reset_fd >= 0 ? RESET_FD : WATCH_FD;
+    if (k->ns >= 0 && (dup3(k->ns, KEEPER_FD, O_CLOEXEC) < 0 ||
+                       dup3(k->root, KEEPER_ROOT_FD, O_CLOEXEC) < 0))
+        die_fd(fd, "keep the reset's keeper");
+    unsigned keep = k->ns >= 0 ? KEEPER_ROOT_FD
+                    : reset_fd >= 0 ? RESET_FD : WATCH_FD;
     if (syscall(SYS_close_range, keep + 1U, ~0U, 0U) < 0)
         for (int i = (int)keep + 1; i < 1024; i++)
             close(i);
@@ -202,8 +210,8 @@ static int init_child(void *p)
      * no command is root */
     char disk[4200];
     snprintf(disk, sizeof disk, "%s/disk", a->sbdir);
-    if (a->disk_gib > 0 && geteuid() == 0 && !is_host_root(a->layer) &&
-        reset_keep_layers(root, disk, lower) < 0)
+    int keep = a->disk_gib > 0 && geteuid() == 0 && !is_host_root(a->layer);
+    if (keep && reset_keep_layers(root, disk, lower) < 0)
         die_fd(fd, "keep the layers for the reset");
     if (!a->share_net && loopback_up() < 0)
         die_fd(fd, "bring up lo");
@@ -213,11 +221,17 @@ static int init_child(void *p)
         die_fd(fd, "open the state directory");
     if (enter_root(root) < 0)
         die_fd(fd, "pivot_root");
+    struct keeper split = { -1, -1 }, k = { -1, -1 };
+    if (keep && reset_keeper_split(&split) < 0)
+        die_fd(fd, "split off the reset's keeper");
+    if (keep && ((k.ns = fcntl(split.ns, F_DUPFD_CLOEXEC, 64)) < 0 ||
+                 (k.root = fcntl(split.root, F_DUPFD_CLOEXEC, 64)) < 0))
+        die_fd(fd, "keep the reset's keeper");
     int null = open("/dev/null", O_RDWR);
     if (null < 0)
         die_fd(fd, "open /dev/null");
     write_str(fd, LX_REPLY_OK);
-    keep_init_fds(fd, null, watch, a->reset_fd);
+    keep_init_fds(fd, null, watch, a->reset_fd, &k);
     services_start(); /* the compile service lives with the sandbox */
     reap_forever(WATCH_FD, a->share_net, a->uid_base);
     return 0;

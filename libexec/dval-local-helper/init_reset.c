@@ -59,7 +59,9 @@ void init_reset_serve(int lfd, int share_net, long uid_base)
     struct pollfd p = { c, POLLIN, 0 };
     ssize_t n = poll(&p, 1, 1000) == 1 ? read(c, req, sizeof req - 1) : -1;
     if (n == 5 && !memcmp(req, "reset", 5)) {
-        struct reset_req r = { 1, -1, -1, -1, share_net, uid_base };
+        struct reset_req r = { 1, -1, -1, -1, share_net, uid_base,
+                               { -1, -1 } };
+        reset_keeper_at(KEEPER_FD, KEEPER_ROOT_FD, &r.keeper);
         char out[16];
         snprintf(out, sizeof out, "%d", reset_inside(&r));
         write_str(c, out);

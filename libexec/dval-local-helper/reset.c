@@ -103,7 +103,7 @@ int helper_reset(int argc, char **argv)
     }
     struct reset_req r = { (pid_t)atol(argv[0]), -1, -1, -1,
                            *argv[3] == *LX_NET_HOST,
-                           sandbox_uid_base(argc, argv) };
+                           sandbox_uid_base(argc, argv), { -1, -1 } };
     if (r.uid_base < 0) {
         write_str(2, "reset: -u names no sandbox uid range\n");
         return 2;
@@ -115,6 +115,8 @@ int helper_reset(int argc, char **argv)
     if (!strcmp(argv[4], LX_RESET_NEW) &&
         (r.root = build_root(argv[1], argv[2], &r.tmp, &r.disk)) < 0)
         die_fd(2, "build the new root");
+    /* from the host's /proc, before the join (an older init has none) */
+    reset_keeper_of(r.init, &r.keeper);
     if (join(r.init, r.share_net) < 0)
         die_fd(2, "join the sandbox");
     /* the pid namespace is the child's, not ours (setns) */

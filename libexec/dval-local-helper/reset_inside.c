@@ -176,14 +176,38 @@ static int net_idle(void)
     return used == 0 && tw == 0 ? 0 : -1;
 }
 
+/* The kept disk's and layers' work, run in the keeper (reset_keeper.c) */
+struct kept_build {
+    char gen[64];
+    int tmp;
+};
+
+static int kept_build(void *p)
+{
+    struct kept_build *k = p;
+    return reset_keep_build(k->gen, sizeof k->gen, &k->tmp);
+}
+
+static int kept_wipe(void *gen)
+{
+    return reset_keep_wipe(gen);
+}
+
+static int kept_rebind(void *disk)
+{
+    return reset_keep_rebind(*(int *)disk);
+}
+
 /* The new root (r's, or one on the kept disk) swapped in. */
 static int new_root(const struct reset_req *r)
 {
     if (r->root >= 0)
         return reset_swap_root(r->root, r->tmp, r->uid_base) < 0 ||
-               reset_keep_rebind(r->disk) < 0 ? 15 : 0;
-    char gen[64];
-    int tmp = -1, root = reset_keep_build(gen, sizeof gen, &tmp);
+               reset_in_keeper(&r->keeper, kept_rebind, (void *)&r->disk) < 0
+               ? 15 : 0;
+    struct kept_build k = { "", -1 };
+    int root = reset_in_keeper(&r->keeper, kept_build, &k), tmp = k.tmp;
+    char *gen = k.gen;
     if (root < 0)
         return LX_RESET_FRESH;
     int rc = reset_swap_root(root, tmp, r->uid_base);
@@ -195,7 +219,7 @@ static int new_root(const struct reset_req *r)
         return 16;
     /* what cannot be removed (too deep, say) would stay on the disk of
      * the next use: the full reset then replaces it */
-    return reset_keep_wipe(gen) < 0 ? 17 : 0;
+    return reset_in_keeper(&r->keeper, kept_wipe, gen) < 0 ? 17 : 0;
 }
 
 int reset_inside(const struct reset_req *r)

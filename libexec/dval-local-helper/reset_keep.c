@@ -3,12 +3,13 @@
  * ones removed once the old overlay is gone. No loop device, no ext4
  * mount or unmount, no image copied or unlinked on the host.
  *
- * For that the init leaves, in its mount namespace, the disk and each
- * lower layer bound under /dev/.dval (a root-only 0700 directory of the
- * root-owned /dev tmpfs; only when the init is host root: in a user
- * namespace the commands are root there). The overlay is built from
- * those paths: the kernel takes an overlay's layers only from mounts of
- * the caller's namespace.
+ * For that the init leaves the disk and each lower layer bound under
+ * /dev/.dval of a small tmpfs that becomes the root of a mount namespace
+ * of its own, the keeper (reset_keeper.c; only when the init is host
+ * root: in a user namespace the commands are root there). The overlay is
+ * built there from those paths: the kernel takes an overlay's layers
+ * only from mounts of the caller's namespace. Commands never see these
+ * binds (a bind's mount table entry names its host path).
  *
  * A disk the earlier use filled beyond a small budget (inodes, blocks)
  * is not walked: the reset then asks for a fresh image instead. The
@@ -30,7 +31,6 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 
-#define KEEP "/dev/.dval"
 #define KEEP_DISK KEEP "/disk"
 #define KEEP_LOWERS 8
 /* past these, a fresh image is cheaper and bounded: the walk is not */
@@ -48,21 +48,37 @@ static int bind_at(const char *src, const char *dst, int ro)
                       MS_NOSUID | MS_NODEV, NULL) : 0;
 }
 
+/* The keeper's future root: a root-only tmpfs at <root>KEEPER_MNT with
+ * dev/.dval (KEEP) in it. */
+static int keeper_tmpfs(const char *root)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s" KEEPER_MNT, root);
+    if (mkdir(p, 0700) < 0 ||
+        mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              "size=64k,mode=0700") < 0)
+        return -1;
+    snprintf(p, sizeof p, "%s" KEEPER_MNT "/dev", root);
+    if (mkdir(p, 0700) < 0)
+        return -1;
+    snprintf(p, sizeof p, "%s" KEEPER_MNT KEEP, root);
+    return mkdir(p, 0700);
+}
+
 int reset_keep_layers(const char *root, const char *disk,
                       const char *lowers)
 {
     char p[4200], l[4096];
-    snprintf(p, sizeof p, "%s" KEEP, root);
-    if (mkdir(p, 0700) < 0)
+    if (keeper_tmpfs(root) < 0)
         return -1;
-    snprintf(p, sizeof p, "%s" KEEP_DISK, root);
+    snprintf(p, sizeof p, "%s" KEEPER_MNT KEEP_DISK, root);
     if (bind_at(disk, p, 0) < 0)
         return -1;
     int i = 0;
     for (const char *s = lowers; *s && i < KEEP_LOWERS; i++) {
         size_t n = strcspn(s, ":");
         snprintf(l, sizeof l, "%.*s", (int)n, s);
-        snprintf(p, sizeof p, "%s" KEEP "/l%d", root, i);
+        snprintf(p, sizeof p, "%s" KEEPER_MNT KEEP "/l%d", root, i);
         if (bind_at(l, p, 1) < 0)
             return -1;
         s += n + (s[n] == ':');
