@@ -1,9 +1,10 @@
 /* Reconnaissance (red team A9): what a program reads about the host from
  * its own mount table. The overlay's layer options and the binds the
  * fast reset keeps used to name the caller's state directory and image
- * cache (so its home directory, and that it is root); a sandbox's
- * /proc/self/mountinfo must name no host path, on its first use and
- * after each kind of reset. */
+ * cache (so its home directory, and that it is root), and the cgroup
+ * file the host's cgroup tree; a sandbox's /proc/self/mountinfo and
+ * /proc/self/cgroup must name no host path, on its first use and after
+ * each kind of reset. */
 #include "hostile.h"
 
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define SHOW "cat /proc/self/mountinfo\n"
+#define SHOW "cat /proc/self/mountinfo /proc/self/cgroup\n"
 
 /* Fails when text names the state dir, the library's directories or the
  * caller's home (where the image cache is). */
