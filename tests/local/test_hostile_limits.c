@@ -141,6 +141,18 @@ TEST(test_hostile_limits__cpu_limit_is_for_a_command_s_processes_together)
     out o2 = { { 0 }, 0 };
     CHECK_INT(run_in(sb, "sleep 0.3; echo again", &o2), 0);
     CHECK_CONTAINS(o2.text, "again");
+    /* ~900 short processes, two loops in parallel, for ~2 s of wall
+     * time (the waiter looks several times), reaped by their parents or,
+     * orphaned, by the waiter: ~0.65 s of CPU in all, so a count that
+     * took their time twice (a parent's reaped children and the children
+     * themselves) would end it */
+    out o3 = { { 0 }, 0 };
+    CHECK_INT(run_in(sb, "for j in 1 2; do (i=0; while [ $i -lt 150 ]; "
+                     "do /bin/true; (/bin/true &); sleep 0.01; "
+                     "i=$((i+1)); done) & done; wait; sleep 0.2; times; "
+                     "echo many-ok", &o3), 0);
+    fprintf(stderr, "    %s", o3.text);
+    CHECK_CONTAINS(o3.text, "many-ok");
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
     hx_close(&h);
