@@ -32,6 +32,18 @@ int hx_validate_disk(hx *h, const char *sbname, const char *tid,
  * hx_on_stdout saw it (free), *json the summary (NULL ok; dval_free). */
 int hx_pool_run(hx *h, dval_pool *pool, const char *script,
                 const char *const *files, char **out, char **json);
+/* The same with the caller's on_event and userdata. */
+int hx_pool_run_ev(hx *h, dval_pool *pool, const char *script,
+                   const char *const *files, dval_event_fn on_event,
+                   void *ud, char **json);
+/* One command in a new session of sb: its exit code; o gets its output
+ * (stdout and stderr, cut at the buffer's size); fails the test when the
+ * session or the exec fails. */
+typedef struct hx_out {
+    char text[8192];
+    size_t len;
+} hx_out;
+int hx_sh(dval_sandbox *sb, const char *cmd, hx_out *o);
 /* Runs script as run.sh (with copies of the local files, a NULL-ended
  * list or NULL, beside it) in sandbox sbname on thread tid, no results
  * needed: *out gets the program's stdout as the caller's on_event saw it

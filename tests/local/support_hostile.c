@@ -267,8 +267,9 @@ void hx_program(hx *h, const char *script, const char *const *files,
         copy_file(files[i], dir);
 }
 
-int hx_pool_run(hx *h, dval_pool *pool, const char *script,
-                const char *const *files, char **out, char **json)
+int hx_pool_run_ev(hx *h, dval_pool *pool, const char *script,
+                   const char *const *files, dval_event_fn on_event,
+                   void *ud, char **json)
 {
     char dir[700];
     hx_program(h, script, files, dir, sizeof dir);
@@ -278,10 +279,43 @@ int hx_pool_run(hx *h, dval_pool *pool, const char *script,
     r.isolation = DVAL_ISOLATION_SANDBOX;
     r.timeout_ms = 120000;
     r.allow_missing_results = 1;
+    return dval_pool_validate(pool, &r, on_event, ud, json);
+}
+
+int hx_pool_run(hx *h, dval_pool *pool, const char *script,
+                const char *const *files, char **out, char **json)
+{
     hx_buf b = { calloc(1, 1), 0 };
-    int rc = dval_pool_validate(pool, &r, hx_on_stdout, &b, json);
+    int rc = hx_pool_run_ev(h, pool, script, files, hx_on_stdout, &b, json);
     *out = b.data;
     return rc;
+}
+
+static int hx_sink(int stream, const char *channel, const char *data,
+                   size_t len, void *ud)
+{
+    (void)stream, (void)channel;
+    hx_out *o = ud;
+    size_t room = sizeof o->text - 1 - o->len;
+    memcpy(o->text + o->len, data, len < room ? len : room);
+    o->len += len < room ? len : room;
+    o->text[o->len] = 0;
+    return 0;
+}
+
+int hx_sh(dval_sandbox *sb, const char *cmd, hx_out *o)
+{
+    dval_session *s;
+    if (dval_session_open(&s, sb) != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "session: %s", dval_sandbox_errmsg(sb));
+    int code = -1;
+    memset(o, 0, sizeof *o);
+    int rc = dval_session_exec(s, cmd, NULL, hx_sink, o, &code);
+    if (rc != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "exec: %s", dval_session_errmsg(s));
+    dval_session_close(s);
+    dval_session_free(s);
+    return code;
 }
 
 int hx_run(hx *h, const char *sbname, const char *tid, const char *script,

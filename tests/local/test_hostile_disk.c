@@ -11,39 +11,6 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-typedef struct out {
-    char text[8192];
-    size_t len;
-} out;
-
-static int sink(int stream, const char *channel, const char *data,
-                size_t len, void *ud)
-{
-    (void)stream, (void)channel;
-    out *o = ud;
-    size_t n = len < sizeof o->text - 1 - o->len ? len
-                                                : sizeof o->text - 1 - o->len;
-    memcpy(o->text + o->len, data, n);
-    o->len += n;
-    o->text[o->len] = 0;
-    return 0;
-}
-
-static int sh(dval_sandbox *sb, const char *cmd, out *o)
-{
-    dval_session *s;
-    if (dval_session_open(&s, sb) != DVAL_OK)
-        th_fail(__FILE__, __LINE__, "session: %s", dval_sandbox_errmsg(sb));
-    int code = -1;
-    memset(o, 0, sizeof *o);
-    int rc = dval_session_exec(s, cmd, NULL, sink, o, &code);
-    if (rc != DVAL_OK)
-        th_fail(__FILE__, __LINE__, "exec: %s", dval_session_errmsg(s));
-    dval_session_close(s);
-    dval_session_free(s);
-    return code;
-}
-
 static long long host_free_mb(const char *path)
 {
     struct statvfs v;
@@ -91,10 +58,10 @@ TEST(test_hostile_disk__write_past_limit_fails_inside)
     hx_open(&h, "disk-1g");
     dval_sandbox *sb = acquire(&h, "sb", 1);
     long long before = host_free_mb(h.dir);
-    out o;
-    int code = sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=2048 "
-                  "2>&1; echo rc=$?; dd if=/dev/zero of=/tmp/big bs=1M "
-                  "count=2048 2>&1; echo rc=$?; df -k /sandbox /tmp", &o);
+    hx_out o;
+    int code = hx_sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=2048 "
+                     "2>&1; echo rc=$?; dd if=/dev/zero of=/tmp/big bs=1M "
+                     "count=2048 2>&1; echo rc=$?; df -k /sandbox /tmp", &o);
     CHECK_INT(code, 0);
     CHECK_CONTAINS(o.text, "No space left on device");
     CHECK(!strstr(o.text, "rc=0"));
@@ -119,14 +86,15 @@ TEST(test_hostile_disk__default_is_ten_gib)
     hx h;
     hx_open(&h, "disk-def");
     dval_sandbox *sb = acquire(&h, "sb", 0);
-    out o;
-    CHECK_INT(sh(sb, "df -k /sandbox | tail -n 1 | awk '{print $2}'", &o), 0);
+    hx_out o;
+    CHECK_INT(hx_sh(sb, "df -k /sandbox | tail -n 1 | awk '{print $2}'",
+                    &o), 0);
     long long kib = atoll(o.text);
     CHECK(kib > 9LL * 1024 * 1024 && kib <= 10LL * 1024 * 1024);
     /* a file written in one sandbox is not in the next one's fresh disk
      * (the delete left a spare image that the next creation renames) */
-    CHECK_INT(sh(sb, "dd if=/dev/urandom of=/sandbox/mark bs=1M count=8 "
-                 "2>/dev/null; echo x > /tmp/mark", &o), 0);
+    CHECK_INT(hx_sh(sb, "dd if=/dev/urandom of=/sandbox/mark bs=1M count=8 "
+                    "2>/dev/null; echo x > /tmp/mark", &o), 0);
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
     char spare[700];
@@ -134,8 +102,8 @@ TEST(test_hostile_disk__default_is_ten_gib)
     CHECK(access(spare, F_OK) == 0);
     sb = acquire(&h, "sb2", 0);
     CHECK(access(spare, F_OK) != 0);
-    CHECK_INT(sh(sb, "ls /sandbox/mark /tmp/mark 2>&1; df -k /sandbox | "
-                 "tail -n 1", &o), 0);
+    CHECK_INT(hx_sh(sb, "ls /sandbox/mark /tmp/mark 2>&1; df -k /sandbox | "
+                    "tail -n 1", &o), 0);
     CHECK_CONTAINS(o.text, "No such file");
     CHECK(!strstr(o.text, "\n/sandbox/mark\n"));
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
@@ -157,9 +125,9 @@ TEST(test_hostile_disk__tmpfs_fallback_is_bounded_too)
     dval_sandbox *sb = acquire(&h, "sb", 1);
     snprintf(p, sizeof p, "%s/sandboxes/sb/disk.img", h.dir);
     CHECK(access(p, F_OK) != 0);
-    out o;
-    CHECK_INT(sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
-                 "2>&1; echo rc=$?; df -k /sandbox | tail -n 1", &o), 0);
+    hx_out o;
+    CHECK_INT(hx_sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
+                    "2>&1; echo rc=$?; df -k /sandbox | tail -n 1", &o), 0);
     CHECK_CONTAINS(o.text, "No space left on device");
     CHECK(!strstr(o.text, "rc=0"));
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
@@ -179,9 +147,9 @@ TEST(test_hostile_disk__unmountable_image_falls_back_bounded)
     FILE *f = fopen(p, "w");
     CHECK(f && fputs("not a filesystem", f) >= 0 && fclose(f) == 0);
     CHECK_INT(dval_sandbox_start(sb), DVAL_OK);
-    out o;
-    CHECK_INT(sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
-                 "2>&1; echo rc=$?", &o), 0);
+    hx_out o;
+    CHECK_INT(hx_sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
+                    "2>&1; echo rc=$?", &o), 0);
     CHECK_CONTAINS(o.text, "No space left on device");
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);

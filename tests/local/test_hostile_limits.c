@@ -84,35 +84,6 @@ static long long now_ms(void)
     return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-typedef struct out {
-    char text[4096];
-    size_t len;
-} out;
-
-static int collect(int stream, const char *channel, const char *data,
-                   size_t len, void *ud)
-{
-    (void)stream, (void)channel;
-    out *o = ud;
-    size_t room = sizeof o->text - 1 - o->len;
-    memcpy(o->text + o->len, data, len < room ? len : room);
-    o->len += len < room ? len : room;
-    o->text[o->len] = 0;
-    return 0;
-}
-
-/* One command in a new session of sb: its exit code; o its output. */
-static int run_in(dval_sandbox *sb, const char *cmd, out *o)
-{
-    dval_session *s = NULL;
-    int code = -1;
-    CHECK_INT(dval_session_open(&s, sb), DVAL_OK);
-    CHECK_INT(dval_session_exec(s, cmd, NULL, collect, o, &code), DVAL_OK);
-    dval_session_close(s);
-    dval_session_free(s);
-    return code;
-}
-
 /* Eight busy loops under a 1 s limit: with a limit per process they burn
  * 8 s of CPU (4 s on two cores) and the shell goes on; with one for the
  * command's processes together the command is ended at about 1 s of CPU,
@@ -128,29 +99,29 @@ TEST(test_hostile_limits__cpu_limit_is_for_a_command_s_processes_together)
     so.max_cpu_ms = 1000;
     dval_sandbox *sb = NULL;
     CHECK_INT(dval_sandbox_acquire(&sb, h.client, &so), DVAL_OK);
-    out o1 = { { 0 }, 0 };
+    hx_out o1;
     long long t0 = now_ms();
-    int code = run_in(sb, "i=0; while [ $i -lt 8 ]; do "
-                      "(while :; do :; done) & i=$((i+1)); done; wait; "
-                      "echo WENT-ON", &o1);
+    int code = hx_sh(sb, "i=0; while [ $i -lt 8 ]; do "
+                     "(while :; do :; done) & i=$((i+1)); done; wait; "
+                     "echo WENT-ON", &o1);
     long long wall = now_ms() - t0;
     fprintf(stderr, "    exit %d after %lld ms: %s\n", code, wall, o1.text);
     CHECK_INT(code, 128 + SIGXCPU);
     CHECK(!strstr(o1.text, "WENT-ON"));
     CHECK(wall < 3000);
-    out o2 = { { 0 }, 0 };
-    CHECK_INT(run_in(sb, "sleep 0.3; echo again", &o2), 0);
+    hx_out o2;
+    CHECK_INT(hx_sh(sb, "sleep 0.3; echo again", &o2), 0);
     CHECK_CONTAINS(o2.text, "again");
     /* ~900 short processes, two loops in parallel, for ~2 s of wall
      * time (the waiter looks several times), reaped by their parents or,
      * orphaned, by the waiter: ~0.65 s of CPU in all, so a count that
      * took their time twice (a parent's reaped children and the children
      * themselves) would end it */
-    out o3 = { { 0 }, 0 };
-    CHECK_INT(run_in(sb, "for j in 1 2; do (i=0; while [ $i -lt 150 ]; "
-                     "do /bin/true; (/bin/true &); sleep 0.01; "
-                     "i=$((i+1)); done) & done; wait; sleep 0.2; times; "
-                     "echo many-ok", &o3), 0);
+    hx_out o3;
+    CHECK_INT(hx_sh(sb, "for j in 1 2; do (i=0; while [ $i -lt 150 ]; "
+                    "do /bin/true; (/bin/true &); sleep 0.01; "
+                    "i=$((i+1)); done) & done; wait; sleep 0.2; times; "
+                    "echo many-ok", &o3), 0);
     fprintf(stderr, "    %s", o3.text);
     CHECK_CONTAINS(o3.text, "many-ok");
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);

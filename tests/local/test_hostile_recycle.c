@@ -96,16 +96,8 @@ static char *run(hx *h, dval_pool *pool, const char *script, char **json,
     char *out = NULL;
     int rc;
     if (l) {
-        char dir[700];
-        hx_program(h, script, NULL, dir, sizeof dir);
-        dval_validation r;
-        dval_validation_init(&r, sizeof r);
-        r.source_dir = dir;
-        r.isolation = DVAL_ISOLATION_SANDBOX;
-        r.timeout_ms = 120000;
-        r.allow_missing_results = 1;
         l->out.data = calloc(1, 1);
-        rc = dval_pool_validate(pool, &r, on_victim_event, l, json);
+        rc = hx_pool_run_ev(h, pool, script, NULL, on_victim_event, l, json);
         out = l->out.data;
     } else {
         rc = hx_pool_run(h, pool, script, NULL, &out, json);
@@ -127,8 +119,11 @@ static int only_sandbox(const hx *h, char *name, size_t cap)
 static int count_lines(const char *text, const char *prefix)
 {
     int n = 0;
-    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+    for (const char *l = text; l && *l;) {
         n += !strncmp(l, prefix, strlen(prefix));
+        l = strchr(l, '\n');
+        l = l ? l + 1 : NULL;
+    }
     return n;
 }
 
