@@ -47,15 +47,17 @@ typedef struct cli_common {
     const char *executor;      /* NULL → library default */
     const char *state_dir;
     int verbose;
+    int raw_output;            /* program output unfiltered on a terminal */
 } cli_common;
 
 /* getopt_long ids of the common options (above any short option). */
 enum { OPT_EXECUTOR = 1000, OPT_STATE_DIR, OPT_VERBOSE, OPT_HELP,
-       OPT_FIRST_CMD };
+       OPT_RAW_OUTPUT, OPT_FIRST_CMD };
 #define CLI_COMMON_LONGOPTS                                   \
     {"executor", 1, NULL, OPT_EXECUTOR},                      \
     {"state-dir", 1, NULL, OPT_STATE_DIR},                    \
     {"verbose", 0, NULL, OPT_VERBOSE},                        \
+    {"raw-output", 0, NULL, OPT_RAW_OUTPUT},                  \
     {"help", 0, NULL, OPT_HELP}
 
 /* Handles a common option; 1 when handled, 0 when not one. */
@@ -145,9 +147,23 @@ int cli_exit_for(int status);
 
 /* term.c: progress on stderr (terminal or --verbose), colours on a
  * terminal without NO_COLOR; program bytes pass through untouched. */
-void term_init(int verbose);
+/* safeterm.c: a program's output made inert for a terminal (colour
+ * kept); out has room for SAFETERM_OUT(n) bytes; the state carries a
+ * sequence split between calls; flush ends it (shown inert). */
+typedef struct safeterm {
+    int state;
+    size_t n;
+    char seq[32];
+} safeterm;
+#define SAFETERM_OUT(n) (2 * (n) + 48)
+size_t safeterm_filter(safeterm *st, const char *in, size_t n, char *out);
+size_t safeterm_flush(safeterm *st, char *out);
+
+/* term.c. raw: the program's output reaches a terminal unfiltered. */
+void term_init(int verbose, int raw);
 int term_progress(void);
 void term_event(const dval_event *ev);
+/* The program's output (fd 1 or 2): inert on a terminal (safeterm.c) */
 void term_out(int fd, const char *data, size_t len);
 void term_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void term_log(int level, const char *msg, void *ud);

@@ -60,13 +60,21 @@ static void progress_line(batch *b)
     fflush(stderr);
 }
 
-/* One whole line "[name] text" on the stream's fd. */
+/* One whole line "[name] text" on the stream's fd; on a terminal the
+ * program's text made inert (safeterm.c), unless --raw-output. */
 static void emit_line(batch *b, item *it, int err, const char *s, size_t n)
 {
+    char inert[SAFETERM_OUT(sizeof it->line[0])];
+    FILE *f = err || b->o->json ? stderr : stdout;
+    if (!b->o->co->raw_output && isatty(fileno(f))) {
+        safeterm st = { 0 };
+        size_t m = safeterm_filter(&st, s, n, inert);
+        n = m + safeterm_flush(&st, inert + m);
+        s = inert;
+    }
     pthread_mutex_lock(&b->out_lock);
     if (b->progress)
         fputs("\r\033[K", stderr);
-    FILE *f = err || b->o->json ? stderr : stdout;
     fprintf(f, "[%s] %.*s\n", it->name, (int)n, s);
     fflush(f);
     progress_line(b);

@@ -1,5 +1,6 @@
 /* `daytona-validate logs [THREAD_ID]`: prints a run's transcript (phases,
- * build log, program stdout/stderr) recorded by `run`. */
+ * build log, program stdout/stderr) recorded by `run`; on a terminal made
+ * inert as `run` shows a program's output (safeterm.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@ static const char logs_usage[] =
     "usage: daytona-validate logs [--state-dir DIR] [THREAD_ID]\n"
     "\n"
     "Prints the transcript of the run with THREAD_ID (default: the last\n"
-    "run), kept under <state dir>/cli-runs/.\n";
+    "run), kept under <state dir>/cli-runs/. On a terminal, control\n"
+    "sequences other than colour are shown inert (^[...) unless\n"
+    "--raw-output.\n";
 
 int cmd_logs(int argc, char **argv)
 {
@@ -59,10 +62,12 @@ int cmd_logs(int argc, char **argv)
                      "the last run; check the id and --state-dir");
         return CLI_EX_NOINPUT;
     }
+    term_init(co.verbose, co.raw_output);
     char buf[8192];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, stdout);
+        term_out(1, buf, n);
+    term_done();
     fclose(f);
     return 0;
 }

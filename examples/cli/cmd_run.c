@@ -496,7 +496,7 @@ int cmd_run(int argc, char **argv)
         batch_opts bo = {.co = &a.co, .req = &a.req, .dirs = a.dirs,
                          .ndirs = a.ndirs, .jobs = a.jobs ? a.jobs : 4,
                          .json = a.json};
-        term_init(a.co.verbose);
+        term_init(a.co.verbose, a.co.raw_output);
         return batch_run(&bo);
     }
     char tid[64];
@@ -504,7 +504,7 @@ int cmd_run(int argc, char **argv)
         default_thread_id(tid, sizeof tid);
         a.req.thread_id = tid;
     }
-    term_init(a.co.verbose);
+    term_init(a.co.verbose, a.co.raw_output);
     dval_client *client = NULL;
     if ((ex = cli_client_pb(&client, &a.co, &pb, NULL)))
         return early_failure(&a, &pb, "client");

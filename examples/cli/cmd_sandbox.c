@@ -221,7 +221,7 @@ int cmd_sandbox(int argc, char **argv)
     int ex = parse_sb(&a, argc, argv);
     if (ex >= 0)
         return ex;
-    term_init(a.co.verbose);
+    term_init(a.co.verbose, a.co.raw_output);
     dval_client *c = NULL;
     if ((ex = cli_client(&c, &a.co, NULL)))
         return ex;

@@ -141,7 +141,7 @@ int cmd_snapshot(int argc, char **argv)
         cli_usage_hint("snapshot ");
         return CLI_EX_USAGE;
     }
-    term_init(co.verbose);
+    term_init(co.verbose, co.raw_output);
     dval_client *c = NULL;
     int ex = cli_client(&c, &co, NULL);
     if (ex)

@@ -33,6 +33,9 @@ static const char usage[] =
     "                            DAYTONA_JWT_TOKEN is set, else local\n"
     "  --state-dir DIR           local executor state and run transcripts\n"
     "  --verbose                 progress, build logs and library logs\n"
+    "  --raw-output              a program's output reaches a terminal as\n"
+    "                            it is (default: its control sequences but\n"
+    "                            colour shown inert, as ^[...)\n"
     "  --help                    describe the command\n"
     "\n"
     "run options: --profile NAME, --thread ID, --results FILE, --json,\n"
@@ -83,6 +86,9 @@ int cli_common_opt(cli_common *co, int opt, const char *arg)
         return 1;
     case OPT_VERBOSE:
         co->verbose = 1;
+        return 1;
+    case OPT_RAW_OUTPUT:
+        co->raw_output = 1;
         return 1;
     default:
         return 0;

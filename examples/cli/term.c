@@ -1,5 +1,6 @@
-/* Terminal presentation. Program output is written byte for byte to the
- * descriptor it came from; progress lines go to stderr only, and only on a
+/* Terminal presentation. Program output goes to the descriptor it came
+ * from, byte for byte off a terminal and made inert on one (safeterm.c,
+ * unless --raw-output); progress lines go to stderr only, and only on a
  * terminal or with --verbose, so scripts reading stdout never see them. */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,10 +16,15 @@ static int color;
 static int err_mid_line;    /* last byte written to stderr was not '\n' */
 static int tty;             /* stderr is a terminal */
 static int live;            /* a live (retry) line is on screen */
+static int inert[3];        /* fd 1, 2: a terminal the program's output
+                             * is filtered for */
+static safeterm st_out[3];  /* and the filter's state per fd */
 
-void term_init(int v)
+void term_init(int v, int raw)
 {
     tty = isatty(2);
+    inert[1] = !raw && isatty(1);
+    inert[2] = !raw && tty;
     const char *nc = getenv("NO_COLOR");
     const char *term = getenv("TERM");
     verbose = v;
@@ -53,7 +59,8 @@ static void live_clear(void)
     live = 0;
 }
 
-void term_out(int fd, const char *data, size_t len)
+/* Our own text (progress, problems): as it is. */
+static void own_out(int fd, const char *data, size_t len)
 {
     live_clear();
     if (fd == 1)
@@ -61,6 +68,19 @@ void term_out(int fd, const char *data, size_t len)
     write_all(fd, data, len);
     if (fd == 2 && len > 0)
         err_mid_line = data[len - 1] != '\n';
+}
+
+void term_out(int fd, const char *data, size_t len)
+{
+    if (fd < 1 || fd > 2 || !inert[fd]) {
+        own_out(fd, data, len);
+        return;
+    }
+    char buf[SAFETERM_OUT(4096)];
+    for (size_t at = 0, n; at < len; at += n) {
+        n = len - at < 4096 ? len - at : 4096;
+        own_out(fd, buf, safeterm_filter(&st_out[fd], data + at, n, buf));
+    }
 }
 
 static const char *c(const char *code)
@@ -82,12 +102,16 @@ static void line(const char *fmt, va_list ap)
     n += m < (int)(sizeof buf) - n - 1 ? m : (int)(sizeof buf) - n - 2;
     buf[n++] = '\n';
     fflush(stderr);
-    term_out(2, buf, (size_t)n);
+    own_out(2, buf, (size_t)n);
 }
 
 void term_done(void)
 {
     live_clear();
+    char buf[SAFETERM_OUT(0)];
+    for (int fd = 1; fd <= 2; fd++)
+        if (inert[fd])
+            own_out(fd, buf, safeterm_flush(&st_out[fd], buf));
 }
 
 /* A failure in words, always shown: what failed and why, then what to do. */
@@ -99,12 +123,12 @@ void term_problem(const char *message, const char *hint)
     int n = snprintf(buf, sizeof buf, "%s%s: %s%s%s\n", err_mid_line ? "\n"
                      : "", cli_prog, c("\033[1;31m"), message, c("\033[0m"));
     if (n > 0)
-        term_out(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+        own_out(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
     if (hint && *hint) {
         n = snprintf(buf, sizeof buf, "%s: hint: %s\n", cli_prog, hint);
         if (n > 0)
-            term_out(2, buf,
-                     (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+            own_out(2, buf,
+                    (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
     }
 }
 
@@ -197,7 +221,7 @@ static int live_retry(const char *msg)
                        msg, wlen, why, n, m - 1, (double)ms / 1000,
                        c("\033[0m"));
     if (err_mid_line)
-        term_out(2, "\n", 1);
+        own_out(2, "\n", 1);
     write_all(2, buf, len > 0 && (size_t)len < sizeof buf ? (size_t)len
                                                           : sizeof buf - 1);
     live = 1;

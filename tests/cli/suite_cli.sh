@@ -308,6 +308,33 @@ $(diag badjson)"
         grep -q '>> exec' "$T/nc.err" && ! grep -q $'\033' "$T/nc.err" && ok "NO_COLOR: progress without colours" || bad "NO_COLOR" "$(cat -v "$T/nc.err" | head -n 20)"
         env -u NO_COLOR TERM=dumb script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >/dev/null" /dev/null >"$T/dumb.err" 2>&1 </dev/null
         grep -q '>> exec' "$T/dumb.err" && ! grep -q $'\033' "$T/dumb.err" && ok "TERM=dumb: progress without colours" || bad "TERM=dumb" "$(cat -v "$T/dumb.err" | head -n 20)"
+        # a hostile program's escape sequences (red team A2): on the
+        # operator's terminal colour passes, while OSC (clipboard, title),
+        # a screen clear, BEL and a C1 CSI are shown inert (^[...); with
+        # --raw-output, and off a terminal, the bytes pass as they came
+        mkdir -p "$T/esc" && cat >"$T/esc/run.sh" <<'ESC'
+printf '\033]52;c;cHduZWQ=\007\033]0;TITLE\007\033[2J\033[31mred\033[0m \302\2332J\n'
+printf '\033]0;ERR\007\n' >&2
+printf '\033'; sleep 0.3; printf ']0;SPLIT\007\n'
+ESC
+        esc_run() { env -u NO_COLOR TERM=xterm script -qec "$CLI run --executor local --state-dir $S --profile shell --allow-missing-results $* $T/esc" /dev/null 2>&1 </dev/null; }
+        esc_run >"$T/esc.tty"
+        ! grep -q $'\033]' "$T/esc.tty" && ! grep -q $'\033\\[2J' "$T/esc.tty" && ! grep -q $'\007' "$T/esc.tty" && ! grep -q $'\302\233' "$T/esc.tty" &&
+            grep -qF '^[]52;c;cHduZWQ=^G^[]0;TITLE^G^[[2J' "$T/esc.tty" && grep -q $'\033\\[31mred\033\\[0m ^\\[\\[2J' "$T/esc.tty" && grep -qF '^[]0;ERR^G' "$T/esc.tty" &&
+            grep -qF '^[]0;SPLIT^G' "$T/esc.tty" &&
+            ok "terminal: a program's escape sequences shown inert, colour kept" || bad "terminal escapes" "$(cat -v "$T/esc.tty" | head -n 20)"
+        esc_run --raw-output >"$T/escraw.tty"
+        grep -q $'\033]52;c;' "$T/escraw.tty" && ok "--raw-output: the program's bytes reach the terminal" || bad "--raw-output" "$(cat -v "$T/escraw.tty" | head -n 20)"
+        run_cli escpipe run --executor local --state-dir "$S" --profile shell --allow-missing-results "$T/esc"
+        grep -q $'\033]52;c;cHduZWQ=\007\033]0;TITLE' "$T/escpipe.out" && grep -q $'\302\233' "$T/escpipe.out" &&
+            ok "off a terminal the program's output is byte for byte" || bad "escapes off a terminal" "$(cat -v "$T/escpipe.out")"
+        script -qec "$CLI logs --state-dir $S" /dev/null >"$T/esclogs.tty" 2>&1 </dev/null
+        ! grep -q $'\033]' "$T/esclogs.tty" && grep -qF '^[]52;c;cHduZWQ=^G' "$T/esclogs.tty" &&
+            ok "logs on a terminal: the transcript's escape sequences shown inert" || bad "logs escapes" "$(cat -v "$T/esclogs.tty" | head -n 20)"
+        mkdir -p "$T/esc2" && cp "$T/esc/run.sh" "$T/esc2/"
+        esc_run "$T/esc2" >"$T/escbatch.tty"
+        ! grep -q $'\033]' "$T/escbatch.tty" && grep -qF '[esc2] ^[]52;c;cHduZWQ=^G' "$T/escbatch.tty" && grep -qF '[esc] ^[]0;SPLIT^G' "$T/escbatch.tty" &&
+            ok "batch on a terminal: each folder's escape sequences shown inert" || bad "batch escapes" "$(cat -v "$T/escbatch.tty" | head -n 20)"
     else
         skipped "terminal progress" "script(1) not installed"
     fi

@@ -1,0 +1,111 @@
+/* A program's output on the operator's terminal (red team A2). The bytes
+ * of a hostile program would reach the terminal as commands: OSC 52 sets
+ * the clipboard (a paste then runs what the program chose), OSC 0 the
+ * window title, a screen clear or cursor move hides or rewrites what came
+ * before, the CLI's own verdict lines included. On a terminal (unless
+ * --raw-output) output goes through this filter: text, tab, newline and
+ * carriage return pass, and so does colour (SGR: ESC [ params m); every
+ * other control is shown inert, ESC as ^[, BEL as ^G, a C1 control (U+0080
+ * to U+009F, two bytes in UTF-8) as its ESC form (U+009B as ^[[). Pipes
+ * and files get the program's bytes as they came. */
+#include <string.h>
+
+#include "cli.h"
+
+enum { TEXT, SAW_ESC, IN_CSI, SAW_C2 };
+
+static size_t put(char *out, size_t o, const char *s, size_t n)
+{
+    memcpy(out + o, s, n);
+    return o + n;
+}
+
+/* c shown inert: ^@..^_ for C0, ^? for DEL */
+static size_t caret(char *out, size_t o, unsigned char c)
+{
+    out[o++] = '^';
+    out[o++] = c == 0x7f ? '?' : (char)(c + 0x40);
+    return o;
+}
+
+/* What a sequence started so far becomes when it is not colour. */
+static size_t spill(safeterm *st, char *out, size_t o)
+{
+    if (st->state == SAW_ESC)
+        o = put(out, o, "^[", 2);
+    if (st->state == IN_CSI) {
+        o = put(out, o, "^[[", 3);
+        o = put(out, o, st->seq, st->n);
+    }
+    if (st->state == SAW_C2)
+        out[o++] = (char)0xc2;
+    st->state = TEXT;
+    st->n = 0;
+    return o;
+}
+
+static size_t text_byte(safeterm *st, char *out, size_t o, unsigned char c)
+{
+    if (c == 0x1b)
+        st->state = SAW_ESC;
+    else if (c == 0xc2)
+        st->state = SAW_C2;
+    else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+        o = caret(out, o, c);
+    else
+        out[o++] = (char)c;
+    return o;
+}
+
+/* One byte in the current state; the output grows by at most
+ * SAFETERM_GROWTH bytes. */
+static size_t one(safeterm *st, char *out, size_t o, unsigned char c)
+{
+    switch (st->state) {
+    case SAW_ESC:
+        if (c == '[') {
+            st->state = IN_CSI;
+            return o;
+        }
+        return text_byte(st, out, spill(st, out, o), c);
+    case SAW_C2:
+        if (c >= 0x80 && c <= 0x9f) {
+            st->state = TEXT;
+            out[o++] = '^';
+            out[o++] = '[';
+            out[o++] = (char)(c - 0x40);
+            return o;
+        }
+        return text_byte(st, out, spill(st, out, o), c);
+    case IN_CSI:
+        if ((c >= '0' && c <= '9') || c == ';' || c == ':') {
+            if (st->n < sizeof st->seq) {
+                st->seq[st->n++] = (char)c;
+                return o;
+            }
+        } else if (c == 'm') { /* colour: passes as it is */
+            o = put(out, o, "\033[", 2);
+            o = put(out, o, st->seq, st->n);
+            out[o++] = 'm';
+            st->state = TEXT;
+            st->n = 0;
+            return o;
+        }
+        return text_byte(st, out, spill(st, out, o), c);
+    default:
+        return text_byte(st, out, o, c);
+    }
+}
+
+size_t safeterm_filter(safeterm *st, const char *in, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        o = one(st, out, o, (unsigned char)in[i]);
+    return o;
+}
+
+size_t safeterm_flush(safeterm *st, char *out)
+{
+    return spill(st, out, 0);
+}
