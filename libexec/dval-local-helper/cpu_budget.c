@@ -34,8 +34,9 @@ static int read_proc(const char *name, struct proc *p)
     if (n <= 0)
         return 0;
     st[n] = 0;
-    char *s = strrchr(st, ')'); /* the name may hold anything but this */
-    if (!s)
+    /* the name may hold ')' and spaces too: the last ')' ends it */
+    char *s = strrchr(st, ')');
+    if (!s || s[1] != ' ')
         return 0;
     long long f[15] = { 0 };
     s += 2; /* fields from the state on: f[1] ppid, f[11..14] the times */
