@@ -42,21 +42,35 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* the last failed phase of this thread's validation, for the report */
+static _Thread_local char failed_phase[256];
+
+static int on_event(const dval_event *ev, void *ud)
+{
+    (void)ud;
+    if (ev->type == DVAL_EVENT_PHASE && ev->done && ev->status)
+        snprintf(failed_phase, sizeof failed_phase, "%s %s after %lld ms: %s",
+                 ev->phase, dval_status_name(ev->status),
+                 (long long)ev->elapsed_ms, ev->detail ? ev->detail : "");
+    return 0;
+}
+
 /* One validation; a failure is a wrong status, a non-zero exit or a
  * summary without the program's results JSON. */
 static int validate_one(void)
 {
+    failed_phase[0] = 0;
     dval_validation req;
     dval_validation_init(&req, sizeof req);
     req.source_dir = src;
     req.isolation = isolation;
     char *sum = NULL;
-    int rc = dval_pool_validate(pool, &req, NULL, NULL, &sum);
+    int rc = dval_pool_validate(pool, &req, on_event, NULL, &sum);
     int ok = rc == DVAL_OK && sum && strstr(sum, "\"exit_code\":0") &&
              strstr(sum, "\"r.json\"");
     if (!ok && atomic_fetch_add(&failed, 1) < 3)
-        fprintf(stderr, "poolbench: %s: %s\n", dval_status_name(rc),
-                sum ? sum : "(no summary)");
+        fprintf(stderr, "poolbench: %s: %s (%s)\n", dval_status_name(rc),
+                sum ? sum : "(no summary)", failed_phase);
     dval_free(sum);
     return ok ? 0 : -1;
 }
