@@ -5,8 +5,12 @@
  * "cd" it starts with. */
 #include "lt.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 /* The last line of the command's stdout as a number (-1: none). */
 static long last_number(const lt_out *o)
@@ -75,5 +79,33 @@ TEST(test_cwd_uid__a_forged_cd_in_the_text_does_not_change_the_uid)
     CHECK_INT(uid_of(&t, NULL, "cd /sandbox/B && id -u"), op);
     CHECK_INT(uid_of(&t, NULL, "cd /sandbox/B; id -u"), op);
     CHECK(b != op);
+    lt_close(&t);
+}
+
+/* Many validations share a sandbox (isolation=session): each file
+ * operation and command under /sandbox/<dir> looks up its directory's
+ * uid, and every lookup once took the uid table's lock, which 64 threads
+ * polled for until some gave up after 10 s (DVAL_ETIMEOUT on an upload).
+ * The table is now read and appended to without a lock: with a flock on
+ * it held by someone else, a known directory's command and a new
+ * directory's both run, each as its uid. */
+TEST(test_cwd_uid__the_uid_table_is_used_without_a_lock)
+{
+    lt t;
+    lt_open(&t, "cwd-nolock");
+    lt_sandbox(&t, "sb", NULL);
+    long a = uid_of(&t, "/sandbox/A", "id -u");
+    char p[700];
+    snprintf(p, sizeof p, "%s/sandboxes/sb/uids", t.dir);
+    int lk = open(p, O_RDWR | O_CLOEXEC);
+    CHECK(lk >= 0);
+    CHECK_INT(flock(lk, LOCK_EX), 0);
+    int64_t t0 = dval__now_ms();
+    CHECK_INT(uid_of(&t, "/sandbox/A", "id -u"), a);
+    CHECK_INT(lt_upload(&t, "sb", "/sandbox/A/f", "x"), DVAL_OK);
+    long b = uid_of(&t, "/sandbox/B", "id -u");
+    CHECK(b != a && b > 0);
+    CHECK(dval__now_ms() - t0 < 5000);
+    close(lk);
     lt_close(&t);
 }

@@ -256,6 +256,76 @@ TEST(state_file_concurrent_writers_and_readers)
     rm_rf(dir);
 }
 
+#define UID_NAMES 300
+#define UID_THREADS 8
+
+typedef struct uid_race {
+    lx_sb sb;
+    int t;
+    long uid[UID_NAMES];
+    int failed;
+} uid_race;
+
+static void *uid_allocator(void *arg)
+{
+    uid_race *u = arg;
+    for (int k = 0; k < UID_NAMES; k++) {
+        int i = (k * 7 + u->t * 37) % UID_NAMES; /* each its own order */
+        char name[32];
+        snprintf(name, sizeof name, "v%d", i);
+        dval_call c;
+        memset(&c, 0, sizeof c);
+        c.struct_size = sizeof c;
+        c.cancel_fd = -1;
+        if (lx_uid_alloc(&c, &u->sb, name, &u->uid[i]) != DVAL_OK)
+            u->failed++;
+    }
+    return NULL;
+}
+
+/* The per-validation uid table is written without a lock (one O_APPEND
+ * write per new name): threads allocating the same names in different
+ * orders all get one uid per name, a different one for each name; a line
+ * a crash cut short keeps a slot of its own. */
+TEST(uid_table_concurrent_allocations)
+{
+    char dir[] = "/tmp/dval-uidrace-XXXXXX", p[300];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(p, sizeof p, "%s/uids", dir);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    fputs("cut", f); /* no newline: a write a crash cut */
+    fclose(f);
+    static uid_race u[UID_THREADS];
+    pthread_t th[UID_THREADS];
+    for (int t = 0; t < UID_THREADS; t++) {
+        memset(&u[t], 0, sizeof u[t]);
+        snprintf(u[t].sb.dir, sizeof u[t].sb.dir, "%s", dir);
+        u[t].t = t;
+        pthread_create(&th[t], NULL, uid_allocator, &u[t]);
+    }
+    for (int t = 0; t < UID_THREADS; t++)
+        pthread_join(th[t], NULL);
+    long base = lx_uid_base(&u[0].sb);
+    for (int t = 0; t < UID_THREADS; t++) {
+        CHECK_INT(u[t].failed, 0);
+        for (int i = 0; i < UID_NAMES; i++)
+            CHECK_INT(u[t].uid[i], u[0].uid[i]);
+    }
+    for (int i = 0; i < UID_NAMES; i++) {
+        CHECK(u[0].uid[i] > base + 1); /* slot 1: the cut line's */
+        for (int j = 0; j < i; j++)
+            CHECK(u[0].uid[i] != u[0].uid[j]);
+    }
+    long cut = 0;
+    dval_call c;
+    memset(&c, 0, sizeof c);
+    c.cancel_fd = -1;
+    CHECK_INT(lx_uid_alloc(&c, &u[0].sb, "cut", &cut), DVAL_OK);
+    CHECK_INT(cut, base + 1);
+    rm_rf(dir);
+}
+
 typedef struct touch_race {
     lx *x;
     atomic_int stop;

@@ -25,24 +25,64 @@ static int valid_top(const char *name)
            !strchr(name, '/') && !strchr(name, '\n') && strlen(name) < 256;
 }
 
-/* Slot of name in the table (appending it when new): 1.., or -1. */
-static long slot_of(FILE *f, const char *name)
+/* Slot of name among the table's complete lines: 1.., 0 when absent.
+ * A line without its newline is one being appended (or cut short by a
+ * crash): not a slot yet. *lines: the complete lines read. */
+static long find_slot(FILE *f, const char *name, long *lines)
 {
     char line[300];
     long n = 0;
+    int found = 0;
     rewind(f);
-    while (fgets(line, sizeof line, f)) {
+    while (!found && fgets(line, sizeof line, f)) {
+        size_t len = strcspn(line, "\n");
+        if (line[len] != '\n')
+            break;
         n++;
-        line[strcspn(line, "\n")] = 0;
-        if (!strcmp(line, name))
-            return n;
+        line[len] = 0;
+        found = !strcmp(line, name);
     }
-    if (n + 1 >= LX_UID_SLOTS)
+    *lines = n;
+    return found ? n : 0;
+}
+
+/* A name already in the table: 1.., 0 when not there (yet). Read
+ * without a lock: every file operation and command of a validation looks
+ * its directory up, and 64 threads polling a lock starved some of them
+ * for 10 s. */
+static long known_slot(const char *table, const char *name)
+{
+    FILE *f = fopen(table, "re");
+    if (!f)
+        return 0;
+    long lines, n = find_slot(f, name, &lines);
+    fclose(f);
+    return n;
+}
+
+/* Appends name as one write to the table opened O_APPEND, which the
+ * kernel never interleaves with another's, so no lock is needed: the
+ * name's slot is the line of its first appearance, whoever wrote it (a
+ * second one only wastes a slot). A line cut short by a crash is ended
+ * first, so it keeps a slot of its own (two racing writers may both end
+ * it: an empty line, a wasted slot). Synced: a slot must not be given
+ * twice after a crash. */
+static int append_name(const char *table, const char *name)
+{
+    char line[300];
+    int fd = open(table, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
         return -1;
-    if (fseek(f, 0, SEEK_END) < 0 || fprintf(f, "%s\n", name) < 0 ||
-        fflush(f) != 0 || fsync(fileno(f)) < 0)
-        return -1;
-    return n + 1;
+    struct stat st;
+    char last = '\n';
+    if (fstat(fd, &st) == 0 && st.st_size > 0 &&
+        pread(fd, &last, 1, st.st_size - 1) != 1)
+        last = '\n';
+    int len = snprintf(line, sizeof line, "%s%s\n", last == '\n' ? "" : "\n",
+                       name);
+    int rc = write(fd, line, (size_t)len) == len && fsync(fd) == 0 ? 0 : -1;
+    close(fd);
+    return rc;
 }
 
 int lx_uid_alloc(dval_call *c, const lx_sb *sb, const char *name,
@@ -53,18 +93,11 @@ int lx_uid_alloc(dval_call *c, const lx_sb *sb, const char *name,
         return dval__call_fail(c, DVAL_EINVAL, "invalid directory name "
                                "under /sandbox");
     dval__fmt(p, sizeof p, "%s/uids", sb->dir);
-    int lk = lx_lock(c, p, 10000); /* the table is its own lock file */
-    if (lk < 0)
-        return lk;
-    int fd = dup(lk);
-    FILE *f = fd >= 0 ? fdopen(fd, "r+") : NULL;
-    long n = f ? slot_of(f, name) : -1;
-    if (f)
-        fclose(f);
-    else if (fd >= 0)
-        close(fd);
-    lx_unlock(lk);
-    if (n < 0)
+    long n = known_slot(p, name);
+    /* twice: a reset may empty the table between a write and its read */
+    for (int tries = 0; n == 0 && tries < 2; tries++)
+        n = append_name(p, name) < 0 ? -1 : known_slot(p, name);
+    if (n <= 0 || n >= LX_UID_SLOTS)
         return dval__call_fail(c, DVAL_EIO, "cannot allocate a uid for "
                                "/sandbox/%s", name);
     *uid = lx_uid_base(sb) + n;
@@ -75,13 +108,12 @@ int lx_uid_forget(dval_call *c, const char *sbdir)
 {
     char p[4200];
     dval__fmt(p, sizeof p, "%s/uids", sbdir);
-    int lk = lx_lock(c, p, 10000);
-    if (lk < 0)
-        return lk;
-    int rc = ftruncate(lk, 0) < 0 ? -1 : 0;
-    lx_unlock(lk);
-    return rc < 0 ? dval__call_fail(c, DVAL_EIO, "truncate %s: %s", p,
-                                    strerror(errno)) : DVAL_OK;
+    int fd = open(p, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return dval__call_fail(c, DVAL_EIO, "truncate %s: %s", p,
+                               strerror(errno));
+    close(fd);
+    return DVAL_OK;
 }
 
 /* Makes sandbox/<top> (under the sandbox root rootfd) a directory that
