@@ -212,3 +212,43 @@ TEST(test_hostile_uids__read_only_var_lib)
     CHECK_INT(links_in(reg, dir, NULL, 0), 1);
     hx_close(&h);
 }
+
+/* A sandbox shared by many validations (isolation=session) gives each
+ * /sandbox/<dir> a uid of its own and never reuses one while it exists
+ * (a file or process of an earlier validation's uid may be left). After
+ * 65,535 directories it cannot take another: every later validation
+ * failed in its upload ("cannot allocate a uid") for as long as the
+ * sandbox existed. Now that sandbox is retired and the validation runs
+ * on a new one made from the snapshot. */
+TEST(test_hostile_uids__a_sandbox_out_of_uids_is_replaced)
+{
+    hx h;
+    hx_open(&h, "uids-full");
+    char *json = NULL;
+    CHECK_INT(hx_validate(&h, "sb", "first", "echo '{}' > results/r.json\n",
+                          &json), DVAL_OK);
+    dval_free(json);
+    char p[800];
+    snprintf(p, sizeof p, "%s/sandboxes/sb/uids", h.dir);
+    FILE *f = fopen(p, "a");
+    CHECK(f != NULL);
+    for (long i = 1; i < 65535; i++) /* "first" holds slot 1 */
+        fprintf(f, "earlier-%ld\n", i);
+    CHECK_INT(fclose(f), 0);
+    CHECK_INT(hx_validate(&h, "sb", "second", "echo '{\"n\":2}' > "
+                          "results/r.json\n", &json), DVAL_OK);
+    CHECK(json != NULL);
+    CHECK_CONTAINS(json, "\"n\":2");
+    dval_free(json);
+    /* the new sandbox's table: this validation's directory alone */
+    f = fopen(p, "r");
+    CHECK(f != NULL);
+    char line[300];
+    int lines = 0;
+    while (fgets(line, sizeof line, f))
+        lines++;
+    fclose(f);
+    CHECK_INT(lines, 1);
+    CHECK_INT(hx_inits(&h, "sb"), 1);
+    hx_close(&h);
+}

@@ -259,6 +259,10 @@ int lx_uid_alloc(dval_call *c, const lx_sb *sb, const char *name,
 /* Empties the sandbox's uid table (a reset: no process or file of any
  * earlier uid is left, so the slots may serve again). */
 int lx_uid_forget(dval_call *c, const char *sbdir);
+/* The mark of a sandbox whose every per-validation uid was given: it is
+ * retired (error, not recoverable) at its next open. */
+#define LX_UIDS_FULL "uids.full"
+int lx_uids_used_up(const lx_sb *sb);
 /* sandbox_reset.c: the reset that keeps the init and its namespaces;
  * DVAL_OK, or not done (the caller then does the full reset). */
 int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb);

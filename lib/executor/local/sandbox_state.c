@@ -55,7 +55,9 @@ void lx_sb_info(const lx_sb *sb, dval_sandbox_info *info)
     dval__strlcpy(info->id, name ? name : "", sizeof info->id);
     dval__strlcpy(info->name, name ? name : "", sizeof info->name);
     info->state = dval_sandbox_state_parse(lx_kv_get(&sb->kv, "state"));
-    info->recoverable = info->state == DVAL_SANDBOX_ERROR;
+    /* a restart keeps the uid table: one out of uids must be replaced */
+    info->recoverable = info->state == DVAL_SANDBOX_ERROR &&
+                        !lx_uids_used_up(sb);
     dval__strlcpy(info->error_reason, reason ? reason : "",
                   sizeof info->error_reason);
 }
@@ -143,7 +145,7 @@ void lx_sb_kill(lx *x, lx_sb *sb)
 
 /* What refresh would change: 0 nothing, 1 the init is gone (error),
  * 2 idle past auto-stop (stopped), 4 an init of an older root layout
- * (error), 3 "creating" (its creator holds the
+ * (error), 5 every per-validation uid given (error), 3 "creating" (its creator holds the
  * lock until the sandbox is started or failed: wait for it; found so under
  * the lock, the creator died). Sets sb->pid for a started sandbox. */
 static int stale(const lx_sb *sb, pid_t *pid)
@@ -162,6 +164,8 @@ static int stale(const lx_sb *sb, pid_t *pid)
             return 1;
         if (lx_kv_num(&sb->kv, "root_layout", 1) != LX_ROOT_LAYOUT)
             return 4;
+        if (lx_uids_used_up(sb))
+            return 5;
     }
     long long minutes = lx_kv_num(&sb->kv, "auto_stop_minutes", 0);
     if (minutes > 0 && lx_wall_ms() - last_activity(sb) > minutes * 60000)
@@ -223,6 +227,10 @@ static int refresh(lx *x, dval_call *c, const char *id, lx_sb *sb)
         lx_sb_kill(x, sb);
         lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "it was started by an older "
                         "version of the library, over the host's root");
+    } else if (why == 5) {
+        lx_sb_kill(x, sb);
+        lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "every per-validation uid "
+                        "of the sandbox was given: it must be replaced");
     } else if (why == 1) {
         char msg[128];
         dval__fmt(msg, sizeof msg, "the sandbox's init process (pid %d) "

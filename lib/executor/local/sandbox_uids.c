@@ -85,6 +85,30 @@ static int append_name(const char *table, const char *name)
     return rc;
 }
 
+/* Every slot given: uids are never reused while the sandbox exists (a
+ * file or process of an earlier validation's uid may be left anywhere),
+ * so it cannot take another validation. The mark makes the next look at
+ * it (lx_sb_open) retire it, not recoverable: DVAL_ESTATE tells the core
+ * to look, and its ladder replaces it from the snapshot. */
+static int used_up(dval_call *c, const lx_sb *sb, const char *name)
+{
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/" LX_UIDS_FULL, sb->dir);
+    int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        close(fd);
+    return dval__call_fail(c, fd >= 0 ? DVAL_ESTATE : DVAL_EIO, "cannot "
+                           "give /sandbox/%s a uid: all %ld of the sandbox "
+                           "are used", name, LX_UID_SLOTS - 1);
+}
+
+int lx_uids_used_up(const lx_sb *sb)
+{
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/" LX_UIDS_FULL, sb->dir);
+    return access(p, F_OK) == 0;
+}
+
 int lx_uid_alloc(dval_call *c, const lx_sb *sb, const char *name,
                  long *uid)
 {
@@ -97,7 +121,9 @@ int lx_uid_alloc(dval_call *c, const lx_sb *sb, const char *name,
     /* twice: a reset may empty the table between a write and its read */
     for (int tries = 0; n == 0 && tries < 2; tries++)
         n = append_name(p, name) < 0 ? -1 : known_slot(p, name);
-    if (n <= 0 || n >= LX_UID_SLOTS)
+    if (n >= LX_UID_SLOTS)
+        return used_up(c, sb, name);
+    if (n <= 0)
         return dval__call_fail(c, DVAL_EIO, "cannot allocate a uid for "
                                "/sandbox/%s", name);
     *uid = lx_uid_base(sb) + n;
@@ -113,6 +139,10 @@ int lx_uid_forget(dval_call *c, const char *sbdir)
         return dval__call_fail(c, DVAL_EIO, "truncate %s: %s", p,
                                strerror(errno));
     close(fd);
+    dval__fmt(p, sizeof p, "%s/" LX_UIDS_FULL, sbdir);
+    if (unlink(p) < 0 && errno != ENOENT)
+        return dval__call_fail(c, DVAL_EIO, "unlink %s: %s", p,
+                               strerror(errno));
     return DVAL_OK;
 }
 
