@@ -27,23 +27,32 @@ static int valid_top(const char *name)
 
 /* Slot of name among the table's complete lines: 1.., 0 when absent.
  * A line without its newline is one being appended (or cut short by a
- * crash): not a slot yet. *lines: the complete lines read. */
-static long find_slot(FILE *f, const char *name, long *lines)
+ * crash): not a slot yet. Read in large blocks and compared by length
+ * first: a long-lived shared sandbox's table has tens of thousands of
+ * lines, and every file operation and command looks its directory up
+ * (fgets and strcmp per line took ~3.7 ms at 65,000 lines). */
+static long find_slot(int fd, const char *name)
 {
-    char line[300];
+    char buf[65536];
+    size_t want = strlen(name), have = 0;
+    off_t off = 0;
     long n = 0;
-    int found = 0;
-    rewind(f);
-    while (!found && fgets(line, sizeof line, f)) {
-        size_t len = strcspn(line, "\n");
-        if (line[len] != '\n')
-            break;
-        n++;
-        line[len] = 0;
-        found = !strcmp(line, name);
+    ssize_t r;
+    while ((r = pread(fd, buf + have, sizeof buf - have, off)) > 0) {
+        off += r;
+        char *p = buf, *stop = buf + have + (size_t)r, *nl;
+        while ((nl = memchr(p, '\n', (size_t)(stop - p)))) {
+            n++;
+            if ((size_t)(nl - p) == want && !memcmp(p, name, want))
+                return n;
+            p = nl + 1;
+        }
+        have = (size_t)(stop - p);
+        if (have == sizeof buf)
+            return 0; /* a line no name makes: not a table */
+        memmove(buf, p, have);
     }
-    *lines = n;
-    return found ? n : 0;
+    return 0;
 }
 
 /* A name already in the table: 1.., 0 when not there (yet). Read
@@ -52,11 +61,11 @@ static long find_slot(FILE *f, const char *name, long *lines)
  * for 10 s. */
 static long known_slot(const char *table, const char *name)
 {
-    FILE *f = fopen(table, "re");
-    if (!f)
+    int fd = open(table, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return 0;
-    long lines, n = find_slot(f, name, &lines);
-    fclose(f);
+    long n = find_slot(fd, name);
+    close(fd);
     return n;
 }
 
