@@ -145,9 +145,10 @@ void lx_sb_kill(lx *x, lx_sb *sb)
 
 /* What refresh would change: 0 nothing, 1 the init is gone (error),
  * 2 idle past auto-stop (stopped), 4 an init of an older root layout
- * (error), 5 every per-validation uid given (error), 3 "creating" (its creator holds the
- * lock until the sandbox is started or failed: wait for it; found so under
- * the lock, the creator died). Sets sb->pid for a started sandbox. */
+ * (error), 5 every per-validation uid given (error), 3 "creating" (its
+ * creator holds the lock until the sandbox is started or failed: wait for
+ * it; found so under the lock, the creator died). Sets sb->pid for a
+ * started sandbox. */
 static int stale(const lx_sb *sb, pid_t *pid)
 {
     const char *state = lx_kv_get(&sb->kv, "state");
