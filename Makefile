@@ -43,7 +43,15 @@ DEP_FILES := $(LIB_OBJ:.o=.d)
 # builds keep them plain: they run inside sandboxes with memory limits that
 # a sanitizer's shadow mappings cannot meet.
 LIBEXEC_CFLAGS ?= $(CFLAGS)
-LIBEXEC_LDFLAGS ?= $(LDFLAGS)
+# static-pie where the toolchain has a static libc (Debian: libc6-dev): each
+# command of a validation starts the helper, which forks twice more, and a
+# process without shared libraries has fewer mappings to set up and copy
+# (LOCALPERF.md, "A static helper"); PIE keeps ASLR. Probed when the helper
+# is linked (recursive variable), into $(B): never linked onto /dev/null.
+LIBEXEC_STATIC = $(shell mkdir -p $(B) && printf 'int main(void){return 0;}\n' \
+	>$(B)/.spie.c && $(CC) -static-pie -o $(B)/.spie $(B)/.spie.c \
+	>/dev/null 2>&1 && echo -static-pie; rm -f $(B)/.spie $(B)/.spie.c)
+LIBEXEC_LDFLAGS ?= $(LDFLAGS) $(LIBEXEC_STATIC)
 LIBEXEC_PROGS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard libexec/*/*.c)))))
 LIBEXEC_BINS := $(LIBEXEC_PROGS:%=$(B)/libexec/%)
 # headers the helper shares with the library (lib/executor/local/)
@@ -66,7 +74,7 @@ EX_BINS := $(EX_SRC:examples/c/%.c=$(B)/examples/%)
 
 .PHONY: all lib check check-run tests examples install uninstall clean demo demo-run deps \
 	abi-check abi-baseline asan tsan valgrind fuzz bench help header-check \
-	symbols-check man-check man-examples layers-check functions-check
+	symbols-check man-check man-examples layers-check functions-check helper-check
 .DELETE_ON_ERROR:
 
 all: lib $(LIBEXEC_BINS) $(CLI_BIN) $(B)/daytona-validate.pc
@@ -159,7 +167,7 @@ check: deps
 T ?=
 T_SUITE = $(firstword $(subst /, ,$(T)))
 T_TEST = $(word 2,$(subst /, ,$(T)))
-check-run: all tests examples $(if $(T),,header-check symbols-check man-check man-examples abi-check layers-check functions-check)
+check-run: all tests examples $(if $(T),,header-check symbols-check man-check man-examples abi-check layers-check functions-check helper-check)
 	B=$(B) $(if $(T),DVAL_SUITES="$(T_SUITE)" DVAL_TEST_FILTER="$(T_TEST)") tests/run.sh
 
 header-check:
@@ -180,6 +188,9 @@ layers-check: lib
 
 functions-check:
 	tests/abi/long-functions.sh --check
+
+helper-check: $(LIBEXEC_BINS)
+	B=$(B) CC="$(CC)" tests/abi/helper-linkage.sh
 
 man-examples: $(SOLIB)
 	B=$(B) tests/abi/man-examples.sh
@@ -283,6 +294,7 @@ help:
 	@echo "symbols-check exported symbols match lib/libdaytona-validate.map"
 	@echo "layers-check  symbol prefixes and layering of lib/ (lib/README.md)"
 	@echo "functions-check no function of lib/, libexec/, examples/ over 60 lines"
+	@echo "helper-check  the local helper is static-pie where the toolchain can link one"
 	@echo "man-check     man pages: one per function, sections, lint, checked against the code"
 	@echo "man-examples  compile and link the EXAMPLES code of every man3 page"
 	@echo "abi-check     abidiff against tests/abi/libdaytona-validate.abi"
