@@ -39,7 +39,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$tmp/state"
-DVAL_LOCAL_HELPER=$(realpath "$B")/libexec/dval-local-helper
+DVAL_LOCAL_HELPER=${DVAL_LOCAL_HELPER:-$(realpath "$B")/libexec/dval-local-helper}  # set: A/B of two helpers
 export DVAL_LOCAL_HELPER POOLBENCH_STATE=$tmp/state
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # a first sandbox makes the disk template, outside the figures

@@ -31,6 +31,7 @@ mkdir -p "$out"
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$out/poolbench" tests/bench/poolbench.c \
     "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
+cc -O2 -std=c11 -Wall -Wextra -o "$out/spawnfloor" tests/bench/spawnfloor.c
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-poolbench.XXXXXX")
 emus=()
 cleanup() {
@@ -99,6 +100,10 @@ start_emu() {
 }
 
 if want local; then
+    # the machine's own floor first: process creations/s by one spawner and
+    # by one per core at once (does starting processes scale here?)
+    "$out/spawnfloor" 300 1 || true
+    [ "$(nproc)" -le 1 ] || "$out/spawnfloor" 300 "$(nproc)" || true
     for c in ${LEVELS//,/ }; do
         for iso in session sandbox; do
             "$out/poolbench" local $iso "$c" $((c * PER)) "$tmp/src" || true
