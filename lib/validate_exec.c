@@ -19,8 +19,9 @@ static int build_command(dval__vctx *v, dval__buf *cmd)
      * in the sandbox, which the program may have replaced, takes part. Its
      * text runs in a shell of its own (sh -c), so the run command ends it:
      * in a group (the newlines: a run command may end in a comment), not a
-     * subshell, so sh execs the run command's last program instead of
-     * forking once more per validation. */
+     * subshell, which would fork once more. (Debian's dash still forks
+     * for the group's last program: it execs in place only after an
+     * explicit `exec`, which the run command's text may not allow.) */
     if (!rc && dval__sandbox_can_list(v->sb))
         return dval__buf_appendf(cmd, "{\n%s\n}", run);
     /* For an executor without file_list (a host's own) the subshell keeps
