@@ -66,12 +66,12 @@
     "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC $cds -d out \"$@\"; }; " \
     "if [ -f pom.xml ]; then "                                              \
     "{ mvn -q -o -DskipTests package || mvn -q -DskipTests package; } 1>&2 " \
-    "&& java -cp 'target/classes:target/dependency/*' \"$main\"; "          \
+    "&& exec java -cp 'target/classes:target/dependency/*' \"$main\"; "          \
     "else rm -rf out && mkdir -p out && "                                   \
     "dval_javac $(find . -name '*.java' ! -path './out/*' | "               \
     "sed 's|^\\./||' | LC_ALL=C sort) 1>&2 && { "                           \
     "rcds=; [ -f " DVAL_JAVAC_RUN_JSA " ] && "                              \
     "rcds=-XX:SharedArchiveFile=" DVAL_JAVAC_RUN_JSA "; "                   \
-    "java $rcds -cp out \"$main\"; }; fi"
+    "exec java $rcds -cp out \"$main\"; }; fi"
 
 #endif

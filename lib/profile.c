@@ -63,7 +63,10 @@ static const char *const java_local_build[] = {
  * DVAL_JAVAC_TEMPFAIL otherwise), else to javac, with the same file names
  * (so the same diagnostics). javac is a short-lived JVM: C1 only, the
  * serial GC and the snapshot's CDS archive cut its start; the program's
- * own JVM keeps the defaults so its peak speed is unchanged. */
+ * own JVM keeps the defaults so its peak speed is unchanged. Each
+ * profile's run command ends in `exec` of the program: dash forks for a
+ * last command otherwise, a process per validation (tests/local/
+ * test_run_inplace.c). */
 #define JAVA_RUN JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]")
 static const char *const empty_steps[] = {NULL};
 
@@ -115,7 +118,7 @@ static const char *const empty_steps[] = {NULL};
     "obj/.dval-build.log; then echo 'dval: the snapshot restore does not "  \
     "fit this project; restoring' >&2; rm -rf obj; dval_b 1>&2; rc=$?; "    \
     "fi; else dval_b 1>&2; rc=$?; fi; "                                     \
-    "[ \"$rc\" = 0 ] || exit \"$rc\"; dotnet run --no-build"
+    "[ \"$rc\" = 0 ] || exit \"$rc\"; exec dotnet run --no-build"
 
 /* Snapshot steps (Daytona; Dockerfile RUN lines, as root): the warm
  * project above, restored and built once. */
@@ -149,7 +152,7 @@ static const dval_profile builtins[] = {
     {
         sizeof(dval_profile), "shell", "shell-sandbox",
         "validation-snapshot-shell", "debian:12-slim", NULL,
-        "SHELL_SANDBOX_", "sh run.sh", empty_steps, NULL, NULL,
+        "SHELL_SANDBOX_", "exec sh run.sh", empty_steps, NULL, NULL,
     },
 };
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
