@@ -9,7 +9,8 @@
  * emulator's counts over the window (requests, TCP connections,
  * WebSockets, sandboxes created; the window ends after dval_pool_free, so
  * a sandbox-per-validation run's deletes count too). POOLBENCH_WARM=1
- * times a warm pool instead (warm_round). Not a timed test:
+ * times a warm pool instead (warm_round); POOLBENCH_RUN=TEXT runs that
+ * instead of the shell profile's run command (to compare two). Not a timed test:
  * tests/bench/pool.sh runs it. Usage: poolbench EXECUTOR session|sandbox C N
  * SRCDIR */
 #define _GNU_SOURCE
@@ -64,6 +65,7 @@ static int validate_one(void)
     dval_validation_init(&req, sizeof req);
     req.source_dir = src;
     req.isolation = isolation;
+    req.run_command = getenv("POOLBENCH_RUN"); /* NULL: the profile's */
     char *sum = NULL;
     int rc = dval_pool_validate(pool, &req, on_event, NULL, &sum);
     int ok = rc == DVAL_OK && sum && strstr(sum, "\"exit_code\":0") &&
