@@ -66,7 +66,7 @@
     "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC $cds -d out \"$@\"; }; " \
     "if [ -f pom.xml ]; then "                                              \
     "{ mvn -q -o -DskipTests package || mvn -q -DskipTests package; } 1>&2 " \
-    "&& exec java -cp 'target/classes:target/dependency/*' \"$main\"; "          \
+    "&& exec java -cp 'target/classes:target/dependency/*' \"$main\"; "     \
     "else rm -rf out && mkdir -p out && "                                   \
     "dval_javac $(find . -name '*.java' ! -path './out/*' | "               \
     "sed 's|^\\./||' | LC_ALL=C sort) 1>&2 && { "                           \
