@@ -63,10 +63,7 @@ static const char *const java_local_build[] = {
  * DVAL_JAVAC_TEMPFAIL otherwise), else to javac, with the same file names
  * (so the same diagnostics). javac is a short-lived JVM: C1 only, the
  * serial GC and the snapshot's CDS archive cut its start; the program's
- * own JVM keeps the defaults so its peak speed is unchanged. Each
- * profile's run command ends in `exec` of the program: dash forks for a
- * last command otherwise, a process per validation (tests/local/
- * test_run_inplace.c). */
+ * own JVM keeps the defaults so its peak speed is unchanged. */
 #define JAVA_RUN JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]")
 static const char *const empty_steps[] = {NULL};
 
@@ -132,7 +129,9 @@ static const char *const dotnet_build[] = {
 
 /* The local_* fields are the local executor's (profile_local.c), which
  * refuses dotnet for its image before local_requires matters; the test
- * stays for hosts that read it themselves (the CLI's snapshot command). */
+ * stays for hosts that read it themselves (the CLI's snapshot command).
+ * Each run command ends in `exec` of the program: dash forks for a last
+ * command otherwise, a process per validation (test_run_inplace.c). */
 static const dval_profile builtins[] = {
     {
         sizeof(dval_profile), "dotnet", "dotnet-10-sandbox",

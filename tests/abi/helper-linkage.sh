@@ -11,6 +11,8 @@ B=${B:-build}
 CC=${CC:-cc}
 helper=$B/libexec/dval-local-helper
 [ -x "$helper" ] || { echo "helper-check: $helper not built" >&2; exit 1; }
+# probed here again, not taken from the Makefile: a Makefile that stopped
+# asking for static-pie must still fail this check
 probe=$(mktemp -d "${TMPDIR:-/tmp}/dval-spie.XXXXXX")
 trap 'rm -rf "$probe"' EXIT
 printf 'int main(void){return 0;}\n' >"$probe/p.c"
