@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -120,6 +121,13 @@ static const char *status_hint(const run_info *ri)
     case DVAL_ESERVER:
         return "Daytona failed (HTTP 5xx): retry later";
     case DVAL_EISOLATION:
+        /* root lacks no privilege: what refused is the kernel or the
+         * environment (a chroot, a container without the capabilities) */
+        if (geteuid() == 0)
+            return "this environment refused what the local executor needs "
+                   "(the message says which): run it on the host or in a "
+                   "privileged container, or use --executor daytona with "
+                   "DAYTONA_API_KEY";
         return "the local executor needs root (or user namespaces) to build "
                "its sandboxes: run as root, or use --executor daytona with "
                "DAYTONA_API_KEY";

@@ -47,8 +47,7 @@ static void build_root(char **argv)
     const char *mnt = argv[4];
     int host = !strcmp(argv[1], LX_ROOT_HOST);
     char path[4096];
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        die_fd(2, "make / private");
+    make_root_private(2);
     if (host && host_skeleton(lower) < 0)
         die_fd(2, "host root skeleton");
     if (mount_overlay(lower, layer, work, mnt, 0) < 0)
@@ -123,9 +122,9 @@ int helper_mkimage(int argc, char **argv)
         write_str(2, "usage: " LX_VERB_MKIMAGE " <target> <packages>\n");
         return 2;
     }
-    if (unshare(CLONE_NEWNS) < 0 ||
-        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    if (unshare(CLONE_NEWNS) < 0)
         die_fd(2, "mount namespace for mmdebstrap");
+    make_root_private(2);
     char inc[4200];
     snprintf(inc, sizeof inc, "--include=%s", argv[1]);
     char *mm[] = { "mmdebstrap", "--variant=minbase", "--mode=root", inc,

@@ -46,6 +46,9 @@ int wait_code(pid_t pid);
 #define LAYER_FDS_MAX 64
 int layer_fd_paths(const char *paths, char *out, size_t cap, int *fds,
                    int *nfds, int max);
+/* In a new mount namespace: its mounts private (nothing propagates to
+ * or from the host's); on failure reports why on fd and exits. */
+void make_root_private(int fd);
 int mount_overlay(const char *lower, const char *upper, const char *work,
                   const char *target, int ro);
 int setup_dev(const char *root);

@@ -190,8 +190,7 @@ static int init_child(void *p)
     snprintf(upper, sizeof upper, "%s/upper", a->sbdir);
     snprintf(work, sizeof work, "%s/work", a->sbdir);
     snprintf(root, sizeof root, "%s/root", a->sbdir);
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        die_fd(fd, "make / private");
+    make_root_private(fd);
     if (sandbox_lower(a->layer, lower, sizeof lower) < 0)
         die_fd(fd, "sandbox root image");
     if (a->disk_gib > 0 && upper_disk_attach(a->disk_fd, a->sbdir,

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -171,8 +170,7 @@ static int probe_child(void *p)
     snprintf(mnt, sizeof mnt, "%s/m", argv[0]);
     snprintf(up, sizeof up, "%s/u", argv[0]);
     snprintf(wk, sizeof wk, "%s/w", argv[0]);
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        die_fd(1, "mount namespace");
+    make_root_private(1);
     if (mount_overlay("/", up, wk, mnt, 0) < 0)
         die_fd(1, "overlayfs");
     /* what every command needs: dropping to an unprivileged uid (or all

@@ -15,6 +15,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* EINVAL: "/" is no mount point, i.e. a chroot of a plain directory;
+ * pivot_root could not leave it either. Said in words: "Invalid
+ * argument" alone sent a root caller looking for missing privileges. */
+void make_root_private(int fd)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+        return;
+    die_fd(fd, errno == EINVAL
+                   ? "make / private (/ is not a mount point: in a chroot, "
+                     "bind-mount its directory onto itself before entering "
+                     "it)"
+                   : "make / private");
+}
 
 int layer_fd_paths(const char *paths, char *out, size_t cap, int *fds,
                    int *nfds, int max)

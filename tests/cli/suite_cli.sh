@@ -121,6 +121,18 @@ run_cli missingdir run --executor local --state-dir "$S" --json --profile shell 
 [ "$(rc missingdir)" = 66 ] && grep -q 'does-not-exist' "$T/missingdir.err" && [ "$(json_get "$T/missingdir.out" 'd["status"]')" = input_error ] &&
     ok "missing source dir: exit 66" || bad "missing source dir" "$(diag missingdir)"
 
+# no isolation (a probe that fails: /bin/false as the helper): exit 69 and
+# a hint that fits the caller; root has the privileges, so it is told the
+# environment refused, not to run as root
+DVAL_LOCAL_HELPER=/bin/false run_cli noiso run --executor local --state-dir "$T/noiso-state" --profile shell examples/validation/shell
+if [ "$(id -u)" = 0 ]; then
+    [ "$(rc noiso)" = 69 ] && grep -q 'hint: .*environment refused' "$T/noiso.err" && ! grep -q 'hint: .*needs root' "$T/noiso.err" &&
+        ok "no isolation as root: exit 69, the hint names the environment" || bad "no isolation as root" "$(diag noiso)"
+else
+    [ "$(rc noiso)" = 69 ] && grep -q 'hint: .*needs root' "$T/noiso.err" &&
+        ok "no isolation, not root: exit 69, the hint says root" || bad "no isolation, not root" "$(diag noiso)"
+fi
+
 # -------------------------------------------------------------- local executor
 check_java_ok() { # name label
     local n=$1 what=$2

@@ -2,7 +2,14 @@
  * to run unisolated. */
 #include "lt.h"
 
+#include <errno.h>
+#include <libgen.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 TEST(test_local_failclosed__missing_isolation_refused)
 {
@@ -32,4 +39,68 @@ TEST(test_local_failclosed__unisolated_when_allowed)
     CHECK_INT(rc, DVAL_OK);
     CHECK_STR(lt_state_key(&t, "sb", "isolated"), "0");
     lt_close(&t);
+}
+
+/* The helper next to this test binary (build/tests → build/libexec), or
+ * DVAL_LOCAL_HELPER. */
+static void helper_path(char *out, size_t cap)
+{
+    const char *env = getenv("DVAL_LOCAL_HELPER");
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    if (env && *env)
+        snprintf(out, cap, "%s", env);
+    else
+        snprintf(out, cap, "%s/../libexec/dval-local-helper", dirname(exe));
+}
+
+/* In a chroot of a plain directory (a build root entered without
+ * bind-mounting it onto itself first) "/" is no mount point: no mount
+ * namespace can make it private or pivot away from it. The probe must
+ * say so, not only "Invalid argument" (the fresh-root `make demo` run of
+ * 2026-12-04 printed just that, and the CLI's hint, "run as root", was
+ * wrong for a root caller). */
+TEST(test_local_failclosed__chroot_root_not_a_mount_point_explained)
+{
+    if (geteuid() != 0)
+        th_skip("a chroot needs root");
+    char helper[4200], root[700], cmd[9000];
+    helper_path(helper, sizeof helper);
+    snprintf(root, sizeof root, "%s/fc-chroot", lt_base());
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/tmp' && "
+             "cp '%s' '%s/helper'", root, root, helper, root);
+    lt_sh(cmd);
+    int out[2];
+    CHECK(pipe(out) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* a mount namespace of its own first: nothing here touches the
+         * host's mounts */
+        if (unshare(CLONE_NEWNS) < 0 ||
+            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            chroot(root) < 0 || chdir("/") < 0 || dup2(out[1], 1) < 0)
+            _exit(2);
+        execl("/helper", "dval-local-helper", "probe", "/tmp", (char *)NULL);
+        _exit(errno == ENOENT ? 77 : 3); /* ENOENT: a dynamic helper */
+    }
+    close(out[1]);
+    char buf[1024];
+    size_t len = 0;
+    ssize_t r;
+    while (len < sizeof buf - 1 &&
+           (r = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)r;
+    buf[len] = 0;
+    close(out[0]);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+    if (WEXITSTATUS(st) == 77)
+        th_skip("the helper is not static (a sanitizer build): it cannot "
+                "start in an empty chroot");
+    CHECK(WEXITSTATUS(st) != 0);
+    CHECK_CONTAINS(buf, "not a mount point");
+    CHECK_CONTAINS(buf, "bind-mount");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    lt_sh(cmd);
 }
