@@ -1,9 +1,9 @@
 /* Local executor fails closed without isolation, unless explicitly allowed
  * to run unisolated. */
 #include "lt.h"
+#include "executor/local/local.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,20 +41,6 @@ TEST(test_local_failclosed__unisolated_when_allowed)
     lt_close(&t);
 }
 
-/* The helper next to this test binary (build/tests → build/libexec), or
- * DVAL_LOCAL_HELPER. */
-static void helper_path(char *out, size_t cap)
-{
-    const char *env = getenv("DVAL_LOCAL_HELPER");
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = 0;
-    if (env && *env)
-        snprintf(out, cap, "%s", env);
-    else
-        snprintf(out, cap, "%s/../libexec/dval-local-helper", dirname(exe));
-}
-
 /* In a chroot of a plain directory (a build root entered without
  * bind-mounting it onto itself first) "/" is no mount point: no mount
  * namespace can make it private or pivot away from it. The probe must
@@ -65,12 +51,16 @@ TEST(test_local_failclosed__chroot_root_not_a_mount_point_explained)
 {
     if (geteuid() != 0)
         th_skip("a chroot needs root");
-    char helper[4200], root[700], cmd[9000];
-    helper_path(helper, sizeof helper);
+    /* the helper the library itself found (lib/executor/local/local.c) */
+    lt t;
+    lt_open(&t, "fc-chroot-state");
+    char root[700], cmd[9000];
     snprintf(root, sizeof root, "%s/fc-chroot", lt_base());
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/tmp' && "
-             "cp '%s' '%s/helper'", root, root, helper, root);
+             "cp '%s' '%s/helper'", root, root,
+             ((lx *)t.ex.userdata)->helper, root);
     lt_sh(cmd);
+    lt_close(&t);
     int out[2];
     CHECK(pipe(out) == 0);
     pid_t pid = fork();
