@@ -838,6 +838,21 @@ struct dval_executor {
      * an error, or with this member NULL, the core deletes the sandbox
      * and creates a fresh one instead. */
     int (*sandbox_reset)(void *ud, dval_call *c, const char *sandbox_id);
+    /* Appended in 0.1.3: starts a program without a shell. argv (NULL-
+     * terminated, at most 64 words) is run as it is, argv[0] found
+     * through the PATH the command would see, in directory cwd (NULL →
+     * the session's current one; a cwd that cannot be entered fails the
+     * command, exit 2, as "cd" would); env (NULL-terminated NAME=value,
+     * may be NULL) is added to the command's environment. Everything
+     * else is as for command_start_in (id, status, streams, cancel). The
+     * core uses it for a command that needs no shell (a validation's run
+     * command of the form "exec WORD..."): a shell started only to exec
+     * the program costs a process start. NULL member: the core sends the
+     * same as shell text to command_start_in. */
+    int (*command_start_argv)(void *ud, dval_call *c, const char *sandbox_id,
+                              const char *session_id, const char *cwd,
+                              const char *const *argv,
+                              const char *const *env, char *cmd_id);
 };
 
 /* Initialises an executor struct (all members NULL). */

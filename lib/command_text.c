@@ -14,3 +14,69 @@ int dval__command_in_dir(dval__buf *out, const char *cwd,
     }
     return rc ? rc : dval__buf_append(out, command, strlen(command));
 }
+
+static int word_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           (ch >= '0' && ch <= '9') || (ch && strchr("_@%+=:,./-", ch));
+}
+
+static int blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/* The number of words of text after "exec", or 0 when it is not of the
+ * form dval__command_words accepts. */
+static size_t count_words(const char *text)
+{
+    const char *p = text;
+    while (blank(*p))
+        p++;
+    if (strncmp(p, "exec", 4) || !blank(p[4]))
+        return 0;
+    p += 4;
+    size_t n = 0;
+    for (;;) {
+        while (blank(*p))
+            p++;
+        if (!*p)
+            return n;
+        const char *w = p;
+        while (word_char(*p))
+            p++;
+        if (*p && !blank(*p))
+            return 0; /* a character the shell would interpret */
+        if (n == 0 && (w[0] == '-' || memchr(w, '=', (size_t)(p - w))))
+            return 0;
+        if (++n > DVAL__WORDS_MAX)
+            return 0;
+    }
+}
+
+int dval__command_words(const char *text, char ***argv)
+{
+    *argv = NULL;
+    size_t n = text ? count_words(text) : 0;
+    if (!n)
+        return 0;
+    size_t len = strlen(text) + 1;
+    char **v = dval__malloc((n + 1) * sizeof *v + len);
+    if (!v)
+        return DVAL_ENOMEM;
+    char *p = memcpy((char *)(v + n + 1), text, len);
+    while (blank(*p))
+        p++;
+    p += 4; /* "exec" */
+    for (size_t i = 0; i < n; i++) {
+        while (blank(*p))
+            *p++ = 0;
+        v[i] = p;
+        while (word_char(*p))
+            p++;
+    }
+    *p = 0;
+    v[n] = NULL;
+    *argv = v;
+    return 1;
+}

@@ -11,4 +11,17 @@
 int dval__command_in_dir(dval__buf *out, const char *cwd,
                          const char *command);
 
+#define DVAL__WORDS_MAX 64
+
+/* The program and arguments of a command text that needs no shell:
+ * "exec" followed by 1 to DVAL__WORDS_MAX words, blanks (space, tab)
+ * between them and around them, every word made of the characters no
+ * shell expands or splits on ([A-Za-z0-9_@%+=:,./-]), the first neither
+ * an assignment (no '=') nor an option (no leading '-'). Such a text
+ * means the same as its words run as they are (argv[0] found through
+ * PATH), without the shell. Returns 1 with *argv (NULL-terminated, one
+ * allocation: dval__free(*argv)), 0 when the text needs a shell (or is
+ * not of that form), DVAL_ENOMEM. */
+int dval__command_words(const char *text, char ***argv);
+
 #endif

@@ -86,6 +86,21 @@ int dval__cb_data(const dval_client *c, dval_data_fn fn, const char *data,
             return DVAL_EREENTRANT;                                        \
     } while (0)
 
+/* exec.c: a command as shell text, or (argv set) a program run without a
+ * shell, env (NAME=value, may be NULL) added to its environment; only for
+ * an executor with command_start_argv (else DVAL_EINVAL). */
+typedef struct dval__command {
+    const char *text;
+    const char *const *argv;
+    const char *const *env;
+} dval__command;
+int dval__session_exec_command(dval_session *s, const dval__command *cmd,
+                               const dval_exec_options *opts,
+                               dval_output_fn on_output, void *userdata,
+                               int *exit_code);
+/* 1 when the session's executor can start a program without a shell */
+int dval__session_can_exec_argv(const dval_session *s);
+
 /* session.c: "<sandbox name>-<uuid4>" into out */
 void dval__session_name(char *out, size_t cap, const char *sandbox_name);
 

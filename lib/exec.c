@@ -402,31 +402,70 @@ static void reconcile(run *r)
 
 /* Starts the command in o->cwd; only a 429 is retried (the command may
  * have started). */
-static int start(run *r, const char *command, const dval_exec_options *o)
+static int start(run *r, const dval__command *cmd, const dval_exec_options *o)
 {
     dval__ex_op op;
     prep(r, &op, "start command", DVAL__ONCE, 60000, 1);
     op.msg = r->s->errmsg;
     op.cap = sizeof r->s->errmsg;
-    int rc = dval__ex_command_start(r->c, &op, &r->at, o->cwd, command,
-                                    r->cmd_id);
+    int rc = cmd->argv
+        ? dval__ex_command_start_argv(r->c, &op, &r->at, o->cwd, cmd->argv,
+                                      cmd->env, r->cmd_id)
+        : dval__ex_command_start(r->c, &op, &r->at, o->cwd, cmd->text,
+                                 r->cmd_id);
     r->at.cmd_id = r->cmd_id;
     return rc;
 }
 
-static int check_args(dval_session *s, const char *command,
+static int check_text(dval_session *s, const char *what, const char *text)
+{
+    if (!text || !*text) {
+        dval__fmt(s->errmsg, sizeof s->errmsg, "%s is empty", what);
+        return DVAL_EINVAL;
+    }
+    if (!dval__utf8_valid(text, strlen(text))) {
+        dval__fmt(s->errmsg, sizeof s->errmsg, "%s is not valid UTF-8",
+                  what);
+        return DVAL_EINVAL;
+    }
+    return DVAL_OK;
+}
+
+/* NAME=value, NAME a shell variable's name ([A-Za-z_][A-Za-z0-9_]*) */
+static int env_entry(const char *kv)
+{
+    size_t n = strspn(kv, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                          "_0123456789");
+    return n > 0 && kv[n] == '=' && !(kv[0] >= '0' && kv[0] <= '9');
+}
+
+static int check_command(dval_session *s, const dval__command *cmd)
+{
+    if (!cmd->argv)
+        return check_text(s, "command", cmd->text);
+    int rc = check_text(s, "command", cmd->argv[0]);
+    for (size_t i = 1; !rc && cmd->argv[i]; i++)
+        rc = dval__utf8_valid(cmd->argv[i], strlen(cmd->argv[i]))
+                 ? DVAL_OK : check_text(s, "argument", cmd->argv[i]);
+    for (size_t i = 0; !rc && cmd->env && cmd->env[i]; i++) {
+        rc = check_text(s, "environment entry", cmd->env[i]);
+        if (!rc && !env_entry(cmd->env[i])) {
+            dval__fmt(s->errmsg, sizeof s->errmsg, "environment entry "
+                      "\"%.64s\" is not NAME=value", cmd->env[i]);
+            rc = DVAL_EINVAL;
+        }
+    }
+    return rc;
+}
+
+static int check_args(dval_session *s, const dval__command *cmd,
                       const dval_exec_options *opts, dval_exec_options *o)
 {
-    if (!command || !*command) {
-        dval__fmt(s->errmsg, sizeof s->errmsg, "command is empty");
-        return DVAL_EINVAL;
-    }
-    if (!dval__utf8_valid(command, strlen(command))) {
-        dval__fmt(s->errmsg, sizeof s->errmsg, "command is not valid UTF-8");
-        return DVAL_EINVAL;
-    }
+    int rc = check_command(s, cmd);
+    if (rc)
+        return rc;
     if (opts) {
-        int rc = dval__opts_copy(o, sizeof *o, opts, sizeof(size_t));
+        rc = dval__opts_copy(o, sizeof *o, opts, sizeof(size_t));
         if (rc) {
             dval__fmt(s->errmsg, sizeof s->errmsg, "exec options: struct_size "
                       "%zu not supported", opts->struct_size);
@@ -465,10 +504,10 @@ DVAL_API int dval_exec_options_init(dval_exec_options *o, size_t size)
     return DVAL_OK;
 }
 
-static int exec_locked(dval_session *s, run *r, const char *command,
+static int exec_locked(dval_session *s, run *r, const dval__command *cmd,
                        const dval_exec_options *o)
 {
-    int rc = start(r, command, o);
+    int rc = start(r, cmd, o);
     if (rc)
         return rc;   /* start() worded it */
     r->last_data = dval__now_ms();
@@ -494,13 +533,11 @@ static int exec_locked(dval_session *s, run *r, const char *command,
     return rc;
 }
 
-DVAL_API int dval_session_exec(dval_session *s, const char *command,
-                               const dval_exec_options *opts,
-                               dval_output_fn on_output, void *userdata,
-                               int *exit_code)
+static int exec_command(dval_session *s, const dval__command *command,
+                        const dval_exec_options *opts,
+                        dval_output_fn on_output, void *userdata,
+                        int *exit_code)
 {
-    if (!s)
-        return DVAL_EINVAL;
     DVAL__NO_REENTRY(s->sandbox->client);
     int expected = 0;
     if (!atomic_compare_exchange_strong(&s->busy, &expected, 1))
@@ -538,4 +575,30 @@ DVAL_API int dval_session_exec(dval_session *s, const char *command,
     dval__free(r);
     atomic_store(&s->busy, 0);
     return rc;
+}
+
+DVAL_API int dval_session_exec(dval_session *s, const char *command,
+                               const dval_exec_options *opts,
+                               dval_output_fn on_output, void *userdata,
+                               int *exit_code)
+{
+    if (!s)
+        return DVAL_EINVAL;
+    dval__command cmd = { command, NULL, NULL };
+    return exec_command(s, &cmd, opts, on_output, userdata, exit_code);
+}
+
+int dval__session_exec_command(dval_session *s, const dval__command *cmd,
+                               const dval_exec_options *opts,
+                               dval_output_fn on_output, void *userdata,
+                               int *exit_code)
+{
+    if (!s || !cmd || (cmd->argv && !dval__session_can_exec_argv(s)))
+        return DVAL_EINVAL;
+    return exec_command(s, cmd, opts, on_output, userdata, exit_code);
+}
+
+int dval__session_can_exec_argv(const dval_session *s)
+{
+    return DVAL__EX_HAS(s->sandbox->client, command_start_argv);
 }

@@ -12,7 +12,7 @@ enum member {
     M_SANDBOX_GET, M_SANDBOX_CREATE, M_SANDBOX_START, M_SANDBOX_STOP,
     M_SANDBOX_RECOVER, M_SANDBOX_DELETE, M_SANDBOX_RESET, M_SANDBOX_LIST,
     M_SESSION_CREATE, M_SESSION_DELETE, M_COMMAND_START, M_COMMAND_START_IN,
-    M_COMMAND_STATUS,
+    M_COMMAND_START_ARGV, M_COMMAND_STATUS,
     M_COMMAND_CANCEL, M_COMMAND_LOGS, M_STREAM_OPEN, M_STREAM_READ,
     M_FILE_UPLOAD, M_FILE_DOWNLOAD, M_FOLDER_CREATE, M_FILE_LIST,
     M_WORKDIR_CLAIM
@@ -23,6 +23,7 @@ typedef struct args {
     enum member m;
     const char *sandbox, *session, *name;  /* ids, names, paths, command */
     const char *dir;                       /* a command's working directory */
+    const char *const *argv, *const *env;  /* a command without a shell */
     const void *in;                        /* spec, options, labels, stream */
     void *out;                             /* info, id buffer, stream */
     size_t info_size;                      /* reset *out per attempt (0 no) */
@@ -113,6 +114,9 @@ static int call_command(const struct dval_executor *x, dval_call *k,
     case M_COMMAND_START_IN:
         return x->command_start_in(ud, k, a->sandbox, a->session, a->dir,
                                    a->name, a->out);
+    case M_COMMAND_START_ARGV:
+        return x->command_start_argv(ud, k, a->sandbox, a->session, a->dir,
+                                     a->argv, a->env, a->out);
     case M_COMMAND_STATUS:
         return x->command_status(ud, k, a->sandbox, a->session, a->name,
                                  a->finished, a->exit_code);
@@ -386,6 +390,17 @@ int dval__ex_command_start(dval_client *c, dval__ex_op *op,
     a.m = M_COMMAND_START;
     return cwd ? start_in_text(c, op, &a, cwd)
                : run(c, op, OFF(command_start), &a);
+}
+
+int dval__ex_command_start_argv(dval_client *c, dval__ex_op *op,
+                                const dval__ex_cmd *at, const char *cwd,
+                                const char *const *argv,
+                                const char *const *env, char *cmd_id)
+{
+    args a = { .m = M_COMMAND_START_ARGV, .sandbox = at->sandbox,
+               .session = at->session, .dir = cwd, .argv = argv, .env = env,
+               .out = cmd_id };
+    return run(c, op, OFF(command_start_argv), &a);
 }
 
 int dval__ex_command_status(dval_client *c, dval__ex_op *op,

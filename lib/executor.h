@@ -118,6 +118,13 @@ int dval__ex_session_delete(dval_client *c, dval__ex_op *op,
 int dval__ex_command_start(dval_client *c, dval__ex_op *op,
                            const dval__ex_cmd *at, const char *cwd,
                            const char *command, char *cmd_id);
+/* Starts argv without a shell (command_start_argv; DVAL_EUNSUPPORTED
+ * when the executor has none: check DVAL__EX_HAS first and send shell
+ * text instead), env added to its environment. */
+int dval__ex_command_start_argv(dval_client *c, dval__ex_op *op,
+                                const dval__ex_cmd *at, const char *cwd,
+                                const char *const *argv,
+                                const char *const *env, char *cmd_id);
 int dval__ex_command_status(dval_client *c, dval__ex_op *op,
                             const dval__ex_cmd *at, int *finished,
                             int *exit_code);

@@ -1,6 +1,7 @@
 /* dval_validate's exec phase: the run command, with the validation's
  * environment, in its working directory, output streamed as events. */
 #include "validate.h"
+#include "command_text.h"
 #include "workdir.h"
 
 static int build_command(dval__vctx *v, dval__buf *cmd)
@@ -37,27 +38,86 @@ static int build_command(dval__vctx *v, dval__buf *cmd)
     return rc;
 }
 
+/* The validation's variables as NAME=value strings, in one buffer. */
+static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
+{
+    const char *names[3] = { "DVAL_THREAD_ID", "DVAL_WORKDIR",
+                             "DVAL_RESULTS_DIR" };
+    const char *vals[3] = { v->thread_id, v->workdir, v->resdir };
+    size_t at[3];
+    int rc = DVAL_OK;
+    for (int i = 0; i < 3 && !rc; i++) {
+        at[i] = buf->len;
+        rc = dval__buf_appendf(buf, "%s=%s", names[i], vals[i]);
+        rc = rc ? rc : dval__buf_append(buf, "", 1); /* the NUL */
+    }
+    for (int i = 0; i < 3 && !rc; i++)
+        env[i] = buf->data + at[i];
+    env[3] = NULL;
+    return rc;
+}
+
+/* A run command that needs no shell ("exec WORD...", see
+ * dval__command_words) is started as a program, its variables and
+ * directory given as data, when the executor can (command_start_argv)
+ * and lists the results itself (no trailer): the shell that would only
+ * exec it is a process start saved per validation. Otherwise, or on
+ * error, *argv stays NULL and the shell text runs. */
+static int direct_command(dval__vctx *v, char ***argv, dval__buf *envbuf,
+                          const char *env[4])
+{
+    const char *run = v->req.run_command ? v->req.run_command
+                                         : v->prof->run_command;
+    *argv = NULL;
+    if (!dval__sandbox_can_list(v->sb) ||
+        !dval__session_can_exec_argv(v->sess))
+        return DVAL_OK;
+    int rc = dval__command_words(run, argv);
+    if (rc <= 0)
+        return rc;
+    rc = build_env(v, envbuf, env);
+    if (rc) {
+        dval__free(*argv);
+        *argv = NULL;
+    }
+    return rc;
+}
+
+/* *ran: the session's exec was reached (its errmsg says why it failed) */
+static int run_command(dval__vctx *v, const dval_exec_options *eo, int *code,
+                       int *ran)
+{
+    char **argv = NULL;
+    const char *env[4];
+    dval__buf text = { 0 }, envbuf = { 0 };
+    int rc = direct_command(v, &argv, &envbuf, env);
+    if (!rc && !argv)
+        rc = build_command(v, &text);
+    dval__command cmd = { text.data, (const char *const *)argv,
+                          argv ? env : NULL };
+    *ran = !rc;
+    if (!rc)
+        rc = dval__session_exec_command(v->sess, &cmd, eo,
+                                        dval__validate_on_output, v, code);
+    dval__free(argv);
+    dval__buf_free(&envbuf);
+    dval__buf_free(&text);
+    return rc;
+}
+
 int dval__validate_exec(dval__vctx *v)
 {
-    dval__buf cmd = {0};
-    int rc = build_command(v, &cmd);
-    if (rc) {
-        dval__buf_free(&cmd);
-        return dval__validate_fail(v, rc, "exec", NULL);
-    }
     dval_exec_options eo;
     dval_exec_options_init(&eo, sizeof eo);
     eo.channel_prefix = v->prof->channel_prefix;
     eo.cwd = v->workdir;
     eo.timeout_ms = v->req.timeout_ms;
-    int code = -1;
+    int code = -1, ran = 0;
     v->in_exec = 1;
-    rc = dval_session_exec(v->sess, cmd.data, &eo, dval__validate_on_output, v,
-                           &code);
-    dval__buf_free(&cmd);
+    int rc = run_command(v, &eo, &code, &ran);
     if (rc)
         return dval__validate_fail(v, rc, "exec",
-                                   dval_session_errmsg(v->sess));
+                                   ran ? dval_session_errmsg(v->sess) : NULL);
     v->ran = 1;
     v->exit_code = code;
     return DVAL_OK;

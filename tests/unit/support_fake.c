@@ -371,6 +371,27 @@ static int cmd_start(void *ud, dval_call *c, const char *sb, const char *sid,
     return rc;
 }
 
+/* The member of 0.1.3: a program without a shell. Recorded as its words
+ * joined by spaces, the environment likewise in started_env. */
+static int cmd_start_argv(void *ud, dval_call *c, const char *sb,
+                          const char *sid, const char *cwd,
+                          const char *const *argv, const char *const *env,
+                          char *id)
+{
+    fake *f = ud;
+    char words[1024] = "", vars[1024] = "";
+    for (size_t i = 0; argv[i]; i++)
+        snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s",
+                 i ? " " : "", argv[i]);
+    for (size_t i = 0; env && env[i]; i++)
+        snprintf(vars + strlen(vars), sizeof vars - strlen(vars), "%s%s",
+                 i ? " " : "", env[i]);
+    int rc = cmd_start_in(ud, c, sb, sid, cwd, words, id);
+    snprintf(f->started_env, sizeof f->started_env, "%s", vars);
+    f->started_old = 2;
+    return rc;
+}
+
 typedef struct fstream {
     int pos;
 } fstream;
@@ -512,6 +533,7 @@ static int file_dl(void *ud, dval_call *c, const char *sb, const char *path,
     X(session_delete, ses_delete)                                         \
     X(command_start, cmd_start)                                           \
     X(command_start_in, cmd_start_in)                                     \
+    X(command_start_argv, cmd_start_argv)                                 \
     X(command_status, cmd_status)                                         \
     X(stream_open, st_open)                                               \
     X(stream_read, st_read)                                               \

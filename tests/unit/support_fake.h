@@ -52,8 +52,11 @@ typedef struct fake {
     int sessions_deleted;
     /* the last command start: its text, its working directory ("" with
      * cwd_null set when none was given), the attempt's timeout and which
-     * member took it (0: command_start_in, 1: command_start of 0.1.0) */
+     * member took it (0: command_start_in, 1: command_start of 0.1.0,
+     * 2: command_start_argv, whose words are joined by spaces in started
+     * and its environment in started_env) */
     char started[1024];
+    char started_env[1024];
     char started_cwd[512];
     int cwd_null;
     int64_t start_timeout_ms;

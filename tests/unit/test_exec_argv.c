@@ -1,0 +1,229 @@
+/* A command that needs no shell ("exec WORD...") can be started as a
+ * program (command_start_argv, 0.1.3): the core decides which texts
+ * qualify, once, and hands the executor words, a directory and an
+ * environment instead of shell text. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "command_text.h"
+#include "core.h"
+#include "harness.h"
+#include "support_fake.h"
+
+static fake F;
+static fake_fixture FX;
+
+/* The words of text joined by '|', or "" when it needs a shell. */
+static const char *words(const char *text)
+{
+    static char out[512];
+    char **v = NULL;
+    out[0] = 0;
+    int rc = dval__command_words(text, &v);
+    CHECK(rc == 0 || rc == 1);
+    CHECK((rc == 1) == (v != NULL));
+    for (size_t i = 0; v && v[i]; i++)
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s",
+                 i ? "|" : "", v[i]);
+    dval__free(v);
+    return out;
+}
+
+TEST(exec_argv__plain_words_after_exec_are_the_program_and_arguments)
+{
+    CHECK_STR(words("exec sh run.sh"), "sh|run.sh");
+    CHECK_STR(words("  exec\tjava -cp out:lib/a.jar Main --n=3 50% a@b,c+d "),
+              "java|-cp|out:lib/a.jar|Main|--n=3|50%|a@b,c+d");
+    CHECK_STR(words("exec /usr/bin/env"), "/usr/bin/env");
+}
+
+TEST(exec_argv__anything_a_shell_would_interpret_keeps_the_shell)
+{
+    static const char *const shell[] = {
+        "sh run.sh",                 /* no exec: the shell stays the parent */
+        "exec",                      /* exec alone does nothing */
+        "exec ",
+        "execsh run.sh",
+        "exec sh run.sh; echo x",
+        "exec sh run.sh && x",
+        "exec sh $HOME/run.sh",
+        "exec sh 'run.sh'",
+        "exec sh \"run.sh\"",
+        "exec sh run\\.sh",
+        "exec sh *.sh",
+        "exec sh run?.sh",
+        "exec sh [r]un.sh",
+        "exec sh ~/run.sh",
+        "exec sh run.sh > out",
+        "exec sh run.sh < in",
+        "exec sh run.sh | cat",
+        "exec sh run.sh &",
+        "exec sh run.sh # comment",
+        "exec sh `x`",
+        "exec sh {a,b}",
+        "exec sh (x)",
+        "exec sh run.sh\nexec other",
+        "exec A=1 sh run.sh",        /* an assignment where a name goes */
+        "exec -a name sh",           /* an option of some shells' exec */
+        "exec sh r\xc3\xa9.sh",      /* beyond ASCII: left to the shell */
+    };
+    for (size_t i = 0; i < sizeof shell / sizeof shell[0]; i++) {
+        if (words(shell[i])[0])
+            th_fail(__FILE__, __LINE__, "\"%s\" was split into words",
+                    shell[i]);
+    }
+}
+
+TEST(exec_argv__at_most_64_words)
+{
+    char text[1024] = "exec p";
+    for (int i = 1; i < 64; i++)
+        strcat(text, " a");
+    CHECK(words(text)[0] != 0);
+    strcat(text, " a");
+    CHECK_STR(words(text), "");
+}
+
+/* What /bin/sh makes of the words after "exec" in text: "set --" in its
+ * place, the arguments printed '|'-separated. */
+static void shell_words(const char *text, char *out, size_t cap)
+{
+    const char *rest = strstr(text, "exec") + 4;
+    char script[600];
+    snprintf(script, sizeof script, "set -- %s; IFS='|'; printf %%s \"$*\"",
+             rest);
+    int p[2];
+    CHECK_INT(pipe(p), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], 1);
+        close(p[0]);
+        execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    size_t n = 0;
+    ssize_t k;
+    while (n + 1 < cap && (k = read(p[0], out + n, cap - 1 - n)) > 0)
+        n += (size_t)k;
+    out[n] = 0;
+    close(p[0]);
+    int st;
+    waitpid(pid, &st, 0);
+}
+
+/* Differential: random texts of word characters and shell syntax; every
+ * one split into words must be split so by the shell too. */
+TEST(exec_argv__every_accepted_text_means_the_same_to_the_shell)
+{
+    static const char plain[] = "ab9_=-.:/%@+,  \t";
+    static const char alphabet[] = "ab9_=-.:/%@+, \t$'\"\\;&|<>(){}~#*?[]!`";
+    unsigned seed = 12345;
+    int accepted = 0;
+    for (int i = 0; i < 600; i++) {
+        char text[64] = "exec ";
+        size_t len = 1 + (seed = seed * 1103515245u + 12345u) % 20;
+        for (size_t j = 0; j < len; j++) {
+            seed = seed * 1103515245u + 12345u;
+            /* mostly plain characters, so that many texts qualify */
+            text[5 + j] = (seed >> 8) % 16
+                              ? plain[(seed >> 16) % (sizeof plain - 1)]
+                              : alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        text[5 + len] = 0;
+        const char *ours = words(text);
+        if (!ours[0])
+            continue;
+        accepted++;
+        char theirs[512];
+        shell_words(text, theirs, sizeof theirs);
+        if (strcmp(ours, theirs))
+            th_fail(__FILE__, __LINE__, "\"%s\": words \"%s\", the shell "
+                    "\"%s\"", text, ours, theirs);
+    }
+    CHECK(accepted > 50); /* the test saw accepted texts at all */
+}
+
+static int exec_cmd(const char *const *argv, const char *const *env,
+                    const char *cwd)
+{
+    dval_exec_options eo;
+    dval_exec_options_init(&eo, sizeof eo);
+    eo.cwd = cwd;
+    dval__command cmd = { NULL, argv, env };
+    int code = -1;
+    return dval__session_exec_command(FX.s, &cmd, &eo, NULL, NULL, &code);
+}
+
+TEST(exec_argv__the_executor_gets_words_directory_and_environment)
+{
+    fake_init(&F);
+    fakeclock_install();
+    CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_OK);
+    const char *argv[] = { "sh", "run.sh", NULL };
+    const char *env[] = { "DVAL_THREAD_ID=t 1", "EMPTY=", NULL };
+    CHECK(dval__session_can_exec_argv(FX.s));
+    CHECK_INT(exec_cmd(argv, env, "/sandbox/t 1"), DVAL_OK);
+    CHECK_INT(F.started_old, 2);
+    CHECK_STR(F.started, "sh run.sh");
+    CHECK_STR(F.started_env, "DVAL_THREAD_ID=t 1 EMPTY=");
+    CHECK_STR(F.started_cwd, "/sandbox/t 1");
+    /* a plain text exec still goes to command_start_in */
+    CHECK_INT(dval_session_exec(FX.s, "exec sh run.sh", NULL, NULL, NULL,
+                                NULL), DVAL_OK);
+    CHECK_INT(F.started_old, 0);
+    CHECK_STR(F.started, "exec sh run.sh");
+    fake_fixture_free(&FX);
+}
+
+TEST(exec_argv__bad_words_or_environment_are_refused_before_the_executor)
+{
+    fake_init(&F);
+    fakeclock_install();
+    CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_OK);
+    F.trace[0] = 0;
+    const char *empty[] = { "", NULL };
+    const char *bad_utf8[] = { "sh", "\xff", NULL };
+    const char *ok[] = { "true", NULL };
+    const char *no_eq[] = { "NAME", NULL };
+    const char *only_eq[] = { "=x", NULL };
+    const char *bad_name[] = { "A-B=x", NULL };
+    CHECK_INT(exec_cmd(empty, NULL, NULL), DVAL_EINVAL);
+    CHECK_CONTAINS(dval_session_errmsg(FX.s), "command is empty");
+    CHECK_INT(exec_cmd(bad_utf8, NULL, NULL), DVAL_EINVAL);
+    CHECK_CONTAINS(dval_session_errmsg(FX.s), "argument is not valid UTF-8");
+    CHECK_INT(exec_cmd(ok, no_eq, NULL), DVAL_EINVAL);
+    CHECK_CONTAINS(dval_session_errmsg(FX.s), "\"NAME\" is not NAME=value");
+    CHECK_INT(exec_cmd(ok, only_eq, NULL), DVAL_EINVAL);
+    CHECK_INT(exec_cmd(ok, bad_name, NULL), DVAL_EINVAL);
+    CHECK(strstr(F.trace, "cmd_start") == NULL);
+    fake_fixture_free(&FX);
+}
+
+/* An executor without the member (daytona, a host's own) is never handed
+ * words: the core keeps the shell text for it. */
+TEST(exec_argv__an_executor_without_the_member_cannot_be_given_words)
+{
+    fake_init(&F);
+    fake_omit(&F, "command_start_argv");
+    fakeclock_install();
+    CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_OK);
+    const char *argv[] = { "true", NULL };
+    CHECK(!dval__session_can_exec_argv(FX.s));
+    CHECK_INT(exec_cmd(argv, NULL, NULL), DVAL_EINVAL);
+    fake_fixture_free(&FX);
+}
+
+/* Built against the 0.1.2 header, the struct ends before the member. */
+TEST(exec_argv__an_executor_of_0_1_2_has_no_member)
+{
+    fake_init(&F);
+    F.ex_size = offsetof(struct dval_executor, command_start_argv);
+    fakeclock_install();
+    CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_OK);
+    CHECK(!dval__session_can_exec_argv(FX.s));
+    fake_fixture_free(&FX);
+}
