@@ -43,6 +43,7 @@
 
 struct exec_req {
     const char *pid, *root, *cwd, *cmd;
+    char **argv;                /* LX_OPT_ARGV: run without sh -c cmd */
     char *env[MAX_ENV + 8];
     long uid;
     long long cpu_ms;           /* the processes' CPU together; 0: none */
@@ -144,6 +145,10 @@ static int parse(int argc, char **argv, struct exec_req *r)
             r->cmd = argv[i + 1];
             break;
         }
+        if (!strcmp(argv[i], LX_OPT_ARGV) && i + 1 < argc && *argv[i + 1]) {
+            r->argv = &argv[i + 1];
+            break;
+        }
         if (i + 1 >= argc)
             break;
         if (!strcmp(argv[i], LX_OPT_ENV) && nenv < MAX_ENV)
@@ -161,8 +166,13 @@ static int parse(int argc, char **argv, struct exec_req *r)
         else if (!strcmp(argv[i], LX_OPT_CGROUP))
             i++;
     }
+    /* a program run without a shell sees the PWD a shell's cd sets */
+    static char pwd[4200];
+    if (r->argv && nenv < MAX_ENV &&
+        snprintf(pwd, sizeof pwd, "PWD=%s", r->cwd) < (int)sizeof pwd)
+        nenv = set_env(r->env, nenv, pwd);
     r->env[nenv] = NULL;
-    return r->cmd ? 0 : -1;
+    return r->cmd || r->argv ? 0 : -1;
 }
 
 /* pdeathsig, then a check that the parent did not die before it was set:
@@ -177,10 +187,77 @@ static void die_with_parent(int alive, int sig)
     close(alive);
 }
 
+/* The PATH the command sees (its environment's, not the helper's) */
+static const char *command_path(char *const *env)
+{
+    for (; *env; env++)
+        if (!strncmp(*env, "PATH=", 5))
+            return *env + 5;
+    return "/usr/bin:/bin";
+}
+
+/* execve, and for a file the kernel cannot run (ENOEXEC: no "#!") a
+ * shell reading it, as a shell's exec does. Returns with errno set. */
+static void exec_file(const char *file, char *const *argv, char *const *env)
+{
+    execve(file, argv, env);
+    if (errno != ENOEXEC)
+        return;
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    const char *sh[n + 2];
+    sh[0] = "sh";
+    sh[1] = file;
+    for (size_t i = 1; i <= n; i++)
+        sh[i + 1] = argv[i];
+    execve("/bin/sh", (char *const *)sh, env);
+    errno = ENOEXEC;
+}
+
+static void exec_failed(const char *name, const char *why, int code)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "dval-local-helper: %.300s: %s\n", name, why);
+    write_str(2, msg);
+    _exit(code);
+}
+
+/* Runs argv[0] found through the command's PATH (a name with a '/' as
+ * it is); the exit codes of a shell: 126 found but not runnable, 127
+ * not found. Runs in a vforked child: stack buffers only. */
+static void exec_program(char *const *argv, char *const *env)
+{
+    const char *name = argv[0];
+    int denied = 0;
+    if (strchr(name, '/')) {
+        exec_file(name, argv, env);
+        denied = errno != ENOENT && errno != ENOTDIR;
+    } else {
+        char file[4200];
+        for (const char *p = command_path(env), *e; ; p = e + 1) {
+            e = strchr(p, ':');
+            int len = e ? (int)(e - p) : (int)strlen(p);
+            if (snprintf(file, sizeof file, "%.*s/%s", len, len ? p : ".",
+                         name) < (int)sizeof file) {
+                exec_file(file, argv, env);
+                denied |= errno == EACCES || errno == ENOEXEC;
+            }
+            if (!e)
+                break;
+        }
+    }
+    exec_failed(name, denied ? strerror(errno == ENOENT ? EACCES : errno)
+                             : "not found", denied ? 126 : 127);
+}
+
 static void run_command(const struct exec_req *r, int isolated)
 {
     const char *dir = isolated ? r->cwd : r->cwd + (r->cwd[0] == '/');
-    if (chdir(dir) < 0 && chdir(isolated ? "/" : ".") < 0)
+    dir = *dir ? dir : ".";
+    /* shell text starts in the default directory and changes itself;
+     * a program's own directory is entered below, as its uid */
+    if (!r->argv && chdir(dir) < 0 && chdir(isolated ? "/" : ".") < 0)
         _exit(126);
     signal(SIGPIPE, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -195,6 +272,14 @@ static void run_command(const struct exec_req *r, int isolated)
                  "privileges: %s\n", strerror(errno));
         write_str(2, msg);
         _exit(125);
+    }
+    if (r->argv) {
+        /* as the command's uid, as a shell's "cd DIR &&" would: root
+         * would follow a link the program planted into a directory its
+         * uid cannot enter. Failing, exit 2, as that cd does. */
+        if (chdir(dir) < 0)
+            exec_failed(r->cwd, "cannot change to this directory", 2);
+        exec_program(r->argv, r->env);
     }
     char *const args[] = { "sh", "-c", (char *)r->cmd, NULL };
     execve("/bin/sh", args, r->env);
@@ -433,7 +518,8 @@ int helper_exec(int argc, char **argv)
     struct exec_req r;
     if (argc < 5 || (join_cgroups(argc, argv), parse(argc, argv, &r) < 0)) {
         write_str(2, "usage: " LX_VERB_EXEC " <pid|" LX_ARG_NO_INIT
-                  "> <root> <cwd> [opts] " LX_OPT_END " cmd\n");
+                  "> <root> <cwd> [opts] " LX_OPT_END " cmd | " LX_OPT_ARGV
+                  " program [arg...]\n");
         return 125;
     }
     int isolated = strcmp(r.pid, LX_ARG_NO_INIT) != 0;

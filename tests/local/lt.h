@@ -37,6 +37,9 @@ int lt_run(lt *t, const char *sb, const char *command, lt_out *o);
  * that validation's uid. */
 int lt_run_in(lt *t, const char *sb, const char *cwd, const char *command,
               lt_out *o);
+/* The same without a shell (command_start_argv): argv with env added. */
+int lt_run_argv(lt *t, const char *sb, const char *cwd,
+                const char *const *argv, const char *const *env, lt_out *o);
 void lt_out_free(lt_out *o);
 /* Writes data to path inside the sandbox; returns the status. */
 int lt_upload(lt *t, const char *sb, const char *path, const char *data);

@@ -188,10 +188,29 @@ static int sink(int stream, const char *data, size_t len, void *ud)
 
 static int no_openat2(int rc);
 
+/* What a test runs: shell text, or argv (command_start_argv) with env */
+typedef struct what {
+    const char *cwd, *text;
+    const char *const *argv, *const *env;
+} what;
+
 /* cwd NULL: through command_start, the member of 0.1.0. A cwd needs
  * openat2 (the uid of its directory), which valgrind lacks. */
-static int run_cmd(lt *t, const char *sb, const char *cwd,
-                   const char *command, lt_out *o)
+static int start(lt *t, const char *sb, const char *sid, const what *w,
+                 char *cmd)
+{
+    void *ud = t->ex.userdata;
+    if (w->argv)
+        return no_openat2(t->ex.command_start_argv(ud, lt_call(t), sb, sid,
+                                                   w->cwd, w->argv, w->env,
+                                                   cmd));
+    return w->cwd ? no_openat2(t->ex.command_start_in(ud, lt_call(t), sb, sid,
+                                                      w->cwd, w->text, cmd))
+                  : t->ex.command_start(ud, lt_call(t), sb, sid, w->text,
+                                        cmd);
+}
+
+static int run_what(lt *t, const char *sb, const what *w, lt_out *o)
 {
     static int seq;
     char sid[64], cmd[DVAL_ID_MAX];
@@ -200,9 +219,7 @@ static int run_cmd(lt *t, const char *sb, const char *cwd,
     int rc = t->ex.session_create(ud, lt_call(t), sb, sid);
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "session_create: %s", t->call.errmsg);
-    rc = cwd ? no_openat2(t->ex.command_start_in(ud, lt_call(t), sb, sid,
-                                                 cwd, command, cmd))
-             : t->ex.command_start(ud, lt_call(t), sb, sid, command, cmd);
+    rc = start(t, sb, sid, w, cmd);
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "command_start: %s", t->call.errmsg);
     void *st;
@@ -227,13 +244,22 @@ static int run_cmd(lt *t, const char *sb, const char *cwd,
 
 int lt_run(lt *t, const char *sb, const char *command, lt_out *o)
 {
-    return run_cmd(t, sb, NULL, command, o);
+    what w = { NULL, command, NULL, NULL };
+    return run_what(t, sb, &w, o);
 }
 
 int lt_run_in(lt *t, const char *sb, const char *cwd, const char *command,
               lt_out *o)
 {
-    return run_cmd(t, sb, cwd, command, o);
+    what w = { cwd, command, NULL, NULL };
+    return run_what(t, sb, &w, o);
+}
+
+int lt_run_argv(lt *t, const char *sb, const char *cwd,
+                const char *const *argv, const char *const *env, lt_out *o)
+{
+    what w = { cwd, NULL, argv, env };
+    return run_what(t, sb, &w, o);
 }
 
 void lt_out_free(lt_out *o)

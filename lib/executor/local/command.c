@@ -91,8 +91,35 @@ typedef struct exec_argv {
     char pid[32], root[4200], lim[4][32], mark[600], uid[32];
 } exec_argv;
 
+/* What runs: shell text, or (argv set) a program in cwd with env added */
+typedef struct lx_what {
+    const char *text, *cwd;
+    const char *const *argv, *const *env;
+} lx_what;
+
+/* The command's own part of the arguments: its environment, then the
+ * session marker (last: nothing overrides it), then what runs. */
+static void what_args(const lx_what *w, exec_argv *a)
+{
+    for (size_t i = 0; w->env && w->env[i]; i++) {
+        a->v[a->n++] = LX_OPT_ENV;
+        a->v[a->n++] = (char *)w->env[i];
+    }
+    a->v[a->n++] = LX_OPT_ENV;
+    a->v[a->n++] = a->mark;
+    if (!w->argv) {
+        a->v[a->n++] = LX_OPT_END;
+        a->v[a->n++] = (char *)w->text;
+    } else {
+        a->v[a->n++] = LX_OPT_ARGV;
+        for (size_t i = 0; w->argv[i]; i++)
+            a->v[a->n++] = (char *)w->argv[i];
+    }
+    a->v[a->n] = NULL;
+}
+
 static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
-                      char *home, const char *text, exec_argv *a)
+                      char *home, const lx_what *w, exec_argv *a)
 {
     lx_sb_limits(x, sb, &a->l);
     dval__fmt(a->pid, sizeof a->pid, "%d", (int)sb->pid);
@@ -101,7 +128,8 @@ static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
     a->v[a->n++] = LX_VERB_EXEC;
     a->v[a->n++] = sb->isolated ? a->pid : LX_ARG_NO_INIT;
     a->v[a->n++] = a->root;
-    a->v[a->n++] = "/home/daytona";
+    /* shell text changes directory itself ("cd" first, see spawn_cmd) */
+    a->v[a->n++] = (char *)(w->argv && w->cwd ? w->cwd : "/home/daytona");
     lx_limits_args(&a->l, a->v, &a->n, a->lim);
     if (uid > 0) {
         dval__fmt(a->uid, sizeof a->uid, "%ld", uid);
@@ -120,11 +148,22 @@ static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
     }
     lx_session_marker(a->mark, sizeof a->mark, lx_kv_get(&sb->kv, "name"),
                       m->session);
-    a->v[a->n++] = LX_OPT_ENV;
-    a->v[a->n++] = a->mark;
-    a->v[a->n++] = LX_OPT_END;
-    a->v[a->n++] = (char *)text;
-    a->v[a->n] = NULL;
+    what_args(w, a);
+}
+
+/* Room in exec_argv for the command's environment and words */
+static int fits(dval_call *c, const lx_what *w)
+{
+    size_t n = 0;
+    for (size_t i = 0; w->env && w->env[i]; i++)
+        n += 2;
+    for (size_t i = 0; w->argv && w->argv[i]; i++)
+        n++;
+    if (n <= MAX_ARGS / 2)
+        return 1;
+    dval__call_fail(c, DVAL_EINVAL, "too many arguments and environment "
+                    "entries (at most %d)", MAX_ARGS / 2);
+    return 0;
 }
 
 /* Runs the helper with the command's stdout, stderr and pgid pipes. */
@@ -154,22 +193,32 @@ static int spawn_piped(lx *x, dval_call *c, char **argv, lx_cmd *m)
     return rc;
 }
 
-static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const char *cwd,
-                     const char *command, lx_cmd *m)
+static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const lx_what *what,
+                     lx_cmd *m)
 {
     char home[300];
     long uid;
-    int rc = command_uid(x, c, sb, cwd, &uid, home, sizeof home);
+    if (!fits(c, what))
+        return DVAL_EINVAL;
+    int rc = command_uid(x, c, sb, what->cwd, &uid, home, sizeof home);
     if (rc != DVAL_OK)
         return rc;
     dval__buf text = { 0 };
-    if (dval__command_in_dir(&text, cwd, command)) {
-        dval__buf_free(&text);
-        return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
+    lx_what w = *what;
+    if (!w.argv) {
+        if (dval__command_in_dir(&text, w.cwd, w.text)) {
+            dval__buf_free(&text);
+            return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
+        }
+        w.text = text.data;
     }
-    exec_argv a;
-    exec_args(x, sb, m, uid, home, text.data, &a);
-    rc = spawn_piped(x, c, a.v, m);
+    exec_argv *a = dval__malloc(sizeof *a);
+    rc = a ? DVAL_OK : dval__call_fail(c, DVAL_ENOMEM, "out of memory");
+    if (a) {
+        exec_args(x, sb, m, uid, home, &w, a);
+        rc = spawn_piped(x, c, a->v, m);
+    }
+    dval__free(a);
     dval__buf_free(&text);
     return rc;
 }
@@ -199,11 +248,9 @@ static int adopt(lx *x, dval_call *c, const char *sbid, const char *sid,
     return DVAL_OK;
 }
 
-int lx_command_start_in(void *ud, dval_call *c, const char *sbid,
-                        const char *sid, const char *cwd,
-                        const char *command, char *cmd_id)
+static int start_what(lx *x, dval_call *c, const char *sbid,
+                      const char *sid, const lx_what *what, char *cmd_id)
 {
-    lx *x = ud;
     lx_sb sb;
     pthread_mutex_lock(&x->lock);
     int ok = lx_session_find(x, sbid, sid) != NULL;
@@ -223,7 +270,7 @@ int lx_command_start_in(void *ud, dval_call *c, const char *sbid,
         lx_sb_touch(&sb);
         dval__fmt(m->id, sizeof m->id, "cmd-%lu", seq);
         dval__strlcpy(m->session, sid, sizeof m->session);
-        rc = spawn_cmd(x, c, &sb, cwd, command, m);
+        rc = spawn_cmd(x, c, &sb, what, m);
     }
     lx_sb_close(&sb);
     if (rc != DVAL_OK) {
@@ -231,6 +278,25 @@ int lx_command_start_in(void *ud, dval_call *c, const char *sbid,
         return rc;
     }
     return adopt(x, c, sbid, sid, m, cmd_id);
+}
+
+int lx_command_start_in(void *ud, dval_call *c, const char *sbid,
+                        const char *sid, const char *cwd,
+                        const char *command, char *cmd_id)
+{
+    lx_what w = { command, cwd, NULL, NULL };
+    return start_what(ud, c, sbid, sid, &w, cmd_id);
+}
+
+int lx_command_start_argv(void *ud, dval_call *c, const char *sbid,
+                          const char *sid, const char *cwd,
+                          const char *const *argv, const char *const *env,
+                          char *cmd_id)
+{
+    if (!argv || !argv[0] || !argv[0][0])
+        return dval__call_fail(c, DVAL_EINVAL, "no program to run");
+    lx_what w = { NULL, cwd, argv, env };
+    return start_what(ud, c, sbid, sid, &w, cmd_id);
 }
 
 /* For callers of the 0.1.0 member: the session's default directory (a

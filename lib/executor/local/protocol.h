@@ -30,7 +30,7 @@
 #define LX_NET_HOST "1"             /* init's <net>: the host's network */
 #define LX_NET_NONE "0"             /*   or a namespace with only lo */
 
-/* Options (each takes one value, except LX_OPT_END) */
+/* Options (each takes one value, except LX_OPT_END and LX_OPT_ARGV) */
 #define LX_OPT_ENV "-e"             /* exec: VAR=value */
 #define LX_OPT_CPU_S "-c"           /* exec: RLIMIT_CPU, seconds */
 #define LX_OPT_CPU_MS "-C"          /* exec: the command's processes'
@@ -42,6 +42,9 @@
 #define LX_OPT_CGROUP "-g"          /* init, exec: a cgroup.procs to join */
 #define LX_OPT_DISK_GIB "-d"        /* init: the bounded disk, GiB */
 #define LX_OPT_END "--"             /* exec: the command follows */
+#define LX_OPT_ARGV "--argv"        /* exec: the program and its arguments
+                                     * follow, run without a shell in
+                                     * <cwd> (which must exist) */
 
 /* Replies: lines on stdout (probe, init) or stderr (the others) */
 #define LX_REPLY_OK "ok\n"          /* probe: isolation works */
