@@ -50,6 +50,10 @@ int hx_sh(dval_sandbox *sb, const char *cmd, hx_out *o);
  * (NULL ok; free), *code its exit code (-1 when it did not run). */
 int hx_run(hx *h, const char *sbname, const char *tid, const char *script,
            const char *const *files, char **out, int *code);
+/* The same with run_command instead of the profile's (NULL: its own). */
+int hx_run_command(hx *h, const char *sbname, const char *tid,
+                   const char *script, const char *run_command,
+                   const char *const *files, char **out, int *code);
 /* A new source directory in the scratch dir holding script as run.sh (and
  * copies of the local files, a NULL-ended list or NULL): dir gets it. */
 void hx_program(hx *h, const char *script, const char *const *files,

@@ -321,11 +321,19 @@ int hx_sh(dval_sandbox *sb, const char *cmd, hx_out *o)
 int hx_run(hx *h, const char *sbname, const char *tid, const char *script,
            const char *const *files, char **out, int *code)
 {
+    return hx_run_command(h, sbname, tid, script, NULL, files, out, code);
+}
+
+int hx_run_command(hx *h, const char *sbname, const char *tid,
+                   const char *script, const char *run_command,
+                   const char *const *files, char **out, int *code)
+{
     char dir[700];
     hx_program(h, script, files, dir, sizeof dir);
     dval_validation r;
     dval_validation_init(&r, sizeof r);
     r.profile = "shell";
+    r.run_command = run_command;
     r.source_dir = dir;
     r.sandbox_name = sbname;
     r.thread_id = tid;

@@ -165,20 +165,12 @@ static const char *SEES = "echo \"$0|$PWD|${OLDPWD-unset}|$DVAL_THREAD_ID|"
 
 static char *seen_by(hx *h, const char *run_command)
 {
-    char dir[700];
-    hx_program(h, SEES, NULL, dir, sizeof dir);
-    dval_validation r;
-    dval_validation_init(&r, sizeof r);
-    r.profile = "shell";
-    r.source_dir = dir;
-    r.thread_id = "argv-t1";
-    r.run_command = run_command;
-    r.allow_missing_results = 1;
-    r.release = DVAL_RELEASE_KEEP;
-    r.sandbox_name = "argv-sb";
-    hx_buf b = { calloc(1, 1), 0 };
-    CHECK_INT(dval_validate(h->client, &r, hx_on_stdout, &b, NULL), DVAL_OK);
-    return b.data;
+    char *out = NULL;
+    int code = -1;
+    CHECK_INT(hx_run_command(h, "argv-sb", "argv-t1", SEES, run_command,
+                             NULL, &out, &code), DVAL_OK);
+    CHECK_INT(code, 0);
+    return out;
 }
 
 TEST(test_exec_argv__a_validation_runs_exec_words_without_a_shell)
