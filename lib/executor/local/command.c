@@ -212,13 +212,9 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const lx_what *what,
         }
         w.text = text.data;
     }
-    exec_argv *a = dval__malloc(sizeof *a);
-    rc = a ? DVAL_OK : dval__call_fail(c, DVAL_ENOMEM, "out of memory");
-    if (a) {
-        exec_args(x, sb, m, uid, home, &w, a);
-        rc = spawn_piped(x, c, a->v, m);
-    }
-    dval__free(a);
+    exec_argv a;
+    exec_args(x, sb, m, uid, home, &w, &a);
+    rc = spawn_piped(x, c, a.v, m);
     dval__buf_free(&text);
     return rc;
 }
