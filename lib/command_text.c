@@ -10,7 +10,10 @@ int dval__command_in_dir(dval__buf *out, const char *cwd,
     if (cwd) {
         rc = dval__buf_append(out, "cd ", 3);
         rc = rc ? rc : dval__shell_quote(out, cwd);
-        rc = rc ? rc : dval__buf_append(out, " && ", 4);
+        /* not "&&": "cd D && a; b" would still run b, elsewhere. Every
+         * command runs in a child shell of its own, so exit ends only it,
+         * with cd's status. */
+        rc = rc ? rc : dval__buf_append(out, " || exit; ", 10);
     }
     return rc ? rc : dval__buf_append(out, command, strlen(command));
 }

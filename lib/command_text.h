@@ -6,8 +6,10 @@
 
 #include "internal.h"
 
-/* Appends "cd '<cwd>' && <command>" to out (cwd quoted for the shell, so
- * any name survives), or just command when cwd is NULL. */
+/* Appends "cd '<cwd>' || exit; <command>" to out (cwd quoted for the
+ * shell, so any name survives; a cwd that cannot be entered ends the
+ * command with cd's status, none of it runs), or just command when cwd is
+ * NULL. */
 int dval__command_in_dir(dval__buf *out, const char *cwd,
                          const char *command);
 

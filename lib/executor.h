@@ -114,7 +114,7 @@ int dval__ex_session_delete(dval_client *c, dval__ex_op *op,
 /* Starts command in directory cwd (NULL: the session's current one) and
  * writes the new command's id (< DVAL_ID_MAX) to cmd_id. Through
  * command_start_in when the executor has it; else (an executor built for
- * 0.1.0) command_start runs "cd '<cwd>' && <command>". */
+ * 0.1.0) command_start runs "cd '<cwd>' || exit; <command>". */
 int dval__ex_command_start(dval_client *c, dval__ex_op *op,
                            const dval__ex_cmd *at, const char *cwd,
                            const char *command, char *cmd_id);

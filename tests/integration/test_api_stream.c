@@ -313,6 +313,26 @@ TEST(channel_names_carry_the_prefix)
     fx_stop(&f);
 }
 
+/* dval_session_exec(3): a cwd that does not exist makes the command
+ * fail. The whole command, not only its first part: "echo ran; exit 0"
+ * must not run in another directory and report success. */
+TEST(a_missing_cwd_fails_the_whole_command)
+{
+    fx f;
+    fx_start(&f, NULL);
+    cap c = {0};
+    dval_exec_options eo;
+    dval_exec_options_init(&eo, sizeof eo);
+    eo.cwd = "/nonexistent-dir";
+    int code = -1;
+    CHECK_INT(dval_session_exec(f.s, "echo ran; exit 0", &eo, on_output, &c,
+                                &code), DVAL_OK);
+    CHECK(code != 0);
+    CHECK(c.p[1] == NULL || strstr(c.p[1], "ran") == NULL);
+    cap_free(&c);
+    fx_stop(&f);
+}
+
 TEST(a_line_arrives_before_the_command_exits)
 {
     fx f;

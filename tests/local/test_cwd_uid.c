@@ -109,3 +109,19 @@ TEST(test_cwd_uid__the_uid_table_is_used_without_a_lock)
     close(lk);
     lt_close(&t);
 }
+
+/* dval_session_exec(3): a cwd that does not exist makes the command fail,
+ * the whole of it: the part after a ";" must not run elsewhere. */
+TEST(test_cwd_uid__a_missing_cwd_fails_the_whole_command)
+{
+    lt t;
+    lt_open(&t, "cwd-missing");
+    lt_sandbox(&t, "sb", NULL);
+    lt_out o = { 0 };
+    int code = lt_run_in(&t, "sb", "/sandbox/A/missing", "echo ran; exit 0",
+                         &o);
+    CHECK(code != 0);
+    CHECK(o.out.data == NULL || strstr(o.out.data, "ran") == NULL);
+    lt_out_free(&o);
+    lt_close(&t);
+}

@@ -1,7 +1,7 @@
 /* The working directory of a command is an argument of the executor
  * (command_start_in), not text the executor has to parse back; only an
  * executor built for 0.1.0 (no command_start_in) gets the core's quoted
- * "cd '<dir>' && " in front of the command. */
+ * "cd '<dir>' || exit; " in front of the command. */
 #include <stddef.h>
 #include <string.h>
 
@@ -66,7 +66,7 @@ TEST(exec_cwd__an_executor_of_0_1_0_gets_a_quoted_cd_prefix)
     open_session();
     CHECK_INT(exec_in("/sandbox/it's here", "dotnet run", 0), DVAL_OK);
     CHECK_INT(F.started_old, 1);
-    CHECK_STR(F.started, "cd '/sandbox/it'\\''s here' && dotnet run");
+    CHECK_STR(F.started, "cd '/sandbox/it'\\''s here' || exit; dotnet run");
     CHECK_INT(exec_in(NULL, "true", 0), DVAL_OK);
     CHECK_STR(F.started, "true");
     teardown();
