@@ -21,6 +21,8 @@
 /* results listing written by the run command's trailer (in the workdir,
  * outside results/ so it is never taken for a result) */
 #define DVAL__LISTING ".dval-results-list"
+/* The results directory, below the validation's workdir */
+#define DVAL__RESULTS_NAME "results"
 
 typedef struct dval__vctx {
     dval_client *client;

@@ -57,28 +57,35 @@ static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
     return rc;
 }
 
-/* A run command that needs no shell ("exec WORD...", see
- * dval__command_words) is started as a program, its variables and
- * directory given as data, when the executor can (command_start_argv)
- * and lists the results itself (no trailer): the shell that would only
- * exec it is a process start saved per validation. Otherwise, or on
- * error, *argv stays NULL and the shell text runs. */
-static int direct_command(dval__vctx *v, char ***argv, dval__buf *envbuf,
-                          const char *env[4])
+/* On an executor that can start a program (command_start_argv) and
+ * lists the results itself (no trailer), the run command is started as
+ * one, the validation's variables and directory given as data: its
+ * words when it needs no shell ("exec WORD...", see dval__command_words:
+ * the shell that would only exec it is a process start saved per
+ * validation), else "sh -c RUN". Data rather than text, so an executor
+ * that names the sandbox's paths otherwise on its side can map them.
+ * Otherwise *words and *shell stay NULL and the shell text runs. */
+static int direct_command(dval__vctx *v, char ***words, const char *shell[4],
+                          dval__buf *envbuf, const char *env[4])
 {
     const char *run = v->req.run_command ? v->req.run_command
                                          : v->prof->run_command;
-    *argv = NULL;
+    *words = NULL;
+    shell[0] = NULL;
     if (!dval__sandbox_can_list(v->sb) ||
         !dval__session_can_exec_argv(v->sess))
         return DVAL_OK;
-    int rc = dval__command_words(run, argv);
-    if (rc <= 0)
+    int rc = dval__command_words(run, words);
+    if (rc < 0)
         return rc;
+    if (rc == 0) {
+        shell[0] = "sh", shell[1] = "-c", shell[2] = run, shell[3] = NULL;
+    }
     rc = build_env(v, envbuf, env);
     if (rc) {
-        dval__free(*argv);
-        *argv = NULL;
+        dval__free(*words);
+        *words = NULL;
+        shell[0] = NULL;
     }
     return rc;
 }
@@ -87,19 +94,20 @@ static int direct_command(dval__vctx *v, char ***argv, dval__buf *envbuf,
 static int run_command(dval__vctx *v, const dval_exec_options *eo, int *code,
                        int *ran)
 {
-    char **argv = NULL;
-    const char *env[4];
+    char **words = NULL;
+    const char *shell[4], *env[4];
     dval__buf text = { 0 }, envbuf = { 0 };
-    int rc = direct_command(v, &argv, &envbuf, env);
+    int rc = direct_command(v, &words, shell, &envbuf, env);
+    const char *const *argv = words ? (const char *const *)words
+                            : shell[0] ? shell : NULL;
     if (!rc && !argv)
         rc = build_command(v, &text);
-    dval__command cmd = { text.data, (const char *const *)argv,
-                          argv ? env : NULL };
+    dval__command cmd = { text.data, argv, argv ? env : NULL };
     *ran = !rc;
     if (!rc)
         rc = dval__session_exec_command(v->sess, &cmd, eo,
                                         dval__validate_on_output, v, code);
-    dval__free(argv);
+    dval__free(words);
     dval__buf_free(&envbuf);
     dval__buf_free(&text);
     return rc;

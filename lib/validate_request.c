@@ -28,7 +28,7 @@ static int thread_id(dval__vctx *v)
     if (dval__check_component("thread id", v->thread_id, msg, sizeof msg))
         return bad(v, DVAL_EINVAL, msg);
     dval__fmt(v->workdir, sizeof v->workdir, "/sandbox/%s", v->thread_id);
-    dval__fmt(v->resdir, sizeof v->resdir, "/sandbox/%s/results",
+    dval__fmt(v->resdir, sizeof v->resdir, "/sandbox/%s/" DVAL__RESULTS_NAME,
               v->thread_id);
     return DVAL_OK;
 }

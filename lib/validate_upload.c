@@ -144,10 +144,12 @@ static int fresh_workdir(dval__vctx *v)
     dval__buf cmd = {0};
     /* the last run may have left its own directories unwritable to itself
      * (chmod 0555): its owner can always give the rights back (chmod -R
-     * does not follow symbolic links) */
+     * does not follow symbolic links). Paths relative to the workdir, the
+     * command's cwd: an executor may give the sandbox's paths other names
+     * on its side (an unisolated local sandbox is a host directory). */
     rc = dval__buf_appendf(&cmd, "chmod -R u+rwx . 2>/dev/null; "
-                           "find . -mindepth 1 -delete && mkdir -p ");
-    rc = rc ? rc : dval__shell_quote(&cmd, v->resdir);
+                           "find . -mindepth 1 -delete && mkdir -p "
+                           DVAL__RESULTS_NAME);
     int code = -1;
     if (rc) {
         dval__buf_free(&cmd);

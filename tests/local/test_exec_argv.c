@@ -158,10 +158,10 @@ TEST(test_exec_argv__bad_arguments_are_refused)
     lt_close(&t);
 }
 
-/* What the program sees tells which way it was started: a shell's "cd"
- * leaves OLDPWD; the program started directly has none. */
+/* What the program sees, and its parent: which way it was started. */
 static const char *SEES = "echo \"$0|$PWD|${OLDPWD-unset}|$DVAL_THREAD_ID|"
-                          "$DVAL_WORKDIR|$DVAL_RESULTS_DIR\"\n";
+                          "$DVAL_WORKDIR|$DVAL_RESULTS_DIR\"\n"
+                          "echo \"parent $(cat /proc/$PPID/comm 2>/dev/null)\"\n";
 
 static char *seen_by(hx *h, const char *run_command)
 {
@@ -178,16 +178,17 @@ TEST(test_exec_argv__a_validation_runs_exec_words_without_a_shell)
     hx h;
     hx_open(&h, "argv-validate");
     char *direct = seen_by(&h, "exec sh run.sh");
-    char *text = seen_by(&h, "sh run.sh");
-    const char *vars = "/sandbox/argv-t1|/sandbox/argv-t1/results\n";
+    char *text = seen_by(&h, "sh run.sh; exit $?");
+    /* the variables and the directory are data both ways: the same seen,
+     * and no shell's cd before the program (no OLDPWD) */
+    const char *sees = "run.sh|/sandbox/argv-t1|unset|argv-t1|"
+                       "/sandbox/argv-t1|/sandbox/argv-t1/results\n";
     char want[300];
-    snprintf(want, sizeof want, "run.sh|/sandbox/argv-t1|unset|argv-t1|%s",
-             vars);
+    /* started from outside the sandbox's pid namespace: no parent seen */
+    snprintf(want, sizeof want, "%sparent \n", sees);
     CHECK_STR(direct, want);
-    /* the same program through the shell: the same variables, and the
-     * shell's cd behind it */
-    snprintf(want, sizeof want, "run.sh|/sandbox/argv-t1|/sandbox/argv-t1|"
-             "argv-t1|%s", vars);
+    /* shell syntax keeps the shell, the program's parent */
+    snprintf(want, sizeof want, "%sparent sh\n", sees);
     CHECK_STR(text, want);
     free(direct);
     free(text);
