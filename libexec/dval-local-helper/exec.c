@@ -166,10 +166,14 @@ static int parse(int argc, char **argv, struct exec_req *r)
         else if (!strcmp(argv[i], LX_OPT_CGROUP))
             i++;
     }
-    /* a program run without a shell sees the PWD a shell's cd sets */
-    static char pwd[4200];
+    /* a program run without a shell sees the PWD a shell's cd sets;
+     * unisolated, its cwd is below root on the host (see run_command) */
+    static char pwd[8400];
+    const char *base = strcmp(r->pid, LX_ARG_NO_INIT) ? "" : r->root;
     if (r->argv && nenv < MAX_ENV &&
-        snprintf(pwd, sizeof pwd, "PWD=%s", r->cwd) < (int)sizeof pwd)
+        snprintf(pwd, sizeof pwd, "PWD=%s%s%s", base,
+                 *base && r->cwd[0] != '/' ? "/" : "", r->cwd) <
+            (int)sizeof pwd)
         nenv = set_env(r->env, nenv, pwd);
     r->env[nenv] = NULL;
     return r->cmd || r->argv ? 0 : -1;

@@ -193,6 +193,26 @@ static int spawn_piped(lx *x, dval_call *c, char **argv, lx_cmd *m)
     return rc;
 }
 
+/* *w as the helper gets it: shell text entering its cwd first; in an
+ * unisolated sandbox, the sandbox paths as host paths (the helper enters
+ * a program's cwd below the sandbox's directory itself). */
+static int helper_what(const lx_sb *sb, lx_what *w, lx_host_paths *hp,
+                       dval__buf *text)
+{
+    if (!sb->isolated) {
+        if (lx_host_paths_map(sb->dir, w->cwd, w->env, hp) != DVAL_OK)
+            return DVAL_ENOMEM;
+        w->env = (const char *const *)hp->env;
+        if (!w->argv && hp->cwd)
+            w->cwd = hp->cwd;   /* the text's cd runs on the host */
+    }
+    if (!w->argv && dval__command_in_dir(text, w->cwd, w->text))
+        return DVAL_ENOMEM;
+    if (!w->argv)
+        w->text = text->data;
+    return DVAL_OK;
+}
+
 static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const lx_what *what,
                      lx_cmd *m)
 {
@@ -204,17 +224,16 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const lx_what *what,
     if (rc != DVAL_OK)
         return rc;
     dval__buf text = { 0 };
+    lx_host_paths hp = { 0 };
     lx_what w = *what;
-    if (!w.argv) {
-        if (dval__command_in_dir(&text, w.cwd, w.text)) {
-            dval__buf_free(&text);
-            return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
-        }
-        w.text = text.data;
+    if (helper_what(sb, &w, &hp, &text) != DVAL_OK) {
+        rc = dval__call_fail(c, DVAL_ENOMEM, "out of memory");
+    } else {
+        exec_argv a;
+        exec_args(x, sb, m, uid, home, &w, &a);
+        rc = spawn_piped(x, c, a.v, m);
     }
-    exec_argv a;
-    exec_args(x, sb, m, uid, home, &w, &a);
-    rc = spawn_piped(x, c, a.v, m);
+    lx_host_paths_free(&hp);
     dval__buf_free(&text);
     return rc;
 }

@@ -210,9 +210,15 @@ int lx_snapshot_delete(void *ud, dval_call *c, const char *id);
 int lx_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
                      dval_chunk_fn log, void *log_ud);
 /* The lowerdir list of an active snapshot (for sandboxes): "layer:image"
- * or "host:layer"; with name NULL or "", the default root of image. */
+ * or "host:layer"; with name NULL or "", the default root of image.
+ * DVAL_ESTATE for a snapshot built unisolated: it has no image. */
 int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
                       const char *image, char *dst, size_t cap);
+/* DVAL_OK when snapshot name is active (what an unisolated sandbox
+ * needs of it: it runs on the host, over no image). */
+int lx_snapshot_active(lx *x, dval_call *c, const char *name);
+/* The "lower" of a snapshot built unisolated: its steps ran on the host */
+#define LX_LOWER_NONE "none"
 
 /* ---- session.c */
 int lx_session_create(void *ud, dval_call *c, const char *sb,
@@ -241,6 +247,17 @@ int lx_command_cancel(void *ud, dval_call *c, const char *sb, const char *sid,
 /* Kills and forgets every session of a sandbox (stop/delete). */
 void lx_sessions_drop(lx *x, const char *sb);
 void lx_sessions_free(lx *x);
+
+/* ---- host_paths.c: an unisolated sandbox's paths on the host */
+typedef struct lx_host_paths {
+    char *cwd;                  /* <sbdir>/plain<cwd>; NULL: cwd relative */
+    char **env;                 /* a copy, values under /sandbox mapped */
+} lx_host_paths;
+/* Maps cwd (may be NULL) and env (may be NULL) of a command of the
+ * unisolated sandbox whose directory is sbdir; DVAL_ENOMEM. */
+int lx_host_paths_map(const char *sbdir, const char *cwd,
+                      const char *const *env, lx_host_paths *out);
+void lx_host_paths_free(lx_host_paths *p);
 
 /* ---- uid_ranges.c: the sandbox's own range of host uids (see the
  * file). Takes (or takes back) the range recorded in sb's state, else a

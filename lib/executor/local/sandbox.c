@@ -107,22 +107,24 @@ static int discard(lx *x, const char *dir, const char *name)
     return rename(dir, trash) < 0 || lx_rmtree(trash) < 0 ? -1 : 0;
 }
 
-/* The snapshot must exist; without one, the image must be a Debian image
- * (it is built, or found in the cache, when the sandbox starts). */
+/* The snapshot must exist (with an image, for an isolated sandbox);
+ * without one, the image must be a Debian image (it is built, or found in
+ * the cache, when the sandbox starts). An unisolated sandbox runs on the
+ * host: it needs an active snapshot only. */
 static int check_root(lx *x, dval_call *c, const dval_sandbox_options *o)
 {
     char layer[4096];
-    int rc = DVAL_OK;
-    if (o->snapshot && *o->snapshot) {
-        rc = lx_snapshot_layer(x, c, o->snapshot, NULL, layer, sizeof layer);
-    } else {
-        lx_image img;
-        rc = lx_image_unsnapshotted(c, o->image, &img);
-    }
+    int isolated;
+    int rc = lx_isolation(x, c, &isolated);
     if (rc != DVAL_OK)
         return rc;
-    int isolated;
-    return lx_isolation(x, c, &isolated);
+    if (o->snapshot && *o->snapshot && !isolated)
+        return lx_snapshot_active(x, c, o->snapshot);
+    if (o->snapshot && *o->snapshot)
+        return lx_snapshot_layer(x, c, o->snapshot, NULL, layer,
+                                 sizeof layer);
+    lx_image img;
+    return lx_image_unsnapshotted(c, o->image, &img);
 }
 
 /* The sandbox appears whole: its directory is prepared (state

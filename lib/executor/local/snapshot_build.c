@@ -124,12 +124,9 @@ static int read_lower(const char *dir, char *dst, size_t cap)
     return 0;
 }
 
-int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
-                      const char *image, char *dst, size_t cap)
+int lx_snapshot_active(lx *x, dval_call *c, const char *name)
 {
-    if (!name || !*name)
-        return lx_default_root(x, c, image, dst, cap);
-    char dir[4096], lower[4096];
+    char dir[4096];
     lx_kv kv;
     int rc = load(x, c, name, dir, sizeof dir, &kv, NULL);
     if (rc != DVAL_OK)
@@ -139,9 +136,25 @@ int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
         rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s is %s, not active",
                              name, st ? st : "unknown");
     lx_kv_free(&kv);
+    return rc;
+}
+
+int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
+                      const char *image, char *dst, size_t cap)
+{
+    if (!name || !*name)
+        return lx_default_root(x, c, image, dst, cap);
+    char dir[4096], lower[4096];
+    int rc = lx_snapshot_active(x, c, name);
+    rc = rc == DVAL_OK ? snap_dir(x, c, name, dir, sizeof dir) : rc;
     if (rc == DVAL_OK && read_lower(dir, lower, sizeof lower) < 0)
         rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s has no image "
                              "(made by an older version: delete it)", name);
+    if (rc == DVAL_OK && !strcmp(lower, LX_LOWER_NONE))
+        rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s was built without "
+                             "isolation (allow_unisolated): an isolated "
+                             "sandbox cannot start from it; delete it and "
+                             "create it again", name);
     if (rc != DVAL_OK)
         return rc;
     if (!strcmp(lower, LX_ROOT_HOST))
@@ -266,14 +279,16 @@ static int build(lx *x, dval_call *c, const char *dir,
     if (rc != DVAL_OK)
         return rc;
     if (!isolated) {
-        /* unisolated: each step runs plainly with the layer as its cwd */
+        /* unisolated: each step runs plainly with the layer as its cwd;
+         * "lower" says there is no image (not a legacy snapshot) */
         for (size_t i = 0; i < n && rc == DVAL_OK && *code == 0; i++) {
             char *argv[] = { NULL, LX_VERB_EXEC, LX_ARG_NO_INIT, layer, "/",
                              LX_OPT_END, (char *)s->build_commands[i],
                              NULL };
             rc = lx_run_step(x, c, argv, end, io, code);
         }
-        return rc;
+        dval__fmt(lower, sizeof lower, "%s/lower", dir);
+        return rc == DVAL_OK ? lx_write_text(c, lower, LX_LOWER_NONE) : rc;
     }
     rc = pick_root(x, c, dir, s, end, io, lower, sizeof lower);
     if (rc != DVAL_OK || n == 0)
