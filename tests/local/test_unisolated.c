@@ -197,3 +197,39 @@ TEST(test_unisolated__session_exec_cwd_is_inside_the_sandbox)
     dval_sandbox_free(sb);
     uni_close(&u);
 }
+
+/* The java profile's snapshot steps install its compile service under
+ * /opt and /run: unisolated they would run on the host, as root, for a
+ * sandbox that never sees the snapshot's layer. None runs; the program
+ * compiles with the host's javac. */
+TEST(test_unisolated__java_builds_nothing_on_the_host)
+{
+    if (access("/opt/dval-javac", F_OK) == 0 ||
+        access("/run/dval-javac", F_OK) == 0)
+        th_skip("this host has /opt/dval-javac or /run/dval-javac already");
+    if (system("javac -version >/dev/null 2>&1") != 0)
+        th_skip("no javac on this host");
+    uni u;
+    uni_open(&u, "uni-java");
+    char cmd[1600];
+    snprintf(cmd, sizeof cmd, "cp -r examples/validation/java-javac/. '%s'",
+             u.src);
+    lt_sh(cmd);
+    dval_validation r;
+    dval_validation_init(&r, sizeof r);
+    r.profile = "java";
+    r.source_dir = u.src;
+    r.timeout_ms = 120000;
+    dval__buf out = { 0 };
+    char *json = NULL;
+    int rc = dval_validate(u.client, &r, on_event, &out, &json);
+    if (rc != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "validate: %s",
+                dval_client_errmsg(u.client));
+    CHECK(json != NULL);
+    CHECK(access("/opt/dval-javac", F_OK) != 0);
+    CHECK(access("/run/dval-javac", F_OK) != 0);
+    dval_free(json);
+    dval__buf_free(&out);
+    uni_close(&u);
+}

@@ -75,6 +75,15 @@ int lx_profile_prepare(void *ud, dval_call *c, const dval_profile *p,
                   "sandboxes use", p->local_requires);
         return unavailable(c, p, m);
     }
+    /* unisolated, a sandbox runs on the host over no snapshot layer:
+     * steps would only write to the host's own directories (/opt, /run).
+     * No steps, not NULL (NULL keeps the profile's Daytona steps). */
+    static const char *const no_steps[] = { NULL };
+    int isolated = 1;
+    if (lx_isolation(x, NULL, &isolated) == DVAL_OK && !isolated) {
+        *build_commands = no_steps;
+        return DVAL_OK;
+    }
     *build_commands = p->local_build_commands;
     return DVAL_OK;
 }
