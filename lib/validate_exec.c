@@ -15,10 +15,10 @@ static int build_command(dval__vctx *v, dval__buf *cmd)
     rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_RESULTS_DIR=");
     rc = rc ? rc : dval__shell_quote(cmd, v->resdir);
     rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && ");
-    /* An executor that lists from outside the session (the local one from
-     * the host, daytona through the toolbox) needs no trailer: no command
-     * in the sandbox, which the program may have replaced, takes part. Its
-     * text runs in a shell of its own (sh -c), so the run command ends it:
+    /* An executor that lists from outside the session (daytona through
+     * the toolbox; the local one gets the command as data, see
+     * direct_command) needs no trailer: no command in the sandbox, which
+     * the program may have replaced, takes part. Its text runs in a shell of its own (sh -c), so the run command ends it:
      * in a group (the newlines: a run command may end in a comment), not a
      * subshell, which would fork once more. (Debian's dash still forks
      * for the group's last program: it execs in place only after an
@@ -79,7 +79,10 @@ static int direct_command(dval__vctx *v, char ***words, const char *shell[4],
     if (rc < 0)
         return rc;
     if (rc == 0) {
-        shell[0] = "sh", shell[1] = "-c", shell[2] = run, shell[3] = NULL;
+        shell[0] = "sh";
+        shell[1] = "-c";
+        shell[2] = run;
+        shell[3] = NULL;
     }
     rc = build_env(v, envbuf, env);
     if (rc) {
