@@ -3,6 +3,7 @@
  * over the deprecated flat fields, which keep working; the daytona
  * executor reads DAYTONA_* itself (no network I/O happens here). */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "support_fake.h"
@@ -180,4 +181,64 @@ TEST(sandbox_label_and_env_limit_is_1024)
         so.env = NULL;
     }
     dval_client_free(c);
+}
+
+/* dval_validation's TTL and resources reach the create of the sandbox a
+ * validation makes for itself (isolation=sandbox). */
+TEST(validation_ttl_and_resources_reach_its_sandbox)
+{
+    fake f;
+    fake_init(&f);
+    dval_client *c = fake_client(&f, 0);
+    char dir[] = "/tmp/dval-ttl-XXXXXX";
+    CHECK(mkdtemp(dir));
+    dval_validation v;
+    dval_validation_init(&v, sizeof v);
+    v.profile = "shell";
+    v.source_dir = dir;
+    v.isolation = DVAL_ISOLATION_SANDBOX;
+    v.sandbox_ttl_minutes = 45;
+    v.cpu = 2;
+    /* the fake has no files: the validation stops at its upload, after
+     * the sandbox was made */
+    CHECK_INT(dval_validate(c, &v, NULL, NULL, NULL), DVAL_EUNSUPPORTED);
+    CHECK_CONTAINS(dval_client_errmsg(c), "upload:");
+    CHECK_INT(f.sb_created.ttl_minutes, 45);
+    CHECK_INT(f.sb_created.cpu, 2);
+    rmdir(dir);
+    dval_client_free(c);
+}
+
+static int log_calls, log_foreign; /* foreign: another userdata */
+
+static void count_log(int level, const char *msg, void *ud)
+{
+    (void)level, (void)msg;
+    if (ud == (void *)&log_calls)
+        log_calls++;
+    else
+        log_foreign++;
+}
+
+/* Every log line reaches log_fn with the host's log_userdata. */
+TEST(log_userdata_reaches_every_log_line)
+{
+    fake f;
+    fake_init(&f);
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.log_fn = count_log;
+    o.log_userdata = &log_calls;
+    o.log_level = DVAL_LOG_DEBUG;
+    dval_client *c = fake_client_opts(&f, &o);
+    CHECK(c);
+    dval_sandbox_options so;
+    dval_sandbox_options_init(&so, sizeof so);
+    so.name = "sb";
+    dval_sandbox *sb = NULL;
+    CHECK_INT(dval_sandbox_acquire(&sb, c, &so), DVAL_OK);
+    dval_sandbox_free(sb);
+    dval_client_free(c);
+    CHECK(log_calls > 0);
+    CHECK_INT(log_foreign, 0);
 }

@@ -32,3 +32,23 @@ TEST(json_map__auto_stop_is_sent_as_resolved_by_the_core)
     CHECK(!strstr(b, "\"cpu\"")); /* never resources with a snapshot */
     free(b);
 }
+
+/* The archive interval and the TTL go out only when set */
+TEST(json_map__archive_interval_and_ttl_only_when_set)
+{
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = "val-sbx-1";
+    o.snapshot = "validator-snap-v1";
+    char *b = NULL;
+    CHECK_INT(dt_json_sandbox_create(&b, &o, NULL), DVAL_OK);
+    CHECK(!strstr(b, "autoArchiveInterval"));
+    CHECK(!strstr(b, "ttlMinutes"));
+    free(b);
+    o.auto_archive_minutes = 90;
+    o.ttl_minutes = 1440;
+    CHECK_INT(dt_json_sandbox_create(&b, &o, NULL), DVAL_OK);
+    CHECK_CONTAINS(b, "\"autoArchiveInterval\":90");
+    CHECK_CONTAINS(b, "\"ttlMinutes\":1440");
+    free(b);
+}
