@@ -77,18 +77,18 @@ static int on_event(const dval_event *e, void *ud)
     return 0;
 }
 
-/* A validation of the shell profile with run_command (NULL: the
- * profile's); its result JSON, its stdout in *out. */
-static int validate(uni *u, const char *tid, const char *run_command,
-                    dval__buf *out, char **json)
+/* A validation of profile with run_command (NULL: the profile's) and
+ * thread id tid (NULL: a new one); its result JSON, its stdout in *out. */
+static int validate(uni *u, const char *profile, const char *tid,
+                    const char *run_command, dval__buf *out, char **json)
 {
     dval_validation r;
     dval_validation_init(&r, sizeof r);
-    r.profile = "shell";
+    r.profile = profile;
     r.source_dir = u->src;
     r.thread_id = tid;
     r.run_command = run_command;
-    r.timeout_ms = 60000;
+    r.timeout_ms = 120000;
     return dval_validate(u->client, &r, on_event, out, json);
 }
 
@@ -108,7 +108,7 @@ static void check_validation(uni *u, const char *tid, const char *run)
     lt_sh(cmd);
     dval__buf out = { 0 };
     char *json = NULL;
-    int rc = validate(u, tid, run, &out, &json);
+    int rc = validate(u, "shell", tid, run, &out, &json);
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "validate: %s",
                 dval_client_errmsg(u->client));
@@ -217,14 +217,9 @@ TEST(test_unisolated__java_builds_nothing_on_the_host)
     snprintf(cmd, sizeof cmd, "cp -r examples/validation/java-javac/. '%s'",
              u.src);
     lt_sh(cmd);
-    dval_validation r;
-    dval_validation_init(&r, sizeof r);
-    r.profile = "java";
-    r.source_dir = u.src;
-    r.timeout_ms = 120000;
     dval__buf out = { 0 };
     char *json = NULL;
-    int rc = dval_validate(u.client, &r, on_event, &out, &json);
+    int rc = validate(&u, "java", NULL, NULL, &out, &json);
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "validate: %s",
                 dval_client_errmsg(u.client));

@@ -46,14 +46,18 @@ static int host_test(const char *test)
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* 1 when sandboxes run unisolated (allowed, and the probe failed) */
+static int unisolated(lx *x)
+{
+    int isolated = 1;
+    return lx_isolation(x, NULL, &isolated) == DVAL_OK && !isolated;
+}
+
 /* 1 when the programs of a sandbox run over the host's system directories:
  * then, and only then, the host's tools are the sandbox's. */
 static int sees_host_tools(lx *x)
 {
-    if (lx_host_root_opt_in(x))
-        return 1;
-    int isolated = 1;
-    return lx_isolation(x, NULL, &isolated) == DVAL_OK && !isolated;
+    return lx_host_root_opt_in(x) || unisolated(x);
 }
 
 int lx_profile_prepare(void *ud, dval_call *c, const dval_profile *p,
@@ -79,12 +83,7 @@ int lx_profile_prepare(void *ud, dval_call *c, const dval_profile *p,
      * steps would only write to the host's own directories (/opt, /run).
      * No steps, not NULL (NULL keeps the profile's Daytona steps). */
     static const char *const no_steps[] = { NULL };
-    int isolated = 1;
-    if (lx_isolation(x, NULL, &isolated) == DVAL_OK && !isolated) {
-        *build_commands = no_steps;
-        return DVAL_OK;
-    }
-    *build_commands = p->local_build_commands;
+    *build_commands = unisolated(x) ? no_steps : p->local_build_commands;
     return DVAL_OK;
 }
 
