@@ -57,6 +57,14 @@ if [ -n "${DVAL_VALGRIND:-}" ]; then
     export DVAL_TEST_TIMEOUT_SCALE=10
 fi
 
+# the local suites' images, built before any test's alarm runs
+for t in "$B"/tests/local_*; do
+    if [ -x "$t" ] && selected "$(basename "$t")"; then
+        tests/local/images.sh
+        break
+    fi
+done
+
 for t in "$B"/tests/*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
     run_suite "$(basename "$t")" "${vg[@]}" "$t" ${DVAL_TEST_FILTER:+-s "$DVAL_TEST_FILTER"}
