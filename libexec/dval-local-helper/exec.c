@@ -16,7 +16,9 @@
  * needs a mount namespace whose teardown waits for RCU: ~5 ms each.
  * The waiter's first parent and the command are vforked (they share
  * their parent's memory until they exit or exec): of the three process
- * starts only the waiter copies page tables; see start_vforked. */
+ * starts only the waiter copies page tables; see start_vforked.
+ * An init with a socket starts the waiter itself (init_exec.c): this
+ * verb is then only the way for the others. */
 #include "helper.h"
 
 #include <dirent.h>
@@ -36,22 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "executor/local/protocol.h"
 #include "executor/local/sandbox_ids.h"
-
-#define MAX_ENV 256
-
-struct exec_req {
-    const char *pid, *root, *cwd, *cmd;
-    char **argv;                /* LX_OPT_ARGV: run without sh -c cmd */
-    char *env[MAX_ENV + 8];
-    long uid;
-    long long cpu_ms;           /* the processes' CPU together; 0: none */
-    long ncpu;                  /* the host's CPUs: what CPU time can grow by */
-    int report;                 /* the waiter writes the exit code here */
-    int isolated;
-    int close_a, close_b;       /* the helper's pipe ends, not the child's */
-};
 
 /* One setns(pidfd) for every kind at once (Linux >= 5.8): six opens
  * under /proc/<pid>/ns are path walks through procfs, the costly part.
@@ -128,7 +117,7 @@ static int set_env(char **env, int n, char *kv)
     return n + 1;
 }
 
-static int parse(int argc, char **argv, struct exec_req *r)
+int exec_parse(int argc, char **argv, struct exec_req *r)
 {
     int nenv = 0;
     memset(r, 0, sizeof *r);
@@ -447,12 +436,10 @@ static int budget_spent(struct budget *b)
     return b->over >= 2;
 }
 
-/* In the sandbox's pid namespace, root, a child subreaper whose parent
- * is the sandbox's init (so it is reaped there, whatever happens to the
- * helper: a zombie parented outside would hold the namespace open): runs
- * the command, and when it exits or the helper's end of `alive` closes
- * (the helper died: canceled, or the caller is gone) kills all it left. */
-static void waiter(const struct exec_req *r, int alive)
+/* A child subreaper whose parent is the sandbox's init (so it is reaped
+ * there, whatever happens to the helper: a zombie parented outside would
+ * hold the namespace open); see exec.h. */
+void exec_waiter(const struct exec_req *r, int alive)
 {
     sigset_t chld;
     sigemptyset(&chld);
@@ -501,7 +488,7 @@ static void start_waiter(const struct exec_req *r, int alive)
 {
     pid_t w = fork();
     if (w == 0)
-        waiter(r, alive);
+        exec_waiter(r, alive);
     _exit(w < 0 ? 125 : 0);
 }
 
@@ -520,7 +507,8 @@ static void first_child(const struct exec_req *r, int alive)
 int helper_exec(int argc, char **argv)
 {
     struct exec_req r;
-    if (argc < 5 || (join_cgroups(argc, argv), parse(argc, argv, &r) < 0)) {
+    if (argc < 5 ||
+        (join_cgroups(argc, argv), exec_parse(argc, argv, &r) < 0)) {
         write_str(2, "usage: " LX_VERB_EXEC " <pid|" LX_ARG_NO_INIT
                   "> <root> <cwd> [opts] " LX_OPT_END " cmd | " LX_OPT_ARGV
                   " program [arg...]\n");

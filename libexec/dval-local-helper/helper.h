@@ -33,6 +33,10 @@ int write_file(const char *path, const char *s);
 pid_t spawn_ns(int flags, ns_child_fn fn, void *arg);
 /* Joins each cgroup.procs file named by "-g path" options. */
 void join_cgroups(int argc, char **argv);
+/* Overwrites what /proc/<pid>/cmdline shows (the helper's arguments, as
+ * far as they reach) with words (NULL-terminated): a process forked from
+ * the init must not pass for an init. */
+void helper_retitle(const char *const *words);
 /* Waits for pid; returns its exit code, 128+N for signal N, 125 when it
  * cannot be waited for. */
 int wait_code(pid_t pid);

@@ -61,7 +61,8 @@ static int state_gone(int dirfd)
 
 /* Reaps orphans; every second (no signal timers: a timed wait) checks
  * that the state directory still exists, and exits when it is gone;
- * serves the library's reset requests (init_reset.c) on RESET_FD. */
+ * serves the library's reset and command requests (init_reset.c) on
+ * RESET_FD. */
 static void reap_forever(int dirfd, int share_net, long uid_base)
 {
     sigset_t block;
@@ -267,6 +268,7 @@ int helper_init(int argc, char **argv)
     /* the socket in the host's namespaces: no socket of the sandbox's */
     if (a.disk_gib > 0 && geteuid() == 0 && !is_host_root(a.layer))
         a.reset_fd = init_reset_listen(a.sbdir);
+    init_exec_ncpu(sysconf(_SC_NPROCESSORS_CONF)); /* /sys: not inside */
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
     if (!a.share_net)
         flags |= CLONE_NEWNET;

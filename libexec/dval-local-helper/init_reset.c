@@ -1,5 +1,5 @@
-/* The fast reset done by the sandbox's init itself, on a request from the
- * library: no helper exec'd, no namespaces joined, no fork (reset.c does
+/* The init's socket: the fast reset done by the sandbox's init itself, on
+ * a request from the library, and the commands it starts (init_exec.c): no helper exec'd, no namespaces joined, no fork (reset.c does
  * the same work from a helper; it stays the fallback, and the only way
  * for an init without this socket).
  *
@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 
 #include "executor/local/protocol.h"
@@ -36,7 +37,7 @@ int init_reset_listen(const char *sbdir)
     if (ok) {
         unlink(RESET_SOCK); /* an earlier init's */
         ok = bind(s, (struct sockaddr *)&a, sizeof a) == 0 &&
-             listen(s, 4) == 0;
+             listen(s, 64) == 0; /* commands of a shared sandbox */
     }
     if (cwd >= 0) {
         if (fchdir(cwd) < 0)
@@ -50,21 +51,63 @@ int init_reset_listen(const char *sbdir)
     return s;
 }
 
+/* One request and the fds that came with it (at most two, O_CLOEXEC);
+ * its length, or -1 (nothing usable: too long, cut, or no data). */
+static ssize_t receive(int c, char *buf, size_t cap, int fds[2])
+{
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(2 * sizeof(int))];
+    } ctl;
+    struct iovec iov = { buf, cap };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = ctl.space,
+                        .msg_controllen = sizeof ctl.space };
+    struct pollfd p = { c, POLLIN, 0 };
+    ssize_t n = poll(&p, 1, 1000) == 1 ? recvmsg(c, &m, MSG_CMSG_CLOEXEC)
+                                       : -1;
+    for (struct cmsghdr *h = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; h;
+         h = CMSG_NXTHDR(&m, h)) {
+        if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < k; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
+            if (i < 2 && fds[i] < 0)
+                fds[i] = fd;
+            else
+                close(fd);
+        }
+    }
+    return n >= 0 && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ? n : -1;
+}
+
+static void do_reset(int c, int share_net, long uid_base)
+{
+    struct reset_req r = { 1, -1, -1, -1, share_net, uid_base,
+                           { -1, -1 } };
+    reset_keeper_at(KEEPER_FD, KEEPER_ROOT_FD, &r.keeper);
+    char out[16];
+    snprintf(out, sizeof out, "%d", reset_inside(&r));
+    write_str(c, out);
+}
+
 void init_reset_serve(int lfd, int share_net, long uid_base)
 {
+    static char req[LX_INIT_EXEC_MAX];
     int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     if (c < 0)
         return;
-    char req[16];
-    struct pollfd p = { c, POLLIN, 0 };
-    ssize_t n = poll(&p, 1, 1000) == 1 ? read(c, req, sizeof req - 1) : -1;
-    if (n == 5 && !memcmp(req, "reset", 5)) {
-        struct reset_req r = { 1, -1, -1, -1, share_net, uid_base,
-                               { -1, -1 } };
-        reset_keeper_at(KEEPER_FD, KEEPER_ROOT_FD, &r.keeper);
-        char out[16];
-        snprintf(out, sizeof out, "%d", reset_inside(&r));
-        write_str(c, out);
-    }
+    int fds[2] = { -1, -1 };
+    ssize_t n = receive(c, req, sizeof req, fds);
+    size_t verb = sizeof LX_VERB_EXEC;
+    if (n == 5 && !memcmp(req, "reset", 5))
+        do_reset(c, share_net, uid_base);
+    else if (n > (ssize_t)verb && !memcmp(req, LX_VERB_EXEC, verb))
+        init_exec_start(c, req + verb, (size_t)n - verb, fds);
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
     close(c);
 }

@@ -224,8 +224,29 @@ static const struct {
     { LX_VERB_RESET, helper_reset },
 };
 
+/* The kernel's copy of our arguments, [args_lo, args_hi): what
+ * /proc/<pid>/cmdline shows (helper_retitle). */
+static char *args_lo, *args_hi;
+
+void helper_retitle(const char *const *words)
+{
+    size_t cap = args_lo ? (size_t)(args_hi - args_lo) : 0, n = 0;
+    if (!cap)
+        return;
+    memset(args_lo, 0, cap);
+    for (; *words; words++) {
+        size_t len = strlen(*words);
+        if (n + len + 1 > cap)
+            break;
+        memcpy(args_lo + n, *words, len);
+        n += len + 1;
+    }
+}
+
 int main(int argc, char **argv)
 {
+    args_lo = argv[0];
+    args_hi = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
     /* Nothing of the host process should leak into the sandbox (fd
      * LX_FD_PGID is the pid pipe of exec). */
     syscall(SYS_close_range, (unsigned)LX_FD_SPAWNED, ~0U, 0U);

@@ -68,5 +68,11 @@ int reset_keeper_of(pid_t init, struct keeper *k);
  * init: one request served (lfd readable). */
 int init_reset_listen(const char *sbdir);
 void init_reset_serve(int lfd, int share_net, long uid_base);
+/* init_exec.c: a command's waiter forked by the init for the request
+ * args (the exec verb's, NUL-separated, n bytes) on connection c with
+ * the command's stdout and stderr in fds (the caller closes its own
+ * copies); replies on c. init_exec_ncpu: the host's CPUs, read before the pivot. */
+void init_exec_start(int c, char *args, size_t n, int fds[2]);
+void init_exec_ncpu(long ncpu);
 
 #endif

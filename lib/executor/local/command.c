@@ -1,5 +1,6 @@
-/* Commands of the local executor: start (helper "exec"), status, live
- * output streams over the pipes, cancel (SIGKILL to the process group). */
+/* Commands of the local executor: start (by the sandbox's init, else the
+ * helper "exec"), status, live output streams over the pipes, cancel (the
+ * end of the waiter's connection, or SIGKILL to the helper's group). */
 #include "session.h"
 #include "fds.h"
 #include "command_text.h"
@@ -166,24 +167,39 @@ static int fits(dval_call *c, const lx_what *w)
     return 0;
 }
 
-/* Runs the helper with the command's stdout, stderr and pgid pipes. */
-static int spawn_piped(lx *x, dval_call *c, char **argv, lx_cmd *m)
+/* Runs the helper with the command's stdout and stderr and a pgid pipe. */
+static int spawn_helper(lx *x, dval_call *c, char **argv, lx_cmd *m,
+                        const int out[2], const int err[2])
 {
-    int out[2] = { -1, -1 }, err[2] = { -1, -1 }, pg[2] = { -1, -1 };
-    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
-        pipe2(pg, O_CLOEXEC) < 0) {
-        int e = errno;
-        close(out[0]), close(out[1]), close(err[0]), close(err[1]);
-        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(e));
-    }
+    int pg[2];
+    if (pipe2(pg, O_CLOEXEC) < 0)
+        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
     int fds[4] = { -1, out[1], err[1], pg[1] };
     int rc = lx_spawn(x, c, argv, fds, &m->helper, 1);
-    close(out[1]);
-    close(err[1]);
     close(pg[1]);
     if (rc == DVAL_OK)
         m->pgid = read_pgid(pg[0]);
     close(pg[0]);
+    return rc;
+}
+
+/* Starts the command with its stdout and stderr on pipes: by the
+ * sandbox's init when it can (one fork inside the sandbox, helper
+ * init_exec.c), else by the helper's exec verb. */
+static int spawn_piped(lx *x, dval_call *c, const lx_sb *sb, char **argv,
+                       lx_cmd *m)
+{
+    int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(out[0]), close(out[1]);
+        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(e));
+    }
+    int rc = lx_init_exec(c, sb, argv + 1, out[1], err[1], &m->ctl);
+    if (rc == DVAL_EUNSUPPORTED)
+        rc = spawn_helper(x, c, argv, m, out, err);
+    close(out[1]);
+    close(err[1]);
     m->out = out[0];
     m->err = err[0];
     if (rc != DVAL_OK) {
@@ -231,7 +247,7 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const lx_what *what,
     } else {
         exec_argv a;
         exec_args(x, sb, m, uid, home, &w, &a);
-        rc = spawn_piped(x, c, a.v, m);
+        rc = spawn_piped(x, c, sb, a.v, m);
     }
     lx_host_paths_free(&hp);
     dval__buf_free(&text);
@@ -251,8 +267,7 @@ static int adopt(lx *x, dval_call *c, const char *sbid, const char *sid,
     }
     pthread_mutex_unlock(&x->lock);
     if (!s) {
-        if (m->pgid > 0)
-            kill(-m->pgid, SIGKILL);
+        lx_cmd_kill(m);
         lx_cmd_reap(m, 1);
         close(m->out);
         close(m->err);
@@ -283,6 +298,7 @@ static int start_what(lx *x, dval_call *c, const char *sbid,
         rc = DVAL_ENOMEM;
     if (rc == DVAL_OK) {
         lx_sb_touch(&sb);
+        m->ctl = -1;
         dval__fmt(m->id, sizeof m->id, "cmd-%lu", seq);
         dval__strlcpy(m->session, sid, sizeof m->session);
         rc = spawn_cmd(x, c, &sb, what, m);
@@ -324,13 +340,13 @@ int lx_command_start(void *ud, dval_call *c, const char *sbid,
 
 /* Runs fn on the command under the lock; DVAL_ENOTFOUND when absent. */
 static int with_cmd(lx *x, dval_call *c, const char *sb, const char *sid,
-                    const char *cmd_id, lx_cmd *copy, int reap, int sig)
+                    const char *cmd_id, lx_cmd *copy, int reap, int kill_it)
 {
     pthread_mutex_lock(&x->lock);
     lx_cmd *m = lx_cmd_find(lx_session_find(x, sb, sid), cmd_id);
     if (m) {
-        if (sig && !m->finished && m->pgid > 0)
-            kill(-m->pgid, sig);
+        if (kill_it)
+            lx_cmd_kill(m);
         if (reap)
             lx_cmd_reap(m, 0);
         *copy = *m;
@@ -343,26 +359,14 @@ static int with_cmd(lx *x, dval_call *c, const char *sb, const char *sid,
 }
 
 /* Both output pipes hung up: every writer is gone. The helper holds both
- * (its fd 1 and 2) until it exits, so it is exiting now; the stream saw
- * the EOF a moment before the exit status can be collected. */
+ * (its fd 1 and 2) until it exits, and the init's waiter lets go of them
+ * once the command runs, so the command is ending now; the stream saw the
+ * EOF a moment before the exit status can be collected. */
 static int output_hung_up(const lx_cmd *m)
 {
     struct pollfd p[2] = { { m->out, 0, 0 }, { m->err, 0, 0 } };
     return poll(p, 2, 0) == 2 && (p[0].revents & POLLHUP) &&
            (p[1].revents & POLLHUP);
-}
-
-/* Waits (without reaping) until pid can be reaped, at most ~100 ms. */
-static void await_exit(pid_t pid)
-{
-    for (int us = 20, total = 0; total < 100000; total += us, us *= 2) {
-        siginfo_t si;
-        si.si_pid = 0;
-        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
-            si.si_pid == pid)
-            return;
-        usleep((useconds_t)(us > 5000 ? 5000 : us));
-    }
 }
 
 int lx_command_status(void *ud, dval_call *c, const char *sb,
@@ -377,16 +381,22 @@ int lx_command_status(void *ud, dval_call *c, const char *sb,
     /* The caller polls again in 10 ms when the stream has closed but the
      * command is not finished (the usual case: the EOF comes first): a
      * `true` took 12 ms instead of 1.6. Wait for the exit here instead. */
-    pid_t exiting = 0;
-    if (!m.finished && m.helper > 0) {
+    lx_cmd exiting = { .helper = 0, .ctl = -1 };
+    if (!m.finished && (m.helper > 0 || m.ctl >= 0)) {
         pthread_mutex_lock(&x->lock);
         lx_cmd *cur = lx_cmd_find(lx_session_find(x, sb, sid), cmd_id);
-        if (cur && !cur->finished && cur->helper > 0 && output_hung_up(cur))
-            exiting = cur->helper;
+        if (cur && !cur->finished && output_hung_up(cur)) {
+            exiting.helper = cur->helper;
+            /* a dup: the record's may be closed while we wait */
+            exiting.ctl = cur->ctl >= 0 ? fcntl(cur->ctl, F_DUPFD_CLOEXEC, 0)
+                                        : -1;
+        }
         pthread_mutex_unlock(&x->lock);
     }
-    if (exiting) {
-        await_exit(exiting);
+    if (exiting.helper > 0 || exiting.ctl >= 0) {
+        lx_cmd_await(&exiting);
+        if (exiting.ctl >= 0)
+            close(exiting.ctl);
         rc = with_cmd(ud, c, sb, sid, cmd_id, &m, 1, 0);
         if (rc != DVAL_OK)
             return rc;
@@ -400,7 +410,7 @@ int lx_command_cancel(void *ud, dval_call *c, const char *sb,
                       const char *sid, const char *cmd_id)
 {
     lx_cmd m;
-    return with_cmd(ud, c, sb, sid, cmd_id, &m, 0, SIGKILL);
+    return with_cmd(ud, c, sb, sid, cmd_id, &m, 0, 1);
 }
 
 int lx_stream_open(void *ud, dval_call *c, const char *sb, const char *sid,

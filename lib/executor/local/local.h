@@ -147,6 +147,22 @@ int lx_sandbox_recover(void *ud, dval_call *c, const char *id,
 int lx_sandbox_list(void *ud, dval_call *c, const char *const *labels,
                     dval_sandbox_info_fn each, void *each_ud);
 
+/* ---- init_socket.c: the sandbox init's socket (<sbdir>/reset.sock) */
+/* A connection to it, or -1 with errno (absent, backlog full: EAGAIN). */
+int lx_init_connect(const lx_sb *sb);
+/* One message on s once readable, before end (monotonic ms); -1 on
+ * timeout or cancellation (c->cancel_fd readable). */
+ssize_t lx_init_recv(int s, dval_call *c, int64_t end, char *buf,
+                     size_t cap);
+/* Has the init start a command: args the exec verb's (from LX_VERB_EXEC
+ * on, NULL-terminated), out and err the command's output; *ctl the
+ * connection its waiter holds (exit code: one byte; closing it or
+ * shutting it down kills the command). DVAL_EUNSUPPORTED when this
+ * sandbox's init cannot (no socket, an older init, not root,
+ * DVAL_LOCAL_EXEC_HELPER=1): use the helper's exec verb. */
+int lx_init_exec(dval_call *c, const lx_sb *sb, char **args, int out,
+                 int err, int *ctl);
+
 /* ---- build_io.c: build output to the log and the callback */
 typedef struct lx_build_io {
     int logfd;                  /* the build log, or -1 */

@@ -67,6 +67,12 @@
 #define LX_FD_INIT_WATCH 4  /* init: its state directory, watched */
 #define LX_FD_INIT_RESET 5  /* init: the reset requests' socket */
 #define LX_RESET_SOCK "reset.sock" /* that socket, in the state dir */
+/* A command started by the init over that socket (helper init_exec.c):
+ * one message, the exec verb's argv from LX_VERB_EXEC on, each string
+ * NUL-terminated, at most LX_INIT_EXEC_MAX bytes, with the command's
+ * stdout and stderr as SCM_RIGHTS; the reply LX_REPLY_OK (or
+ * LX_REPLY_ERR...), then one byte: the exit code. */
+#define LX_INIT_EXEC_MAX 65536
 
 /* The environment variable naming the helper's expected parent pid: a
  * helper whose parent is already gone exits at once. */

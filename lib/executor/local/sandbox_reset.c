@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,47 +82,25 @@ static int run_helper(lx *x, dval_call *c, lx_sb *sb, char *layer,
     return DVAL_OK;
 }
 
-/* One read of s once readable, before end (monotonic ms); -1 on timeout
- * or cancellation. */
-static ssize_t recv_by(int s, dval_call *c, int64_t end, char *buf,
-                       size_t cap)
-{
-    for (;;) {
-        struct pollfd p[2] = { { s, POLLIN, 0 },
-                               { c ? c->cancel_fd : -1, POLLIN, 0 } };
-        int64_t left = end - dval__now_ms();
-        if (left <= 0 || (poll(p, 2, (int)left) < 0 && errno != EINTR) ||
-            (p[1].revents & POLLIN))
-            return -1;
-        ssize_t n;
-        if (p[0].revents && ((n = read(s, buf, cap)) >= 0 || errno != EINTR))
-            return n;
-    }
-}
-
 /* Asks the init itself for the keep tier (helper init_reset.c): its exit
  * code in *code; DVAL_EUNSUPPORTED when the init has no such socket (an
  * older init, a state path too long for a socket address). */
 static int ask_init(dval_call *c, const lx_sb *sb, int *code)
 {
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
-    if (snprintf(a.sun_path, sizeof a.sun_path, "%s/" LX_RESET_SOCK,
-                 sb->dir) >= (int)sizeof a.sun_path)
+    int s = lx_init_connect(sb);
+    if (s < 0)
         return DVAL_EUNSUPPORTED;
-    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) < 0 ||
-        write(s, "reset", 5) != 5) {
-        if (s >= 0)
-            close(s);
+    if (send(s, "reset", 5, MSG_NOSIGNAL) != 5) {
+        close(s);
         return DVAL_EUNSUPPORTED;
     }
     char buf[16], eof;
     int64_t end = dval__now_ms() + 10000;
-    ssize_t n = recv_by(s, c, end, buf, sizeof buf - 1);
+    ssize_t n = lx_init_recv(s, c, end, buf, sizeof buf - 1);
     /* the init closes its end once it is done with the reset: waiting for
      * that leaves nothing of this reset open in the init when we return */
     if (n > 0)
-        recv_by(s, c, end, &eof, 1);
+        lx_init_recv(s, c, end, &eof, 1);
     close(s);
     if (n <= 0)
         return DVAL_EIO; /* no answer: the init is in an unknown state */

@@ -1,7 +1,9 @@
 /* Sessions and commands of the local executor. Sessions live in this
  * process (like Daytona's, they do not survive a restart of the daemon).
- * A command is the helper "exec" joined to the sandbox's namespaces; its
- * stdout/stderr are pipes read here, its process group is killable. */
+ * A command is started by the sandbox's init (its waiter's connection is
+ * its life line) or by the helper "exec" joined to the sandbox's
+ * namespaces (its process group is killable); its stdout/stderr are
+ * pipes read here. */
 #include "local.h"
 
 #include <dirent.h>
@@ -12,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,9 +36,59 @@ lx_cmd *lx_cmd_find(struct lx_session *s, const char *id)
     return NULL;
 }
 
+/* The code the waiter sends once every process of the command is gone;
+ * none (it was canceled, the sandbox went away): 128 + SIGKILL, as for a
+ * killed helper. Blocking only after lx_cmd_kill, so bounded. */
+static void reap_ctl(lx_cmd *m, int block)
+{
+    struct pollfd p = { m->ctl, POLLIN, 0 };
+    int r;
+    while ((r = poll(&p, 1, block ? 5000 : 0)) < 0 && errno == EINTR)
+        ;
+    unsigned char b;
+    ssize_t n = r > 0 ? recv(m->ctl, &b, 1, MSG_DONTWAIT) : -1;
+    if (!block && (r == 0 || (n < 0 && (errno == EAGAIN || errno == EINTR))))
+        return;
+    m->finished = 1;
+    m->code = n == 1 ? b : 128 + SIGKILL;
+    close(m->ctl);
+    m->ctl = -1;
+}
+
+void lx_cmd_kill(lx_cmd *m)
+{
+    if (m->finished)
+        return;
+    if (m->pgid > 0)
+        kill(-m->pgid, SIGKILL);
+    if (m->ctl >= 0)
+        shutdown(m->ctl, SHUT_WR);
+}
+
+void lx_cmd_await(const lx_cmd *m)
+{
+    if (m->ctl >= 0) {
+        struct pollfd p = { m->ctl, POLLIN, 0 };
+        poll(&p, 1, 100);
+        return;
+    }
+    for (int us = 20, total = 0; m->helper > 0 && total < 100000;
+         total += us, us *= 2) {
+        siginfo_t si;
+        si.si_pid = 0;
+        if (waitid(P_PID, (id_t)m->helper, &si,
+                   WEXITED | WNOHANG | WNOWAIT) < 0 ||
+            si.si_pid == m->helper)
+            return;
+        usleep((useconds_t)(us > 5000 ? 5000 : us));
+    }
+}
+
 void lx_cmd_reap(lx_cmd *m, int block)
 {
     int st;
+    if (m->ctl >= 0)
+        reap_ctl(m, block);
     if (m->helper <= 0)
         return;
     pid_t r;
@@ -157,8 +210,7 @@ static void free_session(struct lx_session *s)
     sweep(s);
     for (lx_cmd *m = s->cmds; m;) {
         lx_cmd *next = m->next;
-        if (!m->finished && m->pgid > 0)
-            kill(-m->pgid, SIGKILL);
+        lx_cmd_kill(m);
         if (m->helper > 0)
             kill(m->helper, SIGKILL);
         lx_cmd_reap(m, 1);

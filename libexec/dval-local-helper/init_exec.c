@@ -1,0 +1,118 @@
+/* Commands started by the sandbox's init itself, on a request from the
+ * library over the init's socket (init_reset.c, LX_INIT_EXEC_MAX): the
+ * init forks the command's waiter (exec.c) as its own child. The helper's
+ * exec verb costs, per command, an exec of the helper, joining six
+ * namespaces and a middle process whose only job is to make the init the
+ * waiter's parent; here the waiter is born where it must live. The exec
+ * verb stays the way for an init without this socket.
+ *
+ * The connection is the command's life line, held by the waiter alone:
+ * "ok" once the request is accepted, then the exit code as one byte once
+ * every process of the command is gone. When the library closes or shuts
+ * down its end (a cancel, a deleted session, the caller's death), the
+ * waiter kills everything the command left, as when the helper died. */
+#include "helper.h"
+#include "exec.h"
+#include "reset.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "executor/local/protocol.h"
+#include "executor/local/sandbox_ids.h"
+
+#define MAX_ARGS 1024
+
+static long ncpu = 1;
+
+void init_exec_ncpu(long n)
+{
+    ncpu = n > 0 ? n : 1;
+}
+
+/* 0 stays the init's /dev/null; 1 and 2 become the command's output, 3
+ * the connection (close-on-exec: the command never holds it); nothing of
+ * the init's survives (its lock, its state directory, its socket: a
+ * command must reach none of them). */
+static void waiter_fds(int c, const int fds[2])
+{
+    if (dup2(fds[0], 1) < 0 || dup2(fds[1], 2) < 0 ||
+        dup3(c, 3, O_CLOEXEC) < 0)
+        _exit(125);
+    if (syscall(SYS_close_range, 4U, ~0U, 0U) < 0)
+        for (int i = 4; i < 1024; i++)
+            close(i);
+}
+
+/* The init's signal state is not the waiter's: SIGCHLD blocked (for its
+ * signalfd) and a SIGTERM handler; the waiter starts from the defaults. */
+static void default_signals(void)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* args (n bytes, each string NUL-terminated) into argv; their count, or
+ * -1 when the last is not terminated or there are too many. */
+static int split(char *args, size_t n, char **argv, int max)
+{
+    int argc = 0;
+    if (!n || args[n - 1])
+        return -1;
+    for (size_t i = 0; i < n; i += strlen(args + i) + 1) {
+        if (argc == max - 1)
+            return -1;
+        argv[argc++] = args + i;
+    }
+    argv[argc] = NULL;
+    return argc;
+}
+
+static void waiter_main(int c, char *args, size_t n, const int fds[2])
+{
+    static char *argv[MAX_ARGS];
+    static const char *const title[] = { "dval-local-helper", "waiter",
+                                         NULL };
+    helper_retitle(title);
+    default_signals();
+    waiter_fds(c, fds);
+    struct exec_req r;
+    int argc = split(args, n, argv, MAX_ARGS);
+    if (argc < 3 || exec_parse(argc, argv, &r) < 0) {
+        write_str(3, LX_REPLY_ERR "exec: a malformed request\n");
+        _exit(125);
+    }
+    if (r.uid <= 0) /* root joins no user namespace: never run as root */
+        r.uid = LX_UID_DEFAULT;
+    r.ncpu = ncpu;
+    r.isolated = 1;
+    r.report = 3;
+    r.close_a = r.close_b = -1;
+    if (write_str(3, LX_REPLY_OK) < 0)
+        _exit(125);
+    exec_waiter(&r, 3);
+}
+
+void init_exec_start(int c, char *args, size_t n, int fds[2])
+{
+    if (fds[0] < 0 || fds[1] < 0) {
+        write_str(c, LX_REPLY_ERR "exec: no output descriptors\n");
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        waiter_main(c, args, n, fds);
+    if (pid < 0) {
+        char msg[128];
+        snprintf(msg, sizeof msg, LX_REPLY_ERR "fork: %s\n", strerror(errno));
+        write_str(c, msg);
+    }
+}

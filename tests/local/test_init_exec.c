@@ -1,0 +1,253 @@
+/* Commands started by the sandbox's init (helper init_exec.c) instead of
+ * a helper per command: no process of the caller's runs for them, they
+ * behave as the helper's did, their life line is the caller's
+ * connection, and the init takes no harm from a bad request. */
+#include "lt.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "executor/local/protocol.h"
+
+/* How many children this process has (every thread's). */
+static int our_children(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        char p[300], buf[4096];
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof p, "/proc/self/task/%s/children", e->d_name);
+        FILE *f = fopen(p, "re");
+        size_t k = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[k] = 0;
+        for (char *s = strtok(buf, " \n"); s; s = strtok(NULL, " \n"))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static int has_init_socket(lt *t)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/sandboxes/sb/%s", t->dir, LX_RESET_SOCK);
+    return geteuid() == 0 && access(p, F_OK) == 0;
+}
+
+/* Starts "sleep 0.3; echo done; exit 4" in session sid; returns the
+ * number of our children while it runs; checks its output and code. */
+static int children_while_running(lt *t, const char *sid)
+{
+    void *ud = t->ex.userdata;
+    char cmd[DVAL_ID_MAX];
+    CHECK_INT(t->ex.session_create(ud, lt_call(t), "sb", sid), DVAL_OK);
+    CHECK_INT(t->ex.command_start(ud, lt_call(t), "sb", sid,
+                                  "sleep 0.3; echo done; exit 4", cmd),
+              DVAL_OK);
+    int n = our_children();
+    void *st;
+    int closed = 0, fin = 0, code = -1;
+    CHECK_INT(t->ex.stream_open(ud, lt_call(t), "sb", sid, cmd, &st),
+              DVAL_OK);
+    while (!closed)
+        CHECK_INT(t->ex.stream_read(ud, lt_call(t), st,
+                                    (dval_chunk_fn)NULL, NULL, &closed),
+                  DVAL_OK);
+    t->ex.stream_close(ud, st);
+    for (int i = 0; i < 300 && !fin; i++) {
+        CHECK_INT(t->ex.command_status(ud, lt_call(t), "sb", sid, cmd, &fin,
+                                       &code), DVAL_OK);
+        if (!fin)
+            usleep(10000);
+    }
+    CHECK(fin);
+    CHECK_INT(code, 4);
+    CHECK_INT(t->ex.session_delete(ud, lt_call(t), "sb", sid), DVAL_OK);
+    return n;
+}
+
+TEST(test_init_exec__no_process_of_the_caller_runs_a_command)
+{
+    lt t;
+    lt_open(&t, "ie-children");
+    lt_sandbox(&t, "sb", NULL);
+    if (!has_init_socket(&t))
+        th_skip("no init socket here (not root, or no sandbox disk)");
+    unsetenv("DVAL_LOCAL_EXEC_HELPER");
+    CHECK_INT(children_while_running(&t, "s1"), 0);
+    /* the helper's exec verb, the way for an init without the socket */
+    setenv("DVAL_LOCAL_EXEC_HELPER", "1", 1);
+    CHECK_INT(children_while_running(&t, "s2"), 1);
+    unsetenv("DVAL_LOCAL_EXEC_HELPER");
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "sb", "echo $DVAL_SESSION | cut -d: -f3", &o), 0);
+    CHECK(o.out.len > 0);
+    lt_out_free(&o);
+    lt_close(&t);
+}
+
+/* The caller's process dies without a word: its connection closes, and
+ * the waiter kills what the command left, detached or not. */
+TEST(test_init_exec__the_callers_death_ends_its_commands)
+{
+    lt t;
+    lt_open(&t, "ie-death");
+    lt_sandbox(&t, "sb", NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        void *ud = t.ex.userdata;
+        char cmd[DVAL_ID_MAX];
+        if (t.ex.session_create(ud, lt_call(&t), "sb", "doomed") != DVAL_OK ||
+            t.ex.command_start(ud, lt_call(&t), "sb", "doomed",
+                               "setsid sleep 71 & sleep 72", cmd) != DVAL_OK)
+            _exit(1);
+        usleep(200000);
+        _exit(0);
+    }
+    int st;
+    CHECK(waitpid(child, &st, 0) == child);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    int left = -1;
+    for (int i = 0; i < 100 && left; i++) {
+        lt_out o = { 0 };
+        left = lt_run(&t, "sb", "pgrep -fc 'sleep 7[12]'", &o) == 0;
+        lt_out_free(&o);
+        if (left)
+            usleep(20000);
+    }
+    CHECK_INT(left, 0);
+    lt_close(&t);
+}
+
+/* Sends msg (len bytes) on a fresh connection to the init's socket with
+ * nfds copies of /dev/null; the reply (NUL-terminated) into buf. */
+static ssize_t ask(lt *t, const char *msg, size_t len, int nfds, char *buf,
+                   size_t cap)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    CHECK(snprintf(a.sun_path, sizeof a.sun_path, "%.60s/sandboxes/sb/%s",
+                   t->dir, LX_RESET_SOCK) < (int)sizeof a.sun_path);
+    CHECK(strlen(t->dir) <= 60);
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    CHECK(s >= 0);
+    CHECK(connect(s, (struct sockaddr *)&a, sizeof a) == 0);
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(3 * sizeof(int))];
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = { (void *)msg, len };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    int fds[3];
+    for (int i = 0; i < nfds; i++)
+        fds[i] = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (nfds) {
+        m.msg_control = ctl.space;
+        m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+        h->cmsg_level = SOL_SOCKET;
+        h->cmsg_type = SCM_RIGHTS;
+        h->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+        memcpy(CMSG_DATA(h), fds, nfds * sizeof(int));
+    }
+    CHECK(sendmsg(s, &m, 0) == (ssize_t)len);
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+    ssize_t n = recv(s, buf, cap - 1, 0);
+    buf[n > 0 ? n : 0] = 0;
+    close(s);
+    return n;
+}
+
+/* How many descriptors the sandbox's init holds */
+static int init_fds(lt *t)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%s/fd", lt_state_key(t, "sb", "pid"));
+    DIR *d = opendir(p);
+    CHECK(d != NULL);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Only host root reaches the socket, but the init must not trust a
+ * request's shape: each bad one is refused, and the init serves on. */
+TEST(test_init_exec__bad_requests_leave_the_init_serving)
+{
+    lt t;
+    lt_open(&t, "ie-bad");
+    lt_sandbox(&t, "sb", NULL);
+    if (!has_init_socket(&t))
+        th_skip("no init socket here (not root, or no sandbox disk)");
+    char buf[256];
+    int fds_before = init_fds(&t);
+    static const char unterminated[] = "exec\0x\0/\0/\0--\0echo hi";
+    static const char no_command[] = "exec\0x\0/\0/home/daytona";
+    static const char good[] = "exec\0x\0/\0/home/daytona\0--\0exit 5";
+    /* no output descriptors */
+    CHECK(ask(&t, good, sizeof good, 0, buf, sizeof buf) > 0);
+    CHECK(strstr(buf, "no output descriptors") != NULL);
+    /* the last string not terminated: cut off, or a lie */
+    CHECK(ask(&t, unterminated, sizeof unterminated - 1, 2, buf,
+              sizeof buf) > 0);
+    CHECK(strstr(buf, "malformed") != NULL);
+    CHECK(ask(&t, no_command, sizeof no_command, 2, buf, sizeof buf) > 0);
+    CHECK(strstr(buf, "malformed") != NULL);
+    /* three descriptors: cut off, refused (the connection just ends) */
+    CHECK_INT((int)ask(&t, good, sizeof good, 3, buf, sizeof buf), 0);
+    /* the right shape runs */
+    CHECK(ask(&t, good, sizeof good, 2, buf, sizeof buf) == 3);
+    CHECK_STR(buf, LX_REPLY_OK);
+    /* neither a verb nor anything: the connection just ends */
+    CHECK_INT((int)ask(&t, "hello", 5, 0, buf, sizeof buf), 0);
+    /* nothing of the requests stayed open in the init */
+    CHECK_INT(init_fds(&t), fds_before);
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "sb", "echo still", &o), 0);
+    CHECK_STR(o.out.data, "still\n");
+    lt_out_free(&o);
+    lt_close(&t);
+}
+
+/* The program attacks its own life line: it writes a forged exit code
+ * into its waiter's connection and the init's socket (through /proc),
+ * looks for the socket's file, and signals its waiter. None of it works:
+ * the waiter and the init are root, the socket is outside its root. */
+TEST(test_init_exec__a_program_cannot_forge_its_code)
+{
+    lt t;
+    lt_open(&t, "ie-forge");
+    lt_sandbox(&t, "sb", NULL);
+    lt_out o = { 0 };
+    int code = lt_run(&t, "sb",
+                      "for f in /proc/$PPID/fd/3 /proc/1/fd/5; do\n"
+                      "  printf '\\000' 2>/dev/null >$f && echo WROTE $f\n"
+                      "done\n"
+                      "find / -xdev -name " LX_RESET_SOCK " 2>/dev/null |"
+                      " sed 's/^/FOUND /'\n"
+                      "kill -KILL $PPID 2>/dev/null && echo KILLED\n"
+                      "exit 7", &o);
+    CHECK_INT(code, 7);
+    CHECK(!o.out.data || (!strstr(o.out.data, "WROTE") &&
+                          !strstr(o.out.data, "FOUND") &&
+                          !strstr(o.out.data, "KILLED")));
+    lt_out_free(&o);
+    lt_close(&t);
+}
