@@ -4,7 +4,9 @@
 # only the library's process): tests/bench/LOCALPERF.md.
 # Env: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=4 POOL_ISOLATIONS=session,sandbox
 # LOCALPERF_BUILDS=dir,dir (build dirs of two checkouts, measured side by
-# side, row by row; default $B).
+# side, row by row; default $B). LOCALPERF_ENVS="VAR=v;VAR=v": for the
+# build at the same place, a variable set (one build twice, two ways:
+# LOCALPERF_BUILDS=build,build LOCALPERF_ENVS="DVAL_LOCAL_EXEC_HELPER=1;").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
@@ -12,6 +14,7 @@ LEVELS=${POOL_LEVELS:-1,4,16,64}
 PER=${POOL_PER_LEVEL:-4}
 ISOS=${POOL_ISOLATIONS:-session,sandbox}
 BUILDS=${LOCALPERF_BUILDS:-$B}
+IFS=';' read -r -a ENVS <<<"${LOCALPERF_ENVS:-}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-localperf.XXXXXX")
 # the bench's own process tree (library, helpers, inits, programs) in a
 # cpuacct group: its CPU apart from the other load of the machine
@@ -51,12 +54,13 @@ for c in ${LEVELS//,/ }; do
             i=$((i + 1))
             n=$((c * PER))
             b0=$(busy) t0=$(tree)
-            line=$(DVAL_LOCAL_HELPER=$(realpath "$b")/libexec/dval-local-helper \
+            e=${ENVS[$((i - 1))]:-}
+            line=$(env ${e:+"$e"} DVAL_LOCAL_HELPER=$(realpath "$b")/libexec/dval-local-helper \
                    POOLBENCH_STATE=$tmp/$i/state \
                    bash -c '[ -n "$1" ] && echo $$ >"$1/cgroup.procs"; shift; exec "$@"' _ "$cg" \
                    "$tmp/$i/poolbench" local "$iso" "$c" "$n" "$tmp/src" || true)
             b1=$(busy) t1=$(tree)
-            echo "${line%\}},\"build\":\"$b\",\"tree_cpu_ms_per_validation\":$(( (t1 - t0) / 1000000 / n )),\"machine_cpu_ms_per_validation\":$(( (b1 - b0) * 1000 / hz / n ))}"
+            echo "${line%\}},\"build\":\"$b\",\"env\":\"$e\",\"tree_cpu_ms_per_validation\":$(( (t1 - t0) / 1000000 / n )),\"machine_cpu_ms_per_validation\":$(( (b1 - b0) * 1000 / hz / n ))}"
         done
     done
 done
