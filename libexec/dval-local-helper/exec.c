@@ -121,6 +121,7 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
 {
     int nenv = 0;
     memset(r, 0, sizeof *r);
+    r->caller = -1;
     r->pid = argv[0];
     r->root = argv[1];
     r->cwd = argv[2];
@@ -462,13 +463,14 @@ void exec_waiter(const struct exec_req *r, int alive)
             code = 128 + SIGXCPU;
             break;
         }
-        struct pollfd p[2] = { { sfd, POLLIN, 0 }, { alive, POLLIN, 0 } };
-        if (poll(p, 2, budget_wait(&cpu)) < 0 && errno != EINTR)
+        struct pollfd p[3] = { { sfd, POLLIN, 0 }, { alive, POLLIN, 0 },
+                               { r->caller, POLLIN, 0 } };
+        if (poll(p, 3, budget_wait(&cpu)) < 0 && errno != EINTR)
             break;
         struct signalfd_siginfo si;
         if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof si) < 0)
             break;
-        if (p[1].revents) {
+        if (p[1].revents || p[2].revents) {
             gone = 1;
             break;
         }

@@ -13,6 +13,8 @@ struct exec_req {
     long long cpu_ms;           /* the processes' CPU together; 0: none */
     long ncpu;                  /* the host's CPUs: what CPU time can grow by */
     int report;                 /* the waiter writes the exit code here */
+    int caller;                 /* a pidfd of the caller's process: its
+                                 * end ends the command, as alive's; -1 */
     int isolated;
     int close_a, close_b;       /* the helper's pipe ends, not the child's */
 };
@@ -25,7 +27,8 @@ int exec_parse(int argc, char **argv, struct exec_req *r);
 /* In the sandbox's pid namespace, as root, a child of the sandbox's
  * init: starts the command and waits for it; when it exits, or when
  * `alive` becomes readable (its other end closed: the caller gone or
- * canceling), kills every process it left, writes the exit code as one
+ * canceling) or r->caller does (the caller's process ended), kills every
+ * process it left, writes the exit code as one
  * byte to r->report (unless gone) and exits. */
 void exec_waiter(const struct exec_req *r, int alive)
     __attribute__((noreturn));

@@ -9,8 +9,10 @@
  * The connection is the command's life line, held by the waiter alone:
  * "ok" once the request is accepted, then the exit code as one byte once
  * every process of the command is gone. When the library closes or shuts
- * down its end (a cancel, a deleted session, the caller's death), the
- * waiter kills everything the command left, as when the helper died. */
+ * down its end (a cancel, a deleted session, the caller's death), or the
+ * caller's process ends (a pidfd sent with the request: a child the
+ * caller forked may still hold a copy of the connection), the waiter
+ * kills everything the command left, as when the helper died. */
 #include "helper.h"
 #include "exec.h"
 #include "reset.h"
@@ -36,17 +38,22 @@ void init_exec_ncpu(long n)
 }
 
 /* 0 stays the init's /dev/null; 1 and 2 become the command's output, 3
- * the connection (close-on-exec: the command never holds it); nothing of
- * the init's survives (its lock, its state directory, its socket: a
- * command must reach none of them). */
-static void waiter_fds(int c, const int fds[2])
+ * the connection and 4 the caller's pidfd, if any (both close-on-exec:
+ * the command never holds them); nothing of the init's survives (its
+ * lock, its state directory, its socket: a command must reach none of
+ * them). Returns the pidfd's number, or -1. */
+static int waiter_fds(int c, const int fds[INIT_EXEC_FDS])
 {
     if (dup2(fds[0], 1) < 0 || dup2(fds[1], 2) < 0 ||
-        dup3(c, 3, O_CLOEXEC) < 0)
+        dup3(c, 3, O_CLOEXEC) < 0 ||
+        (fds[2] >= 0 && dup3(fds[2], 4, O_CLOEXEC) < 0))
         _exit(125);
-    if (syscall(SYS_close_range, 4U, ~0U, 0U) < 0)
-        for (int i = 4; i < 1024; i++)
+    if (syscall(SYS_close_range, 5U, ~0U, 0U) < 0)
+        for (int i = 5; i < 1024; i++)
             close(i);
+    if (fds[2] < 0)
+        close(4);
+    return fds[2] >= 0 ? 4 : -1;
 }
 
 /* The init's signal state is not the waiter's: SIGCHLD blocked (for its
@@ -76,14 +83,15 @@ static int split(char *args, size_t n, char **argv, int max)
     return argc;
 }
 
-static void waiter_main(int c, char *args, size_t n, const int fds[2])
+static void waiter_main(int c, char *args, size_t n,
+                        const int fds[INIT_EXEC_FDS])
 {
     static char *argv[MAX_ARGS];
     static const char *const title[] = { "dval-local-helper", "waiter",
                                          NULL };
     helper_retitle(title);
     default_signals();
-    waiter_fds(c, fds);
+    int caller = waiter_fds(c, fds);
     struct exec_req r;
     int argc = split(args, n, argv, MAX_ARGS);
     if (argc < 3 || exec_parse(argc, argv, &r) < 0) {
@@ -95,13 +103,14 @@ static void waiter_main(int c, char *args, size_t n, const int fds[2])
     r.ncpu = ncpu;
     r.isolated = 1;
     r.report = 3;
+    r.caller = caller;
     r.close_a = r.close_b = -1;
     if (write_str(3, LX_REPLY_OK) < 0)
         _exit(125);
     exec_waiter(&r, 3);
 }
 
-void init_exec_start(int c, char *args, size_t n, int fds[2])
+void init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS])
 {
     if (fds[0] < 0 || fds[1] < 0) {
         write_str(c, LX_REPLY_ERR "exec: no output descriptors\n");

@@ -51,13 +51,14 @@ int init_reset_listen(const char *sbdir)
     return s;
 }
 
-/* One request and the fds that came with it (at most two, O_CLOEXEC);
- * its length, or -1 (nothing usable: too long, cut, or no data). */
-static ssize_t receive(int c, char *buf, size_t cap, int fds[2])
+/* One request and the fds that came with it (at most INIT_EXEC_FDS,
+ * O_CLOEXEC, in fds); its length, or -1 (nothing usable: too long, cut,
+ * no data, or more fds than that: every one of them then closed). */
+static ssize_t receive(int c, char *buf, size_t cap, int fds[INIT_EXEC_FDS])
 {
     union {
         struct cmsghdr h;
-        char space[CMSG_SPACE(2 * sizeof(int))];
+        char space[CMSG_SPACE(4 * INIT_EXEC_FDS * sizeof(int))];
     } ctl;
     struct iovec iov = { buf, cap };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
@@ -66,21 +67,30 @@ static ssize_t receive(int c, char *buf, size_t cap, int fds[2])
     struct pollfd p = { c, POLLIN, 0 };
     ssize_t n = poll(&p, 1, 1000) == 1 ? recvmsg(c, &m, MSG_CMSG_CLOEXEC)
                                        : -1;
+    size_t got = 0;
     for (struct cmsghdr *h = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; h;
          h = CMSG_NXTHDR(&m, h)) {
         if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
             continue;
         size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (size_t i = 0; i < k; i++) {
+        for (size_t i = 0; i < k; i++, got++) {
             int fd;
             memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
-            if (i < 2 && fds[i] < 0)
-                fds[i] = fd;
+            if (got < INIT_EXEC_FDS)
+                fds[got] = fd;
             else
                 close(fd);
         }
     }
-    return n >= 0 && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ? n : -1;
+    if (n >= 0 && got <= INIT_EXEC_FDS &&
+        !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+        return n;
+    for (int i = 0; i < INIT_EXEC_FDS; i++)
+        if (fds[i] >= 0) {
+            close(fds[i]);
+            fds[i] = -1;
+        }
+    return -1;
 }
 
 static void do_reset(int c, int share_net, long uid_base)
@@ -99,14 +109,14 @@ void init_reset_serve(int lfd, int share_net, long uid_base)
     int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     if (c < 0)
         return;
-    int fds[2] = { -1, -1 };
+    int fds[INIT_EXEC_FDS] = { -1, -1, -1 };
     ssize_t n = receive(c, req, sizeof req, fds);
     size_t verb = sizeof LX_VERB_EXEC;
     if (n == 5 && !memcmp(req, "reset", 5))
         do_reset(c, share_net, uid_base);
     else if (n > (ssize_t)verb && !memcmp(req, LX_VERB_EXEC, verb))
         init_exec_start(c, req + verb, (size_t)n - verb, fds);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < INIT_EXEC_FDS; i++)
         if (fds[i] >= 0)
             close(fds[i]);
     close(c);

@@ -70,9 +70,11 @@ int init_reset_listen(const char *sbdir);
 void init_reset_serve(int lfd, int share_net, long uid_base);
 /* init_exec.c: a command's waiter forked by the init for the request
  * args (the exec verb's, NUL-separated, n bytes) on connection c with
- * the command's stdout and stderr in fds (the caller closes its own
- * copies); replies on c. init_exec_ncpu: the host's CPUs, read before the pivot. */
-void init_exec_start(int c, char *args, size_t n, int fds[2]);
+ * the command's stdout and stderr in fds[0] and fds[1] and a pidfd of the
+ * caller's process in fds[2] (or -1) (the caller closes its own copies);
+ * replies on c. init_exec_ncpu: the host's CPUs, read before the pivot. */
+#define INIT_EXEC_FDS 3
+void init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS]);
 void init_exec_ncpu(long ncpu);
 
 #endif

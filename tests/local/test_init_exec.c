@@ -133,6 +133,48 @@ TEST(test_init_exec__the_callers_death_ends_its_commands)
     lt_close(&t);
 }
 
+/* The same while a child the caller forked (no exec: it holds a copy of
+ * every descriptor, the command's connection too) lives on: the caller's
+ * process is what the command lives with. */
+TEST(test_init_exec__a_forked_child_does_not_keep_a_dead_callers_command)
+{
+    lt t;
+    lt_open(&t, "ie-fork");
+    lt_sandbox(&t, "sb", NULL);
+    int hold[2];
+    CHECK(pipe(hold) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        void *ud = t.ex.userdata;
+        char cmd[DVAL_ID_MAX], b;
+        if (t.ex.session_create(ud, lt_call(&t), "sb", "doomed") != DVAL_OK ||
+            t.ex.command_start(ud, lt_call(&t), "sb", "doomed",
+                               "setsid sleep 73 & sleep 74", cmd) != DVAL_OK)
+            _exit(1);
+        if (fork() == 0) {
+            close(hold[1]);
+            _exit(read(hold[0], &b, 1) < 0);
+        }
+        usleep(200000);
+        _exit(0);
+    }
+    close(hold[0]);
+    int st;
+    CHECK(waitpid(child, &st, 0) == child);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    int left = -1;
+    for (int i = 0; i < 100 && left; i++) {
+        lt_out o = { 0 };
+        left = lt_run(&t, "sb", "pgrep -fc 'sleep 7[34]'", &o) == 0;
+        lt_out_free(&o);
+        if (left)
+            usleep(20000);
+    }
+    close(hold[1]); /* the holder ends now */
+    CHECK_INT(left, 0);
+    lt_close(&t);
+}
+
 /* Sends msg (len bytes) on a fresh connection to the init's socket with
  * nfds copies of /dev/null; the reply (NUL-terminated) into buf. */
 static ssize_t ask(lt *t, const char *msg, size_t len, int nfds, char *buf,
@@ -147,12 +189,12 @@ static ssize_t ask(lt *t, const char *msg, size_t len, int nfds, char *buf,
     CHECK(connect(s, (struct sockaddr *)&a, sizeof a) == 0);
     union {
         struct cmsghdr h;
-        char space[CMSG_SPACE(3 * sizeof(int))];
+        char space[CMSG_SPACE(4 * sizeof(int))];
     } ctl;
     memset(&ctl, 0, sizeof ctl);
     struct iovec iov = { (void *)msg, len };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-    int fds[3];
+    int fds[4];
     for (int i = 0; i < nfds; i++)
         fds[i] = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (nfds) {
@@ -210,8 +252,9 @@ TEST(test_init_exec__bad_requests_leave_the_init_serving)
     CHECK(strstr(buf, "malformed") != NULL);
     CHECK(ask(&t, no_command, sizeof no_command, 2, buf, sizeof buf) > 0);
     CHECK(strstr(buf, "malformed") != NULL);
-    /* three descriptors: cut off, refused (the connection just ends) */
-    CHECK_INT((int)ask(&t, good, sizeof good, 3, buf, sizeof buf), 0);
+    /* four descriptors (output, error, the caller's pidfd and one
+     * more): cut off, refused (the connection just ends) */
+    CHECK_INT((int)ask(&t, good, sizeof good, 4, buf, sizeof buf), 0);
     /* the right shape runs */
     CHECK(ask(&t, good, sizeof good, 2, buf, sizeof buf) == 3);
     CHECK_STR(buf, LX_REPLY_OK);

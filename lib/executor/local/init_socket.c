@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -61,27 +62,34 @@ static int helper_forced(void)
     return v && !strcmp(v, "1");
 }
 
-/* The request: sends msg with the command's output ends */
+/* The request: sends msg with the command's output ends and a pidfd of
+ * this process: the waiter also ends the command when this process ends,
+ * even while a child forked without an exec still holds a copy of the
+ * connection (a kernel without pidfds: the connection alone). */
 static int send_request(int s, const dval__buf *msg, int out, int err)
 {
     union {
         struct cmsghdr h;
-        char space[CMSG_SPACE(2 * sizeof(int))];
+        char space[CMSG_SPACE(3 * sizeof(int))];
     } ctl;
     memset(&ctl, 0, sizeof ctl);
     struct iovec iov = { msg->data, msg->len };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
                         .msg_control = ctl.space,
                         .msg_controllen = sizeof ctl.space };
+    int fds[3] = { out, err, (int)syscall(SYS_pidfd_open, getpid(), 0) };
+    size_t nfds = fds[2] >= 0 ? 3 : 2;
+    m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
     h->cmsg_level = SOL_SOCKET;
     h->cmsg_type = SCM_RIGHTS;
-    h->cmsg_len = CMSG_LEN(2 * sizeof(int));
-    int fds[2] = { out, err };
-    memcpy(CMSG_DATA(h), fds, sizeof fds);
+    h->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+    memcpy(CMSG_DATA(h), fds, nfds * sizeof(int));
     ssize_t n;
     while ((n = sendmsg(s, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
         ;
+    if (fds[2] >= 0)
+        close(fds[2]);
     return n == (ssize_t)msg->len ? 0 : -1;
 }
 
