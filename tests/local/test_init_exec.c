@@ -101,6 +101,49 @@ TEST(test_init_exec__no_process_of_the_caller_runs_a_command)
     lt_close(&t);
 }
 
+/* A caller (a child process) starts command in a session of "sb" and
+ * dies 200 ms later; with a hold pipe it first forks a holder that keeps
+ * a copy of every descriptor until the pipe's write end (ours) closes.
+ * Returns once the caller is gone. */
+static void doomed_caller(lt *t, const char *command, const int *hold)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        void *ud = t->ex.userdata;
+        char cmd[DVAL_ID_MAX], b;
+        if (t->ex.session_create(ud, lt_call(t), "sb", "doomed") != DVAL_OK ||
+            t->ex.command_start(ud, lt_call(t), "sb", "doomed", command,
+                                cmd) != DVAL_OK)
+            _exit(1);
+        if (hold && fork() == 0) {
+            close(hold[1]);
+            _exit(read(hold[0], &b, 1) < 0);
+        }
+        usleep(200000);
+        _exit(0);
+    }
+    int st;
+    CHECK(waitpid(child, &st, 0) == child);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* 1 while a process matching pattern (pgrep -f) runs in "sb", for up to
+ * 2 s; 0 once none does. */
+static int still_running(lt *t, const char *pattern)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "pgrep -fc '%s'", pattern);
+    int left = 1;
+    for (int i = 0; i < 100 && left; i++) {
+        lt_out o = { 0 };
+        left = lt_run(t, "sb", cmd, &o) == 0;
+        lt_out_free(&o);
+        if (left)
+            usleep(20000);
+    }
+    return left;
+}
+
 /* The caller's process dies without a word: its connection closes, and
  * the waiter kills what the command left, detached or not. */
 TEST(test_init_exec__the_callers_death_ends_its_commands)
@@ -108,29 +151,8 @@ TEST(test_init_exec__the_callers_death_ends_its_commands)
     lt t;
     lt_open(&t, "ie-death");
     lt_sandbox(&t, "sb", NULL);
-    pid_t child = fork();
-    if (child == 0) {
-        void *ud = t.ex.userdata;
-        char cmd[DVAL_ID_MAX];
-        if (t.ex.session_create(ud, lt_call(&t), "sb", "doomed") != DVAL_OK ||
-            t.ex.command_start(ud, lt_call(&t), "sb", "doomed",
-                               "setsid sleep 71 & sleep 72", cmd) != DVAL_OK)
-            _exit(1);
-        usleep(200000);
-        _exit(0);
-    }
-    int st;
-    CHECK(waitpid(child, &st, 0) == child);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    int left = -1;
-    for (int i = 0; i < 100 && left; i++) {
-        lt_out o = { 0 };
-        left = lt_run(&t, "sb", "pgrep -fc 'sleep 7[12]'", &o) == 0;
-        lt_out_free(&o);
-        if (left)
-            usleep(20000);
-    }
-    CHECK_INT(left, 0);
+    doomed_caller(&t, "setsid sleep 71 & sleep 72", NULL);
+    CHECK_INT(still_running(&t, "sleep 7[12]"), 0);
     lt_close(&t);
 }
 
@@ -147,34 +169,10 @@ TEST(test_init_exec__a_forked_child_does_not_keep_a_dead_callers_command)
         th_skip("no pidfd_open here (valgrind, or Linux before 5.3)");
     close(pidfd);
     int hold[2];
-    CHECK(pipe(hold) == 0);
-    pid_t child = fork();
-    if (child == 0) {
-        void *ud = t.ex.userdata;
-        char cmd[DVAL_ID_MAX], b;
-        if (t.ex.session_create(ud, lt_call(&t), "sb", "doomed") != DVAL_OK ||
-            t.ex.command_start(ud, lt_call(&t), "sb", "doomed",
-                               "setsid sleep 73 & sleep 74", cmd) != DVAL_OK)
-            _exit(1);
-        if (fork() == 0) {
-            close(hold[1]);
-            _exit(read(hold[0], &b, 1) < 0);
-        }
-        usleep(200000);
-        _exit(0);
-    }
+    CHECK(pipe2(hold, O_CLOEXEC) == 0);
+    doomed_caller(&t, "setsid sleep 73 & sleep 74", hold);
     close(hold[0]);
-    int st;
-    CHECK(waitpid(child, &st, 0) == child);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    int left = -1;
-    for (int i = 0; i < 100 && left; i++) {
-        lt_out o = { 0 };
-        left = lt_run(&t, "sb", "pgrep -fc 'sleep 7[34]'", &o) == 0;
-        lt_out_free(&o);
-        if (left)
-            usleep(20000);
-    }
+    int left = still_running(&t, "sleep 7[34]");
     close(hold[1]); /* the holder ends now */
     CHECK_INT(left, 0);
     lt_close(&t);
