@@ -51,18 +51,28 @@ static void attack(int isolation, int expect_intact)
                        "\"snapshot_build_ms\":50}"), 200);
     dval_client *c = emu_client(&e, NULL, 20, NULL);
     char vdir[] = "/tmp/dval-iso-v-XXXXXX", hdir[] = "/tmp/dval-iso-h-XXXXXX";
-    CHECK(mkdtemp(vdir) && mkdtemp(hdir));
-    put(vdir, "mkdir -p results; echo '{\"mine\":1}' > results/r.json; "
-              "sleep 2\n");
-    put(hdir, "mkdir -p results; echo '{}' > results/h.json; i=0; "
-              "while [ $i -lt 30 ]; do for d in /sandbox/*/results; do "
-              "[ \"$d\" = \"$DVAL_RESULTS_DIR\" ] || echo '\"pwned\"' > "
-              "$d/r.json 2>/dev/null; done; sleep 0.1; i=$((i+1)); done\n");
+    char sync[] = "/tmp/dval-iso-s-XXXXXX", text[1024];
+    CHECK(mkdtemp(vdir) && mkdtemp(hdir) && mkdtemp(sync));
+    /* The two programs order themselves through the host's /tmp (the
+     * emulator shares it), not through sleeps: the victim's results exist
+     * before the attack's pass, and the victim is still running during it,
+     * however slow the machine (ASan on 2 loaded cores was not). */
+    snprintf(text, sizeof text,
+             "mkdir -p results; echo '{\"mine\":1}' > results/r.json; "
+             "touch %s/ready; i=0; while [ ! -e %s/done ] && [ $i -lt 600 ]; "
+             "do sleep 0.05; i=$((i+1)); done\n", sync, sync);
+    put(vdir, text);
+    snprintf(text, sizeof text,
+             "mkdir -p results; echo '{}' > results/h.json; i=0; "
+             "while [ ! -e %s/ready ] && [ $i -lt 600 ]; do sleep 0.05; "
+             "i=$((i+1)); done; for d in /sandbox/*/results; do "
+             "[ \"$d\" = \"$DVAL_RESULTS_DIR\" ] || echo '\"pwned\"' > "
+             "$d/r.json 2>/dev/null; done; touch %s/done\n", sync, sync);
+    put(hdir, text);
     run v = {.c = c, .dir = vdir, .tid = "victim", .isolation = isolation};
     run h = {.c = c, .dir = hdir, .tid = "hostile", .isolation = isolation};
     pthread_t tv, th;
     CHECK(pthread_create(&tv, NULL, go, &v) == 0);
-    usleep(800000);
     CHECK(pthread_create(&th, NULL, go, &h) == 0);
     pthread_join(tv, NULL);
     pthread_join(th, NULL);
@@ -83,8 +93,8 @@ static void attack(int isolation, int expect_intact)
     }
     dval_free(v.sum);
     dval_free(h.sum);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s %s", vdir, hdir);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s %s", vdir, hdir, sync);
     CHECK(system(cmd) == 0);
     dval_client_free(c);
     emu_stop(&e);
