@@ -83,7 +83,7 @@ def _probe_nsexec():
         return None
     try:
         r = subprocess.run([exe, "/tmp", "/tmp", "/bin/true"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=10)
+                           stderr=subprocess.DEVNULL, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
     return exe if r.returncode == 0 else None
@@ -106,7 +106,7 @@ def probe_isolation():
         base = ["unshare", "-Urm", "--propagation", "private"]
     try:
         r = subprocess.run(base + ["sh", "-c", "mount --bind /tmp /sandbox"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return "none"
     if r.returncode != 0:
