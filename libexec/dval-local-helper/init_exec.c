@@ -110,10 +110,27 @@ static void waiter_main(int c, char *args, size_t n,
     exec_waiter(&r, 3);
 }
 
+/* 1 when fd is no pidfd: the waiter would take any readable fd (a
+ * /dev/null) for the caller's death and end the command at once. A
+ * signal 0 through it tells (EBADF only for a file that is not one; the
+ * caller being out of this pid namespace's reach is EINVAL); a kernel
+ * without the call (ENOSYS) takes it on trust. */
+static int not_a_pidfd(int fd)
+{
+    return fd >= 0 &&
+           syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0U) < 0 &&
+           errno == EBADF;
+}
+
 void init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS])
 {
     if (fds[0] < 0 || fds[1] < 0) {
         write_str(c, LX_REPLY_ERR "exec: no output descriptors\n");
+        return;
+    }
+    if (not_a_pidfd(fds[2])) {
+        write_str(c, LX_REPLY_ERR "exec: the third descriptor is not the "
+                  "caller's pidfd\n");
         return;
     }
     pid_t pid = fork();

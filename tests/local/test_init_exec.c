@@ -255,6 +255,10 @@ TEST(test_init_exec__bad_requests_leave_the_init_serving)
     CHECK(strstr(buf, "malformed") != NULL);
     CHECK(ask(&t, no_command, sizeof no_command, 2, buf, sizeof buf) > 0);
     CHECK(strstr(buf, "malformed") != NULL);
+    /* a third descriptor that is no pidfd (it would pass for the
+     * caller's death and end every command at once) */
+    CHECK(ask(&t, good, sizeof good, 3, buf, sizeof buf) > 0);
+    CHECK(strstr(buf, "not the caller's pidfd") != NULL);
     /* four descriptors (output, error, the caller's pidfd and one
      * more): cut off, refused (the connection just ends) */
     CHECK_INT((int)ask(&t, good, sizeof good, 4, buf, sizeof buf), 0);
