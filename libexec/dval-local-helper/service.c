@@ -81,6 +81,10 @@ static void run_service(void)
  * fast path; a service that cannot start stops being retried. */
 static void supervise(void)
 {
+    static const char *const title[] = { "dval-local-helper", "services",
+                                         NULL };
+    /* its cmdline too, not the init's: ps shows one init per sandbox */
+    helper_retitle(title);
     prctl(PR_SET_NAME, "dval-services", 0, 0, 0);
     if (drop_caps() < 0) /* it only forks and waits: keep what setuid needs */
         _exit(1);

@@ -8,6 +8,7 @@
 #include "javac_service.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,34 @@ static int service_procs(const char *ns)
     return n;
 }
 
+/* Processes of the pid namespace ns whose cmdline (NULs as spaces)
+ * has title in it: ps must tell the init from its helpers. */
+static int titled(const char *ns, const char *title)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        char p[300], link[128] = "", cmd[256];
+        snprintf(p, sizeof p, "/proc/%.200s/ns/pid", e->d_name);
+        ssize_t k = readlink(p, link, sizeof link - 1);
+        if (k <= 0 || (link[k] = 0, strcmp(link, ns) != 0))
+            continue;
+        snprintf(p, sizeof p, "/proc/%.200s/cmdline", e->d_name);
+        int fd = open(p, O_RDONLY | O_CLOEXEC);
+        k = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        for (ssize_t i = 0; i < k; i++)
+            cmd[i] = cmd[i] ? cmd[i] : ' ';
+        cmd[k > 0 ? k : 0] = 0;
+        n += strstr(cmd, title) != NULL;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static void pid_ns(lt *t, const char *sb, char *ns, size_t cap)
 {
     char p[128];
@@ -438,6 +467,9 @@ TEST(test_javac_service__lives_with_the_sandbox)
     CHECK_INT(first_run_elsewhere(&t, "j", "/sandbox/w"), 0);
     pid_ns(&t, "j", ns, sizeof ns);
     CHECK(service_procs(ns) >= 1);
+    /* one init per sandbox in ps: the supervisor has a name of its own */
+    CHECK_INT(titled(ns, "dval-local-helper init "), 1);
+    CHECK_INT(titled(ns, "dval-local-helper services"), 1);
     /* stop: the service ends with the sandbox */
     dval_sandbox_info info = { .struct_size = sizeof info };
     CHECK_INT(t.ex.sandbox_stop(t.ex.userdata, lt_call(&t), "j", &info),
