@@ -453,6 +453,11 @@ typedef struct dval_exec_options {
     const char *channel_prefix;
     const char *cwd;             /* NULL → session's current directory */
     int64_t timeout_ms;          /* 0 → none */
+    /* Appended in 0.1.4: NULL-terminated "NAME=value" strings added to
+     * the command's environment (NULL → none; NAME a shell variable's
+     * name, at most 256 entries, 32 KiB in all). The values are data:
+     * no shell expands them. */
+    const char *const *env;
 } dval_exec_options;
 
 DVAL_API int dval_exec_options_init(dval_exec_options *opts, size_t size);

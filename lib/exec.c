@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec_env.h"
 #include "executor.h"
 #include "output.h"
 
@@ -408,11 +409,17 @@ static int start(run *r, const dval__command *cmd, const dval_exec_options *o)
     prep(r, &op, "start command", DVAL__ONCE, 60000, 1);
     op.msg = r->s->errmsg;
     op.cap = sizeof r->s->errmsg;
-    int rc = cmd->argv
-        ? dval__ex_command_start_argv(r->c, &op, &r->at, o->cwd, cmd->argv,
-                                      cmd->env, r->cmd_id)
-        : dval__ex_command_start(r->c, &op, &r->at, o->cwd, cmd->text,
-                                 r->cmd_id);
+    dval__buf text = { 0 };
+    int rc = !cmd->argv && cmd->env
+                 ? dval__exec_env_text(&text, cmd->env, cmd->text) : DVAL_OK;
+    if (rc == DVAL_OK)
+        rc = cmd->argv
+            ? dval__ex_command_start_argv(r->c, &op, &r->at, o->cwd,
+                                          cmd->argv, cmd->env, r->cmd_id)
+            : dval__ex_command_start(r->c, &op, &r->at, o->cwd,
+                                     text.data ? text.data : cmd->text,
+                                     r->cmd_id);
+    dval__buf_free(&text);
     r->at.cmd_id = r->cmd_id;
     return rc;
 }
@@ -431,14 +438,6 @@ static int check_text(dval_session *s, const char *what, const char *text)
     return DVAL_OK;
 }
 
-/* NAME=value, NAME a shell variable's name ([A-Za-z_][A-Za-z0-9_]*) */
-static int env_entry(const char *kv)
-{
-    size_t n = strspn(kv, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                          "_0123456789");
-    return n > 0 && kv[n] == '=' && !(kv[0] >= '0' && kv[0] <= '9');
-}
-
 static int check_command(dval_session *s, const dval__command *cmd)
 {
     if (!cmd->argv)
@@ -447,15 +446,8 @@ static int check_command(dval_session *s, const dval__command *cmd)
     for (size_t i = 1; !rc && cmd->argv[i]; i++)
         rc = dval__utf8_valid(cmd->argv[i], strlen(cmd->argv[i]))
                  ? DVAL_OK : check_text(s, "argument", cmd->argv[i]);
-    for (size_t i = 0; !rc && cmd->env && cmd->env[i]; i++) {
-        rc = check_text(s, "environment entry", cmd->env[i]);
-        if (!rc && !env_entry(cmd->env[i])) {
-            dval__fmt(s->errmsg, sizeof s->errmsg, "environment entry "
-                      "\"%.64s\" is not NAME=value", cmd->env[i]);
-            rc = DVAL_EINVAL;
-        }
-    }
-    return rc;
+    return rc ? rc : dval__exec_env_check(cmd->env, s->errmsg,
+                                          sizeof s->errmsg);
 }
 
 static int check_args(dval_session *s, const dval__command *cmd,
@@ -482,6 +474,30 @@ static int check_args(dval_session *s, const dval__command *cmd,
         dval__fmt(s->errmsg, sizeof s->errmsg, "session %s is closed", s->id);
         return DVAL_ESTATE;
     }
+    return DVAL_OK;
+}
+
+/* A text command with the caller's variables (opts->env): as data, run
+ * by "sh -c" as the executor's own program, where it starts programs
+ * itself; else the text gets an export in front (start()). */
+static int env_command(dval_session *s, const dval__command *text,
+                       const char *const *env, dval__command *out,
+                       const char *sh[4], const dval__command **use)
+{
+    int rc = dval__exec_env_check(env, s->errmsg, sizeof s->errmsg);
+    if (rc)
+        return rc;
+    out->text = text->text;
+    out->env = env;
+    out->argv = NULL;
+    if (dval__session_can_exec_argv(s)) {
+        sh[0] = "sh";
+        sh[1] = "-c";
+        sh[2] = text->text;
+        sh[3] = NULL;
+        out->argv = sh;
+    }
+    *use = out;
     return DVAL_OK;
 }
 
@@ -543,7 +559,11 @@ static int exec_command(dval_session *s, const dval__command *command,
     if (!atomic_compare_exchange_strong(&s->busy, &expected, 1))
         return DVAL_EREENTRANT;
     dval_exec_options o;
+    dval__command with_env;
+    const char *sh[4];
     int rc = check_args(s, command, opts, &o);
+    if (!rc && o.env && o.env[0] && !command->argv && !command->env)
+        rc = env_command(s, command, o.env, &with_env, sh, &command);
     if (rc) {
         atomic_store(&s->busy, 0);
         return rc;

@@ -17,9 +17,12 @@ static int run(dval_sandbox *sb, const char *command)
     int rc = dval_session_open(&s, sb);
     if (rc != DVAL_OK)
         return rc;
+    /* variables as data: the value is never read as shell text */
+    static const char *const env[] = { "GREETING=hello, $USER", NULL };
     dval_exec_options eo;
     dval_exec_options_init(&eo, sizeof eo);
     eo.timeout_ms = 60000;
+    eo.env = env;
     int exit_code = -1;
     rc = dval_session_exec(s, command, &eo, on_output, NULL, &exit_code);
     if (rc == DVAL_OK)
@@ -43,7 +46,7 @@ int main(void)
         return 1;
     int rc = dval_sandbox_acquire(&sb, client, &o);
     if (rc == DVAL_OK) {
-        rc = run(sb, "uname -a");
+        rc = run(sb, "echo \"$GREETING\"; uname -a");
         dval_sandbox_free(sb);
     }
     dval_client_free(client);

@@ -28,6 +28,7 @@ int main(void)
     F(dval_sandbox_options, max_pids); F(dval_sandbox_options, max_cpu_ms);
     Z(dval_exec_options);
     F(dval_exec_options, cwd); F(dval_exec_options, timeout_ms);
+    F(dval_exec_options, env);
     /* sizeof grows when the library appends a field (e.g. the cancel
      * token): the bindings must then use their matching mirror */
     Z(dval_validation);
