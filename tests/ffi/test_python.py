@@ -201,6 +201,15 @@ def t_lifecycle(c, snap, sb, tmp):
         check(out[dval.Stream.STDOUT] == b"hello\n", "stdout %r" % out)
         check(out[dval.Stream.STDERR] == b"oops\n", "stderr %r" % out)
         check(chans <= {"PY_COMMAND_EXECUTION_STDOUT", "PY_COMMAND_EXECUTION_STDERR"}, chans)
+        # env: the values are data, never shell text
+        got = []
+        value = "it's $(echo no) `echo no` \"q\""
+        code = s.exec("printf '%s|%s\\n' \"$GREETING\" \"${EMPTY-unset}\"",
+                      on_output=lambda st, ch, b: got.append(b),
+                      env={"GREETING": value, "EMPTY": ""})
+        check(code == 0 and b"".join(got) == (value + "|\n").encode(), got)
+        e = expect_raises(dval.DvalInvalidArgument, s.exec, "true", env={"NOT A NAME": "x"})
+        check("NAME=value" in str(e), str(e))
 
 
 def t_files(c, snap, sb, tmp):

@@ -194,6 +194,19 @@ func TestLifecycle(t *testing.T) {
 		if stdout.String() != "hello\n" || stderr.String() != "oops\n" {
 			t.Fatalf("output %q %q", stdout.String(), stderr.String())
 		}
+		// Env: the values are data, never shell text
+		stdout.Reset()
+		value := "it's $(echo no) `echo no` \"q\""
+		if code, err := s.Exec(bg, `printf '%s|%s\n' "$GREETING" "${EMPTY-unset}"`,
+			ExecOptions{Env: []string{"GREETING=" + value, "EMPTY="}}, WriteTo(&stdout, nil)); err != nil || code != 0 {
+			t.Fatalf("env: %d %v", code, err)
+		}
+		if stdout.String() != value+"|\n" {
+			t.Fatalf("env output %q", stdout.String())
+		}
+		if _, err := s.Exec(bg, "true", ExecOptions{Env: []string{"NOT A NAME=x"}}, nil); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("bad env entry: %v", err)
+		}
 		base := "/sandbox/ffi-go"
 		if err := e.sb.UploadJSON(bg, base+"/in.json", map[string][]int{"numbers": {1, 2, 3}}); err != nil {
 			t.Fatal(err)

@@ -35,6 +35,9 @@ type ExecOptions struct {
 	Cwd           string
 	ChannelPrefix string
 	Timeout       time.Duration
+	// Env adds "NAME=value" variables to this command's environment, as
+	// data: no shell expands the values.
+	Env []string
 }
 
 // OutputFunc receives live program output; an error stops the command.
@@ -55,6 +58,7 @@ func (s *Session) Exec(ctx context.Context, command string, o ExecOptions, onOut
 	eo.cwd = cs.str(o.Cwd)
 	eo.channel_prefix = cs.str(o.ChannelPrefix)
 	eo.timeout_ms = ms(o.Timeout)
+	eo.env = cs.array(o.Env)
 	ccmd := cs.str(command)
 	st := &callState{output: onOutput}
 	var h cgo.Handle

@@ -57,6 +57,7 @@ typedef struct dval_sandbox_options {
 
 typedef struct dval_exec_options {
     size_t struct_size; const char *channel_prefix; const char *cwd; int64_t timeout_ms;
+    const char *const *env;
 } dval_exec_options;
 
 typedef struct dval_event {

@@ -421,13 +421,18 @@ class Session(_Handle):
 
     def exec(self, command: str, on_output: Optional[OutputFn] = None,
              cwd: Optional[str] = None, timeout_ms: int = 0,
-             channel_prefix: Optional[str] = None) -> int:
+             channel_prefix: Optional[str] = None,
+             env: Optional[Dict[str, str]] = None) -> int:
         """Runs ``command`` and returns its exit code; ``on_output(stream,
-        channel, data)`` gets live output (a true return stops the call)."""
+        channel, data)`` gets live output (a true return stops the call).
+        ``env`` adds variables to this command's environment, as data (no
+        shell expands the values)."""
         g = _Guard()
         fn = g.wrap(lambda st, ch, d: on_output(to_enum(Stream, st), ch, d)) if on_output else None
+        pairs = ["%s=%s" % kv for kv in env.items()] if env else None
         rc, code = self._b.session_exec(self.handle, command, dict(
-            cwd=cwd, timeout_ms=timeout_ms, channel_prefix=channel_prefix), fn)
+            cwd=cwd, timeout_ms=timeout_ms, channel_prefix=channel_prefix,
+            env=pairs), fn)
         g.reraise()
         if rc:
             _raise(self._b, rc, self.errmsg)

@@ -59,7 +59,8 @@ class SandboxOptions(C.Structure):
 
 class ExecOptions(C.Structure):
     _fields_ = [("struct_size", C.c_size_t), ("channel_prefix", C.c_char_p),
-                ("cwd", C.c_char_p), ("timeout_ms", C.c_int64)]
+                ("cwd", C.c_char_p), ("timeout_ms", C.c_int64),
+                ("env", C.POINTER(C.c_char_p))]
 
 
 _VALIDATION_FIELDS = [
