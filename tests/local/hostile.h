@@ -44,6 +44,9 @@ typedef struct hx_out {
     size_t len;
 } hx_out;
 int hx_sh(dval_sandbox *sb, const char *cmd, hx_out *o);
+/* A dval_output_fn appending both streams to the hx_out userdata. */
+int hx_sink(int stream, const char *channel, const char *data, size_t len,
+            void *ud);
 /* Runs script as run.sh (with copies of the local files, a NULL-ended
  * list or NULL, beside it) in sandbox sbname on thread tid, no results
  * needed: *out gets the program's stdout as the caller's on_event saw it

@@ -291,8 +291,8 @@ int hx_pool_run(hx *h, dval_pool *pool, const char *script,
     return rc;
 }
 
-static int hx_sink(int stream, const char *channel, const char *data,
-                   size_t len, void *ud)
+int hx_sink(int stream, const char *channel, const char *data, size_t len,
+            void *ud)
 {
     (void)stream, (void)channel;
     hx_out *o = ud;

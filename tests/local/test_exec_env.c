@@ -7,19 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int collect(int stream, const char *channel, const char *data,
-                   size_t len, void *ud)
-{
-    (void)channel;
-    hx_out *o = ud;
-    if (stream == DVAL_STDOUT && o->len + len < sizeof o->text) {
-        memcpy(o->text + o->len, data, len);
-        o->len += len;
-        o->text[o->len] = 0;
-    }
-    return 0;
-}
-
 static int run_env(dval_session *s, const char *cwd, const char *cmd,
                    const char *const *env, hx_out *o)
 {
@@ -29,7 +16,7 @@ static int run_env(dval_session *s, const char *cwd, const char *cmd,
     eo.env = env;
     int code = -1;
     memset(o, 0, sizeof *o);
-    CHECK_INT(dval_session_exec(s, cmd, &eo, collect, o, &code), DVAL_OK);
+    CHECK_INT(dval_session_exec(s, cmd, &eo, hx_sink, o, &code), DVAL_OK);
     return code;
 }
 
