@@ -649,6 +649,26 @@ DVAL_API int dval_pool_new(dval_pool **out, dval_client *client,
 DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
                                 dval_event_fn on_event, void *userdata,
                                 char **result_json);
+/* A snapshot of the pool's activity, for a host's progress and tuning
+ * (dval_pool_stats_get). Counts are since dval_pool_new. */
+typedef struct dval_pool_stats {
+    size_t struct_size;
+    int32_t max_sandboxes;    /* the pool's slots */
+    int32_t busy_sandboxes;   /* slots with a validation on them now */
+    int32_t running;          /* validations holding a slot now */
+    int32_t waiting;          /* callers queued for a slot now */
+    int64_t completed;        /* validations that held a slot and ended */
+    int64_t failed;           /* of those, ended with a status other than OK */
+    int64_t refused;          /* DVAL_EBUSY at once: the queue was full */
+    int64_t canceled_waiting; /* DVAL_ECANCELED while queued */
+    int64_t wait_ms_total;    /* time callers spent queued, summed */
+    int64_t wait_ms_max;      /* the longest one caller spent queued */
+} dval_pool_stats;
+
+/* Fills *stats (size: sizeof *stats) from one consistent moment of the
+ * pool; any thread, while validations run. */
+DVAL_API int dval_pool_stats_get(dval_pool *pool, dval_pool_stats *stats,
+                                 size_t size);
 /* No validation may still run on the pool. */
 DVAL_API void dval_pool_free(dval_pool *pool);
 

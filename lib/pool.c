@@ -129,3 +129,38 @@ DVAL_API int dval_pool_new(dval_pool **out, dval_client *client,
     *out = p;
     return DVAL_OK;
 }
+
+static void count_slots(const dval_pool *p, dval_pool_stats *st)
+{
+    st->max_sandboxes = p->max_sb;
+    for (int i = 0; i < p->max_sb; i++) {
+        st->running += p->slots[i].busy;
+        st->busy_sandboxes += p->slots[i].busy > 0;
+    }
+}
+
+DVAL_API int dval_pool_stats_get(dval_pool *pool, dval_pool_stats *stats,
+                                 size_t size)
+{
+    if (!pool || !stats)
+        return DVAL_EINVAL;
+    if (size < offsetof(dval_pool_stats, waiting) + sizeof stats->waiting)
+        return DVAL_EABI;
+    dval_pool_stats st;
+    memset(&st, 0, sizeof st);
+    st.struct_size = size < sizeof st ? size : sizeof st;
+    pthread_mutex_lock(&pool->lock);
+    count_slots(pool, &st);
+    st.waiting = pool->nwaiting;
+    st.completed = pool->completed;
+    st.failed = pool->failed;
+    st.refused = pool->refused;
+    st.canceled_waiting = pool->canceled_waiting;
+    st.wait_ms_total = pool->wait_ms_total;
+    st.wait_ms_max = pool->wait_ms_max;
+    pthread_mutex_unlock(&pool->lock);
+    /* a caller built against an older header gets the fields it knows */
+    memset(stats, 0, size);
+    memcpy(stats, &st, st.struct_size);
+    return DVAL_OK;
+}

@@ -45,13 +45,17 @@ struct dval_pool {
     /* the pool's profile's snapshot was ensured (warm-up or a validation
      * that succeeded): validations skip the ensure unless a create fails */
     int snapshot_ready;
+    /* dval_pool_stats_get's counts, under lock */
+    int64_t completed, failed, refused, canceled_waiting;
+    int64_t wait_ms_total, wait_ms_max;
 };
 
 /* Waits for this caller's turn and a free slot (FIFO); DVAL_EBUSY at once
  * when max_queue callers already wait, DVAL_ECANCELED when cancel fires
  * while waiting. *slot is the leased index. */
 int dval__pool_lease(dval_pool *p, dval_cancel *cancel, int *slot);
-void dval__pool_return(dval_pool *p, int slot);
+/* Gives the slot back; rc is how its validation ended. */
+void dval__pool_return(dval_pool *p, int slot, int rc);
 /* Releases (release policy) sandboxes idle longer than idle_ms. */
 void dval__pool_reap_idle(dval_pool *p);
 /* Acquires slot i's sandbox (min_warm); frees the pool's memory. */

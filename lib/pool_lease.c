@@ -68,22 +68,38 @@ static void unlink_waiter(dval_pool *p, dval__waiter *w)
     p->nwaiting--;
 }
 
+/* Queues the caller (lock held) until it is first in line and a slot is
+ * free (its index) or cancel fires (-1). */
+static int wait_in_queue(dval_pool *p, dval_cancel *cancel)
+{
+    dval__waiter w;
+    int i = -1;
+    int64_t since = dval__now_ms();
+    enqueue(p, &w);
+    while (!(p->head == &w && (i = pick(p)) >= 0) &&
+           !dval_cancel_fired(cancel))
+        wait_a_while(p);
+    unlink_waiter(p, &w);   /* served, or canceled in the queue */
+    int64_t waited = dval__now_ms() - since;
+    p->wait_ms_total += waited;
+    if (waited > p->wait_ms_max)
+        p->wait_ms_max = waited;
+    if (i < 0)
+        p->canceled_waiting++;
+    return i;
+}
+
 int dval__pool_lease(dval_pool *p, dval_cancel *cancel, int *slot)
 {
     pthread_mutex_lock(&p->lock);
     int i = p->head ? -1 : pick(p);   /* nobody ahead: no queue at all */
     if (i < 0 && p->max_queue >= 0 && p->nwaiting >= p->max_queue) {
+        p->refused++;
         pthread_mutex_unlock(&p->lock);
         return DVAL_EBUSY;
     }
-    if (i < 0) {
-        dval__waiter w;
-        enqueue(p, &w);
-        while (!(p->head == &w && (i = pick(p)) >= 0) &&
-               !dval_cancel_fired(cancel))
-            wait_a_while(p);
-        unlink_waiter(p, &w);   /* served, or canceled in the queue */
-    }
+    if (i < 0)
+        i = wait_in_queue(p, cancel);
     if (i >= 0) {
         p->slots[i].busy++;
         p->slots[i].used = 1;
@@ -94,9 +110,12 @@ int dval__pool_lease(dval_pool *p, dval_cancel *cancel, int *slot)
     return i >= 0 ? DVAL_OK : DVAL_ECANCELED;
 }
 
-void dval__pool_return(dval_pool *p, int slot)
+void dval__pool_return(dval_pool *p, int slot, int rc)
 {
     pthread_mutex_lock(&p->lock);
+    p->completed++;
+    if (rc != DVAL_OK)
+        p->failed++;
     p->slots[slot].busy--;
     p->slots[slot].ready = 1;
     p->slots[slot].last_used_ms = dval__now_ms();

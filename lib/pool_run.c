@@ -188,7 +188,7 @@ DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
                  : validate_on(pool, slot, &r, on_event, userdata,
                                result_json);
     dval__free(labels);
-    dval__pool_return(pool, slot);
+    dval__pool_return(pool, slot, rc);
     return rc;
 }
 

@@ -40,6 +40,11 @@ int main(int argc, char **argv)
         pthread_create(&t[i], NULL, worker, argv[i + 1]);
     for (int i = 0; i < n; i++)
         pthread_join(t[i], NULL);
+    dval_pool_stats st;
+    if (dval_pool_stats_get(pool, &st, sizeof st) == DVAL_OK)
+        printf("%lld validations, %lld failed, longest wait %lld ms\n",
+               (long long)st.completed, (long long)st.failed,
+               (long long)st.wait_ms_max);
     dval_pool_free(pool);
     dval_client_free(client);
     return 0;

@@ -3,6 +3,7 @@
  * than allowed, descriptors flat), a full queue refused at once, a caller
  * canceled while queued, the pool's label on its sandboxes. */
 #include <dirent.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -138,6 +139,54 @@ static void run_workers(fx *f, int threads, int rounds, atomic_int *ok,
         pthread_join(th[i], NULL);
 }
 
+static dval_pool_stats stats_of(fx *f)
+{
+    dval_pool_stats st;
+    CHECK_INT(dval_pool_stats_get(f->pool, &st, sizeof st), DVAL_OK);
+    return st;
+}
+
+/* Waits (up to 20 s) until the pool has `running` validations on its
+ * slots and `waiting` callers queued. */
+static void wait_for(fx *f, int running, int waiting)
+{
+    for (int i = 0; i < 2000; i++) {
+        dval_pool_stats st = stats_of(f);
+        if (st.running == running && st.waiting == waiting)
+            return;
+        usleep(10000);
+    }
+    dval_pool_stats st = stats_of(f);
+    th_fail(__FILE__, __LINE__, "running %d waiting %d, wanted %d %d",
+            st.running, st.waiting, running, waiting);
+}
+
+typedef struct sampler {
+    dval_pool *pool;
+    atomic_int stop;
+    int samples, bad, max_running;
+} sampler;
+
+/* Reads the pool's counts while the workers run: they must agree with
+ * each other and with the pool's bounds (8 slots × 4) at every moment. */
+static void *sample(void *arg)
+{
+    sampler *sm = arg;
+    while (!atomic_load(&sm->stop)) {
+        dval_pool_stats st;
+        if (dval_pool_stats_get(sm->pool, &st, sizeof st) != DVAL_OK ||
+            st.busy_sandboxes > 8 || st.running > 4 * st.busy_sandboxes ||
+            st.running < st.busy_sandboxes || st.waiting < 0 ||
+            st.failed > st.completed)
+            sm->bad++;
+        if (st.running > sm->max_running)
+            sm->max_running = st.running;
+        sm->samples++;
+        usleep(1000);
+    }
+    return NULL;
+}
+
 TEST(pool__32_threads_x_20_validations)
 {
     int small = getenv("DVAL_STRESS_SMALL") != NULL;
@@ -149,7 +198,19 @@ TEST(pool__32_threads_x_20_validations)
     run_workers(&f, threads, 2, &ok, &bad);
     int socks0, socks1;
     int fds0 = count_fds(&socks0);
+    sampler sm = {.pool = f.pool};
+    pthread_t ts;
+    CHECK(pthread_create(&ts, NULL, sample, &sm) == 0);
     run_workers(&f, threads, rounds - 2, &ok, &bad);
+    atomic_store(&sm.stop, 1);
+    pthread_join(ts, NULL);
+    CHECK_INT(sm.bad, 0);
+    CHECK(sm.samples > 0 && sm.max_running > 1);
+    dval_pool_stats st = stats_of(&f);
+    CHECK_INT(st.completed, threads * rounds);
+    CHECK_INT(st.failed + st.refused + st.canceled_waiting, 0);
+    CHECK_INT(st.running + st.waiting + st.busy_sandboxes, 0);
+    CHECK_INT(st.max_sandboxes, 8);
     CHECK_INT(atomic_load(&bad), 0);
     CHECK_INT(atomic_load(&ok), threads * rounds);
     int fds1 = count_fds(&socks1);
@@ -195,27 +256,78 @@ static void *validate_one(void *arg)
 TEST(pool__full_queue_refused_and_canceled_waiter_leaves)
 {
     fx f;
-    fx_open(&f, "sleep 1\n", 1, 1, 1);
+    /* a holds the only sandbox until the test lets it go */
+    char gate[] = "/tmp/dval-pool-gate-XXXXXX";
+    CHECK(mkdtemp(gate) != NULL);
+    char program[200];
+    snprintf(program, sizeof program,
+             "i=0; while [ ! -e %s/go ] && [ $i -lt 600 ]; do "
+             "sleep 0.05; i=$((i+1)); done\n", gate);
+    fx_open(&f, program, 1, 1, 1);
     one a = {.f = &f}, b = {.f = &f}, c = {.f = &f};
     CHECK_INT(dval_cancel_new(&b.cancel), DVAL_OK);
     pthread_t ta, tb;
     CHECK(pthread_create(&ta, NULL, validate_one, &a) == 0);
-    usleep(300000);            /* a holds the only sandbox */
+    wait_for(&f, 1, 0);
     CHECK(pthread_create(&tb, NULL, validate_one, &b) == 0);
-    usleep(100000);            /* b waits: the queue (1) is full */
+    wait_for(&f, 1, 1);        /* b waits: the queue (1) is full */
     validate_one(&c);
     CHECK_INT(c.rc, DVAL_EBUSY);
     CHECK_CONTAINS(dval_client_errmsg(f.c), "queue full");
     dval_cancel_fire(b.cancel);
     pthread_join(tb, NULL);
     CHECK_INT(b.rc, DVAL_ECANCELED);
+    char go[80];
+    snprintf(go, sizeof go, "%s/go", gate);
+    FILE *g = fopen(go, "w");
+    CHECK(g != NULL);
+    fclose(g);
     pthread_join(ta, NULL);
     CHECK_INT(a.rc, DVAL_OK);
     /* the canceled waiter left the queue: the next caller gets in */
     one d = {.f = &f};
     validate_one(&d);
     CHECK_INT(d.rc, DVAL_OK);
+    dval_pool_stats st = stats_of(&f);
+    CHECK_INT(st.refused, 1);
+    CHECK_INT(st.canceled_waiting, 1);
+    CHECK_INT(st.completed, 2);   /* a and d; b and c never held a slot */
+    CHECK_INT(st.failed, 0);
+    CHECK(st.wait_ms_max > 0 && st.wait_ms_total >= st.wait_ms_max);
+    CHECK_INT(st.running + st.waiting + st.busy_sandboxes, 0);
     dval_cancel_free(b.cancel);
+    unlink(go);
+    rmdir(gate);
+    fx_close(&f);
+}
+
+/* An older caller's smaller struct gets the fields it has and no byte
+ * more; one too small for the counts of now, or NULLs, are refused. */
+TEST(pool__stats_for_an_older_struct_and_bad_arguments)
+{
+    fx f;
+    fx_open(&f, "echo hi\n", 2, 1, 4);
+    one a = {.f = &f};
+    validate_one(&a);
+    CHECK_INT(a.rc, DVAL_OK);
+    unsigned char buf[sizeof(dval_pool_stats) + 8];
+    memset(buf, 0xab, sizeof buf);
+    size_t old = offsetof(dval_pool_stats, completed) + sizeof(int64_t);
+    CHECK_INT(dval_pool_stats_get(f.pool, (dval_pool_stats *)buf, old),
+              DVAL_OK);
+    dval_pool_stats head;
+    memcpy(&head, buf, old);
+    CHECK_INT(head.struct_size, old);
+    CHECK_INT(head.max_sandboxes, 2);
+    CHECK_INT(head.completed, 1);
+    for (size_t i = old; i < sizeof buf; i++)
+        CHECK_INT(buf[i], 0xab);
+    CHECK_INT(dval_pool_stats_get(f.pool, (dval_pool_stats *)buf,
+                                  offsetof(dval_pool_stats, waiting)),
+              DVAL_EABI);
+    CHECK_INT(dval_pool_stats_get(NULL, (dval_pool_stats *)buf, old),
+              DVAL_EINVAL);
+    CHECK_INT(dval_pool_stats_get(f.pool, NULL, old), DVAL_EINVAL);
     fx_close(&f);
 }
 
