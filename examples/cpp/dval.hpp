@@ -602,6 +602,13 @@ public:
     {
         return detail::run_validation(c_, p_.get(), req);
     }
+    // The pool's counts at one moment (dval_pool_stats_get); thread-safe.
+    dval_pool_stats stats() const
+    {
+        dval_pool_stats st;
+        detail::check(dval_pool_stats_get(p_.get(), &st, sizeof st));
+        return st;
+    }
     dval_pool *get() const { return p_.get(); }
 
 private:

@@ -40,6 +40,10 @@ int main(void)
     F(dval_pool_options, name); F(dval_pool_options, idle_timeout_ms);
     F(dval_pool_options, labels); F(dval_pool_options, max_queue);
     F(dval_pool_options, release); F(dval_pool_options, ttl_minutes);
+    Z(dval_pool_stats);
+    F(dval_pool_stats, max_sandboxes); F(dval_pool_stats, waiting);
+    F(dval_pool_stats, completed); F(dval_pool_stats, canceled_waiting);
+    F(dval_pool_stats, wait_ms_max);
     Z(dval_event);
     F(dval_event, phase); F(dval_event, elapsed_ms); F(dval_event, channel);
     F(dval_event, len); F(dval_event, state); F(dval_event, detail);

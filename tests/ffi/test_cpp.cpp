@@ -280,6 +280,10 @@ int main(int argc, char **argv)
                            "pool validate " + tid + " on " + rs[i].sandbox_name + errs[i]);
                 }
                 expect(!live_named(c, po.name).empty(), "pool sandboxes listed while open");
+                dval_pool_stats st = p.stats();
+                expect(st.max_sandboxes == 2 && st.completed == 4 && st.failed == 0 &&
+                           st.running == 0 && st.waiting == 0,
+                       "pool stats: completed " + std::to_string(st.completed));
             }
             std::vector<std::string> l = live_named(c, po.name);
             expect(l.empty(), "pool destructor deletes its sandboxes" + (l.empty() ? "" : ": " + l[0]));

@@ -465,6 +465,9 @@ def t_pool_concurrent(c, snap, sb, tmp):
             t.join(120)
         check(not errs, "; ".join(errs))
         check(len(results) == 4, "results of %r" % sorted(results))
+        st = pool.stats()
+        check((st.max_sandboxes, st.completed, st.failed, st.running, st.waiting)
+              == (2, 4, 0, 0, 0), "stats %r" % (st,))
         for tid, (r, _) in results.items():
             check_sample(r, tid)
         used = {r.sandbox for r, _ in results.values()}
@@ -507,7 +510,11 @@ def t_pool_busy_and_cancel(c, snap, sb, tmp):
                 waiting["e"] = e
         w = threading.Thread(target=run_waiting)
         w.start()
-        time.sleep(0.5)   # w is queued behind the running validation
+        for _ in range(3000):   # w is queued behind the running validation
+            if pool.stats().waiting == 1:
+                break
+            time.sleep(0.01)
+        check(pool.stats().running == 1, "stats %r" % (pool.stats(),))
         t0 = time.monotonic()
         e = expect_raises(dval.DvalBusy, pool.validate, SHELL_SAMPLE)
         check(time.monotonic() - t0 < 1 and "queue" in str(e), "busy: %r after %.1fs"
@@ -521,6 +528,10 @@ def t_pool_busy_and_cancel(c, snap, sb, tmp):
             token.close()
         check("r" in first and first["r"].exit_code == 0 and first["r"].stdout == "go\n",
               "first: %r" % first)
+        st = pool.stats()
+        want = (1, 1, 1) if token is not None else (1, 0, 2)
+        check((st.refused, st.canceled_waiting, st.completed) == want, "stats %r" % (st,))
+    expect_raises(ValueError, pool.stats)
     left = [s.name for s in live(c) if s.name.startswith(name)]
     check(not left, "pool left %r" % left)
 

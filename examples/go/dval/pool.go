@@ -116,3 +116,45 @@ func (p *Pool) Close() {
 	p.running.Wait()
 	C.dval_pool_free(h)
 }
+
+// PoolStats is what a Pool is doing now and has done since NewPool
+// (dval_pool_stats_get), read at one moment.
+type PoolStats struct {
+	MaxSandboxes    int           // the pool's slots
+	BusySandboxes   int           // slots with a validation on them now
+	Running         int           // validations holding a slot now
+	Waiting         int           // callers queued for a slot now
+	Completed       int64         // validations that held a slot and ended
+	Failed          int64         // of those, ended with an error
+	Refused         int64         // failed at once with ErrBusy: the queue was full
+	CanceledWaiting int64         // canceled (context done) while queued
+	WaitTotal       time.Duration // time callers spent queued, summed
+	WaitMax         time.Duration // the longest one caller spent queued
+}
+
+// Stats reads the pool's counts; safe while other goroutines validate.
+// After Close it returns ErrInvalid.
+func (p *Pool) Stats() (PoolStats, error) {
+	p.mu.Lock()
+	if p.p == nil {
+		p.mu.Unlock()
+		return PoolStats{}, &Error{Status: StatusInvalid, Name: StatusInvalid.String(),
+			Message: "Pool.Stats: the pool is closed"}
+	}
+	p.running.Add(1) // Close frees the pool only after this call returns
+	h := p.p
+	p.mu.Unlock()
+	defer p.running.Done()
+	var st C.dval_pool_stats
+	if err := mkerr(C.dval_pool_stats_get(h, &st, C.size_t(unsafe.Sizeof(st))), nil); err != nil {
+		return PoolStats{}, err
+	}
+	return PoolStats{
+		MaxSandboxes: int(st.max_sandboxes), BusySandboxes: int(st.busy_sandboxes),
+		Running: int(st.running), Waiting: int(st.waiting),
+		Completed: int64(st.completed), Failed: int64(st.failed),
+		Refused: int64(st.refused), CanceledWaiting: int64(st.canceled_waiting),
+		WaitTotal: time.Duration(st.wait_ms_total) * time.Millisecond,
+		WaitMax:   time.Duration(st.wait_ms_max) * time.Millisecond,
+	}, nil
+}

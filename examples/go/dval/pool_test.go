@@ -102,6 +102,11 @@ func TestPool(t *testing.T) {
 				t.Errorf("go-pool-%d ran on %q", i, rs[i].Sandbox)
 			}
 		}
+		st, err := p.Stats()
+		if err != nil || st.MaxSandboxes != 2 || st.Completed != n || st.Failed != 0 ||
+			st.Running != 0 || st.Waiting != 0 {
+			t.Errorf("Stats: %+v, %v", st, err)
+		}
 		if len(e.live(t)) < 2 { // the suite's sandbox and the pool's
 			t.Errorf("pool sandboxes not listed: %+v", e.live(t))
 		}
@@ -109,6 +114,9 @@ func TestPool(t *testing.T) {
 		p.Close() // idempotent
 		if _, err := p.Validate(bg, Validation{SourceDir: shellSample()}); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Validate after Close: %v", err)
+		}
+		if _, err := p.Stats(); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Stats after Close: %v", err)
 		}
 		for _, s := range e.live(t) {
 			if strings.HasPrefix(s.Name, name) {
@@ -155,6 +163,10 @@ func TestPoolContextWhileWaiting(t *testing.T) {
 		}
 		if err := <-done; err != nil {
 			t.Fatalf("the running validation: %v", err)
+		}
+		if st, err := p.Stats(); err != nil || st.CanceledWaiting != 1 || st.Completed != 1 ||
+			st.WaitMax < 200*time.Millisecond {
+			t.Errorf("Stats: %+v, %v", st, err)
 		}
 	})
 }

@@ -30,7 +30,7 @@ between threads::
 from ._core import Client, Sandbox, SandboxInfo, Session, Snapshot, profile_names, strerror, version
 from ._enums import (EventType, LogLevel, Network, Release, SandboxState, SnapshotState, Status,
                      Stream, to_enum)
-from ._pool import Pool
+from ._pool import Pool, PoolStats
 from ._loader import BACKENDS, SONAME, backend_name, library_path, use_backend
 from ._validate import (ISOLATION_LEVELS, CancelToken, Event, ValidationResult, avalidate,
                         supports_cancel, validate)
@@ -40,7 +40,7 @@ from .errors import STATUS_CLASSES, DvalError, LibraryNotFoundError, error_for
 __version__ = "0.1.0"
 
 __all__ = [
-    "validate", "avalidate", "Pool", "ValidationResult", "Event", "CancelToken", "supports_cancel",
+    "validate", "avalidate", "Pool", "PoolStats", "ValidationResult", "Event", "CancelToken", "supports_cancel",
     "ISOLATION_LEVELS", "Client", "Snapshot", "Sandbox", "Session", "SandboxInfo",
     "version", "strerror", "profile_names", "Status", "SandboxState", "SnapshotState",
     "Stream", "Release", "Network", "LogLevel", "EventType", "to_enum", "BACKENDS",

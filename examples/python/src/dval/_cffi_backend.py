@@ -147,6 +147,16 @@ int dval_pool_validate(dval_pool *pool, const dval_validation *req, dval_event_f
 void dval_pool_free(dval_pool *pool);
 """
 
+_POOL_STATS = """
+typedef struct dval_pool_stats {
+    size_t struct_size;
+    int32_t max_sandboxes; int32_t busy_sandboxes; int32_t running; int32_t waiting;
+    int64_t completed; int64_t failed; int64_t refused; int64_t canceled_waiting;
+    int64_t wait_ms_total; int64_t wait_ms_max;
+} dval_pool_stats;
+int dval_pool_stats_get(dval_pool *pool, dval_pool_stats *stats, size_t size);
+"""
+
 _CANCEL_FUNCS = """
 int dval_cancel_new(dval_cancel **out);
 int dval_cancel_fire(dval_cancel *c);
@@ -175,6 +185,7 @@ class Backend:
         self.has_cancel = _has_symbol(path, "dval_cancel_new")
         # libraries with the pool also have the isolation and TTL fields
         self.has_isolation = self.has_pool = _has_symbol(path, "dval_pool_new")
+        self.has_pool_stats = self.has_pool and _has_symbol(path, "dval_pool_stats_get")
         tail = "\n    dval_cancel *cancel;" if self.has_cancel else ""
         if self.has_isolation:
             tail += ("\n    int32_t isolation; int32_t sandbox_ttl_minutes;"
@@ -182,7 +193,8 @@ class Backend:
         self.ffi = ffi = FFI()
         ffi.cdef(_STRUCTS + _VALIDATION % tail
                  + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else "")
-                 + (_POOL if self.has_pool else ""))
+                 + (_POOL if self.has_pool else "")
+                 + (_POOL_STATS if self.has_pool_stats else ""))
         self.lib = ffi.dlopen(path)
         self.NULL = ffi.NULL
 
@@ -397,6 +409,12 @@ class Backend:
         out = self.ffi.new("dval_pool **")
         rc = self.lib.dval_pool_new(out, client, o)
         return rc, (out[0] if rc == 0 else None)
+
+    def pool_stats(self, pool: Any) -> Tuple[int, Dict[str, int]]:
+        st = self.ffi.new("dval_pool_stats *")
+        rc = self.lib.dval_pool_stats_get(pool, st, self.ffi.sizeof("dval_pool_stats"))
+        names = [f[0] for f in self.ffi.typeof("dval_pool_stats").fields][1:]
+        return rc, {n: int(getattr(st, n)) for n in names}
 
     def cancel_new(self) -> Tuple[int, Any]:
         out = self.ffi.new("dval_cancel **")

@@ -96,6 +96,14 @@ class PoolOptions(C.Structure):
                 ("release", C.c_int32), ("ttl_minutes", C.c_int32)]
 
 
+class PoolStats(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t), ("max_sandboxes", C.c_int32),
+                ("busy_sandboxes", C.c_int32), ("running", C.c_int32), ("waiting", C.c_int32),
+                ("completed", C.c_int64), ("failed", C.c_int64), ("refused", C.c_int64),
+                ("canceled_waiting", C.c_int64), ("wait_ms_total", C.c_int64),
+                ("wait_ms_max", C.c_int64)]
+
+
 class Event(C.Structure):
     _fields_ = [("struct_size", C.c_size_t), ("type", C.c_int32), ("phase", C.c_char_p),
                 ("done", C.c_int32), ("status", C.c_int32), ("elapsed_ms", C.c_int64),
@@ -107,7 +115,7 @@ EVENT_FN = C.CFUNCTYPE(C.c_int, C.POINTER(Event), C.c_void_p)
 STRUCTS = {"dval_client_options": ClientOptions, "dval_snapshot_spec": SnapshotSpec,
            "dval_sandbox_options": SandboxOptions, "dval_exec_options": ExecOptions,
            "dval_validation": Validation, "dval_event": Event,
-           "dval_pool_options": PoolOptions}
+           "dval_pool_options": PoolOptions, "dval_pool_stats": PoolStats}
 
 V, I, P, S, Z = C.c_void_p, C.c_int, C.POINTER(C.c_void_p), C.c_char_p, C.c_size_t
 _PROTOS: List[Tuple[str, Any, List[Any]]] = [
@@ -156,6 +164,7 @@ _POOL_PROTOS = [("dval_pool_options_init", I, [C.POINTER(PoolOptions), Z]),
                 ("dval_pool_new", I, [P, V, C.POINTER(PoolOptions)]),
                 ("dval_pool_validate", I, [V, V, EVENT_FN, V, P]),
                 ("dval_pool_free", None, [V])]
+_POOL_STATS_PROTOS = [("dval_pool_stats_get", I, [V, C.POINTER(PoolStats), Z])]
 
 
 def _b(s: Optional[str]) -> Optional[bytes]:
@@ -211,6 +220,11 @@ class Backend:
         if self.has_pool:   # isolation and TTL fields too
             self.validation_struct = ValidationIsolation
             for fname, res, args in _POOL_PROTOS:
+                f = getattr(lib, fname)
+                f.restype, f.argtypes = res, args
+        self.has_pool_stats = hasattr(lib, "dval_pool_stats_get")
+        if self.has_pool_stats:
+            for fname, res, args in _POOL_STATS_PROTOS:
                 f = getattr(lib, fname)
                 f.restype, f.argtypes = res, args
 
@@ -397,6 +411,11 @@ class Backend:
         h = C.c_void_p()
         rc = self.lib.dval_pool_new(C.byref(h), client, C.byref(o))
         return rc, (h.value if rc == 0 else None)
+
+    def pool_stats(self, pool: Any) -> Tuple[int, Dict[str, int]]:
+        st = PoolStats()
+        rc = self.lib.dval_pool_stats_get(pool, C.byref(st), C.sizeof(st))
+        return rc, {f[0]: getattr(st, f[0]) for f in PoolStats._fields_[1:]}
 
     # ---- cancel token
     def cancel_new(self) -> Tuple[int, Any]:

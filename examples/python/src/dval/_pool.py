@@ -1,12 +1,33 @@
 """dval.Pool: sandboxes of one profile shared by many threads (dval_pool_*)."""
 import threading
+from dataclasses import dataclass
 from typing import Any, Callable, List, Optional
 
 from ._core import Client, _raise
 from ._enums import Release, Stream
 from ._validate import CancelToken, Event, ValidationResult, _run
 
-__all__ = ["Pool"]
+__all__ = ["Pool", "PoolStats"]
+
+
+@dataclass(frozen=True)
+class PoolStats:
+    """What a :class:`Pool` is doing now and has done since it was made
+    (dval_pool_stats_get): slots (``max_sandboxes``), slots with a
+    validation on them, validations running and callers queued now;
+    validations completed (any status) and failed, calls refused with
+    DvalBusy, calls canceled while queued, and the queue's total and
+    longest wait in milliseconds."""
+    max_sandboxes: int
+    busy_sandboxes: int
+    running: int
+    waiting: int
+    completed: int
+    failed: int
+    refused: int
+    canceled_waiting: int
+    wait_ms_total: int
+    wait_ms_max: int
 
 
 class Pool:
@@ -116,6 +137,25 @@ class Pool:
         finally:
             with self._lock:
                 self._running -= 1
+
+    def stats(self) -> PoolStats:
+        """The pool's counts at one moment; safe from any thread while
+        other threads validate.
+
+        Raises:
+            NotImplementedError: the library predates dval_pool_stats_get.
+            ValueError: the pool is closed.
+        """
+        if not getattr(self._b, "has_pool_stats", False):
+            raise NotImplementedError("this libdaytona-validate has no dval_pool_stats_get; "
+                                      "upgrade the library")
+        with self._lock:
+            if not self._h:
+                raise ValueError("Pool is closed")
+            rc, st = self._b.pool_stats(self._h)
+        if rc:
+            _raise(self._b, rc, self._client.errmsg)
+        return PoolStats(**st)
 
     def close(self) -> None:
         """Applies the release policy to the pool's sandboxes and frees the
