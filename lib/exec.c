@@ -482,7 +482,7 @@ static int check_args(dval_session *s, const dval__command *cmd,
  * itself; else the text gets an export in front (start()). */
 static int env_command(dval_session *s, const dval__command *text,
                        const char *const *env, dval__command *out,
-                       const char *sh[4], const dval__command **use)
+                       const char *sh[4])
 {
     int rc = dval__exec_env_check(env, s->errmsg, sizeof s->errmsg);
     if (rc)
@@ -497,7 +497,6 @@ static int env_command(dval_session *s, const dval__command *text,
         sh[3] = NULL;
         out->argv = sh;
     }
-    *use = out;
     return DVAL_OK;
 }
 
@@ -562,8 +561,10 @@ static int exec_command(dval_session *s, const dval__command *command,
     dval__command with_env;
     const char *sh[4];
     int rc = check_args(s, command, opts, &o);
-    if (!rc && o.env && o.env[0] && !command->argv && !command->env)
-        rc = env_command(s, command, o.env, &with_env, sh, &command);
+    if (!rc && o.env && o.env[0] && !command->argv && !command->env) {
+        rc = env_command(s, command, o.env, &with_env, sh);
+        command = &with_env;
+    }
     if (rc) {
         atomic_store(&s->busy, 0);
         return rc;
