@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "harness.h"
 #include "support_emulator.h"
 
@@ -87,12 +88,16 @@ TEST(backpressure__a_429_holds_back_every_thread)
                         "\"action\":\"status\",\"status\":429,\"headers\":"
                         "{\"Retry-After-sandbox-lifecycle\":\"1\"}"), 200);
     int64_t t0 = now_ms();
+    int64_t held0 = atomic_load(&f.c->hold_until_ms);
     job first = {.f = &f, .name = "bp-a"};
     pthread_t th0, th[3];
     CHECK(pthread_create(&th0, NULL, get_job, &first) == 0);
-    while (emu_count(&f.e, "GET", "^/api/sandbox/bp-a$") < 1)
+    /* the others start once the client has taken the 429 in (not after a
+     * guessed delay: a loaded machine may take longer to read it) */
+    for (int i = 0; i < 2000 && atomic_load(&f.c->hold_until_ms) == held0;
+         i++)
         usleep(5000);
-    usleep(50000);
+    CHECK(atomic_load(&f.c->hold_until_ms) > held0);
     /* three other threads ask for another sandbox: no fault of their own */
     job others[3];
     for (int i = 0; i < 3; i++) {
