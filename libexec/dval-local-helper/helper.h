@@ -55,6 +55,11 @@ int layer_fd_paths(const char *paths, char *out, size_t cap, int *fds,
 void make_root_private(int fd);
 int mount_overlay(const char *lower, const char *upper, const char *work,
                   const char *target, int ro);
+/* Marks the overlay being configured on fs (fsopen) "volatile": overlayfs
+ * then never syncs its upper filesystem. For the reset's overlays, whose
+ * generation the next reset removes; mount_overlay clears the mark a
+ * volatile mount leaves in its work directory. */
+void overlay_volatile(int fs);
 int setup_dev(const char *root);
 /* uid_base: the sandbox range's first uid (owner of /home/daytona) */
 int setup_sandbox_root(const char *root, const char *hide, long uid_base);

@@ -53,6 +53,8 @@ static int build_root(const char *sbdir, const char *lowers, int *tmp,
     *tmp = (int)syscall(SYS_open_tree, disk, "tmp", OPEN_TREE_CLONE |
                         OPEN_TREE_CLOEXEC);
     int fs = fsopen("overlay", FSOPEN_CLOEXEC), ov = -1;
+    if (fs >= 0)
+        overlay_volatile(fs);
     if (up >= 0 && wk >= 0 && *tmp >= 0 && fs >= 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lo, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, up) == 0 &&

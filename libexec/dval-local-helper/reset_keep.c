@@ -149,6 +149,8 @@ int reset_keep_build(char *gen, size_t cap, int *tmp)
     *tmp = (int)syscall(SYS_open_tree, AT_FDCWD, tp, OPEN_TREE_CLONE |
                         OPEN_TREE_CLOEXEC);
     int fs = fsopen("overlay", FSOPEN_CLOEXEC), ov = -1;
+    if (fs >= 0)
+        overlay_volatile(fs);
     if (*tmp >= 0 && fs >= 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lowers, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", up, 0) == 0 &&

@@ -1,8 +1,9 @@
 /* The fast reset's tiers (lib/executor/local/sandbox_reset.c,
  * libexec/dval-local-helper/reset_keep.c): the kept disk reused with
  * fresh directories, a full one replaced by a fresh image, the same init
- * throughout; files written after a reset survive a stop/start; the
- * kept layers are out of a command's reach. */
+ * throughout; its overlays volatile (no disk sync when one goes); files
+ * written after a reset survive a stop/start; the kept layers are out of
+ * a command's reach. */
 #include "lt.h"
 
 #include <stdio.h>
@@ -73,6 +74,12 @@ TEST(test_local_reset_keep__tiers_and_restart)
     CHECK(!strstr(s, "a.txt"));
     /* the kept mounts are in the keeper's namespace only */
     CHECK_CONTAINS(s, "No such file or directory");
+    free(s);
+    /* the new root is volatile: its end at the next reset syncs no disk
+     * (the stop/start below: its mark does not stop a later mount) */
+    s = run_out(&t, "grep ' / / ' /proc/self/mountinfo", &code);
+    CHECK_CONTAINS(s, " overlay ");
+    CHECK_CONTAINS(s, "volatile");
     free(s);
     /* the old directories are removed from the kept disk: its free
      * inodes come back (a disk the next use could not fill otherwise) */
