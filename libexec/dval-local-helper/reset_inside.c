@@ -119,31 +119,45 @@ static int sysv_clear(void)
     return si.used_ids || mi.msgpool || ei.semusz ? -1 : 0;
 }
 
-/* Unlinks every POSIX message queue of this IPC namespace, through a
- * detached mount of its mqueue fs (attached nowhere). */
-static int mq_clear(void)
+/* The namespace's mqueue fs, mounted detached (attached nowhere) at the
+ * first reset and held by this process from then on (close-on-exec; a
+ * waiter closes everything of the init's): each mount's end would cost
+ * an expedited RCU grace period, one per reset. The init's IPC namespace
+ * is the same for its life. */
+static int mq_root(void)
 {
-    int fs = fsopen("mqueue", FSOPEN_CLOEXEC), mnt = -1, left = -1;
+    static int root = -1;
+    if (root >= 0)
+        return root;
+    int fs = fsopen("mqueue", FSOPEN_CLOEXEC), mnt = -1;
     if (fs >= 0 && fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
         mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0);
-    int dfd = mnt < 0 ? -1 : openat(mnt, ".", O_RDONLY | O_DIRECTORY |
-                                     O_CLOEXEC);
-    DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-    if (d) {
-        left = 0;
-        struct dirent *e;
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-                unlinkat(dirfd(d), e->d_name, 0) < 0)
-                left++;
-        closedir(d);
-    } else if (dfd >= 0) {
-        close(dfd);
-    }
-    if (mnt >= 0)
-        close(mnt);
     if (fs >= 0)
         close(fs);
+    root = mnt;
+    return root;
+}
+
+/* Unlinks every POSIX message queue of this IPC namespace; the number
+ * left (-1: the fs not reachable). */
+static int mq_clear(void)
+{
+    int root = mq_root();
+    int dfd = root < 0 ? -1 : openat(root, ".", O_RDONLY | O_DIRECTORY |
+                                     O_CLOEXEC);
+    DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return -1;
+    }
+    int left = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            unlinkat(dirfd(d), e->d_name, 0) < 0)
+            left++;
+    closedir(d);
     return left;
 }
 
