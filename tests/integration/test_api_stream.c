@@ -441,11 +441,18 @@ TEST(cancel_from_another_thread_kills_the_command)
             (long long)(back - k.canceled_at));
     CHECK(back - k.canceled_at < 3000);
     CHECK(c.n[1] >= 5);
-    /* the loop is dead: its heartbeat file stops growing */
-    usleep(300000);
-    long a = remote_size(f.sb, "/home/daytona/beat");
-    usleep(600000);
-    long b = remote_size(f.sb, "/home/daytona/beat");
+    /* the loop is dead: its heartbeat file stops growing. The emulator
+     * may need a moment to end it after the exec returned: two sizes
+     * 600 ms apart must agree within 5 s (a live loop adds ~24 bytes in
+     * that time, so they never would) */
+    const char *beat = "/home/daytona/beat";
+    long a = remote_size(f.sb, beat), b;
+    for (int64_t until = now_ms() + 5000;; a = b) {
+        usleep(600000);
+        b = remote_size(f.sb, beat);
+        if (b == a || now_ms() > until)
+            break;
+    }
     CHECK(a > 0);
     CHECK_INT(b, a);
     cap_free(&c);
