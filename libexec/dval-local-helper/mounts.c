@@ -72,12 +72,12 @@ void overlay_volatile(int fs)
         errno = e;
 }
 
-/* A volatile mount leaves <work>/work/incompat/volatile/dirty, and
- * overlayfs refuses to mount that work directory again while it is
- * there (its way to say an upper layer may have missed writes in a
- * crash): removed before a later mount of the same generation, a start
- * after a stop. The work directory is out of the commands' reach; the
- * walk follows no symlink all the same. */
+/* A volatile mount leaves incompat/volatile/dirty under the work dir's
+ * own "work" directory, and overlayfs refuses to mount that work dir
+ * again while it is there (its way to say an upper layer may have missed
+ * writes in a crash): removed before a later mount of the same
+ * generation, a start after a stop. The work dir is out of the
+ * commands' reach; the walk follows no symlink all the same. */
 static void clear_volatile(const char *work)
 {
     static const char *const steps[] = { "work", "incompat", "volatile" };
