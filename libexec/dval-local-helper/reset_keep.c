@@ -1,5 +1,5 @@
 /* The fast reset's cheaper tier (reset.c): the sandbox's disk is kept and
- * the new overlay gets fresh upper/work/tmp directories on it, the old
+ * the new overlay gets fresh upper, work and tmp directories on it, the old
  * ones removed once the old overlay is gone. No loop device, no ext4
  * mount or unmount, no image copied or unlinked on the host.
  *
