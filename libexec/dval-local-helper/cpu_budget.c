@@ -1,8 +1,8 @@
-/* The CPU a command's processes used together, for the waiter (exec.c),
- * which bounds it (RLIMIT_CPU bounds each process only: a program that
- * forks multiplies it). The waiter is the command's child subreaper, so
- * every process the command started is either reaped by it (its
- * children's rusage, which holds what they reaped in turn) or still a
+/* The CPU a command's processes used together, and its budget, for the
+ * waiter (exec.c) and the init (init_cmd.c), which bound it (RLIMIT_CPU
+ * bounds each process only: a program that forks multiplies it). Every
+ * process the command started is either reaped by the one watching it
+ * (the reaped child's rusage holds what it reaped in turn) or still a
  * descendant in /proc, with its own time and that of the children it
  * reaped. */
 #include "helper.h"
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_PROCS 8192
@@ -65,16 +66,19 @@ static int index_of(const struct proc *list, int n, long pid)
     return p ? (int)(p - list) : -1;
 }
 
-/* Whether list[i] descends from self: up its parents until self, a
- * process already decided, or one outside the list; the walk's result
- * is kept for every process on it (mark: 0 unknown, 1 yes, 2 no, 3 on
- * this walk), so each process is walked once. */
+/* Whether list[i] descends from self, not through a process skip
+ * names: up its parents until self, a skipped process, one already
+ * decided, or one outside the list; the walk's result is kept for every
+ * process on it (mark: 0 unknown, 1 yes, 2 no, 3 on this walk), so each
+ * process is walked once. */
 static int descends(const struct proc *list, int n, char *mark, int i,
-                    long self)
+                    long self, int (*skip)(long pid))
 {
     int verdict = 2, j = i;
     while (j >= 0 && mark[j] == 0) {
         mark[j] = 3;
+        if (skip && skip(list[j].pid))
+            break;
         if (list[j].ppid == self) {
             verdict = 1;
             break;
@@ -89,7 +93,8 @@ static int descends(const struct proc *list, int n, char *mark, int i,
 }
 
 /* Clock ticks of every descendant of self in list (n entries). */
-static long long descendants_ticks(struct proc *list, int n, long self)
+static long long descendants_ticks(struct proc *list, int n, long self,
+                                   int (*skip)(long pid))
 {
     long long sum = 0;
     char *mark = calloc((size_t)n + 1, 1);
@@ -97,23 +102,19 @@ static long long descendants_ticks(struct proc *list, int n, long self)
         return 0;
     qsort(list, (size_t)n, sizeof *list, by_pid);
     for (int i = 0; i < n; i++)
-        if (descends(list, n, mark, i, self))
+        if (descends(list, n, mark, i, self, skip))
             sum += list[i].ticks;
     free(mark);
     return sum;
 }
 
-long long tree_cpu_ms(void)
+long long descendants_cpu_ms(int (*skip)(long pid))
 {
-    struct rusage ru;
-    long long ms = 0;
-    if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
-        ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000LL +
-             (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
     struct proc *list = malloc(MAX_PROCS * sizeof *list);
     DIR *d = opendir("/proc");
     struct dirent *e;
     int n = 0;
+    long long ms = 0;
     while (list && d && n < MAX_PROCS && (e = readdir(d)))
         if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
             n += read_proc(e->d_name, &list[n]);
@@ -121,7 +122,60 @@ long long tree_cpu_ms(void)
         closedir(d);
     long hz = sysconf(_SC_CLK_TCK);
     if (list && hz > 0)
-        ms += descendants_ticks(list, n, (long)getpid()) * 1000 / hz;
+        ms = descendants_ticks(list, n, (long)getpid(), skip) * 1000 / hz;
     free(list);
     return ms;
+}
+
+long long tree_cpu_ms(void)
+{
+    struct rusage ru;
+    long long ms = 0;
+    if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+        ms = rusage_ms(&ru);
+    return ms + descendants_cpu_ms(NULL);
+}
+
+long long rusage_ms(const struct rusage *ru)
+{
+    return (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000LL +
+           (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
+}
+
+/* The budget. CPU time grows by at most ncpu ms per ms, so the next
+ * look is when the rest could be spent, 10 ms at the soonest. Over only
+ * when two looks in a row say so (the second 10 ms later): a process
+ * reaped between reading it and its parent is counted twice for that
+ * one look. */
+static long long mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void budget_start(struct budget *b, long long cpu_ms, long ncpu)
+{
+    b->limit = cpu_ms;
+    b->ncpu = ncpu > 0 ? ncpu : 1;
+    b->next = mono_ms() + cpu_ms / b->ncpu;
+    b->over = 0;
+}
+
+int budget_wait(const struct budget *b)
+{
+    if (b->limit <= 0)
+        return -1;
+    long long left = b->next - mono_ms();
+    return left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
+}
+
+int budget_spent(struct budget *b, long long (*used)(void *ctx), void *ctx)
+{
+    if (b->limit <= 0 || mono_ms() < b->next)
+        return 0;
+    long long left = b->limit - used(ctx);
+    b->over = left < 0 ? b->over + 1 : 0;
+    b->next = mono_ms() + (left / b->ncpu > 10 ? left / b->ncpu : 10);
+    return b->over >= 2;
 }

@@ -17,8 +17,9 @@
  * The waiter's first parent and the command are vforked (they share
  * their parent's memory until they exit or exec): of the three process
  * starts only the waiter copies page tables; see start_vforked.
- * An init with a socket starts the waiter itself (init_exec.c): this
- * verb is then only the way for the others. */
+ * An init with a socket starts the waiter itself (init_exec.c), or runs
+ * the command as its own child with no waiter when no other command
+ * runs (init_cmd.c): this verb is then only the way for the others. */
 #include "helper.h"
 
 #include <dirent.h>
@@ -96,12 +97,24 @@ static void join_ns(const char *pid)
     close(root);
 }
 
-static void set_limit(int res, const char *v)
+/* Kept for the command's process: the one starting it (the waiter,
+ * the init) must not be bound by the command's limits. */
+static void set_limit(struct exec_req *r, int res, const char *v)
 {
-    struct rlimit rl;
-    rl.rlim_cur = rl.rlim_max = strtoull(v, NULL, 10);
-    if (setrlimit(res, &rl) < 0)
-        die_fd(2, "setrlimit");
+    if (r->nlim == MAX_LIMITS)
+        return;
+    r->lim[r->nlim].res = res;
+    r->lim[r->nlim++].v = strtoull(v, NULL, 10);
+}
+
+static void apply_limits(const struct exec_req *r)
+{
+    for (int i = 0; i < r->nlim; i++) {
+        struct rlimit rl;
+        rl.rlim_cur = rl.rlim_max = r->lim[i].v;
+        if (setrlimit(r->lim[i].res, &rl) < 0)
+            die_fd(2, "setrlimit");
+    }
 }
 
 /* Adds NAME=value, replacing an earlier NAME (a default such as HOME). */
@@ -122,6 +135,7 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
     int nenv = 0;
     memset(r, 0, sizeof *r);
     r->caller = -1;
+    r->out = r->err = -1;
     r->pid = argv[0];
     r->root = argv[1];
     r->cwd = argv[2];
@@ -144,11 +158,11 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
         if (!strcmp(argv[i], LX_OPT_ENV) && nenv < MAX_ENV)
             nenv = set_env(r->env, nenv, argv[++i]);
         else if (!strcmp(argv[i], LX_OPT_CPU_S))
-            set_limit(RLIMIT_CPU, argv[++i]);
+            set_limit(r, RLIMIT_CPU, argv[++i]);
         else if (!strcmp(argv[i], LX_OPT_MEM))
-            set_limit(RLIMIT_AS, argv[++i]);
+            set_limit(r, RLIMIT_AS, argv[++i]);
         else if (!strcmp(argv[i], LX_OPT_NPROC))
-            set_limit(RLIMIT_NPROC, argv[++i]);
+            set_limit(r, RLIMIT_NPROC, argv[++i]);
         else if (!strcmp(argv[i], LX_OPT_CPU_MS))
             r->cpu_ms = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], LX_OPT_UID))
@@ -253,6 +267,7 @@ static void run_command(const struct exec_req *r, int isolated)
      * a program's own directory is entered below, as its uid */
     if (!r->argv && chdir(dir) < 0 && chdir(isolated ? "/" : ".") < 0)
         _exit(126);
+    apply_limits(r);
     signal(SIGPIPE, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     /* a cgroup namespace of its own: /proc/self/cgroup shows "/", not
@@ -300,16 +315,27 @@ static pid_t start_vforked(vforked_fn fn, const struct exec_req *r, int fd)
     return pid;
 }
 
-/* The command under the waiter: SIGCHLD (blocked for the waiter's
- * signalfd) unblocked again, then sh. */
+/* The command: its output on 1 and 2 when it came on other descriptors
+ * (the init's case: nothing of the init's may reach it), every signal
+ * unblocked (the waiter and the init block SIGCHLD for their
+ * signalfds), then sh. */
 static void command_child(const struct exec_req *r, int unused)
 {
     (void)unused;
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    sigprocmask(SIG_UNBLOCK, &chld, NULL);
+    if (r->out >= 0 && (dup2(r->out, 1) < 0 || dup2(r->err, 2) < 0))
+        _exit(125);
+    if (r->out >= 0 && syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
+        for (int i = 3; i < 1024; i++)
+            close(i);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     run_command(r, 1);
+}
+
+pid_t exec_start_command(const struct exec_req *r)
+{
+    return start_vforked(command_child, r, -1);
 }
 
 /* The waiter lets go of the command's output pipes, so the stream ends
@@ -325,10 +351,9 @@ static void drop_stdio(void)
     close(null);
 }
 
-/* Our children's pids, space-separated, into buf: from
- * /proc/thread-self/children, else (a kernel without it) by scanning
- * every process's parent. */
-static void list_children(char *buf, size_t cap)
+/* From /proc/thread-self/children, else (a kernel without it) by
+ * scanning every process's parent. */
+void exec_list_children(char *buf, size_t cap)
 {
     int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
     ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : -1;
@@ -365,7 +390,7 @@ static void kill_descendants(void)
 {
     char buf[16384];
     for (;;) {
-        list_children(buf, sizeof buf);
+        exec_list_children(buf, sizeof buf);
         for (char *s = buf, *e; *s; s = e) {
             long pid = strtol(s, &e, 10);
             if (e == s)
@@ -391,50 +416,12 @@ static int reap(pid_t cmd, int *code)
     return done || (w < 0 && errno == ECHILD);
 }
 
-/* The CPU budget. CPU time grows by at most ncpu ms per ms, so the
- * next look is when the rest could be spent, 10 ms at the soonest. Over
- * only when two looks in a row say so (the second 10 ms later): a
- * process reaped between reading it and its parent is counted twice for
- * that one look. */
-struct budget {
-    long long limit, next;
-    long ncpu;
-    int over;
-};
-
-static long long mono_ms(void)
+/* The waiter is the command's child subreaper: everything the command
+ * started is its child (reaped or not) or below one. */
+static long long waiter_cpu_ms(void *unused)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-static void budget_start(struct budget *b, const struct exec_req *r)
-{
-    b->limit = r->cpu_ms;
-    b->ncpu = r->ncpu > 0 ? r->ncpu : 1;
-    b->next = mono_ms() + r->cpu_ms / b->ncpu;
-    b->over = 0;
-}
-
-/* poll's timeout until the next look (-1: no budget) */
-static int budget_wait(const struct budget *b)
-{
-    if (b->limit <= 0)
-        return -1;
-    long long left = b->next - mono_ms();
-    return left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
-}
-
-/* 1 once the command's processes used more than the budget */
-static int budget_spent(struct budget *b)
-{
-    if (b->limit <= 0 || mono_ms() < b->next)
-        return 0;
-    long long left = b->limit - tree_cpu_ms();
-    b->over = left < 0 ? b->over + 1 : 0;
-    b->next = mono_ms() + (left / b->ncpu > 10 ? left / b->ncpu : 10);
-    return b->over >= 2;
+    (void)unused;
+    return tree_cpu_ms();
 }
 
 /* A child subreaper whose parent is the sandbox's init (so it is reaped
@@ -457,9 +444,9 @@ void exec_waiter(const struct exec_req *r, int alive)
     drop_stdio();
     int code = 125, gone = 0;
     struct budget cpu;
-    budget_start(&cpu, r);
+    budget_start(&cpu, r->cpu_ms, r->ncpu);
     while (!reap(cmd, &code)) {
-        if (budget_spent(&cpu)) { /* as RLIMIT_CPU ends one process */
+        if (budget_spent(&cpu, waiter_cpu_ms, NULL)) { /* as RLIMIT_CPU ends one process */
             code = 128 + SIGXCPU;
             break;
         }

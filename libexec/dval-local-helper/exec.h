@@ -3,7 +3,11 @@
 #ifndef DVAL_HELPER_EXEC_H
 #define DVAL_HELPER_EXEC_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 #define MAX_ENV 256
+#define MAX_LIMITS 3
 
 struct exec_req {
     const char *pid, *root, *cwd, *cmd;
@@ -17,11 +21,19 @@ struct exec_req {
                                  * end ends the command, as alive's; -1 */
     int isolated;
     int close_a, close_b;       /* the helper's pipe ends, not the child's */
+    int out, err;               /* the command's stdout and stderr, when
+                                 * not already on 1 and 2; else -1 */
+    struct {
+        int res;
+        unsigned long long v;
+    } lim[MAX_LIMITS];          /* rlimits: set by the command's process
+                                 * alone, not by whoever starts it */
+    int nlim;
 };
 
 /* The exec verb's arguments (<pid|-> <root> <cwd> [opts] -- cmd | --argv
- * program...) into r; its rlimits are set on the calling process. -1
- * when no command is named. */
+ * program...) into r (its rlimits too: the command sets them on itself).
+ * -1 when no command is named. */
 int exec_parse(int argc, char **argv, struct exec_req *r);
 
 /* In the sandbox's pid namespace, as root, a child of the sandbox's
@@ -32,5 +44,15 @@ int exec_parse(int argc, char **argv, struct exec_req *r);
  * byte to r->report (unless gone) and exits. */
 void exec_waiter(const struct exec_req *r, int alive)
     __attribute__((noreturn));
+
+/* Starts the command of an isolated sandbox in a vforked child of the
+ * caller, in the sandbox's namespaces as root: its output on r->out and
+ * r->err (or the caller's 1 and 2), no other descriptor, default
+ * signals, then the rlimits, the unprivileged uid, seccomp and the
+ * exec. Its pid, or -1. */
+pid_t exec_start_command(const struct exec_req *r);
+
+/* The caller's children's pids, space-separated, into buf (cap bytes) */
+void exec_list_children(char *buf, size_t cap);
 
 #endif

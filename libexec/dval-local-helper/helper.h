@@ -77,6 +77,22 @@ int bind_ro(const char *path);
 /* cpu_budget.c: the CPU time, ms, of this process's reaped children and
  * of its living descendants together (a child subreaper's: exec.c) */
 long long tree_cpu_ms(void);
+/* the living descendants' alone, none below a process skip names (and
+ * not it); NULL: every one */
+long long descendants_cpu_ms(int (*skip)(long pid));
+struct rusage;
+long long rusage_ms(const struct rusage *ru);
+/* A CPU budget of cpu_ms for a command's processes together: when to
+ * look next (poll's timeout, -1 without a budget), and whether it is
+ * spent (used(ctx) measures, only when a look is due). */
+struct budget {
+    long long limit, next;
+    long ncpu;
+    int over;
+};
+void budget_start(struct budget *b, long long cpu_ms, long ncpu);
+int budget_wait(const struct budget *b);
+int budget_spent(struct budget *b, long long (*used)(void *ctx), void *ctx);
 
 /* seccomp.c: no_new_privs + the command filter (fails off x86_64). */
 int seccomp_install(void);

@@ -5,6 +5,7 @@
 #include "init_lock.h"
 #include "service.h"
 #include "reset.h"
+#include "init_cmd.h"
 #include "executor/local/protocol.h"
 
 /* the init keeps its state directory open here (INIT_LOCK_FD is 3) */
@@ -78,23 +79,24 @@ static void reap_forever(int dirfd, int share_net, long uid_base)
     struct stat st;
     int have_reset = fstat(RESET_FD, &st) == 0 && S_ISSOCK(st.st_mode);
     for (;;) {
-        while (waitpid(-1, NULL, WNOHANG) > 0)
-            ;
+        init_cmd_reap();
         if (state_gone(dirfd))
             _exit(0);
-        struct pollfd p[2] = { { chld, POLLIN, 0 },
+        struct pollfd p[4] = { { chld, POLLIN, 0 },
                                { have_reset ? RESET_FD : -1, POLLIN, 0 } };
+        init_cmd_pollfds(p + 2);
         if (chld < 0) { /* no signalfd: the timed wait alone */
             struct timespec ts = { 1, 0 };
             sigtimedwait(&block, NULL, &ts);
             continue;
         }
-        if (poll(p, 2, 1000) <= 0)
-            continue;
+        int ready = poll(p, 4, init_cmd_timeout(1000));
         struct signalfd_siginfo si;
         while (read(chld, &si, sizeof si) == (ssize_t)sizeof si)
             ;
-        if (p[1].revents & POLLIN)
+        init_cmd_reap();
+        init_cmd_events(p + 2); /* also on a timeout: the CPU budget */
+        if (ready > 0 && (p[1].revents & POLLIN))
             init_reset_serve(RESET_FD, share_net, uid_base);
     }
 }
@@ -232,7 +234,9 @@ static int init_child(void *p)
         die_fd(fd, "open /dev/null");
     write_str(fd, LX_REPLY_OK);
     keep_init_fds(fd, null, watch, a->reset_fd, &k);
-    services_start(); /* the compile service lives with the sandbox */
+    pid_t service = services_start(); /* lives with the sandbox */
+    if (service > 0)
+        init_cmd_service(service);
     reap_forever(WATCH_FD, a->share_net, a->uid_base);
     return 0;
 }

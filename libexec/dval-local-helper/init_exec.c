@@ -1,6 +1,7 @@
 /* Commands started by the sandbox's init itself, on a request from the
  * library over the init's socket (init_reset.c, LX_INIT_EXEC_MAX): the
- * init forks the command's waiter (exec.c) as its own child. The helper's
+ * init runs the command as its own child while no other one does
+ * (init_cmd.c), else forks the command's waiter (exec.c). The helper's
  * exec verb costs, per command, an exec of the helper, joining six
  * namespaces and a middle process whose only job is to make the init the
  * waiter's parent; here the waiter is born where it must live. The exec
@@ -16,6 +17,7 @@
 #include "helper.h"
 #include "exec.h"
 #include "reset.h"
+#include "init_cmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +85,21 @@ static int split(char *args, size_t n, char **argv, int max)
     return argc;
 }
 
+/* The request's words into r, as the waiter and the init run them;
+ * -1 when malformed. argv (MAX_ARGS) holds the words r points to. */
+static int parse(char *args, size_t n, struct exec_req *r, char **argv)
+{
+    int argc = split(args, n, argv, MAX_ARGS);
+    if (argc < 3 || exec_parse(argc, argv, r) < 0)
+        return -1;
+    if (r->uid <= 0) /* root joins no user namespace: never run as root */
+        r->uid = LX_UID_DEFAULT;
+    r->ncpu = ncpu;
+    r->isolated = 1;
+    r->close_a = r->close_b = -1;
+    return 0;
+}
+
 static void waiter_main(int c, char *args, size_t n,
                         const int fds[INIT_EXEC_FDS])
 {
@@ -93,21 +110,34 @@ static void waiter_main(int c, char *args, size_t n,
     default_signals();
     int caller = waiter_fds(c, fds);
     struct exec_req r;
-    int argc = split(args, n, argv, MAX_ARGS);
-    if (argc < 3 || exec_parse(argc, argv, &r) < 0) {
+    if (parse(args, n, &r, argv) < 0) {
         write_str(3, LX_REPLY_ERR "exec: a malformed request\n");
         _exit(125);
     }
-    if (r.uid <= 0) /* root joins no user namespace: never run as root */
-        r.uid = LX_UID_DEFAULT;
-    r.ncpu = ncpu;
-    r.isolated = 1;
     r.report = 3;
     r.caller = caller;
-    r.close_a = r.close_b = -1;
     if (write_str(3, LX_REPLY_OK) < 0)
         _exit(125);
     exec_waiter(&r, 3);
+}
+
+/* The command as the init's own child; 1 when c and fds[2] are the
+ * init's now (fds[2] then -1). */
+static int run_here(int c, char *args, size_t n, int fds[INIT_EXEC_FDS])
+{
+    static char *argv[MAX_ARGS];
+    struct exec_req r;
+    if (parse(args, n, &r, argv) < 0) {
+        write_str(c, LX_REPLY_ERR "exec: a malformed request\n");
+        return 0;
+    }
+    r.out = fds[0];
+    r.err = fds[1];
+    r.caller = fds[2];
+    if (!init_cmd_run(c, &r))
+        return 0;
+    fds[2] = -1;
+    return 1;
 }
 
 /* 1 when fd is no pidfd: the waiter would take any readable fd (a
@@ -122,16 +152,22 @@ static int not_a_pidfd(int fd)
            errno == EBADF;
 }
 
-void init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS])
+int init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS])
 {
     if (fds[0] < 0 || fds[1] < 0) {
         write_str(c, LX_REPLY_ERR "exec: no output descriptors\n");
-        return;
+        return 0;
     }
     if (not_a_pidfd(fds[2])) {
         write_str(c, LX_REPLY_ERR "exec: the third descriptor is not the "
                   "caller's pidfd\n");
-        return;
+        return 0;
+    }
+    if (init_cmd_free())
+        return run_here(c, args, n, fds);
+    if (init_cmd_reserve() < 0) {
+        write_str(c, LX_REPLY_ERR "exec: out of memory\n");
+        return 0;
     }
     pid_t pid = fork();
     if (pid == 0)
@@ -140,5 +176,8 @@ void init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS])
         char msg[128];
         snprintf(msg, sizeof msg, LX_REPLY_ERR "fork: %s\n", strerror(errno));
         write_str(c, msg);
+    } else {
+        init_cmd_waiter(pid);
     }
+    return 0;
 }

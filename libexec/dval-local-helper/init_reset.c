@@ -11,6 +11,7 @@
  * code of reset_inside (0: done). */
 #include "helper.h"
 #include "reset.h"
+#include "init_cmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -100,6 +101,7 @@ static void do_reset(int c, int share_net, long uid_base)
     reset_keeper_at(KEEPER_FD, KEEPER_ROOT_FD, &r.keeper);
     char out[16];
     snprintf(out, sizeof out, "%d", reset_inside(&r));
+    init_cmd_forget(); /* what the reset killed and reaped */
     write_str(c, out);
 }
 
@@ -112,12 +114,14 @@ void init_reset_serve(int lfd, int share_net, long uid_base)
     int fds[INIT_EXEC_FDS] = { -1, -1, -1 };
     ssize_t n = receive(c, req, sizeof req, fds);
     size_t verb = sizeof LX_VERB_EXEC;
+    int kept = 0;
     if (n == 5 && !memcmp(req, "reset", 5))
         do_reset(c, share_net, uid_base);
     else if (n > (ssize_t)verb && !memcmp(req, LX_VERB_EXEC, verb))
-        init_exec_start(c, req + verb, (size_t)n - verb, fds);
+        kept = init_exec_start(c, req + verb, (size_t)n - verb, fds);
     for (int i = 0; i < INIT_EXEC_FDS; i++)
         if (fds[i] >= 0)
             close(fds[i]);
-    close(c);
+    if (!kept)
+        close(c);
 }

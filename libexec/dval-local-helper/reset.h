@@ -68,13 +68,15 @@ int reset_keeper_of(pid_t init, struct keeper *k);
  * init: one request served (lfd readable). */
 int init_reset_listen(const char *sbdir);
 void init_reset_serve(int lfd, int share_net, long uid_base);
-/* init_exec.c: a command's waiter forked by the init for the request
- * args (the exec verb's, NUL-separated, n bytes) on connection c with
- * the command's stdout and stderr in fds[0] and fds[1] and a pidfd of the
- * caller's process in fds[2] (or -1) (the caller closes its own copies);
- * replies on c. init_exec_ncpu: the host's CPUs, read before the pivot. */
+/* init_exec.c: a command started by the init for the request args (the
+ * exec verb's, NUL-separated, n bytes) on connection c with the
+ * command's stdout and stderr in fds[0] and fds[1] and a pidfd of the
+ * caller's process in fds[2] (or -1) (the caller closes the fds left in
+ * fds); replies on c. 1: c is the init's now (its command's), else the
+ * caller closes it. init_exec_ncpu: the host's CPUs, read before the
+ * pivot. */
 #define INIT_EXEC_FDS 3
-void init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS]);
+int init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS]);
 void init_exec_ncpu(long ncpu);
 
 #endif

@@ -79,7 +79,7 @@ static void run_service(void)
 /* Runs the service, again when it exits (up to SERVICE_RESTARTS times):
  * a crash or an OOM kill of the JVM costs one pause, not the sandbox's
  * fast path; a service that cannot start stops being retried. */
-static void supervise(void)
+static _Noreturn void supervise(void)
 {
     static const char *const title[] = { "dval-local-helper", "services",
                                          NULL };
@@ -107,14 +107,14 @@ static void supervise(void)
     _exit(0);
 }
 
-void services_start(void)
+pid_t services_start(void)
 {
     if (access(DVAL_JAVAC_DIR "/JavacService.class", R_OK) < 0 ||
         access(DVAL_JAVAC_RUN_DIR, F_OK) < 0 || !uid_mapped(DVAL_JAVAC_UID))
-        return;
+        return 0;
     pid_t pid = fork();
     if (pid != 0)
-        return; /* the init reaps it should it ever exit */
+        return pid; /* the init reaps it should it ever exit */
     /* none of the init's descriptors (its lock: a service holding it
      * would keep a dead init's sandbox locked; its state directory) */
     if (syscall(SYS_close_range, (unsigned)LX_FD_INIT_LOCK, ~0U, 0U) < 0)

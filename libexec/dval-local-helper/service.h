@@ -2,9 +2,12 @@
 #ifndef DVAL_HELPER_SERVICE_H
 #define DVAL_HELPER_SERVICE_H
 
+#include <sys/types.h>
+
 /* Called by the init inside the sandbox's root, with only its own
  * descriptors open: starts a supervisor of each service the root has
- * (none: nothing happens). Returns at once; the init reaps the supervisor. */
-void services_start(void);
+ * (none: nothing happens). Returns at once with the supervisor's pid
+ * (0: none started, -1: the fork failed); the init reaps it. */
+pid_t services_start(void);
 
 #endif

@@ -267,7 +267,10 @@ TEST(test_init_exec__bad_requests_leave_the_init_serving)
     CHECK_STR(buf, LX_REPLY_OK);
     /* neither a verb nor anything: the connection just ends */
     CHECK_INT((int)ask(&t, "hello", 5, 0, buf, sizeof buf), 0);
-    /* nothing of the requests stayed open in the init */
+    /* nothing of the requests stayed open in the init (the one that
+     * ran is the init's own command until the init sees it end) */
+    for (int i = 0; i < 200 && init_fds(&t) != fds_before; i++)
+        usleep(10000);
     CHECK_INT(init_fds(&t), fds_before);
     lt_out o = { 0 };
     CHECK_INT(lt_run(&t, "sb", "echo still", &o), 0);
@@ -277,9 +280,11 @@ TEST(test_init_exec__bad_requests_leave_the_init_serving)
 }
 
 /* The program attacks its own life line: it writes a forged exit code
- * into its waiter's connection and the init's socket (through /proc),
- * looks for the socket's file, and signals its waiter. None of it works:
- * the waiter and the init are root, the socket is outside its root. */
+ * into every descriptor of its parent (its waiter's connection, or the
+ * init's when the init runs it) and of the init (its socket), through
+ * /proc, looks for the socket's file, and signals its parent. None of
+ * it works: the waiter and the init are root, the socket is outside its
+ * root. */
 TEST(test_init_exec__a_program_cannot_forge_its_code)
 {
     lt t;
@@ -287,7 +292,8 @@ TEST(test_init_exec__a_program_cannot_forge_its_code)
     lt_sandbox(&t, "sb", NULL);
     lt_out o = { 0 };
     int code = lt_run(&t, "sb",
-                      "for f in /proc/$PPID/fd/3 /proc/1/fd/5; do\n"
+                      "for f in /proc/$PPID/fd/3 /proc/$PPID/fd/* "
+                      "/proc/1/fd/*; do\n"
                       "  printf '\\000' 2>/dev/null >$f && echo WROTE $f\n"
                       "done\n"
                       "find / -xdev -name " LX_RESET_SOCK " 2>/dev/null |"
@@ -299,5 +305,139 @@ TEST(test_init_exec__a_program_cannot_forge_its_code)
                           !strstr(o.out.data, "FOUND") &&
                           !strstr(o.out.data, "KILLED")));
     lt_out_free(&o);
+    lt_close(&t);
+}
+
+/* Output of a started command (stdout and stderr) into a buffer */
+static int collect(int stream, const char *data, size_t len, void *ud)
+{
+    (void)stream;
+    return dval__buf_append(ud, data, len) < 0 ? DVAL_ENOMEM : DVAL_OK;
+}
+
+static void start(lt *t, const char *sid, const char *command, char *cmd)
+{
+    void *ud = t->ex.userdata;
+    CHECK_INT(t->ex.session_create(ud, lt_call(t), "sb", sid), DVAL_OK);
+    CHECK_INT(t->ex.command_start(ud, lt_call(t), "sb", sid, command, cmd),
+              DVAL_OK);
+}
+
+/* Waits for a started command; its code, its output into out. */
+static int finish(lt *t, const char *sid, const char *cmd, dval__buf *out)
+{
+    void *ud = t->ex.userdata;
+    void *st;
+    int closed = 0, fin = 0, code = -1;
+    CHECK_INT(t->ex.stream_open(ud, lt_call(t), "sb", sid, cmd, &st),
+              DVAL_OK);
+    while (!closed)
+        CHECK_INT(t->ex.stream_read(ud, lt_call(t), st, collect, out,
+                                    &closed), DVAL_OK);
+    t->ex.stream_close(ud, st);
+    for (int i = 0; i < 500 && !fin; i++) {
+        CHECK_INT(t->ex.command_status(ud, lt_call(t), "sb", sid, cmd, &fin,
+                                       &code), DVAL_OK);
+        if (!fin)
+            usleep(10000);
+    }
+    CHECK(fin);
+    CHECK(dval__buf_append(out, "", 1) == 0);
+    return code;
+}
+
+/* 1 when a process of the host (the sandbox's included) runs "sleep
+ * arg" */
+static int sleeping(const char *arg)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d))) {
+        char p[300], buf[256];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(p, "re");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[n] = 0;
+        found = n > 6 && !strcmp(buf, "sleep") &&
+                !strcmp(buf + 6, arg);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static int until_sleeping(const char *arg)
+{
+    for (int i = 0; i < 500 && !sleeping(arg); i++)
+        usleep(10000);
+    return sleeping(arg);
+}
+
+/* A command alone runs as the init's own child (no waiter: $PPID is 1);
+ * one started while it runs gets a waiter. Each one's detached leftovers
+ * die when it ends, and only its own: the first's end leaves the
+ * second's running. */
+TEST(test_init_exec__each_command_ends_what_it_left_and_only_that)
+{
+    lt t;
+    lt_open(&t, "ie-two");
+    lt_sandbox(&t, "sb", NULL);
+    if (!has_init_socket(&t))
+        th_skip("no init socket here (not root, or no sandbox disk)");
+    char a[DVAL_ID_MAX], b[DVAL_ID_MAX];
+    start(&t, "s1", "setsid sleep 41.5 >/dev/null 2>&1 & echo $PPID; "
+          "sleep 1; exit 3", a);
+    CHECK(until_sleeping("41.5"));
+    start(&t, "s2", "setsid sleep 42.5 >/dev/null 2>&1 & echo $PPID; "
+          "sleep 4; exit 4", b);
+    CHECK(until_sleeping("42.5"));
+    dval__buf out = { 0 };
+    CHECK_INT(finish(&t, "s1", a, &out), 3);
+    CHECK_STR(out.data, "1\n");
+    CHECK(!sleeping("41.5")); /* gone before its code was sent */
+    CHECK(sleeping("42.5"));
+    dval__buf_free(&out);
+    CHECK_INT(finish(&t, "s2", b, &out), 4);
+    CHECK(strcmp(out.data, "1\n") != 0); /* its waiter's child */
+    CHECK(!sleeping("42.5"));
+    dval__buf_free(&out);
+    lt_close(&t);
+}
+
+/* The CPU budget of the init's own command counts the processes it
+ * left behind (an orphan burning CPU ends it, 128 + SIGXCPU) and not
+ * those of a command beside it, which has a budget of its own. */
+TEST(test_init_exec__the_budget_counts_the_commands_processes_only)
+{
+    lt t;
+    lt_open(&t, "ie-budget");
+    dval_sandbox_options so;
+    dval_sandbox_options_init(&so, sizeof so);
+    so.max_cpu_ms = 1500;
+    lt_sandbox(&t, "sb", &so);
+    if (!has_init_socket(&t))
+        th_skip("no init socket here (not root, or no sandbox disk)");
+    char a[DVAL_ID_MAX], b[DVAL_ID_MAX];
+    start(&t, "s1", "sleep 4; echo A-WENT-ON", a);
+    start(&t, "s2", "(while :; do :; done) & (while :; do :; done) & "
+          "wait; echo B-WENT-ON", b);
+    dval__buf out = { 0 };
+    CHECK_INT(finish(&t, "s2", b, &out), 128 + SIGXCPU);
+    CHECK(!strstr(out.data, "B-WENT-ON"));
+    dval__buf_free(&out);
+    CHECK_INT(finish(&t, "s1", a, &out), 0);
+    CHECK_CONTAINS(out.data, "A-WENT-ON");
+    dval__buf_free(&out);
+    /* alone again: the init's own; the loop is an orphan of its shell */
+    start(&t, "s3", "(setsid sh -c 'while :; do :; done' &); sleep 8; "
+          "echo C-WENT-ON", a);
+    CHECK_INT(finish(&t, "s3", a, &out), 128 + SIGXCPU);
+    CHECK(!strstr(out.data, "C-WENT-ON"));
+    dval__buf_free(&out);
     lt_close(&t);
 }

@@ -1,6 +1,7 @@
 /* Commands of the local executor: start (by the sandbox's init, else the
  * helper "exec"), status, live output streams over the pipes, cancel (the
- * end of the waiter's connection, or SIGKILL to the helper's group). */
+ * end of the command's connection to the init, or SIGKILL to the helper's
+ * group). */
 #include "session.h"
 #include "fds.h"
 #include "command_text.h"
@@ -359,8 +360,8 @@ static int with_cmd(lx *x, dval_call *c, const char *sb, const char *sid,
 }
 
 /* Both output pipes hung up: every writer is gone. The helper holds both
- * (its fd 1 and 2) until it exits, and the init's waiter lets go of them
- * once the command runs, so the command is ending now; the stream saw the
+ * (its fd 1 and 2) until it exits, and the init (or the command's waiter)
+ * lets go of them once the command runs, so the command is ending now; the stream saw the
  * EOF a moment before the exit status can be collected. */
 static int output_hung_up(const lx_cmd *m)
 {

@@ -188,8 +188,8 @@ void lx_limits_remove(const char *key)
 }
 
 /* max_cpu_ms twice: RLIMIT_CPU bounds each process (rounded up to a
- * second), the waiter the command's processes together (red team A13:
- * forking multiplied a per-process limit). */
+ * second), the command's watcher (the init or its waiter) its processes
+ * together (red team A13: forking multiplied a per-process limit). */
 void lx_limits_args(const lx_limits *l, char **argv, int *n,
                     char bufs[4][32])
 {

@@ -156,7 +156,7 @@ ssize_t lx_init_recv(int s, dval_call *c, int64_t end, char *buf,
                      size_t cap);
 /* Has the init start a command: args the exec verb's (from LX_VERB_EXEC
  * on, NULL-terminated), out and err the command's output; *ctl the
- * connection its waiter holds (exit code: one byte; closing it or
+ * command's connection (exit code: one byte; closing it or
  * shutting it down kills the command). DVAL_EUNSUPPORTED when this
  * sandbox's init cannot (no socket, an older init, not root,
  * DVAL_LOCAL_EXEC_HELPER=1): use the helper's exec verb. */

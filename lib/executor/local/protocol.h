@@ -34,7 +34,7 @@
 #define LX_OPT_ENV "-e"             /* exec: VAR=value */
 #define LX_OPT_CPU_S "-c"           /* exec: RLIMIT_CPU, seconds */
 #define LX_OPT_CPU_MS "-C"          /* exec: the command's processes'
-                                     * CPU together, ms (the waiter's) */
+                                     * CPU together, ms (its watcher's) */
 #define LX_OPT_MEM "-m"             /* exec: RLIMIT_AS, bytes */
 #define LX_OPT_NPROC "-n"           /* exec: RLIMIT_NPROC */
 #define LX_OPT_UID "-u"             /* exec: the unprivileged host uid/gid;

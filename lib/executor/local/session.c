@@ -1,7 +1,7 @@
 /* Sessions and commands of the local executor. Sessions live in this
  * process (like Daytona's, they do not survive a restart of the daemon).
- * A command is started by the sandbox's init (its waiter's connection is
- * its life line) or by the helper "exec" joined to the sandbox's
+ * A command is started by the sandbox's init (its connection to the init
+ * is its life line) or by the helper "exec" joined to the sandbox's
  * namespaces (its process group is killable); its stdout/stderr are
  * pipes read here. */
 #include "local.h"
@@ -36,7 +36,8 @@ lx_cmd *lx_cmd_find(struct lx_session *s, const char *id)
     return NULL;
 }
 
-/* The code the waiter sends once every process of the command is gone;
+/* The code the init (or the command's waiter) sends once every process
+ * of the command is gone;
  * none (it was canceled, the sandbox went away): 128 + SIGKILL, as for a
  * killed helper. Blocking only after lx_cmd_kill, so bounded. */
 static void reap_ctl(lx_cmd *m, int block)

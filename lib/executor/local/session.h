@@ -10,7 +10,7 @@ typedef struct lx_cmd {
     char session[DVAL_ID_MAX];
     pid_t helper;               /* our child; 0 once reaped */
     pid_t pgid;                 /* the command's process group (host pid) */
-    int ctl;                    /* started by the init: its waiter's
+    int ctl;                    /* started by the init: the command's
                                  * connection (init_socket.c); else -1 */
     int out, err;
     int finished, code;
@@ -36,10 +36,10 @@ lx_cmd *lx_cmd_find(struct lx_session *s, const char *id);
 void lx_session_marker(char *dst, size_t cap, const char *sb,
                        const char *sid);
 /* Collects the command's exit status (blocking or not): the helper's,
- * or the code its waiter sends. */
+ * or the code its connection brings. */
 void lx_cmd_reap(lx_cmd *m, int block);
 /* Ends a command that has not finished: SIGKILL to the helper's group,
- * or the end of its waiter's connection (which then kills it all). */
+ * or the end of its connection (whose other end then kills it all). */
 void lx_cmd_kill(lx_cmd *m);
 /* Once output ended, waits (at most ~100 ms) until the status can be
  * collected without blocking. */
