@@ -107,10 +107,12 @@ static void reaped(pid_t w, int st, const struct rusage *ru)
 }
 
 /* Kills the init's children that are the command's, round after round
- * (a killed one's orphans become children), until none is left. */
+ * (a killed one's orphans become children), until none is left. The
+ * list holds every child, waiters too (~130,000 pids fit): a cut one
+ * could hide the command's behind them. */
 static void kill_leftovers(void)
 {
-    char buf[16384];
+    static char buf[1 << 20];
     for (;;) {
         exec_list_children(buf, sizeof buf);
         int left = 0;
