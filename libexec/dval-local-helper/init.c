@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,6 +69,10 @@ static void reap_forever(int dirfd, int share_net, long uid_base)
 {
     sigset_t block;
     struct sigaction sa;
+    /* every reset's wipe opens a directory per level (32 KiB each):
+     * without this the heap's top went back to the kernel at each close
+     * and came back as fresh zeroed pages at the next open */
+    mallopt(M_TRIM_THRESHOLD, 1 << 20);
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_term;
     sa.sa_flags = SA_SIGINFO;
