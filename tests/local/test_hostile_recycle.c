@@ -142,6 +142,8 @@ static int lines_of(const hx *h, const char *dir, const char *file)
     return n;
 }
 
+/* Entries of a sandbox's directory sub, but "." and ".." and the
+ * claims' spare (a released claim kept to be taken again) */
 static int dir_entries(const hx *h, const char *dir, const char *sub)
 {
     char p[1200];
@@ -150,7 +152,7 @@ static int dir_entries(const hx *h, const char *dir, const char *sub)
     int n = 0;
     struct dirent *e;
     while (d && (e = readdir(d)))
-        n += e->d_name[0] != '.';
+        n += e->d_name[0] != '.' && strcmp(e->d_name, "+spare");
     if (d)
         closedir(d);
     return n;

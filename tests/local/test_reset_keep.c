@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int reset(lt *t)
@@ -181,5 +182,65 @@ TEST(test_local_reset_keep__fresh_image_from_a_chroot)
     CHECK(!strstr(s, "big"));
     CHECK(atoi(s) > 0 && atoi(s) < 10); /* the sandbox's own processes */
     free(s);
+    lt_close(&t);
+}
+
+static ino_t claim_ino(lt *t, const char *name)
+{
+    char p[800];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/sandboxes/sb/claims/%s", t->dir, name);
+    return stat(p, &st) == 0 ? st.st_ino : 0;
+}
+
+/* A reset keeps one released claim as the claims directory's spare, and
+ * the next claim takes it: no new inode on the host's filesystem per
+ * validation. A claim still excludes a second run of the same directory,
+ * and a reset leaves no claim but the spare. */
+TEST(test_local_reset_keep__a_claim_reuses_the_spare)
+{
+    lt t;
+    lt_open(&t, "rk-claim");
+    lt_sandbox(&t, "sb", NULL);
+    void *ud = t.ex.userdata, *a = NULL, *b = NULL;
+    CHECK_INT(t.ex.workdir_claim(ud, lt_call(&t), "sb", "/sandbox/t1", &a),
+              DVAL_OK);
+    CHECK_INT(t.ex.workdir_claim(ud, lt_call(&t), "sb", "/sandbox/t2", &b),
+              DVAL_OK);
+    ino_t first = claim_ino(&t, "t1"), second = claim_ino(&t, "t2");
+    CHECK(first && second);
+    t.ex.workdir_release(ud, a);
+    t.ex.workdir_release(ud, b);
+    CHECK_INT(reset(&t), DVAL_OK);
+    CHECK(!claim_ino(&t, "t1") && !claim_ino(&t, "t2"));
+    ino_t spare = claim_ino(&t, "+spare");
+    CHECK(spare == first || spare == second);
+    CHECK_INT(t.ex.workdir_claim(ud, lt_call(&t), "sb", "/sandbox/t3", &a),
+              DVAL_OK);
+    CHECK(claim_ino(&t, "t3") == spare);
+    CHECK(!claim_ino(&t, "+spare"));
+    CHECK_INT(t.ex.workdir_claim(ud, lt_call(&t), "sb", "/sandbox/t3", &b),
+              DVAL_EBUSY);
+    /* a child forked meanwhile (another thread's spawn before its exec)
+     * holds a copy of the claim's descriptor past its release: the spare
+     * it becomes is then left alone, and the next claim is a new file */
+    int hold[2];
+    CHECK(pipe(hold) == 0);
+    pid_t kid = fork();
+    if (kid == 0) {
+        char c;
+        close(hold[1]);
+        _exit(read(hold[0], &c, 1) < 0);
+    }
+    close(hold[0]);
+    t.ex.workdir_release(ud, a);
+    CHECK_INT(reset(&t), DVAL_OK);
+    CHECK(claim_ino(&t, "+spare") == spare);
+    CHECK_INT(t.ex.workdir_claim(ud, lt_call(&t), "sb", "/sandbox/t4", &a),
+              DVAL_OK);
+    CHECK(claim_ino(&t, "t4") != spare);
+    close(hold[1]);
+    CHECK(waitpid(kid, NULL, 0) == kid);
+    t.ex.workdir_release(ud, a);
     lt_close(&t);
 }

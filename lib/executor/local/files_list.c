@@ -162,6 +162,25 @@ int lx_file_list(void *ud, dval_call *c, const char *sbid, const char *dir,
 
 /* ---- claims: <sandbox dir>/claims/<thread id>, flock'd by the run */
 
+/* The spare (LX_CLAIM_SPARE) as the claim at path, locked: it is taken
+ * only once locked (a copy of an earlier claim's descriptor can outlive
+ * its close, in a child another thread spawned that has not exec'd yet)
+ * and never renamed over a claim that exists. -1: none to take. */
+static int take_spare(const char *sbdir, const char *path)
+{
+    char spare[4300];
+    dval__fmt(spare, sizeof spare, "%s/claims/" LX_CLAIM_SPARE, sbdir);
+    int fd = open(spare, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+        renameat2(AT_FDCWD, spare, AT_FDCWD, path, RENAME_NOREPLACE) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int lx_workdir_claim(void *ud, dval_call *c, const char *sbid,
                      const char *dir, void **claim)
 {
@@ -182,7 +201,9 @@ int lx_workdir_claim(void *ud, dval_call *c, const char *sbid,
                                "sandbox %s: mkdir %s: %s", sbid, p,
                                strerror(errno));
     dval__fmt(p, sizeof p, "%s/claims/%s", sbdir, name);
-    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int fd = take_spare(sbdir, p);
+    if (fd < 0)
+        fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return dval__call_fail(c, DVAL_EIO, "open %s: %s", p,
                                strerror(errno));

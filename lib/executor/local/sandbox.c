@@ -295,12 +295,16 @@ static int forget_uses(lx *x, dval_call *c, lx_sb *sb, int image)
     if (rc != DVAL_OK)
         return rc;
     /* the directory stays (made again per validation it would be one
-     * more new inode on the host's filesystem each time); its files go */
+     * more new inode on the host's filesystem each time); its files go,
+     * but one, which becomes the spare the next claim takes */
     dval__fmt(p, sizeof p, "%s/claims", sb->dir);
     DIR *d = opendir(p);
     struct dirent *e;
     while (d && (e = readdir(d)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            strcmp(e->d_name, LX_CLAIM_SPARE) &&
+            renameat2(dirfd(d), e->d_name, dirfd(d), LX_CLAIM_SPARE,
+                      RENAME_NOREPLACE) < 0 &&
             unlinkat(dirfd(d), e->d_name, 0) < 0)
             LX_LOG(x, DVAL_LOG_DEBUG, "local executor: cannot remove %s/%s: "
                    "%s", p, e->d_name, strerror(errno));
