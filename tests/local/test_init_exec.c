@@ -18,6 +18,21 @@
 
 #include "executor/local/protocol.h"
 
+/* The start of /proc/<dir>/<file> into buf (NUL-terminated); its length,
+ * 0 when it cannot be read */
+static size_t proc_read(const char *dir, const char *file, char *buf,
+                        size_t cap)
+{
+    char p[300];
+    snprintf(p, sizeof p, "/proc/%.200s/%s", dir, file);
+    FILE *f = fopen(p, "re");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    return n;
+}
+
 /* How many children this process has (every thread's). */
 static int our_children(void)
 {
@@ -25,15 +40,11 @@ static int our_children(void)
     struct dirent *e;
     int n = 0;
     while (d && (e = readdir(d))) {
-        char p[300], buf[4096];
+        char task[300], buf[4096];
         if (e->d_name[0] == '.')
             continue;
-        snprintf(p, sizeof p, "/proc/self/task/%s/children", e->d_name);
-        FILE *f = fopen(p, "re");
-        size_t k = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f)
-            fclose(f);
-        buf[k] = 0;
+        snprintf(task, sizeof task, "self/task/%s", e->d_name);
+        proc_read(task, "children", buf, sizeof buf);
         for (char *s = strtok(buf, " \n"); s; s = strtok(NULL, " \n"))
             n++;
     }
@@ -49,45 +60,75 @@ static int has_init_socket(lt *t)
     return geteuid() == 0 && access(p, F_OK) == 0;
 }
 
-/* Starts "sleep 0.3; echo done; exit 4" in session sid; returns the
- * number of our children while it runs; checks its output and code. */
-static int children_while_running(lt *t, const char *sid)
+/* Fixture name with sandbox "sb" (options so, or NULL), whose init
+ * starts commands; skips the test where none can */
+static void open_with_socket(lt *t, const char *name,
+                             dval_sandbox_options *so)
+{
+    lt_open(t, name);
+    lt_sandbox(t, "sb", so);
+    if (!has_init_socket(t))
+        th_skip("no init socket here (not root, or no sandbox disk)");
+}
+
+/* Output of a started command (stdout and stderr) into a buffer */
+static int collect(int stream, const char *data, size_t len, void *ud)
+{
+    (void)stream;
+    return dval__buf_append(ud, data, len) < 0 ? DVAL_ENOMEM : DVAL_OK;
+}
+
+static void start(lt *t, const char *sid, const char *command, char *cmd)
 {
     void *ud = t->ex.userdata;
-    char cmd[DVAL_ID_MAX];
     CHECK_INT(t->ex.session_create(ud, lt_call(t), "sb", sid), DVAL_OK);
-    CHECK_INT(t->ex.command_start(ud, lt_call(t), "sb", sid,
-                                  "sleep 0.3; echo done; exit 4", cmd),
+    CHECK_INT(t->ex.command_start(ud, lt_call(t), "sb", sid, command, cmd),
               DVAL_OK);
-    int n = our_children();
+}
+
+/* Waits for a started command; its code, its output into out. */
+static int finish(lt *t, const char *sid, const char *cmd, dval__buf *out)
+{
+    void *ud = t->ex.userdata;
     void *st;
     int closed = 0, fin = 0, code = -1;
     CHECK_INT(t->ex.stream_open(ud, lt_call(t), "sb", sid, cmd, &st),
               DVAL_OK);
     while (!closed)
-        CHECK_INT(t->ex.stream_read(ud, lt_call(t), st,
-                                    (dval_chunk_fn)NULL, NULL, &closed),
-                  DVAL_OK);
+        CHECK_INT(t->ex.stream_read(ud, lt_call(t), st, collect, out,
+                                    &closed), DVAL_OK);
     t->ex.stream_close(ud, st);
-    for (int i = 0; i < 300 && !fin; i++) {
+    for (int i = 0; i < 500 && !fin; i++) {
         CHECK_INT(t->ex.command_status(ud, lt_call(t), "sb", sid, cmd, &fin,
                                        &code), DVAL_OK);
         if (!fin)
             usleep(10000);
     }
     CHECK(fin);
-    CHECK_INT(code, 4);
-    CHECK_INT(t->ex.session_delete(ud, lt_call(t), "sb", sid), DVAL_OK);
+    CHECK(dval__buf_append(out, "", 1) == 0);
+    return code;
+}
+
+/* Starts "sleep 0.3; echo done; exit 4" in session sid; returns the
+ * number of our children while it runs; checks its output and code. */
+static int children_while_running(lt *t, const char *sid)
+{
+    char cmd[DVAL_ID_MAX];
+    start(t, sid, "sleep 0.3; echo done; exit 4", cmd);
+    int n = our_children();
+    dval__buf out = { 0 };
+    CHECK_INT(finish(t, sid, cmd, &out), 4);
+    CHECK_STR(out.data, "done\n");
+    dval__buf_free(&out);
+    CHECK_INT(t->ex.session_delete(t->ex.userdata, lt_call(t), "sb", sid),
+              DVAL_OK);
     return n;
 }
 
 TEST(test_init_exec__no_process_of_the_caller_runs_a_command)
 {
     lt t;
-    lt_open(&t, "ie-children");
-    lt_sandbox(&t, "sb", NULL);
-    if (!has_init_socket(&t))
-        th_skip("no init socket here (not root, or no sandbox disk)");
+    open_with_socket(&t, "ie-children", NULL);
     unsetenv("DVAL_LOCAL_EXEC_HELPER");
     CHECK_INT(children_while_running(&t, "s1"), 0);
     /* the helper's exec verb, the way for an init without the socket */
@@ -237,10 +278,7 @@ static int init_fds(lt *t)
 TEST(test_init_exec__bad_requests_leave_the_init_serving)
 {
     lt t;
-    lt_open(&t, "ie-bad");
-    lt_sandbox(&t, "sb", NULL);
-    if (!has_init_socket(&t))
-        th_skip("no init socket here (not root, or no sandbox disk)");
+    open_with_socket(&t, "ie-bad", NULL);
     char buf[256];
     int fds_before = init_fds(&t);
     static const char unterminated[] = "exec\0x\0/\0/\0--\0echo hi";
@@ -308,44 +346,6 @@ TEST(test_init_exec__a_program_cannot_forge_its_code)
     lt_close(&t);
 }
 
-/* Output of a started command (stdout and stderr) into a buffer */
-static int collect(int stream, const char *data, size_t len, void *ud)
-{
-    (void)stream;
-    return dval__buf_append(ud, data, len) < 0 ? DVAL_ENOMEM : DVAL_OK;
-}
-
-static void start(lt *t, const char *sid, const char *command, char *cmd)
-{
-    void *ud = t->ex.userdata;
-    CHECK_INT(t->ex.session_create(ud, lt_call(t), "sb", sid), DVAL_OK);
-    CHECK_INT(t->ex.command_start(ud, lt_call(t), "sb", sid, command, cmd),
-              DVAL_OK);
-}
-
-/* Waits for a started command; its code, its output into out. */
-static int finish(lt *t, const char *sid, const char *cmd, dval__buf *out)
-{
-    void *ud = t->ex.userdata;
-    void *st;
-    int closed = 0, fin = 0, code = -1;
-    CHECK_INT(t->ex.stream_open(ud, lt_call(t), "sb", sid, cmd, &st),
-              DVAL_OK);
-    while (!closed)
-        CHECK_INT(t->ex.stream_read(ud, lt_call(t), st, collect, out,
-                                    &closed), DVAL_OK);
-    t->ex.stream_close(ud, st);
-    for (int i = 0; i < 500 && !fin; i++) {
-        CHECK_INT(t->ex.command_status(ud, lt_call(t), "sb", sid, cmd, &fin,
-                                       &code), DVAL_OK);
-        if (!fin)
-            usleep(10000);
-    }
-    CHECK(fin);
-    CHECK(dval__buf_append(out, "", 1) == 0);
-    return code;
-}
-
 /* 1 when a process of the host (the sandbox's included) runs "sleep
  * arg" */
 static int sleeping(const char *arg)
@@ -354,15 +354,10 @@ static int sleeping(const char *arg)
     struct dirent *e;
     int found = 0;
     while (d && !found && (e = readdir(d))) {
-        char p[300], buf[256];
+        char buf[256];
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
-        snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
-        FILE *f = fopen(p, "re");
-        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f)
-            fclose(f);
-        buf[n] = 0;
+        size_t n = proc_read(e->d_name, "cmdline", buf, sizeof buf);
         found = n > 6 && !strcmp(buf, "sleep") &&
                 !strcmp(buf + 6, arg);
     }
@@ -385,10 +380,7 @@ static int until_sleeping(const char *arg)
 TEST(test_init_exec__each_command_ends_what_it_left_and_only_that)
 {
     lt t;
-    lt_open(&t, "ie-two");
-    lt_sandbox(&t, "sb", NULL);
-    if (!has_init_socket(&t))
-        th_skip("no init socket here (not root, or no sandbox disk)");
+    open_with_socket(&t, "ie-two", NULL);
     char a[DVAL_ID_MAX], b[DVAL_ID_MAX];
     start(&t, "s1", "setsid sleep 41.5 >/dev/null 2>&1 & echo $PPID; "
           "sleep 1; exit 3", a);
