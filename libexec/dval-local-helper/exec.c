@@ -36,7 +36,6 @@
 #include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "exec.h"

@@ -239,9 +239,8 @@ static int init_child(void *p)
         die_fd(fd, "open /dev/null");
     write_str(fd, LX_REPLY_OK);
     keep_init_fds(fd, null, watch, a->reset_fd, &k);
-    pid_t service = services_start(); /* lives with the sandbox */
-    if (service > 0)
-        init_cmd_service(service);
+    if (services_start() > 0) /* a service lives with the sandbox */
+        init_cmd_service();
     reap_forever(WATCH_FD, a->share_net, a->uid_base);
     return 0;
 }

@@ -4,11 +4,11 @@
  * find every process a command left, however detached: as the command's
  * child subreaper it inherits them all. The init inherits every orphan
  * of its namespace anyway, so while one command alone runs outside a
- * waiter, the init's children that are neither waiters nor the
- * services' supervisor are that command or what it left, and their
- * subtrees are the rest of it. Hence one command at a time here; one
+ * waiter, the init's children that are not waiters are that command or
+ * what it left, and their subtrees are the rest of it. Hence one command at a time here; one
  * started meanwhile gets a waiter as before (init_exec.c), and so does
- * every command of a sandbox with a service.
+ * every command of a sandbox with a service (its processes are the
+ * init's children too, and not the command's).
  *
  * The contract is the waiter's: "ok" once started, then the exit code
  * as one byte once every process of the command is gone; the
@@ -39,12 +39,11 @@ static struct {
 
 static pid_t *waiters;
 static size_t nwaiters, capwaiters;
-static pid_t service;
-static int service_seen;
+static int has_service;
 
 int init_cmd_free(void)
 {
-    return !cur.pid && !service_seen;
+    return !cur.pid && !has_service;
 }
 
 int init_cmd_reserve(void)
@@ -66,13 +65,12 @@ void init_cmd_waiter(pid_t pid)
         waiters[nwaiters++] = pid;
 }
 
-void init_cmd_service(pid_t pid)
+void init_cmd_service(void)
 {
-    service = pid;
-    service_seen = 1;
+    has_service = 1;
 }
 
-/* A waiter (removed from the set when remove), or the supervisor */
+/* A waiter (removed from the set when remove) */
 static int waiter(pid_t pid, int remove)
 {
     for (size_t i = 0; i < nwaiters; i++)
@@ -86,18 +84,12 @@ static int waiter(pid_t pid, int remove)
 
 static int not_the_commands(long pid)
 {
-    return (service && pid == service) || waiter((pid_t)pid, 0);
+    return waiter((pid_t)pid, 0);
 }
 
 static void reaped(pid_t w, int st, const struct rusage *ru)
 {
-    if (waiter(w, 1))
-        return;
-    if (service && w == service) {
-        service = 0;
-        return;
-    }
-    if (!cur.pid)
+    if (waiter(w, 1) || !cur.pid)
         return;
     cur.reaped_ms += rusage_ms(ru);
     if (w == cur.pid && !cur.exited) { /* not when the init ended it */

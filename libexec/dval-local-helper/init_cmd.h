@@ -19,9 +19,9 @@ int init_cmd_run(int c, const struct exec_req *r);
  * waiter forked: its processes are not the init's command's. */
 int init_cmd_reserve(void);
 void init_cmd_waiter(pid_t pid);
-/* The services' supervisor: no command of this init runs without a
- * waiter from now on. */
-void init_cmd_service(pid_t pid);
+/* The sandbox has a service (its supervisor is the init's child): no
+ * command of this init runs without a waiter. */
+void init_cmd_service(void);
 /* Reaps every child that exited; the init's command, once it exited,
  * is finished: what it left killed, its code sent. */
 void init_cmd_reap(void);
