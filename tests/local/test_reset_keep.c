@@ -244,3 +244,47 @@ TEST(test_local_reset_keep__a_claim_reuses_the_spare)
     t.ex.workdir_release(ud, a);
     lt_close(&t);
 }
+
+/* The kept tier's walk of the old directories: a directory wider than
+ * one read of its entries, many subdirectories, a deep chain and a
+ * symlink out are all removed by the walk itself (same init, same
+ * image: a failed walk would have replaced both), and the symlink's
+ * target is left alone. */
+TEST(test_local_reset_keep__the_walk_removes_wide_and_deep_trees)
+{
+    lt t;
+    lt_open(&t, "rk-walk");
+    if (geteuid() != 0)
+        th_skip("the fast reset needs root");
+    lt_sandbox(&t, "sb", NULL);
+    int code;
+    char *s = run_out(&t, "stat -f -c %d /tmp", &code);
+    long free0 = atol(s);
+    free(s);
+    s = run_out(&t, "mkdir /tmp/w && cd /tmp/w && for i in $(seq 150); do "
+                "mkdir d$i && : > d$i/a && : > d$i/b; done; "
+                "for i in $(seq 1200); do : > "
+                "a_name_long_enough_to_need_several_reads_of_the_dir_$i; "
+                "done; ln -s /etc/hostname out; p=/tmp/deep; "
+                "for i in $(seq 80); do p=$p/x; done; mkdir -p $p && "
+                ": > $p/leaf && stat -f -c %d /tmp", &code);
+    CHECK_INT(code, 0);
+    CHECK(atol(s) < free0 - 1700);
+    free(s);
+    int pid = atoi(lt_state_key(&t, "sb", "pid"));
+    ino_t img = image_ino(&t);
+    CHECK_INT(reset(&t), DVAL_OK);
+    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    CHECK(image_ino(&t) == img);
+    s = run_out(&t, "ls -A /tmp; test -s /etc/hostname && echo kept; stat -f -c %d /tmp",
+                &code);
+    CHECK_INT(code, 0);
+    CHECK(!strstr(s, "w\n") && !strstr(s, "deep"));
+    CHECK_CONTAINS(s, "kept\n");
+    char *last = strrchr(s, '\n');
+    while (last && last > s && last[-1] != '\n')
+        last--;
+    CHECK(last && atol(last) >= free0 - 5);
+    free(s);
+    lt_close(&t);
+}
