@@ -125,3 +125,89 @@ TEST(test_cwd_uid__a_missing_cwd_fails_the_whole_command)
     lt_out_free(&o);
     lt_close(&t);
 }
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        CHECK_INT(fclose(f), 0);
+    }
+}
+
+/* The first line of path ("" when absent). */
+static void first_line(const char *path, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    out[0] = 0;
+    if (f && !fgets(out, (int)cap, f))
+        out[0] = 0;
+    if (f)
+        fclose(f);
+}
+
+static long file_size(lt *t, const char *name)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/sandboxes/sb/%s", t->dir, name);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+static void stop_start(lt *t)
+{
+    dval_sandbox_info info = { .struct_size = sizeof info };
+    CHECK_INT(t->ex.sandbox_stop(t->ex.userdata, lt_call(t), "sb", &info),
+              DVAL_OK);
+    CHECK_INT(t->ex.sandbox_start(t->ex.userdata, lt_call(t), "sb", &info),
+              DVAL_OK);
+}
+
+/* The uid table is appended without a sync (one per validation cost
+ * ~0.4 ms): a crash could cut lines whose uids' files the sandbox's disk
+ * kept, and the next holder of such a slot would own them. So a start
+ * in a later boot than the sandbox's last one gives it a fresh writable
+ * layer and an empty table; a start in the same boot keeps both. The
+ * reboot is made by rewriting the sandbox's boot file. */
+TEST(test_cwd_uid__a_start_after_a_reboot_gives_a_fresh_layer)
+{
+    lt t;
+    lt_open(&t, "cwd-boot");
+    if (geteuid() != 0)
+        th_skip("per-validation uids need root");
+    lt_sandbox(&t, "sb", NULL);
+    long a = uid_of(&t, "/sandbox/A", "echo secret > s; id -u");
+    stop_start(&t);
+    /* the same boot: the file and A's slot are kept */
+    CHECK_INT(uid_of(&t, "/sandbox/A", "cat s >/dev/null && id -u"), a);
+    CHECK(file_size(&t, "uids") > 0);
+    char boot[1200], now[64], got[64];
+    snprintf(boot, sizeof boot, "%s/sandboxes/sb/boot", t.dir);
+    first_line("/proc/sys/kernel/random/boot_id", now, sizeof now);
+    CHECK(strlen(now) > 30);
+    first_line(boot, got, sizeof got);
+    CHECK_STR(got, now);
+    dval_sandbox_info info = { .struct_size = sizeof info };
+    CHECK_INT(t.ex.sandbox_stop(t.ex.userdata, lt_call(&t), "sb", &info),
+              DVAL_OK);
+    write_file(boot, "00000000-0000-4000-8000-000000000000\n");
+    CHECK_INT(t.ex.sandbox_start(t.ex.userdata, lt_call(&t), "sb", &info),
+              DVAL_OK);
+    /* a later boot: nothing of A left, its slot free again */
+    lt_out o = { 0 };
+    CHECK(lt_run(&t, "sb", "test -e /sandbox/A && echo kept || echo gone",
+                 &o) == 0);
+    CHECK_STR(o.out.data ? o.out.data : "", "gone\n");
+    lt_out_free(&o);
+    CHECK_INT(file_size(&t, "uids"), 0);
+    CHECK_INT(uid_of(&t, "/sandbox/B", "id -u"), a);
+    first_line(boot, got, sizeof got);
+    CHECK_STR(got, now);
+    lt_close(&t);
+}

@@ -130,6 +130,12 @@ int lx_sb_set_state(lx_sb *sb, int state, const char *reason);
 void lx_sb_kill(lx *x, lx_sb *sb);
 /* Starts the init (or, unisolated, prepares the plain directory). */
 int lx_sb_start(lx *x, dval_call *c, lx_sb *sb);
+/* Drops what a sandbox keeps of its uses (sandbox.c): the uid table, the
+ * workdir claims but a spare, and with image its writable disk. */
+int lx_sb_forget_uses(lx *x, dval_call *c, lx_sb *sb, int image);
+/* Before a start (sandbox_boot.c): a layer of an earlier boot is
+ * forgotten (a fresh disk, an empty uid table); records this boot. */
+int lx_sb_boot_check(lx *x, dval_call *c, lx_sb *sb);
 
 int lx_sandbox_get(void *ud, dval_call *c, const char *id,
                    dval_sandbox_info *out);

@@ -284,7 +284,7 @@ int lx_sandbox_delete(void *ud, dval_call *c, const char *id)
  * thousands of times would scan an ever longer table and run out of
  * slots) and the workdir claims (no run holds one: the pool resets
  * after its validation released it). */
-static int forget_uses(lx *x, dval_call *c, lx_sb *sb, int image)
+int lx_sb_forget_uses(lx *x, dval_call *c, lx_sb *sb, int image)
 {
     char p[4200];
     dval__fmt(p, sizeof p, "%s/disk.img", sb->dir);
@@ -335,14 +335,14 @@ static int do_reset(lx *x, dval_call *c, lx_sb *sb, void *arg)
         lx_sessions_drop(x, name);
     /* the init and its namespaces kept (sandbox_reset.c) */
     if (lx_sb_reset_fast(x, c, sb) == DVAL_OK &&
-        forget_uses(x, c, sb, 0) == DVAL_OK) {
+        lx_sb_forget_uses(x, c, sb, 0) == DVAL_OK) {
         /* still started, same init: the state file is as it was (a save
          * is a new inode on the host, which costs under churn) */
         lx_sb_touch(sb);
         return DVAL_OK;
     }
     lx_sb_kill(x, sb);
-    int rc = forget_uses(x, c, sb, 1);
+    int rc = lx_sb_forget_uses(x, c, sb, 1);
     if (rc != DVAL_OK) {
         lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "reset failed");
         return rc;

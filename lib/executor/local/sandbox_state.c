@@ -433,6 +433,8 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
                                "cannot be stopped", sb->dir);
     rc = lx_uid_range_take(x, c, sb);
     if (rc == DVAL_OK)
+        rc = lx_sb_boot_check(x, c, sb);
+    if (rc == DVAL_OK)
         rc = lx_disk_prepare(x, c, sb);
     lx_limits l;
     if (rc == DVAL_OK)

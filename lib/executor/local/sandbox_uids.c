@@ -74,8 +74,10 @@ static long known_slot(const char *table, const char *name)
  * name's slot is the line of its first appearance, whoever wrote it (a
  * second one only wastes a slot). A line cut short by a crash is ended
  * first, so it keeps a slot of its own (two racing writers may both end
- * it: an empty line, a wasted slot). Synced: a slot must not be given
- * twice after a crash. */
+ * it: an empty line, a wasted slot). Not synced: a machine's crash may
+ * cut the table, but the sandbox's next start is then in a later boot,
+ * which gives it a fresh disk and an empty table (sandbox_boot.c), so
+ * no slot is given twice to files that survived. */
 static int append_name(const char *table, const char *name)
 {
     char line[300];
@@ -89,7 +91,7 @@ static int append_name(const char *table, const char *name)
         last = '\n';
     int len = snprintf(line, sizeof line, "%s%s\n", last == '\n' ? "" : "\n",
                        name);
-    int rc = write(fd, line, (size_t)len) == len && fsync(fd) == 0 ? 0 : -1;
+    int rc = write(fd, line, (size_t)len) == len ? 0 : -1;
     close(fd);
     return rc;
 }
