@@ -114,6 +114,11 @@ if want local; then
     top=${LEVELS##*,}
     POOLBENCH_WARM=1 "$out/poolbench" local sandbox "$top" \
         $((top * ${POOL_WARM_PER:-16})) "$tmp/src" || true
+    # a soak: one sandbox reset after every validation for a while (its
+    # first and last tenth's rates side by side: the layer's allocations
+    # must not slow down as the resets' freed inodes pile up)
+    [ "${POOL_SOAK:-6000}" -gt 0 ] && POOLBENCH_WARM=1 "$out/poolbench" \
+        local sandbox 1 "${POOL_SOAK:-6000}" "$tmp/src" || true
 fi
 want emu || exit 0
 start_emu pool_c; base_c=$emu_base pid_c=$emu_pid

@@ -10,7 +10,10 @@
  * WebSockets, sandboxes created; the window ends after dval_pool_free, so
  * a sandbox-per-validation run's deletes count too). POOLBENCH_WARM=1
  * times a warm pool instead (warm_round); POOLBENCH_RUN=TEXT runs that
- * instead of the shell profile's run command (to compare two). Not a timed test:
+ * instead of the shell profile's run command (to compare two). The
+ * first and the last tenth of the window's completions give a rate each
+ * (first_tenth_per_s, last_tenth_per_s): a pool that slows down as it
+ * runs (a long soak: POOL_SOAK in pool.sh) shows there. Not a timed test:
  * tests/bench/pool.sh runs it. Usage: poolbench EXECUTOR session|sandbox C N
  * SRCDIR */
 #define _GNU_SOURCE
@@ -32,8 +35,8 @@
 static dval_pool *pool;
 static const char *src;
 static int isolation, total, warm;
-static atomic_int next, failed;
-static int64_t *walls;
+static atomic_int next, failed, done;
+static int64_t *walls, *ends, t_start;
 
 
 static int64_t now_ms(void)
@@ -85,6 +88,7 @@ static void *worker(void *arg)
         int64_t t0 = now_ms();
         validate_one();
         walls[i] = now_ms() - t0;
+        ends[atomic_fetch_add(&done, 1)] = now_ms() - t_start;
     }
     return NULL;
 }
@@ -139,6 +143,15 @@ static void report(char **argv, int conc, int64_t el, double cpu,
            total * 1000.0 / (double)(el ? el : 1),
            (long long)walls[total / 2], (long long)walls[total * 99 / 100],
            cpu / total);
+    int tenth = total / 10;
+    if (tenth > 0) {
+        qsort(ends, (size_t)total, sizeof *ends, cmp);
+        int64_t a = ends[tenth - 1], b = ends[total - 1] -
+                    ends[total - tenth - 1];
+        printf(",\"first_tenth_per_s\":%.2f,\"last_tenth_per_s\":%.2f",
+               tenth * 1000.0 / (double)(a ? a : 1),
+               tenth * 1000.0 / (double)(b ? b : 1));
+    }
     if (s0.reqs >= 0 && s1.reqs >= 0)
         printf(",\"requests\":%ld,\"conns\":%ld,\"websockets\":%ld,"
                "\"sandboxes_created\":%ld", s1.reqs - s0.reqs,
@@ -160,6 +173,7 @@ static int warm_round(pthread_t *th, int conc)
         pthread_join(th[i], NULL);
     total = keep;
     atomic_store(&next, 0);
+    atomic_store(&done, 0);
     return atomic_load(&failed) ? -1 : 0;
 }
 
@@ -175,8 +189,9 @@ int main(int argc, char **argv)
     if (conc < 1 || conc > MAX_THREADS || total < 1)
         return 2;
     walls = calloc((size_t)(total > conc ? total : conc), sizeof *walls);
+    ends = calloc((size_t)(total > conc ? total : conc), sizeof *ends);
     dval_client *c = NULL;
-    if (!walls || open_pool(&c, argv[1], conc))
+    if (!walls || !ends || open_pool(&c, argv[1], conc))
         return 1;
     if (validate_one()) /* warm-up: snapshot, shared sandbox */
         return 1;
@@ -185,7 +200,7 @@ int main(int argc, char **argv)
         return 1;
     emu_stats s0 = emu_stats_get(getenv("POOLBENCH_EMU"));
     double cpu0 = cpu_ms();
-    int64_t t0 = now_ms();
+    int64_t t0 = t_start = now_ms();
     for (int i = 0; i < conc; i++)
         pthread_create(&th[i], NULL, worker, NULL);
     for (int i = 0; i < conc; i++)
