@@ -104,21 +104,20 @@ if c:
         "conns include 1 WebSocket per loop")
     fl_kb = (load("rss_floor.json") or {}).get("hwm_kb")
     targets.append(("CPU per loop <= 1/10 of SDK", fmt(cpu_ratio, "", 3), verdict(cpu_ratio and cpu_ratio <= 0.1)))
-    fru = max((r for r in (load("loop_floor.rusage.json"), load("loop_floor2.rusage.json")) if r),
-              key=lambda r: r["maxrss_kb"], default=None)
+    # the floor client's two runs, highest first: their spread is the noise
+    runs = sorted((r["maxrss_kb"] for r in (load("loop_floor.rusage.json"),
+                                            load("loop_floor2.rusage.json")) if r), reverse=True)
     # The issue asks for the libcurl floor, not a tenth of the SDK: the floor client itself
     # is above a tenth, so that ratio is shown beside it as information only.
-    floor_sdk = ratio(fru and fru["maxrss_kb"], sru and sru["maxrss_kb"])
+    floor_sdk = ratio(runs[0] if runs else None, sru and sru["maxrss_kb"])
     targets.append(("peak RSS / SDK's (the floor client's own: %s)" % fmt(floor_sdk, "", 3),
                     fmt(rss_ratio, "", 3), "info"))
-    if cru and (fl_kb or fru):
+    if cru and (fl_kb or runs):
         over = []
-        runs = [r["maxrss_kb"] for r in (load("loop_floor.rusage.json"),
-                                         load("loop_floor2.rusage.json")) if r]
-        if runs:  # both of the floor client's runs: their spread is the noise
+        if runs:
             over.append("%s of the floor client's runs (%s KiB)" % (
-                "-".join(fmt(ratio(cru["maxrss_kb"], k), "", 3) for k in sorted(runs, reverse=True)),
-                " / ".join("%+d" % (cru["maxrss_kb"] - k) for k in sorted(runs, reverse=True))))
+                "-".join(fmt(ratio(cru["maxrss_kb"], k), "", 3) for k in runs),
+                " / ".join("%+d" % (cru["maxrss_kb"] - k) for k in runs)))
         if fl_kb:
             over.append("+%.1f MiB over libcurl init only" % ((cru["maxrss_kb"] - fl_kb) / 1024))
         targets.append(("peak RSS at the libcurl floor", "; ".join(over), "info"))
