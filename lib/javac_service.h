@@ -1,9 +1,8 @@
 /* The java snapshot's compile service (libexec/dval-javac-service/): the
  * paths, identity and command lines shared by the java profile's build
- * steps and run command (lib/profile.c), the local sandbox's init that
- * starts and supervises it (libexec/dval-local-helper/service.c), the
- * core's start on executors without one (lib/service_start.c) and the
- * tests.
+ * steps and run command (lib/profile.c) and the tests. The build steps
+ * describe it as a profile service (lib/profile_service.h), which the
+ * local sandbox's init or the core starts.
  *
  * Layout in the snapshot (made by the build steps, as root):
  *   /opt/dval-javac/            root-owned 0755: JavacService.class, the
@@ -14,7 +13,7 @@
 #ifndef DVAL_JAVAC_SERVICE_H
 #define DVAL_JAVAC_SERVICE_H
 
-#define DVAL_JAVAC_UID 1879113728L /* 0x70010000 */
+#define DVAL_JAVAC_UID 1879113728L /* DVAL_SERVICE_UID_FIRST */
 #define DVAL_JAVAC_UID_S "1879113728"
 #define DVAL_JAVAC_DIR "/opt/dval-javac"
 #define DVAL_JAVAC_RUN_DIR "/run/dval-javac"
@@ -33,22 +32,6 @@
     "exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData " \
     "-Xmx256m -XX:ReservedCodeCacheSize=64m -cp " DVAL_JAVAC_DIR            \
     " JavacService " DVAL_JAVAC_SOCK
-
-/* Where the executor has no identity switch of its own (Daytona: session
- * commands run as the sandbox's user, root in the java image), the core
- * sends this once per acquired sandbox (lib/service_start.c), detached.
- * Idempotent and cheap, so it is safe on any executor: without the
- * service in the snapshot or without root (every command of the local
- * executor, whose sandbox init runs the service itself) it does nothing;
- * while a service runs it holds DVAL_JAVAC_LOCK and a second start exits
- * at once (flock -n; the kernel drops the lock when the service dies). */
-#define DVAL_JAVAC_LOCK DVAL_JAVAC_RUN_DIR "/lock"
-#define DVAL_JAVAC_SERVICE_START_ROOT                                       \
-    "[ -f " DVAL_JAVAC_DIR "/JavacService.class ] && "                     \
-    "[ \"$(id -u)\" = 0 ] && "                                             \
-    "nohup setpriv --reuid=" DVAL_JAVAC_UID_S " --regid=" DVAL_JAVAC_UID_S \
-    " --clear-groups --inh-caps=-all flock -n " DVAL_JAVAC_LOCK " sh -c '"  \
-    DVAL_JAVAC_SERVICE_CMD "' >/dev/null 2>&1 </dev/null &"
 
 /* The java profile's run command; `use` is a shell condition for trying
  * the service ("false": plain javac only, as the tests compare). With

@@ -1,5 +1,5 @@
-/* A profile's long-lived service (the java snapshot's compile service,
- * lib/javac_service.h) started by the core in a sandbox it acquired.
+/* A profile's long-lived services (lib/profile_service.h: the java and
+ * dotnet compile services) started by the core in a sandbox it acquired.
  *
  * Policy, the same on every executor (no executor is named): a profile
  * whose build steps install a service has a start command, and the core
@@ -12,7 +12,7 @@
  *   - else it starts the service detached, as the service's own uid.
  * Not waited for: an async command in a session of its own, never polled,
  * never deleted (deleting a Daytona session kills what it started). The
- * validation that triggered it compiles with plain javac if the service
+ * validation that triggered it builds without the service if the service
  * is not up yet; later ones find it.
  *
  * "Once" is remembered per process by sandbox id and resent after
@@ -23,7 +23,7 @@
 
 #include "core.h"
 #include "executor.h"
-#include "javac_service.h"
+#include "profile_service.h"
 #include "service_start.h"
 
 #define SENT_SLOTS 64
@@ -37,7 +37,7 @@ static pthread_mutex_t sent_lock = PTHREAD_MUTEX_INITIALIZER;
 static int installs_service(const char *const *steps)
 {
     for (size_t i = 0; steps && steps[i]; i++)
-        if (strstr(steps[i], DVAL_JAVAC_DIR "/JavacService.java"))
+        if (strstr(steps[i], DVAL_SERVICE_DIR))
             return 1;
     return 0;
 }
@@ -47,7 +47,7 @@ const char *dval__service_start_command(const dval_profile *prof)
     if (!prof || (!installs_service(prof->build_commands) &&
                   !installs_service(prof->local_build_commands)))
         return NULL;
-    return DVAL_JAVAC_SERVICE_START_ROOT;
+    return DVAL_SERVICE_START_ROOT;
 }
 
 /* 1 when id is due (recorded as sent now), 0 when sent recently. The

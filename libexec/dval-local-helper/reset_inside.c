@@ -21,13 +21,13 @@
  *   netns's sysctls are as the init left them);
  * - mounts, keyrings, ptrace, namespaces: the commands' seccomp filter
  *   and dropped capabilities forbid them (privs.c, seccomp.c);
- * - the compile service (its supervisor is the init's child): a sandbox
- *   that has one is reset the full way.
+ * - profile services (their supervisors are the init's children): a
+ *   sandbox that has one is reset the full way.
  * Every check that fails returns non-zero: the library then does the
  * full reset, which kills the init. */
 #include "helper.h"
 #include "reset.h"
-#include "javac_service.h"
+#include "profile_service.h"
 #include "executor/local/sandbox_ids.h"
 
 #include <ctype.h>
@@ -236,9 +236,21 @@ static int new_root(const struct reset_req *r)
     return reset_in_keeper(&r->keeper, kept_wipe, gen) < 0 ? 17 : 0;
 }
 
+/* 1 when the root describes a profile service (lib/profile_service.h) */
+static int has_services(void)
+{
+    DIR *d = opendir(DVAL_SERVICE_DIR);
+    int n = 0;
+    for (struct dirent *e; d && !n && (e = readdir(d));)
+        n = e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
 int reset_inside(const struct reset_req *r)
 {
-    if (access(DVAL_JAVAC_DIR "/JavacService.class", F_OK) == 0)
+    if (has_services())
         return LX_RESET_UNSUPPORTED;
     if (kill_all() != 0)
         return 10;

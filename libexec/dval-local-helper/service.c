@@ -1,38 +1,44 @@
-/* The sandbox's long-lived services, started and supervised by its init:
- * today the java snapshot's compile service (lib/javac_service.h).
+/* The sandbox's profile services (lib/profile_service.h), started and
+ * supervised by its init: every service its root describes in
+ * DVAL_SERVICE_DIR, e.g. the java and dotnet compile services.
  *
- * Why the init: a service that is a child of the library process (as it
- * was) dies with that process, so every process's first validation took
- * the slow path and a CLI run (one process per validation) never got the
- * service. Started here, it lives exactly as long as the sandbox: it is
+ * Why the init: a service that is a child of the library process dies
+ * with that process, so every process's first validation would take the
+ * slow path. Started here, it lives exactly as long as the sandbox: it is
  * in the sandbox's pid namespace, so when the init exits (stop, delete,
  * its state directory removed, a crash) the kernel kills it with
  * everything else in the namespace; it is in the init's cgroups, which
  * are the sandbox's.
  *
- * Processes (inside the sandbox):
+ * Processes (inside the sandbox), one supervisor per service:
  *   init (pid 1, root)
  *    └ supervisor (root, the commands' bounding set: it only forks,
- *       switches the child's uid and waits) restarts the service when it exits, a bounded
- *       number of times with a growing pause
- *       └ sh -c DVAL_JAVAC_SERVICE_CMD → java, as DVAL_JAVAC_UID: its
- *          own session, a fresh keyring, no_new_privs, the commands'
- *          seccomp filter and bounding set (drop_privileges, privs.c)
- * No validation runs as root or as DVAL_JAVAC_UID, so none can signal,
+ *       switches the child's uid and waits) restarts the service whenever
+ *       it exits, after a pause that doubles up to SERVICE_PAUSE_MAX and
+ *       starts over once a run lasted SERVICE_STEADY: a validation that
+ *       crashes it again and again slows it down, never ends it for the
+ *       sandbox's life
+ *       └ sh -c <run> as the service's uid: its own session, a fresh
+ *          keyring, no_new_privs, the commands' seccomp filter and
+ *          bounding set (drop_privileges, privs.c)
+ * No validation runs as root or as a service's uid, so none can signal,
  * trace or replace either process, nor bind the socket's directory.
- * The service is only started when the root has it and the sandbox can
- * switch to its uid (a library run as root: an unprivileged caller's
- * sandbox maps one id only, and the client then refuses any socket). */
+ * Services start only where the sandbox can switch to their uid (a
+ * library run as root: an unprivileged caller's sandbox maps one id
+ * only, and the clients then refuse any socket). */
 #include "helper.h"
 #include "service.h"
 
 #include "executor/local/protocol.h"
 #include "executor/local/sandbox_ids.h"
-#include "javac_service.h"
+#include "profile_service.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -40,11 +46,17 @@
 #include <time.h>
 #include <unistd.h>
 
-_Static_assert(DVAL_JAVAC_UID == LX_UID_BASE(1) && LX_UID_RANGE_FIRST > 1,
-               "the service's uid is in range 1, which no sandbox gets");
+_Static_assert(DVAL_SERVICE_UID_FIRST == LX_UID_BASE(1) &&
+               DVAL_SERVICE_UIDS <= LX_UID_SLOTS && LX_UID_RANGE_FIRST > 1,
+               "services' uids are in range 1, which no sandbox gets");
 
-/* restarts after an exit, each after twice the pause before (1 s first) */
-#define SERVICE_RESTARTS 4
+#define SERVICE_PAUSE_MAX 30  /* s */
+#define SERVICE_STEADY 60     /* s */
+
+struct service {
+    long uid;
+    char dir[256], run[2048];
+};
 
 /* 1 when uid is mapped in this user namespace (the init's). */
 static int uid_mapped(long uid)
@@ -59,66 +71,109 @@ static int uid_mapped(long uid)
     return ok;
 }
 
+/* Reads one description; 0 when it is complete and its uid a service's. */
+static int read_service(const char *name, struct service *s)
+{
+    char p[512], line[2304];
+    snprintf(p, sizeof p, DVAL_SERVICE_DIR "/%s", name);
+    FILE *f = fopen(p, "re");
+    if (!f)
+        return -1;
+    memset(s, 0, sizeof *s);
+    s->uid = -1;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!strncmp(line, "uid ", 4))
+            s->uid = strtol(line + 4, NULL, 10);
+        else if (!strncmp(line, "dir /", 5) && strlen(line + 4) < sizeof s->dir)
+            memcpy(s->dir, line + 4, strlen(line + 4) + 1);
+        else if (!strncmp(line, "run ", 4) && strlen(line + 4) < sizeof s->run)
+            memcpy(s->run, line + 4, strlen(line + 4) + 1);
+    }
+    fclose(f);
+    return s->uid >= DVAL_SERVICE_UID_FIRST &&
+                   s->uid < DVAL_SERVICE_UID_FIRST + DVAL_SERVICE_UIDS &&
+                   s->dir[0] && s->run[0] && uid_mapped(s->uid)
+               ? 0 : -1;
+}
+
 /* The service's own process: never returns. */
-static void run_service(void)
+static void run_service(const struct service *s)
 {
     static char *const env[] = {
         "HOME=/", "LANG=C.UTF-8",
         "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         NULL };
-    char *const args[] = { "sh", "-c", DVAL_JAVAC_SERVICE_CMD, NULL };
+    char *const args[] = { "sh", "-c", (char *)s->run, NULL };
     struct rlimit core = { 0, 0 };
     signal(SIGTERM, SIG_DFL);
     if (chdir("/") < 0 || setrlimit(RLIMIT_CORE, &core) < 0 ||
-        drop_privileges(DVAL_JAVAC_UID) < 0)
+        drop_privileges(s->uid) < 0)
         _exit(125);
     execve("/bin/sh", args, env);
     _exit(127);
 }
 
-/* Runs the service, again when it exits (up to SERVICE_RESTARTS times):
- * a crash or an OOM kill of the JVM costs one pause, not the sandbox's
- * fast path; a service that cannot start stops being retried. */
-static _Noreturn void supervise(void)
+static void pause_s(int s)
 {
-    static const char *const title[] = { "dval-local-helper", "services",
+    struct timespec ts = { s, 0 };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static _Noreturn void supervise(const struct service *s)
+{
+    static const char *const title[] = { "dval-local-helper", "service",
                                          NULL };
     /* its cmdline too, not the init's: ps shows one init per sandbox */
     helper_retitle(title);
-    prctl(PR_SET_NAME, "dval-services", 0, 0, 0);
+    prctl(PR_SET_NAME, "dval-service", 0, 0, 0);
     if (drop_caps() < 0) /* it only forks and waits: keep what setuid needs */
         _exit(1);
-    for (int run = 0, pause = 1; run <= SERVICE_RESTARTS; run++) {
+    char sock[300];
+    snprintf(sock, sizeof sock, "%s/sock", s->dir);
+    for (int pause = 1;;) {
         /* a stopped sandbox's socket stays in its layer: gone, a client
          * finds no socket until this service binds it (no stale one) */
-        unlink(DVAL_JAVAC_SOCK);
+        unlink(sock);
+        time_t t0 = time(NULL);
         pid_t kid = fork();
         if (kid == 0)
-            run_service();
-        if (kid < 0)
-            _exit(1);
-        while (waitpid(kid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        struct timespec ts = { pause, 0 };
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-            ;
-        pause *= 2;
+            run_service(s);
+        if (kid > 0)
+            while (waitpid(kid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        if (time(NULL) - t0 >= SERVICE_STEADY)
+            pause = 1;
+        pause_s(pause);
+        pause = pause * 2 > SERVICE_PAUSE_MAX ? SERVICE_PAUSE_MAX : pause * 2;
     }
-    _exit(0);
 }
 
-pid_t services_start(void)
+int services_start(void)
 {
-    if (access(DVAL_JAVAC_DIR "/JavacService.class", R_OK) < 0 ||
-        access(DVAL_JAVAC_RUN_DIR, F_OK) < 0 || !uid_mapped(DVAL_JAVAC_UID))
-        return 0;
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid; /* the init reaps it should it ever exit */
-    /* none of the init's descriptors (its lock: a service holding it
-     * would keep a dead init's sandbox locked; its state directory) */
-    if (syscall(SYS_close_range, (unsigned)LX_FD_INIT_LOCK, ~0U, 0U) < 0)
-        for (int i = LX_FD_INIT_LOCK; i < 1024; i++)
-            close(i);
-    supervise();
+    DIR *d = opendir(DVAL_SERVICE_DIR);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        struct service s;
+        if (e->d_name[0] == '.' || read_service(e->d_name, &s) < 0)
+            continue;
+        pid_t pid = fork();
+        if (pid > 0) {
+            n++; /* the init reaps it should it ever exit */
+            continue;
+        }
+        if (pid < 0)
+            continue;
+        closedir(d);
+        /* none of the init's descriptors (its lock: a service holding it
+         * would keep a dead init's sandbox locked; its state directory) */
+        if (syscall(SYS_close_range, (unsigned)LX_FD_INIT_LOCK, ~0U, 0U) < 0)
+            for (int i = LX_FD_INIT_LOCK; i < 1024; i++)
+                close(i);
+        supervise(&s);
+    }
+    if (d)
+        closedir(d);
+    return n;
 }

@@ -1,13 +1,11 @@
-/* The sandbox's long-lived services (service.c). */
+/* The sandbox's profile services (service.c). */
 #ifndef DVAL_HELPER_SERVICE_H
 #define DVAL_HELPER_SERVICE_H
 
-#include <sys/types.h>
-
 /* Called by the init inside the sandbox's root, with only its own
- * descriptors open: starts a supervisor of each service the root has
- * (none: nothing happens). Returns at once with the supervisor's pid
- * (0: none started, -1: the fork failed); the init reaps it. */
-pid_t services_start(void);
+ * descriptors open: starts a supervisor for each service the root
+ * describes (lib/profile_service.h). Returns at once with how many it
+ * started; the init reaps them. */
+int services_start(void);
 
 #endif

@@ -1,6 +1,6 @@
 /* The core starts a profile's service once per sandbox it acquires
  * (lib/service_start.c), on the emulator: the java profile's start
- * command is sent once per sandbox however many validations run there,
+ * services' start command is sent once per sandbox however many validations run there,
  * in a session of its own that the core neither polls nor deletes (no
  * validation waits for it); a profile without a service sends nothing. */
 #include <jansson.h>
@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "javac_service.h"
+#include "profile_service.h"
 #include "service_start.h"
 #include "support_emulator.h"
 
-#define MARK "flock -n " DVAL_JAVAC_LOCK
+#define MARK "--inh-caps=-all flock -n "
 
 static void validate(dval_client *c, const char *dir, const char *profile,
                      const char *sandbox)

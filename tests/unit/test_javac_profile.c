@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "javac_service.h"
 #include "javac_service_files.h"
+#include "profile_service.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,10 @@ TEST(test_javac_profile__build_steps_same_for_local_and_daytona)
     CHECK_CONTAINS(d[1], "base64 -d > " DVAL_JAVAC_DIR "/JavacService.java");
     CHECK_CONTAINS(d[2], "chown " DVAL_JAVAC_UID_S ":" DVAL_JAVAC_UID_S " "
                    DVAL_JAVAC_RUN_DIR);
+    /* described as a profile service, which the init or the core starts */
+    CHECK_CONTAINS(d[2], "'uid " DVAL_JAVAC_UID_S "' 'dir " DVAL_JAVAC_RUN_DIR
+                   "' 'run " DVAL_JAVAC_SERVICE_CMD "' > " DVAL_SERVICE_DIR
+                   "/javac");
     CHECK_CONTAINS(d[2], "-XX:ArchiveClassesAtExit=" DVAL_JAVAC_JSA);
     CHECK_CONTAINS(d[2], "-XX:SharedArchiveFile=" DVAL_JAVAC_RUN_JSA);
 }
@@ -82,11 +87,10 @@ TEST(test_javac_profile__commands_parse)
     CHECK_STR(p->run_command, JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]"));
     CHECK_INT(sh_parses(p->run_command), 0);
     CHECK_INT(sh_parses(JAVA_RUN_WITH("false")), 0);
-    /* the service never runs as root, nor as a command's uid */
-    CHECK_INT(sh_parses(DVAL_JAVAC_SERVICE_START_ROOT), 0);
-    CHECK_CONTAINS(DVAL_JAVAC_SERVICE_START_ROOT,
-                   "setpriv --reuid=" DVAL_JAVAC_UID_S " --regid="
-                   DVAL_JAVAC_UID_S " --clear-groups");
+    /* a service never runs as root, nor as a command's uid */
+    CHECK_INT(sh_parses(DVAL_SERVICE_START_ROOT), 0);
+    CHECK_CONTAINS(DVAL_SERVICE_START_ROOT, "setpriv --reuid=\"$u\" "
+                   "--regid=\"$u\" --clear-groups");
     CHECK_CONTAINS(DVAL_JAVAC_SERVICE_CMD, "JavacService " DVAL_JAVAC_SOCK);
     CHECK(strstr(DVAL_JAVAC_SERVICE_CMD, "-proc") == NULL); /* in the code */
 }
