@@ -4,9 +4,10 @@
  *       (or, "host", a skeleton over which the host allow-list is bound),
  *       upper = layer), pivoted into it, with the host's network (as a
  *       Daytona image build has) and an environment of its own;
- *   mkimage <target> <packages>
+ *   mkimage <target> <packages> [<dotnet root>]
  *       builds a Debian 12 root with mmdebstrap, in a mount namespace of
- *       its own so no mount of the build outlives it. */
+ *       its own so no mount of the build outlives it; with a dotnet root,
+ *       copies that .NET installation to /usr/share/dotnet in it. */
 #include "helper.h"
 #include "executor/local/protocol.h"
 
@@ -20,25 +21,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What a dotnet root's path may hold (it goes into a shell hook). */
+#define DOTNET_ROOT_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+    "0123456789/._-"
+
 /* Never the caller's environment: build steps see only this. */
 static char *const build_env[] = {
     "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     "HOME=/root", "LANG=C.UTF-8", "DEBIAN_FRONTEND=noninteractive", NULL
 };
 
-/* The image's own /etc/resolv.conf (a regular file) shows the host's
- * during the build, so package downloads resolve names; the bind leaves
- * nothing in the layer. A symlink there is left alone (never followed
- * out of the image). */
-static void bind_resolv(const char *root)
+/* A host file shown over the image's own copy during the build (only a
+ * regular file there: a symlink is never followed out of the image);
+ * the bind leaves nothing in the layer. */
+static void bind_host_file(const char *root, const char *file)
 {
     char p[4096];
     struct stat st;
-    snprintf(p, sizeof p, "%s/etc/resolv.conf", root);
+    snprintf(p, sizeof p, "%s%s", root, file);
     if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-        access("/etc/resolv.conf", R_OK) == 0 &&
-        mount("/etc/resolv.conf", p, NULL, MS_BIND, NULL) == 0)
+        access(file, R_OK) == 0 && mount(file, p, NULL, MS_BIND, NULL) == 0)
         mount(NULL, p, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL);
+}
+
+/* The build has the host's network as the host has it: its resolver, and
+ * the certificate authorities it trusts (a package source behind a
+ * TLS-inspecting proxy needs the proxy's). */
+static void bind_host_network(const char *root)
+{
+    bind_host_file(root, "/etc/resolv.conf");
+    bind_host_file(root, "/etc/ssl/certs/ca-certificates.crt");
 }
 
 static void build_root(char **argv)
@@ -64,7 +76,7 @@ static void build_root(char **argv)
     mkdir(path, 01777);
     if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
         die_fd(2, "mount /tmp");
-    bind_resolv(mnt);
+    bind_host_network(mnt);
     if (enter_root(mnt) < 0)
         die_fd(2, "pivot_root");
     if (drop_caps() < 0)
@@ -118,8 +130,11 @@ int helper_build(int argc, char **argv)
 
 int helper_mkimage(int argc, char **argv)
 {
-    if (argc < 2) {
-        write_str(2, "usage: " LX_VERB_MKIMAGE " <target> <packages>\n");
+    if (argc < 2 || (argc > 2 && (argv[2][0] != '/' ||
+                                  strspn(argv[2], DOTNET_ROOT_CHARS) !=
+                                      strlen(argv[2])))) {
+        write_str(2, "usage: " LX_VERB_MKIMAGE " <target> <packages> "
+                  "[<dotnet root>]\n");
         return 2;
     }
     if (unshare(CLONE_NEWNS) < 0)
@@ -127,8 +142,18 @@ int helper_mkimage(int argc, char **argv)
     make_root_private(2);
     char inc[4200];
     snprintf(inc, sizeof inc, "--include=%s", argv[1]);
-    char *mm[] = { "mmdebstrap", "--variant=minbase", "--mode=root", inc,
-                   "bookworm", argv[0], NULL };
+    /* the hook runs on the host, "$1" the new root: the path is checked */
+    char hook[4400];
+    snprintf(hook, sizeof hook, "--customize-hook=mkdir -p "
+             "\"$1/usr/share/dotnet\" && cp -a %s/. \"$1/usr/share/dotnet/\" "
+             "&& ln -sf ../share/dotnet/dotnet \"$1/usr/bin/dotnet\"",
+             argc > 2 ? argv[2] : "");
+    char *mm[8] = { "mmdebstrap", "--variant=minbase", "--mode=root", inc };
+    int m = 4;
+    if (argc > 2)
+        mm[m++] = hook;
+    mm[m++] = "bookworm";
+    mm[m++] = argv[0];
     /* the caller's environment minus everything but the way to the
      * archive: its secrets never reach the image's maintainer scripts */
     static const char *keep[] = { "http_proxy", "https_proxy", "HTTP_PROXY",

@@ -1,7 +1,8 @@
 /* The local executor's profile_prepare: it answers from the images it
- * really has, not from the host. The dotnet profile (an image it does not
- * have) is refused with the profile's message, also when the host-root
- * opt-in is on; java and shell get their local build steps; a profile's
+ * really has or can build. The dotnet image copies the host's .NET SDK:
+ * on a host without one (and no cached image) the profile is refused,
+ * saying how to get one; with one it gets its local steps, as java and
+ * shell do; a profile's
  * local_requires is run on the host only when sandboxes see the host's
  * tools (host root), and is ignored over an image. */
 #include "lt.h"
@@ -16,20 +17,28 @@ static int prepare(lt *t, const dval_profile *p, const char *const **steps)
     return t->ex.profile_prepare(t->ex.userdata, lt_call(t), p, steps);
 }
 
-TEST(test_local_profile__dotnet_refused_java_and_shell_get_local_steps)
+TEST(test_local_profile__dotnet_needs_the_host_sdk_java_and_shell_do_not)
 {
     lt t;
     lt_open(&t, "prof-builtin");
     const char *const *steps;
     const dval_profile *dotnet = dval_profile_find("dotnet");
-    for (int host = 0; host < 2; host++) {
-        if (host)
-            setenv("DVAL_LOCAL_HOST_ROOT", "1", 1);
-        CHECK_INT(prepare(&t, dotnet, &steps), DVAL_EUNSUPPORTED);
-        CHECK_STR(t.call.errmsg, dotnet->local_unavailable_msg);
-        CHECK_CONTAINS(t.call.errmsg, "DAYTONA_API_KEY");
-        CHECK(steps == NULL);
-        unsetenv("DVAL_LOCAL_HOST_ROOT");
+    /* a host without an SDK and an empty image cache */
+    char *path = strdup(getenv("PATH")), cache[600];
+    snprintf(cache, sizeof cache, "%s/empty-cache", t.dir);
+    setenv("DVAL_LOCAL_CACHE_DIR", cache, 1);
+    setenv("PATH", "/nonexistent", 1);
+    unsetenv("DOTNET_ROOT");
+    CHECK_INT(prepare(&t, dotnet, &steps), DVAL_EUNSUPPORTED);
+    CHECK_CONTAINS(t.call.errmsg, "profile \"dotnet\" is unavailable");
+    CHECK_CONTAINS(t.call.errmsg, "install the .NET 10 SDK");
+    CHECK(steps == NULL);
+    setenv("PATH", path, 1);
+    free(path);
+    unsetenv("DVAL_LOCAL_CACHE_DIR");
+    if (system("command -v dotnet >/dev/null") == 0) {
+        CHECK_INT(prepare(&t, dotnet, &steps), DVAL_OK);
+        CHECK(steps == dotnet->local_build_commands);
     }
     const dval_profile *java = dval_profile_find("java");
     CHECK_INT(prepare(&t, java, &steps), DVAL_OK);

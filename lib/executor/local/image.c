@@ -2,8 +2,10 @@
  * it is an overlay over an image, which is one of
  *   - a Debian 12 root built once per machine with mmdebstrap and cached
  *     under the image cache (shared by every state directory): "debian-12"
- *     (minbase + procps + iproute2) and "debian-12-java" (the same +
- *     openjdk-17-jdk-headless + maven; Debian 12 has no JDK 25);
+ *     (minbase + procps + iproute2), "debian-12-java" (the same +
+ *     openjdk-17-jdk-headless + maven; Debian 12 has no JDK 25) and
+ *     "debian-12-dotnet" (the base + the .NET runtime's libraries + the
+ *     host's own .NET SDK, copied in: image_dotnet.c);
  *   - a root filesystem the user has: "dir:/path", "tar:/path.tar[.gz]",
  *     "oci:/layout[:tag]" (image_import.c);
  *   - only when opted in (lx_host_root_opt_in), an allow-list of the host's
@@ -60,6 +62,7 @@ static const struct {
     { "debian:12", 1, LX_IMG_BASE },
     { "debian:bookworm", 1, LX_IMG_BASE },
     { "bellsoft/liberica-openjdk-debian:25-cds", 0, LX_IMG_JAVA },
+    { "mcr.microsoft.com/dotnet/sdk:10.0", 0, LX_IMG_DOTNET },
 };
 
 static int source(const char *image, const char *pfx, lx_image *out, int kind)
@@ -112,7 +115,30 @@ static const struct {
     [LX_IMG_BASE] = { "debian-12", "procps,iproute2" },
     [LX_IMG_JAVA] = { "debian-12-java", "procps,iproute2,"
                       "openjdk-17-jdk-headless,maven" },
+    /* what the .NET runtime loads (ICU, OpenSSL, Kerberos, zlib), the
+     * CA certificates and time zones its programs expect */
+    [LX_IMG_DOTNET] = { "debian-12-dotnet", "procps,iproute2,ca-certificates,"
+                        "tzdata,libicu72,libssl3,libgssapi-krb5-2,zlib1g" },
 };
+
+/* The dotnet image copies the host's SDK: without one it cannot be built,
+ * and says how to get one. */
+static int dotnet_source(dval_call *c, int which, char *root, size_t cap,
+                         char *ver, size_t vcap)
+{
+    root[0] = ver[0] = 0;
+    if (which != LX_IMG_DOTNET || lx_host_dotnet(root, cap, ver, vcap) == 0)
+        return DVAL_OK;
+    return dval__call_fail(c, DVAL_EUNSUPPORTED, "local executor: the "
+                           "dotnet image is Debian 12 with this machine's "
+                           ".NET 10 SDK copied in, and this machine has none "
+                           "(no sdk/10.* beside the `dotnet` on PATH or in "
+                           "$DOTNET_ROOT): install the .NET 10 SDK "
+                           "(packages.microsoft.com: apt-get install "
+                           "dotnet-sdk-10.0), or give the snapshot an image "
+                           "that has it (dir:/root, tar:/root.tar, "
+                           "oci:/layout)");
+}
 
 static int in_path(const char *prog)
 {
@@ -150,11 +176,27 @@ long long lx_tree_bytes(const char *dir)
     return tree_bytes;
 }
 
+static void announce(lx_build_io *io, int which, const char *sdk,
+                     const char *ver)
+{
+    char m[4400];
+    dval__fmt(m, sizeof m, "building the image %s (Debian 12, mmdebstrap)\n",
+              debian[which].key);
+    lx_io_write(io, m, strlen(m));
+    if (sdk[0]) {
+        dval__fmt(m, sizeof m, "with the .NET SDK %s from %s\n", ver, sdk);
+        lx_io_write(io, m, strlen(m));
+    }
+}
+
 /* Under the image's lock: mmdebstrap into rootfs.tmp, then rename. */
 static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
                        int64_t end, lx_build_io *fwd)
 {
-    char tmp[4200], fin[4200], p[4200];
+    char tmp[4200], fin[4200], p[4200], sdk[4096], ver[64];
+    int rc = dotnet_source(c, which, sdk, sizeof sdk, ver, sizeof ver);
+    if (rc != DVAL_OK)
+        return rc;
     if (!in_path("mmdebstrap"))
         return dval__call_fail(c, DVAL_EISOLATION, "local executor: the "
                                "%s image is built with mmdebstrap, which is "
@@ -173,14 +215,12 @@ static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
         return dval__call_fail(c, DVAL_EIO, "open %s: %s", p, strerror(errno));
     LX_LOG(x, DVAL_LOG_INFO, "local executor: building the %s image with "
            "mmdebstrap (once per machine; log %s)", debian[which].key, p);
-    lx_io_write(&io, "building the image ", 19);
-    lx_io_write(&io, debian[which].key, strlen(debian[which].key));
-    lx_io_write(&io, " (Debian 12, mmdebstrap)\n", 25);
+    announce(&io, which, sdk, ver);
     int64_t t0 = dval__now_ms();
     char *argv[] = { NULL, LX_VERB_MKIMAGE, tmp, (char *)debian[which].include,
-                     NULL };
+                     sdk[0] ? sdk : NULL, NULL };
     int code = 0;
-    int rc = lx_run_step(x, c, argv, end, &io, &code);
+    rc = lx_run_step(x, c, argv, end, &io, &code);
     lx_io_flush(&io);
     close(io.logfd);
     if (rc == DVAL_OK && code != 0)
@@ -207,15 +247,36 @@ static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
     return lx_write_text(c, p, msg);
 }
 
+/* The image directory of a Debian image; 0 when the cache has one. */
+static int debian_dir(dval_call *c, int which, char *dir, size_t cap)
+{
+    if (lx_cache_dir(dir, cap) < 0)
+        return dval__call_fail(c, DVAL_EINVAL, "local executor: no image "
+                               "cache directory (set DVAL_LOCAL_CACHE_DIR)");
+    size_t n = strlen(dir);
+    dval__fmt(dir + n, cap - n, "/images/%s", debian[which].key);
+    return DVAL_OK;
+}
+
+int lx_image_can_build(dval_call *c, const lx_image *img)
+{
+    char dir[4096], p[4200], sdk[4096], ver[64];
+    if (img->kind != LX_IMG_DOTNET) /* the others need only the archive */
+        return DVAL_OK;
+    int rc = debian_dir(c, img->kind, dir, sizeof dir);
+    dval__fmt(p, sizeof p, "%s/ok", dir);
+    if (rc != DVAL_OK || access(p, F_OK) == 0)
+        return rc;
+    return dotnet_source(c, img->kind, sdk, sizeof sdk, ver, sizeof ver);
+}
+
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
                     lx_build_io *fwd, char *rootfs, size_t cap)
 {
     char dir[4096], p[4200];
-    if (lx_cache_dir(dir, sizeof dir) < 0)
-        return dval__call_fail(c, DVAL_EINVAL, "local executor: no image "
-                               "cache directory (set DVAL_LOCAL_CACHE_DIR)");
-    size_t n = strlen(dir);
-    dval__fmt(dir + n, sizeof dir - n, "/images/%s", debian[which].key);
+    int rc = debian_dir(c, which, dir, sizeof dir);
+    if (rc != DVAL_OK)
+        return rc;
     dval__fmt(rootfs, cap, "%s/rootfs", dir);
     dval__fmt(p, sizeof p, "%s/ok", dir);
     if (access(p, F_OK) == 0)
@@ -233,8 +294,8 @@ int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
     if (lk < 0)
         return lk;
     dval__fmt(p, sizeof p, "%s/ok", dir);
-    int rc = access(p, F_OK) == 0 ? DVAL_OK
-             : debootstrap(x, c, dir, which, end, fwd);
+    rc = access(p, F_OK) == 0 ? DVAL_OK
+         : debootstrap(x, c, dir, which, end, fwd);
     lx_unlock(lk);
     return rc;
 }
@@ -242,8 +303,8 @@ int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
 int lx_image_unsnapshotted(dval_call *c, const char *image, lx_image *img)
 {
     int rc = lx_image_parse(c, image, img);
-    if (rc == DVAL_OK && img->kind > LX_IMG_JAVA) /* imports live in a
-                                                     snapshot's directory */
+    if (rc == DVAL_OK && !lx_image_is_debian(img->kind)) /* imports live
+                                                     in a snapshot's dir */
         rc = dval__call_fail(c, DVAL_EUNSUPPORTED, "local executor: image %s "
                              "needs a snapshot: create one from it "
                              "(dval_snapshot_ensure) and name that in the "

@@ -191,7 +191,10 @@ int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
                     int *rd);
 
 /* ---- image.c, image_import.c: the roots sandboxes run on */
-enum { LX_IMG_BASE, LX_IMG_JAVA, LX_IMG_DIR, LX_IMG_TAR, LX_IMG_OCI };
+/* The Debian images first (lx_image_is_debian), then the imports. */
+enum { LX_IMG_BASE, LX_IMG_JAVA, LX_IMG_DOTNET, LX_IMG_DIR, LX_IMG_TAR,
+       LX_IMG_OCI };
+#define lx_image_is_debian(kind) ((kind) <= LX_IMG_DOTNET)
 typedef struct lx_image {
     int kind;
     char path[4096];            /* dir/tar/oci: the source */
@@ -202,11 +205,17 @@ int lx_host_root_opt_in(const lx *x);
 int lx_cache_dir(char *dst, size_t cap);
 /* Maps a spec's image name; DVAL_EUNSUPPORTED names what is supported. */
 int lx_image_parse(dval_call *c, const char *image, lx_image *out);
+/* The host's .NET SDK (image_dotnet.c): its root and highest 10.x SDK
+ * version; -1 when the host has none. */
+int lx_host_dotnet(char *root, size_t cap, char *ver, size_t vcap);
+/* DVAL_OK when the image is cached or can be built here (the dotnet
+ * image needs the host's SDK); else why not (DVAL_EUNSUPPORTED). */
+int lx_image_can_build(dval_call *c, const lx_image *img);
 /* Builds (once, under the cache lock) or finds a Debian image. */
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
                     lx_build_io *fwd, char *rootfs, size_t cap);
-/* The image of a sandbox without a snapshot: a Debian image (base or
- * java); an imported one needs a snapshot (DVAL_EUNSUPPORTED). */
+/* The image of a sandbox without a snapshot: a Debian image; an
+ * imported one needs a snapshot (DVAL_EUNSUPPORTED). */
 int lx_image_unsnapshotted(dval_call *c, const char *image, lx_image *img);
 /* The root of a sandbox without a snapshot: "host", or the Debian image
  * its image names (NULL: the base); an imported image needs a snapshot

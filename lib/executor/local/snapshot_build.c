@@ -238,12 +238,12 @@ static int pick_root(lx *x, dval_call *c, const char *dir,
     int rc = lx_image_parse(c, s->image, &img);
     if (rc != DVAL_OK)
         return rc;
-    if (img.kind <= LX_IMG_JAVA && lx_host_root_opt_in(x)) {
+    if (lx_image_is_debian(img.kind) && lx_host_root_opt_in(x)) {
         LX_LOG(x, DVAL_LOG_INFO, "local executor: DVAL_LOCAL_HOST_ROOT=1: "
                "snapshot %s runs over the host's system directories "
                "(image %s not used)", s->name, s->image ? s->image : "-");
         dval__fmt(lower, cap, LX_ROOT_HOST);
-    } else if (img.kind <= LX_IMG_JAVA) {
+    } else if (lx_image_is_debian(img.kind)) {
         rc = lx_image_debian(x, c, img.kind, end, io, lower, cap);
     } else {
         rc = lx_image_import(x, c, dir, &img, end, io, lower, cap);
