@@ -97,6 +97,21 @@ $(B)/gen/javac_service_files.h: $(JAVAC_SVC)
 		CLIENT "$$(base64 -w0 libexec/dval-javac-service/dval-javac-client)" > $@
 $(B)/obj/lib/profile.o: $(B)/gen/javac_service_files.h
 
+# The dotnet profile's scripts and compile service, one tar.gz (base64)
+# in the profile's build steps: the same bytes on every build machine
+# (sorted names, fixed owner, mode and time, gzip without a name).
+DOTNET_PROFILE := $(wildcard profiles/dotnet/*) \
+	$(filter-out %/README.md,$(wildcard libexec/dval-csc-service/*))
+$(B)/gen/dotnet_profile_files.h: $(DOTNET_PROFILE)
+	@mkdir -p $(B)/gen/dotnet-profile/src
+	$(Q)cp profiles/dotnet/* libexec/dval-csc-service/dval-csc-client $(B)/gen/dotnet-profile/
+	$(Q)cp libexec/dval-csc-service/*.cs $(B)/gen/dotnet-profile/src/
+	$(Q)printf '#define DOTNET_PROFILE_TGZ_B64 "%s"\n' "$$(tar -c --sort=name \
+		--owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a+rX,go-w \
+		-C $(B)/gen/dotnet-profile . | gzip -9n | base64 -w0)" > $@
+	@rm -rf $(B)/gen/dotnet-profile
+$(B)/obj/lib/profile.o: $(B)/gen/dotnet_profile_files.h
+
 # An object without its .d file (a first build, or one from before -MMD) is
 # rebuilt: the empty rule makes a missing .d count as changed.
 $(B)/obj/%.o: %.c $(B)/obj/%.d

@@ -12,8 +12,10 @@
 
 #include "executor_profile.h"
 #include "internal.h"
+#include "dotnet_profile_files.h"
 #include "javac_service.h"
 #include "javac_service_files.h"
+#include "profile_service.h"
 
 /* ---- built-in profiles */
 
@@ -41,10 +43,9 @@
     " CdsSample >/dev/null && java -Xshare:dump "                           \
     "-XX:SharedClassListFile=/tmp/dval-cds.lst -XX:SharedArchiveFile="      \
     DVAL_JAVAC_RUN_JSA " >/dev/null && rm -f /tmp/dval-cds.lst "            \
-    "&& chmod -R a+rX " DVAL_JAVAC_DIR                                      \
-    " && mkdir -p " DVAL_JAVAC_RUN_DIR " && chown " DVAL_JAVAC_UID_S ":"     \
-    DVAL_JAVAC_UID_S " " DVAL_JAVAC_RUN_DIR " && chmod 0755 "               \
-    DVAL_JAVAC_RUN_DIR
+    "&& chmod -R a+rX " DVAL_JAVAC_DIR " && "                               \
+    DVAL_SERVICE_INSTALL("javac", DVAL_JAVAC_UID_S, DVAL_JAVAC_RUN_DIR,     \
+                         DVAL_JAVAC_SERVICE_CMD)
 
 static const char *const java_build[] = {
     "apt-get update && apt-get install -y maven", JAVA_SERVICE_FILES,
@@ -67,81 +68,47 @@ static const char *const java_local_build[] = {
 #define JAVA_RUN JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]")
 static const char *const empty_steps[] = {NULL};
 
-/* dotnet on Daytona. The snapshot restores and builds a console project
- * (`dotnet new console`, the SDK's own TargetFramework, no packages) under
- * DOTNET_WARM; a validation whose project needs nothing else copies that
- * restore output (obj/project.assets.json) and builds with --no-restore,
- * skipping restore's evaluation pass. "Needs nothing else": one .csproj
- * with the same TargetFramework and no package, project or framework
- * references, no RuntimeIdentifier, no Directory.*.props, no nuget.config,
- * no obj/ of its own. If the build still reports an assets problem
- * (NETSDK1004/1005/1047/1064, NU1xxx) it is run again with a restore;
- * other failures (compile errors) are not retried.
- *
- * No MSBuild node reuse, MSBuild server or shared (VBCSCompiler)
- * compilation: such servers are found by a per-user pipe name, and the
- * program under validation runs as the same user, so it could plant or
- * replace one and forge the build of a later or concurrent validation in
- * the sandbox; and the session delete kills them anyway, so there is
- * nothing to reuse. The build runs its compiler in its own processes.
- * DVAL_DOTNET_WARM overrides the directory (tests). */
-#define DOTNET_WARM "/opt/dval/dotnet-warm"
-#define DOTNET_ENV                                                          \
-    "export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "                 \
-    "DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "  \
-    "MSBUILDDISABLENODEREUSE=1; "
-#define DOTNET_TFM(f)                                                       \
-    "$(sed -n 's:.*<TargetFramework>\\(.*\\)</TargetFramework>.*:\\1:p' "   \
-    f " | head -n 1)"
-#define DOTNET_RUN                                                          \
-    DOTNET_ENV                                                              \
-    "dval_b() { dotnet build --nologo -v q -nodeReuse:false "               \
-    "-p:UseSharedCompilation=false \"$@\"; }; "                             \
-    "w=${DVAL_DOTNET_WARM:-" DOTNET_WARM "}; nr=; set -- ./*.csproj; "      \
-    "if [ $# = 1 ] && [ -f \"$1\" ] && [ ! -e obj ] && "                    \
-    "[ -f \"$w/obj/project.assets.json\" ] && "                             \
-    "! grep -qiE '<(PackageReference|ProjectReference|FrameworkReference)"  \
-    "|RuntimeIdentifier' \"$1\" && [ ! -e Directory.Build.props ] && "      \
-    "[ ! -e Directory.Packages.props ] && "                                 \
-    "[ -z \"$(find . -maxdepth 1 -iname nuget.config)\" ] && "              \
-    "[ -n \"" DOTNET_TFM("\"$1\"") "\" ] && "                               \
-    "[ \"" DOTNET_TFM("\"$1\"") "\" = \"" DOTNET_TFM("\"$w\"/*.csproj")     \
-    "\" ]; then mkdir obj && cp \"$w/obj/project.assets.json\" obj/ && "    \
-    "nr=--no-restore; fi; "                                                 \
-    "if [ -n \"$nr\" ]; then "                                              \
-    "{ dval_b --no-restore; echo $? > obj/.dval-rc; } 2>&1 | "              \
-    "tee obj/.dval-build.log >&2; rc=$(cat obj/.dval-rc); "                 \
-    "if [ \"$rc\" != 0 ] && grep -qE 'NETSDK10(04|05|47|64)|NU1[0-9]{3}' "  \
-    "obj/.dval-build.log; then echo 'dval: the snapshot restore does not "  \
-    "fit this project; restoring' >&2; rm -rf obj; dval_b 1>&2; rc=$?; "    \
-    "fi; else dval_b 1>&2; rc=$?; fi; "                                     \
-    "[ \"$rc\" = 0 ] || exit \"$rc\"; exec dotnet run --no-build"
-
-/* Snapshot steps (Daytona; Dockerfile RUN lines, as root): the warm
- * project above, restored and built once. */
+/* dotnet: the profile's scripts and the compile service
+ * (profiles/dotnet/, libexec/dval-csc-service/: a tar.gz made at build
+ * time) go to DOTNET_DIR; the package set is restored into its package
+ * folder, the only source validations restore from; the service is
+ * compiled with the image's own SDK and described as a profile service.
+ * The same steps build the local image's snapshot and a Daytona one (the
+ * SDK image). The run command is the build phase (the service, else a
+ * full offline `dotnet build`: profiles/dotnet/build.sh) then the run
+ * phase (`dotnet exec` of what it built: run.sh). */
+#define DOTNET_DIR "/opt/dval-dotnet"
+#define DVAL_CSC_UID_S "1879113729" /* DVAL_SERVICE_UID_FIRST + 1 */
+#define DOTNET_PACKAGES                                                     \
+    "Microsoft.EntityFrameworkCore@10.0.15 "                                \
+    "Microsoft.EntityFrameworkCore.Relational@10.0.15 "                     \
+    "Microsoft.EntityFrameworkCore.Sqlite@10.0.15 "                         \
+    "Microsoft.EntityFrameworkCore.InMemory@10.0.15 "                       \
+    "Microsoft.EntityFrameworkCore.SqlServer@10.0.15 "                      \
+    "Microsoft.Data.Sqlite@10.0.15 Npgsql@10.0.3 "                          \
+    "Npgsql.EntityFrameworkCore.PostgreSQL@10.0.3 Dapper@2.1.86"
 static const char *const dotnet_build[] = {
-    DOTNET_ENV "mkdir -p " DOTNET_WARM " && cd " DOTNET_WARM " && "
-    "dotnet new console --force -n Warm -o . && dotnet restore && "
-    "dotnet build --nologo -v q --no-restore -nodeReuse:false "
-    "-p:UseSharedCompilation=false && rm -rf bin obj/Debug && "
-    "chmod -R a+rX " DOTNET_WARM,
+    "dotnet --version",
+    "mkdir -p " DOTNET_DIR " && echo " DOTNET_PROFILE_TGZ_B64 " | base64 -d | "
+    "tar -xzf - --no-same-owner -C " DOTNET_DIR,
+    "sh " DOTNET_DIR "/packages.sh " DOTNET_PACKAGES,
+    "sh " DOTNET_DIR "/setup.sh",
+    DVAL_SERVICE_INSTALL("csc", DVAL_CSC_UID_S, "/run/dval-csc",
+                         "exec sh " DOTNET_DIR "/service.sh"),
     NULL};
+#define DOTNET_RUN                                                          \
+    "sh " DOTNET_DIR "/build.sh 1>&2 && exec sh " DOTNET_DIR "/run.sh"
 
-/* The local_* fields are the local executor's (profile_local.c), which
- * refuses dotnet for its image before local_requires matters; the test
- * stays for hosts that read it themselves (the CLI's snapshot command).
- * Each run command ends in `exec` of the program: dash forks for a last
+/* The local_* fields are the local executor's (profile_local.c):
+ * local_requires is tested on the host only where sandboxes see the
+ * host's tools (the host-root opt-in). Each run command ends in `exec` of the program: dash forks for a last
  * command otherwise, a process per validation (test_run_inplace.c). */
 static const dval_profile builtins[] = {
     {
         sizeof(dval_profile), "dotnet", "dotnet-10-sandbox",
         "validation-snapshot-dotnet", "mcr.microsoft.com/dotnet/sdk:10.0",
-        dotnet_build, "DOTNET_SANDBOX_", DOTNET_RUN, NULL,
-        "command -v dotnet >/dev/null 2>&1",
-        "the dotnet profile needs the .NET SDK image (mcr.microsoft.com/"
-        "dotnet/sdk:10.0), which the local executor does not have (its "
-        "images are Debian 12, which has no .NET SDK); run it on the "
-        "daytona executor (set DAYTONA_API_KEY or use --executor daytona)",
+        dotnet_build, "DOTNET_SANDBOX_", DOTNET_RUN, dotnet_build,
+        "command -v dotnet >/dev/null 2>&1", NULL,
     },
     {
         sizeof(dval_profile), "java", "java-25-sandbox",

@@ -1,204 +1,97 @@
-/* The dotnet profile's commands, run by /bin/sh against a fake `dotnet`
- * that records its arguments (this machine has no .NET SDK): --no-restore
- * exactly when the snapshot's restore fits the project, a restore after an
- * assets error, no retry after a compile error, no build servers. */
+/* The dotnet profile's commands (the parts that run on Daytona too): the
+ * build steps are the same for the local image and a Daytona image build,
+ * they carry the repository's profile scripts and compile service byte
+ * for byte, describe the service as a profile service, and every command
+ * line is valid sh. The local suites run them for real
+ * (tests/local/test_dotnet*.c). */
+#include "harness.h"
+#include "dotnet_profile_files.h"
+#include "profile_service.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "dval.h"
-#include "harness.h"
+#include <dval.h>
 
-static char T[64];   /* temp root: bin/dotnet, warm/, work/, log */
-
-static const char FAKE[] =
-    "#!/bin/sh\n"
-    "echo \"$*\" >> \"$FAKE_LOG\"\n"
-    "case \"$1\" in\n"
-    "build)\n"
-    "  case \"$FAKE_MODE:$*\" in\n"
-    "  assets:*--no-restore*) echo 'error NETSDK1004: Assets file not found'"
-    "; exit 1;;\n"
-    "  compile:*) echo 'Program.cs(1,1): error CS1002: ; expected'; exit 1;;"
-    "\n  esac\n"
-    "  echo 'Build succeeded.'; exit 0;;\n"
-    "run) echo 'program ran'; exit 0;;\n"
-    "esac\n"
-    "exit 2\n";
-
-static const char CSPROJ[] =
-    "<Project Sdk=\"Microsoft.NET.Sdk\">\n  <PropertyGroup>\n"
-    "    <OutputType>Exe</OutputType>\n"
-    "    <TargetFramework>net10.0</TargetFramework>\n"
-    "  </PropertyGroup>\n</Project>\n";
-
-static void put(const char *path, const char *text, int mode)
+static int sh_ok(const char *fmt, const char *arg)
 {
-    FILE *f = fopen(path, "w");
-    CHECK(f);
-    fputs(text, f);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, fmt, arg);
+    return system(cmd);
+}
+
+/* 0 when `sh -n` accepts cmd */
+static int sh_parses(const char *cmd)
+{
+    char path[] = "/tmp/dval-dotnet-sh.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(cmd, f);
     fclose(f);
-    chmod(path, (mode_t)mode);
+    int rc = sh_ok("sh -n %s", path);
+    remove(path);
+    return rc;
 }
 
-static void sh(const char *cmd)
+TEST(test_profile_dotnet__build_steps_same_for_local_and_daytona)
 {
-    int st = system(cmd);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-}
-
-/* fresh temp tree; warm = 1: a warm project with restore output */
-static void setup(int warm, const char *csproj)
-{
-    snprintf(T, sizeof T, "/tmp/dval-dotnet-XXXXXX");
-    CHECK(mkdtemp(T));
-    char p[512];
-    snprintf(p, sizeof p, "mkdir -p %s/bin %s/warm/obj %s/work", T, T, T);
-    sh(p);
-    snprintf(p, sizeof p, "%s/bin/dotnet", T);
-    put(p, FAKE, 0755);
-    if (warm) {
-        snprintf(p, sizeof p, "%s/warm/Warm.csproj", T);
-        put(p, CSPROJ, 0644);
-        snprintf(p, sizeof p, "%s/warm/obj/project.assets.json", T);
-        put(p, "{\"version\":3}\n", 0644);
+    const dval_profile *p = dval_profile_find("dotnet");
+    CHECK(p != NULL);
+    const char *const *d = p->build_commands, *const *l =
+        p->local_build_commands;
+    CHECK(d && l);
+    int n = 0;
+    for (; d[n]; n++) {
+        CHECK(l[n] != NULL);
+        CHECK_STR(d[n], l[n]);
+        CHECK_INT(sh_parses(d[n]), 0);
     }
-    snprintf(p, sizeof p, "%s/work/App.csproj", T);
-    put(p, csproj, 0644);
+    CHECK(l[n] == NULL);
+    CHECK_INT(n, 5);
+    CHECK_STR(d[0], "dotnet --version");
+    CHECK_CONTAINS(d[2], "packages.sh Microsoft.EntityFrameworkCore@10.0.15 ");
+    CHECK_CONTAINS(d[2], " Dapper@2.1.86");
+    CHECK_CONTAINS(d[4], "'uid 1879113729' 'dir /run/dval-csc' 'run exec sh "
+                   "/opt/dval-dotnet/service.sh' > " DVAL_SERVICE_DIR "/csc");
+    CHECK_STR(p->image, "mcr.microsoft.com/dotnet/sdk:10.0");
 }
 
-/* Runs the profile's run command in work/; returns its exit code, the
- * fake's argument log and stdout in *log / *out (malloc'd). */
-static int run(const char *mode, char **log, char **out)
+TEST(test_profile_dotnet__embedded_files_are_the_repository_files)
 {
-    const dval_profile *pr = dval_profile_find("dotnet");
-    CHECK(pr && pr->run_command);
-    char script[512];
-    snprintf(script, sizeof script, "%s/run.sh", T);
-    put(script, pr->run_command, 0644);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd %s/work && PATH=%s/bin:$PATH "
-             "DVAL_DOTNET_WARM=%s/warm FAKE_LOG=%s/log FAKE_MODE=%s "
-             "/bin/sh %s >%s/out 2>%s/err", T, T, T, T, mode, script, T, T);
-    int st = system(cmd);
-    char p[512];
-    size_t n = 0;
-    snprintf(p, sizeof p, "%s/log", T);
-    FILE *f = fopen(p, "r");
-    *log = calloc(1, 8192);
-    if (f) {
-        n = fread(*log, 1, 8191, f);
-        fclose(f);
-    }
-    (*log)[n] = 0;
-    snprintf(p, sizeof p, "%s/out", T);
-    f = fopen(p, "r");
-    *out = calloc(1, 8192);
-    n = 0;
-    if (f) {
-        n = fread(*out, 1, 8191, f);
-        fclose(f);
-    }
-    (*out)[n] = 0;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char dir[] = "/tmp/dval-dotnet-tgz.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[128];
+    snprintf(path, sizeof path, "%s/b64", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs(DOTNET_PROFILE_TGZ_B64, f);
+    fclose(f);
+    CHECK_INT(sh_ok("cd %s && base64 -d b64 | tar -xzf - && rm b64", dir), 0);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "for f in profiles/dotnet/*; do cmp -s $f "
+             "%s/${f##*/} || exit 1; done; for f in "
+             "libexec/dval-csc-service/*.cs; do cmp -s $f %s/src/${f##*/} "
+             "|| exit 1; done; cmp -s libexec/dval-csc-service/dval-csc-client "
+             "%s/dval-csc-client", dir, dir, dir);
+    CHECK_INT(system(cmd), 0);
+    /* nothing else rides along */
+    CHECK_INT(sh_ok("test $(cd %s && find . -type f | wc -l) -eq $(( $(ls "
+                    "profiles/dotnet | wc -l) + $(ls libexec/dval-csc-service/"
+                    "*.cs | wc -l) + 1 ))", dir), 0);
+    CHECK_INT(sh_ok("rm -rf %s", dir), 0);
 }
 
-static int count(const char *hay, const char *needle)
+TEST(test_profile_dotnet__run_command_is_build_then_run)
 {
-    int k = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p++)
-        k++;
-    return k;
-}
-
-static void cleanup(char *log, char *out)
-{
-    char p[300];
-    snprintf(p, sizeof p, "rm -rf %s", T);
-    sh(p);
-    free(log);
-    free(out);
-}
-
-#define BUILD "build --nologo -v q -nodeReuse:false " \
-              "-p:UseSharedCompilation=false"
-
-TEST(dotnet_builds_with_no_restore_when_the_snapshot_restore_fits)
-{
-    setup(1, CSPROJ);
-    char *log, *out;
-    CHECK_INT(run("ok", &log, &out), 0);
-    CHECK_STR(log, BUILD " --no-restore\nrun --no-build\n");
-    CHECK_STR(out, "program ran\n");  /* build output went to stderr */
-    char p[300];
-    snprintf(p, sizeof p, "%s/work/obj/project.assets.json", T);
-    CHECK(access(p, R_OK) == 0);
-    cleanup(log, out);
-}
-
-TEST(dotnet_restores_when_the_project_has_packages_or_another_framework)
-{
-    static const char *const projects[] = {
-        "<Project><ItemGroup><PackageReference Include=\"X\" Version=\"1\" />"
-        "</ItemGroup><PropertyGroup><TargetFramework>net10.0"
-        "</TargetFramework></PropertyGroup></Project>\n",
-        "<Project><PropertyGroup><TargetFramework>net8.0</TargetFramework>"
-        "</PropertyGroup></Project>\n",
-        "<Project><PropertyGroup><TargetFramework>net10.0</TargetFramework>"
-        "<RuntimeIdentifier>linux-x64</RuntimeIdentifier></PropertyGroup>"
-        "</Project>\n",
-    };
-    for (size_t i = 0; i < sizeof projects / sizeof projects[0]; i++) {
-        setup(1, projects[i]);
-        char *log, *out;
-        CHECK_INT(run("ok", &log, &out), 0);
-        CHECK_STR(log, BUILD "\nrun --no-build\n");
-        char p[300];
-        snprintf(p, sizeof p, "%s/work/obj", T);
-        CHECK(access(p, F_OK) != 0);   /* nothing copied */
-        cleanup(log, out);
-    }
-}
-
-TEST(dotnet_restores_without_a_warm_snapshot)
-{
-    setup(0, CSPROJ);
-    char *log, *out;
-    CHECK_INT(run("ok", &log, &out), 0);
-    CHECK_STR(log, BUILD "\nrun --no-build\n");
-    cleanup(log, out);
-}
-
-TEST(dotnet_rebuilds_with_restore_after_an_assets_error_only)
-{
-    setup(1, CSPROJ);
-    char *log, *out;
-    CHECK_INT(run("assets", &log, &out), 0);
-    CHECK_STR(log, BUILD " --no-restore\n" BUILD "\nrun --no-build\n");
-    cleanup(log, out);
-    /* a compile error is the verdict: built once, program not run */
-    setup(1, CSPROJ);
-    int rc = run("compile", &log, &out);
-    CHECK(rc != 0);
-    CHECK_INT(count(log, "build "), 1);
-    CHECK_INT(count(log, "run "), 0);
-    CHECK_STR(out, "");
-    cleanup(log, out);
-}
-
-TEST(dotnet_snapshot_steps_restore_the_warm_project_without_servers)
-{
-    const dval_profile *pr = dval_profile_find("dotnet");
-    CHECK(pr && pr->build_commands && pr->build_commands[0]);
-    const char *s = pr->build_commands[0];
-    CHECK_CONTAINS(s, "dotnet new console");
-    CHECK_CONTAINS(s, "dotnet restore");
-    CHECK_CONTAINS(s, "/opt/dval/dotnet-warm");
-    CHECK_CONTAINS(s, "-nodeReuse:false");
-    CHECK_CONTAINS(pr->run_command, "MSBUILDDISABLENODEREUSE=1");
-    CHECK_CONTAINS(pr->run_command, "DOTNET_CLI_USE_MSBUILD_SERVER=0");
-    CHECK(pr->build_commands[1] == NULL);
+    const dval_profile *p = dval_profile_find("dotnet");
+    CHECK_STR(p->run_command, "sh /opt/dval-dotnet/build.sh 1>&2 && exec sh "
+              "/opt/dval-dotnet/run.sh");
+    CHECK_INT(sh_parses(p->run_command), 0);
+    CHECK_STR(p->channel_prefix, "DOTNET_SANDBOX_");
+    CHECK_INT(sh_ok("for f in profiles/dotnet/*.sh; do sh -n $f || exit 1; "
+                    "done%s", ""), 0);
+    CHECK_INT(sh_ok("perl -c libexec/dval-csc-service/dval-csc-client "
+                    "2>/dev/null%s", ""), 0);
 }
