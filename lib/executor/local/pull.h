@@ -47,7 +47,6 @@ int lx_digest_valid(const char *d);
 /* One HTTP response (pull_http.c). */
 typedef struct lx_http_resp {
     long status;                /* 0 when no response came */
-    char content_type[128];
     char www_authenticate[1024];
     char content_digest[LX_DIGEST_MAX]; /* Docker-Content-Digest */
     int64_t retry_after_ms;     /* -1 none */

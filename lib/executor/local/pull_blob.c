@@ -216,7 +216,7 @@ static int finish(download *dl, const char *part)
 static int download_locked(lx_pull *p, download *dl)
 {
     char part[4200], path[300];
-    lx_http_resp rs;
+    lx_http_resp rs = { .status = 0 };
     dval__fmt(part, sizeof part, "%s/tmp/%s.part", p->cache, dl->digest + 7);
     dval__fmt(path, sizeof path, "blobs/%s", dl->digest);
     dl->rs = &rs;
@@ -226,7 +226,7 @@ static int download_locked(lx_pull *p, download *dl)
                       &dl->have);
     if (rc == DVAL_EABORTED && dl->failed)
         rc = dl->failed;
-    if (rc == DVAL_EPROTOCOL && dl->failed)
+    if (rc == DVAL_EPROTOCOL && (dl->failed || rs.status == 416))
         unlink(part); /* bytes that cannot be this blob: not resumed */
     if (rc == DVAL_OK)
         rc = finish(dl, part);
@@ -246,10 +246,10 @@ int lx_blob_ensure(lx_pull *p, const char *d, int64_t size,
                                "%lld bytes, over the limit of %lld "
                                "(DVAL_LOCAL_PULL_MAX_BLOB)", p->ref.canon, d,
                                (long long)size, (long long)p->max_blob);
-    if (lx_blob_present(p, d)) {
-        lx_io_write(p->io, "pull ", 5);
-        lx_io_write(p->io, label, strlen(label));
-        lx_io_write(p->io, " cached\n", 8);
+    if (lx_blob_present(p, d)) { /* another image's, or an earlier pull's */
+        char line[300];
+        dval__fmt(line, sizeof line, "pull %s cached (%.19s)\n", label, d);
+        lx_io_write(p->io, line, strlen(line));
         return DVAL_OK;
     }
     dval__fmt(lock, sizeof lock, "%s/tmp/%s.lock", p->cache, d + 7);

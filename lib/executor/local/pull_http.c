@@ -59,12 +59,10 @@ static size_t on_header(char *h, size_t size, size_t nitems, void *ud)
     size_t n = size * nitems;
     char v[1024];
     if (n >= 5 && !strncmp(h, "HTTP/", 5)) { /* a new response (redirect) */
-        rs->content_type[0] = rs->www_authenticate[0] = 0;
+        rs->www_authenticate[0] = 0;
         rs->content_digest[0] = 0;
         rs->retry_after_ms = -1;
         rs->range_start = -1;
-    } else if (header_value(h, n, "content-type", v, sizeof v)) {
-        dval__fmt(rs->content_type, sizeof rs->content_type, "%s", v);
     } else if (header_value(h, n, "www-authenticate", v, sizeof v)) {
         dval__fmt(rs->www_authenticate, sizeof rs->www_authenticate, "%s", v);
     } else if (header_value(h, n, "docker-content-digest", v, sizeof v)) {
