@@ -9,13 +9,16 @@ when both answer. Exits, stopping the registry, on SIGTERM, when
 gone (a test that died never leaves it running).
 
 Usage: registry.py DIR [--htpasswd USER:PASSWORD] [--token [USER:PASSWORD]]
-       [--corrupt DIGEST] [--cut DIGEST] [--ratelimit N] [--watch PID]
+       [--corrupt DIGEST] [--cut DIGEST] [--stall DIGEST] [--ratelimit N]
+       [--watch PID]
        [--lifetime S]
   --htpasswd   the registry itself wants basic auth (bcrypt htpasswd)
   --token      the proxy wants a bearer token from its /token realm
                (anonymous, or for USER:PASSWORD given as basic auth)
   --corrupt    one byte of that blob's body is flipped
   --cut        the first GET of that blob ends halfway (connection closed)
+  --stall      every GET of that blob stops halfway, the connection held
+               open (30 s at most)
   --ratelimit  the first N blob GETs get 429 with Retry-After: 1
 """
 import argparse
@@ -161,6 +164,13 @@ class Proxy(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
+        if digest == self.opts.stall and r.status == 200:
+            self.wfile.write(body[:len(body) // 2])
+            self.wfile.flush()
+            self.note(r.status, len(body) // 2)
+            time.sleep(30)   # a server that stops sending
+            self.close_connection = True
+            return
         self.wfile.write(body)
         self.note(r.status, len(body))
 
@@ -184,6 +194,7 @@ def main():
     ap.add_argument("--token", nargs="?", const="anonymous")
     ap.add_argument("--corrupt")
     ap.add_argument("--cut")
+    ap.add_argument("--stall")
     ap.add_argument("--ratelimit", type=int, default=0)
     ap.add_argument("--watch", type=int, default=0)
     ap.add_argument("--lifetime", type=float, default=300)

@@ -2,10 +2,12 @@
  * proxy): a corrupt blob is refused and nothing of it is cached; a 429
  * waits its Retry-After; a download cut halfway resumes with a Range
  * request; layers with whiteouts apply as in an OCI layout, hostile ones
- * are refused; a layer two images share is downloaded once. */
+ * are refused; a layer two images share is downloaded once; a download
+ * that stalls ends when the call is canceled. */
 #include "lt.h"
 #include "registry.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,5 +212,49 @@ TEST(test_local_pull_faults__shared_layer_downloaded_once)
     snprintf(p, sizeof p, "test -s %s/snapshots/two/rootfs/base.bin && "
              "test -s %s/snapshots/two/rootfs/b.bin", f.t.dir, f.t.dir);
     lt_sh(p);
+    lt_pull_close(&f);
+}
+
+static void *cancel_later(void *arg)
+{
+    usleep(1000000);
+    if (write(*(int *)arg, "x", 1) != 1)
+        perror("write");
+    return NULL;
+}
+
+/* A registry that stops sending mid-layer: canceling the call ends the
+ * pull at once (not at the 60 s stall timeout), leaving no snapshot and
+ * the bytes that came, for a later resume. */
+TEST(test_local_pull_faults__cancel_ends_a_stalled_download)
+{
+    lt_pull_fx f;
+    char d[200], arg[300], name[300], p[1200];
+    int fds[2];
+    pthread_t th;
+    lt_pull_open(&f, "pull-cancel");
+    random_layer(&f, "rnd", 2000000);
+    image(&f, "stall", "rnd.tgz", d, sizeof d);
+    snprintf(arg, sizeof arg, "--stall %s", d);
+    lt_pull_registry(&f, arg);
+    push(&f, "stall");
+    CHECK_INT(pipe(fds), 0);
+    lt_reg_name(&f.r, "test/stall:v1", name, sizeof name);
+    dval_snapshot_spec s = { .struct_size = sizeof s, .name = "stall",
+                             .image = name };
+    dval_call *c = lt_call(&f.t);
+    c->cancel_fd = fds[0];
+    pthread_create(&th, NULL, cancel_later, &fds[1]);
+    int64_t t0 = dval__now_ms();
+    CHECK_INT(f.t.ex.snapshot_create(f.t.ex.userdata, c, &s, NULL, NULL,
+                                     NULL), DVAL_ECANCELED);
+    CHECK(dval__now_ms() - t0 < 5000);
+    pthread_join(th, NULL);
+    snprintf(p, sizeof p, "%s/snapshots/stall", f.t.dir);
+    CHECK(!lt_exists(p));
+    snprintf(p, sizeof p, "test -s %s/oci/tmp/%s.part", f.cache, d + 7);
+    lt_sh(p);
+    close(fds[0]);
+    close(fds[1]);
     lt_pull_close(&f);
 }
