@@ -214,6 +214,9 @@ DVAL_API int dval_client_new(dval_client **out, const dval_client_options *opts)
     c->retry_cap_ms = o.retry_cap_ms > 0 ? o.retry_cap_ms : 60000;
     c->retry_jitter = o.retry_jitter != 0;
     int rc = config_resolve(&c->cfg, &o, err, sizeof err);
+    c->cfg.retry = (dval__backoff){ c->retry_attempts, c->retry_base_ms,
+                                    c->retry_factor, c->retry_cap_ms,
+                                    c->retry_jitter };
     if (rc == DVAL_OK)
         rc = pick_executor(c, &o, err, sizeof err);
     if (rc != DVAL_OK) {

@@ -60,6 +60,23 @@ typedef int64_t (*dval__now_fn)(void);
 typedef int (*dval__sleep_fn)(int64_t ms, int cancel_fd);
 void dval__set_clock(dval__now_fn now, dval__sleep_fn sleep);
 
+/* ---- backoff (retry.c): the delay before retry number attempt (1-based)
+ * of a policy: base * factor^(attempt-1), capped; full jitter when set
+ * (rng: the caller's seed, guarded by the caller); a server hint
+ * (retry_after_ms >= 0) takes precedence. The client's retry policy, which
+ * executors that repeat requests of their own follow too (dval__config). */
+typedef struct dval__backoff {
+    int32_t attempts;              /* tries in all, >= 1 */
+    int64_t base_ms;
+    int32_t factor;
+    int64_t cap_ms;
+    int32_t jitter;
+} dval__backoff;
+int64_t dval__backoff_delay(const dval__backoff *b, int attempt,
+                            int64_t retry_after_ms, unsigned *rng);
+/* The policy's defaults for the fields left 0 (5 tries, 1 s, x2, 60 s). */
+void dval__backoff_defaults(dval__backoff *b);
+
 /* ---- cancel tokens (cancel.c) */
 /* Registers the session whose exec dval_cancel_fire must cancel (NULL:
  * none); after it returns, fire no longer touches the old session. */
@@ -116,6 +133,7 @@ typedef struct dval__config {
     int64_t local_max_memory_bytes;
     int64_t local_max_cpu_ms;
     int64_t max_download_bytes;
+    dval__backoff retry;           /* the client's retry policy */
     dval_log_fn log_fn;
     void *log_userdata;
     int log_level;

@@ -6,7 +6,8 @@ pkgs=(build-essential pkg-config libcurl4-openssl-dev libjansson-dev uuid-dev
       python3-aiohttp python3-websockets python3-cffi python3-jsonschema golang-go abigail-tools
       mandoc valgrind clang libclang-rt-14-dev nodejs npm iproute2 util-linux mount e2fsprogs
       default-jdk-headless ca-certificates procps curl mmdebstrap
-      python3-venv python3-setuptools python3-wheel)
+      python3-venv python3-setuptools python3-wheel
+      docker-registry skopeo umoci)   # the registry tests (local_test_pull*) and bench
 pkgs+=(python3-uvloop)   # optional: the emulator's cheaper event loop (tests/emulator)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -281,6 +281,18 @@ if pool:
                             "%.1f/s" % lo["per_s"] if lo else "-") if lw else "cold pool", scale),
                         verdict(t["per_s"] >= 200 and not t["failed"])))
 
+# ---- 8. registry pull + unpack (pull.sh)
+pl = load("pull.json")
+if pl and pl["lib_ms"] and pl["tools_ms"]:
+    rep["pull"] = pl
+    lib, tools = min(pl["lib_ms"]), min(pl["tools_ms"])
+    r = ratio(lib, tools)
+    row("8 pull", "pull + unpack, %d layers, %d MB (%s)" % (pl["layers"], pl["mb"], pl["image"]),
+        fmt(lib, " ms", 0), "skopeo copy + umoci unpack " + fmt(tools, " ms", 0),
+        "library/tools %s (best of %d each)" % (fmt(r, "x", 2), len(pl["lib_ms"])))
+    targets.append(("registry pull + unpack within 1.2x of skopeo + umoci", fmt(r, "x", 2),
+                    verdict(r is not None and r <= 1.2)))
+
 rep["targets"] = [{"target": t, "value": v, "status": st} for t, v, st in targets]
 with open(report_path, "w") as f:
     json.dump(rep, f, indent=1)

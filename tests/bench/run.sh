@@ -13,7 +13,8 @@
 # BENCH_JAVA_N=30 BENCH_JAVA_COLD=5 (java time to verdict: warm runs,
 # cold processes), BENCH_POOL_LEVELS=1,4,16,64 BENCH_POOL_PER_LEVEL=16
 # BENCH_POOL_EXECUTORS="local emu" (pool throughput, C and SDK),
-# BENCH_ONLY="loop latency local scale xfer java pool" (subset).
+# BENCH_PULL_REPS=3 (registry pull + unpack, library vs skopeo + umoci),
+# BENCH_ONLY="loop latency local scale xfer java pool pull" (subset).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -30,7 +31,7 @@ SCALE_LEVELS=${BENCH_SCALE_LEVELS:-1,4,16,64}
 SCALE_LOOPS=${BENCH_SCALE_LOOPS:-3}
 XFER_MIB=${BENCH_XFER_MIB:-256}
 export BENCH_XFER_REPS=${BENCH_XFER_REPS:-2}
-ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool}
+ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull}
 PY=/usr/bin/python3
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "bench: $*" >&2; }
@@ -187,6 +188,13 @@ if want pool; then
     B=$B POOL_LEVELS=${BENCH_POOL_LEVELS:-1,4,16,64} POOL_PER_LEVEL=${BENCH_POOL_PER_LEVEL:-16} \
         POOL_EXECUTORS=${BENCH_POOL_EXECUTORS:-local emu} POOL_SDK_DIR=$sdk_dir TMPDIR=$tmp \
         "$here/pool.sh" >"$res/pool.jsonl" || say "pool bench failed"
+fi
+
+# ---- 8. registry pull + unpack (library vs skopeo + umoci, tests/bench/pull.sh)
+if want pull; then
+    say "8. pull + unpack of a 3-layer image from a local registry: library vs skopeo + umoci"
+    TMPDIR=$tmp "$here/pull.sh" "$B" "$out" "$res" "${BENCH_PULL_REPS:-3}" >/dev/null ||
+        say "pull bench failed (isolation? docker-registry, skopeo, umoci?)"
 fi
 
 for l in "$tmp"/*.log; do

@@ -8,11 +8,15 @@
  *     host's own .NET SDK, copied in: image_dotnet.c);
  *   - a root filesystem the user has: "dir:/path", "tar:/path.tar[.gz]",
  *     "oci:/layout[:tag]" (image_import.c);
+ *   - an image in a registry: "docker://NAME[:TAG]", or a name with a
+ *     registry host, "HOST/NAME[:TAG][@sha256:...]" (pull_ref.c), pulled
+ *     into the image cache and imported as an OCI layout's layers are;
  *   - only when opted in (lx_host_root_opt_in), an allow-list of the host's
  *     system directories bound read-only ("host"; the helper builds it).
  * This file maps a spec's image to one of them and builds the Debian ones. */
 #include "local.h"
 #include "protocol.h"
+#include "pull.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,12 +105,20 @@ int lx_image_parse(dval_call *c, const char *image, lx_image *out)
                                    "an overlay layer path", image);
         return DVAL_OK;
     }
+    if (lx_ref_is_pull(image)) {
+        lx_ref r;
+        out->kind = LX_IMG_PULL;
+        dval__fmt(out->path, sizeof out->path, "%s", image);
+        return lx_ref_parse(c, image, &r);
+    }
     return dval__call_fail(c, DVAL_EUNSUPPORTED, "local executor: image %s "
                            "is not supported; use debian:12*, "
                            "debian:bookworm*, a built-in profile's image, "
-                           "dir:/rootfs, tar:/rootfs.tar[.gz] or "
-                           "oci:/layout[:tag] (or DVAL_LOCAL_HOST_ROOT=1 to "
-                           "run over the host's system directories)", image);
+                           "dir:/rootfs, tar:/rootfs.tar[.gz], "
+                           "oci:/layout[:tag], a registry image "
+                           "HOST/NAME[:TAG] or docker://NAME[:TAG] (or "
+                           "DVAL_LOCAL_HOST_ROOT=1 to run over the host's "
+                           "system directories)", image);
 }
 
 static const struct {

@@ -7,7 +7,9 @@
  *   oci:/layout[:tag]    an OCI image layout directory: index.json (the
  *                        manifest whose org.opencontainers.image.ref.name is
  *                        tag, else the first) → manifest → layers, applied
- *                        in order into rootfs/ with whiteouts.
+ *                        in order into rootfs/ with whiteouts;
+ *   a registry image     pulled into the image cache (pull.c), whose
+ *                        layers are then applied as an OCI layout's.
  * Extraction is the helper's "import" (as root, ownership kept, entries
  * that would escape the target refused). */
 #include "local.h"
@@ -152,13 +154,15 @@ int lx_image_import(lx *x, dval_call *c, const char *snapdir,
     const char *tag = NULL;
     char (*paths)[4200] = dval__calloc(MAX_LAYERS, sizeof *paths);
     char *argv[MAX_LAYERS + 6] = { NULL, LX_VERB_IMPORT, rootfs,
-                                   img->kind == LX_IMG_OCI ? LX_IMPORT_OCI
-                                   : LX_IMPORT_TAR };
+                                   img->kind == LX_IMG_TAR ? LX_IMPORT_TAR
+                                   : LX_IMPORT_OCI };
     int n = 0, rc = paths ? DVAL_OK : DVAL_ENOMEM;
     dval__fmt(rootfs, sizeof rootfs, "%s/rootfs", snapdir);
     if (rc == DVAL_OK && img->kind == LX_IMG_OCI) {
         split_tag(img->path, layout, sizeof layout, &tag);
         rc = oci_layers(c, layout, tag, paths, &n);
+    } else if (rc == DVAL_OK && img->kind == LX_IMG_PULL) {
+        rc = lx_pull_layers(x, c, img->path, end, io, paths, MAX_LAYERS, &n);
     } else if (rc == DVAL_OK) {
         dval__fmt(paths[n++], sizeof *paths, "%s", img->path);
     }

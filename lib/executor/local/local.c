@@ -288,6 +288,8 @@ int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
     x->log_level = cfg->log_level;
     x->allow_unisolated = cfg->allow_unisolated;
     x->host_root = cfg->local_host_root;
+    x->retry = cfg->retry;
+    dval__backoff_defaults(&x->retry);
     x->state_dir = cfg->state_dir && *cfg->state_dir
                        ? dval__strdup(cfg->state_dir) : default_state_dir();
     x->helper = cfg->helper_path ? dval__strdup(cfg->helper_path)

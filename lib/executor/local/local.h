@@ -9,7 +9,8 @@
  * Under the image cache (lx_cache_dir: DVAL_LOCAL_CACHE_DIR, else
  * $XDG_CACHE_HOME/daytona-validate, else ~/.cache/daytona-validate),
  * shared by every state directory so a machine builds each image once:
- *   images/<key>/{lock,build.log,ok,rootfs/}   key: debian-12[-java] */
+ *   images/<key>/{lock,build.log,ok,rootfs/}   key: debian-12[-java]
+ *   oci/   images pulled from registries: blobs by digest, pins (pull.h) */
 #ifndef DVAL_LOCAL_H
 #define DVAL_LOCAL_H
 
@@ -29,6 +30,7 @@ typedef struct lx {
     char *helper;               /* path of dval-local-helper, or NULL */
     int allow_unisolated;
     int host_root;              /* dval_local_options.host_root */
+    dval__backoff retry;        /* the client's retry policy (pulls) */
     int probed;                 /* 0 unknown, 1 isolated, -1 unavailable */
     char probe_msg[512];
     pthread_mutex_t lock;       /* guards sessions and probe */
@@ -193,11 +195,11 @@ int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
 /* ---- image.c, image_import.c: the roots sandboxes run on */
 /* The Debian images first (lx_image_is_debian), then the imports. */
 enum { LX_IMG_BASE, LX_IMG_JAVA, LX_IMG_DOTNET, LX_IMG_DIR, LX_IMG_TAR,
-       LX_IMG_OCI };
+       LX_IMG_OCI, LX_IMG_PULL };
 #define lx_image_is_debian(kind) ((kind) <= LX_IMG_DOTNET)
 typedef struct lx_image {
     int kind;
-    char path[4096];            /* dir/tar/oci: the source */
+    char path[4096];            /* dir/tar/oci: the source; pull: the name */
 } lx_image;
 /* 1 when the client opted in (dval_local_options.host_root) or the
  * environment has DVAL_LOCAL_HOST_ROOT=1 (the only reader of either). */
@@ -228,6 +230,12 @@ long long lx_tree_bytes(const char *dir);
 int lx_image_import(lx *x, dval_call *c, const char *snapdir,
                     const lx_image *img, int64_t end, lx_build_io *io,
                     char *dst, size_t cap);
+
+/* ---- pull.c (and pull_*.c, see pull.h): a registry image's layers,
+ * linux/amd64, verified and cached (the image cache's oci/), into
+ * paths[*n...] (at most max), for the helper's OCI import. */
+int lx_pull_layers(lx *x, dval_call *c, const char *image, int64_t end,
+                   lx_build_io *io, char (*paths)[4200], int max, int *n);
 
 /* ---- snapshot_build.c */
 int lx_snapshot_get(void *ud, dval_call *c, const char *id,

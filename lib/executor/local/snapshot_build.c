@@ -339,6 +339,23 @@ static int64_t build_budget(const dval_call *c, const dval_snapshot_spec *s)
     return budget;
 }
 
+/* Statuses of a build that never began: isolation missing, refused,
+ * stopped by the caller, or an image that could not be pulled (the
+ * registry unreachable, refusing, or sending what does not verify: the
+ * next create tries again, with whatever blobs were verified cached). */
+static int nothing_built(int rc)
+{
+    static const int none[] = {
+        DVAL_EISOLATION, DVAL_ECANCELED, DVAL_EABORTED, DVAL_EUNSUPPORTED,
+        DVAL_EINVAL, DVAL_ENETWORK, DVAL_ESERVER, DVAL_ERATELIMIT,
+        DVAL_EAUTH, DVAL_EFORBIDDEN, DVAL_ENOTFOUND, DVAL_EPROTOCOL,
+    };
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+        if (rc == none[i])
+            return 1;
+    return 0;
+}
+
 /* Under the lock: builds into dir, logging to its build.log, and records
  * the outcome in its state (active, or build_failed and why); a build
  * that never started (no isolation, refused) or that the caller stopped
@@ -362,8 +379,7 @@ static int build_and_record(lx *x, dval_call *c, const char *dir,
     }
     if (io->logfd >= 0)
         close(io->logfd);
-    if (rc == DVAL_EISOLATION || rc == DVAL_ECANCELED ||
-        rc == DVAL_EABORTED || rc == DVAL_EUNSUPPORTED || rc == DVAL_EINVAL) {
+    if (nothing_built(rc)) {
         /* nothing was built, or the caller stopped it: leave no trace
          * (a build_failed one would stay until removed by hand) */
         lx_rmtree(dir);
