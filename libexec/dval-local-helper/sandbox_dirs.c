@@ -16,10 +16,15 @@ static int home_owner_stale(uid_t owner, long uid_base)
            (owner >= (uid_t)LX_UID_DEFAULT && owner != (uid_t)uid_base);
 }
 
-/* /sandbox: anyone may make a directory there (sticky: only its owner
- * removes it) and reach one by name, but not list it: a validation does
- * not learn the thread ids it shares the sandbox with. */
-#define SANDBOX_MODE 01733
+/* /sandbox: anyone may reach a directory there by name, but not list it
+ * (a validation does not learn the thread ids it shares the sandbox with)
+ * nor make anything there (the executor makes each validation's
+ * directory): build tools look for their settings in every parent
+ * directory (MSBuild's Directory.Build.props and .targets, NuGet.Config,
+ * global.json, .editorconfig, Maven's .mvn), so a file one validation
+ * left in /sandbox would steer the builds of all the others, and a
+ * directory made under a later validation's name would hand it files. */
+#define SANDBOX_MODE 0711
 
 int own_sandbox_dirs(int root, long uid_base)
 {

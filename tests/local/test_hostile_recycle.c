@@ -17,18 +17,18 @@
 #include <unistd.h>
 
 #define ATTACK                                                              \
-    "loop='while :; do echo evil > /sandbox/evil.txt; "                     \
+    "loop='while :; do echo evil > /sandbox/evil.txt 2>/dev/null; "        \
     "echo evil > /tmp/evil.txt; for r in /sandbox/*/results; do "           \
     "echo forged > \"$r/r.json\"; done; sleep 0.02; done # DVALATTACKLOOP'\n" \
     "(env -i setsid nohup sh -c \"$loop\" </dev/null >/dev/null 2>&1 &)\n"  \
     "echo x > /tmp/t1 && echo x > /dev/shm/s1 && echo x > \"$HOME/h1\" &&\n" \
     "echo x > /var/tmp/v1 && echo FILES-LEFT\n"                             \
     "echo x > /home/daytona/h1 2>/dev/null && echo HOME-LEFT\n"             \
-    "mkdir -p /sandbox/other-tid/results &&\n"                              \
-    "echo forged > /sandbox/other-tid/results/r.json && echo TREE-LEFT\n"   \
+    "mkdir -p deep/other-tid/results &&\n"                                 \
+    "echo forged > deep/other-tid/results/r.json && echo TREE-LEFT\n"      \
     "ipcmk -M 4096 >/dev/null && ipcmk -Q >/dev/null && echo IPC-LEFT\n"    \
     "ipcs -m -q | grep -c '^0x'\n"                                          \
-    "sleep 0.2; test -e /sandbox/evil.txt && echo LOOP-RUNS\n"
+    "sleep 0.2; test -e /tmp/evil.txt && echo LOOP-RUNS\n"
 
 /* Prints what is left: files, processes other than this session's, SysV
  * objects; then its results, checked again after a pause. /sandbox is

@@ -147,10 +147,9 @@ TEST(test_hostile__validations_cannot_touch_each_other)
     CHECK_INT(v.code, 0); /* neither killed nor its file gone */
     CHECK_STR(v.out, "{\"ok\":1}\n");
     free(v.out);
-    /* a squatter's /sandbox/vc (a symlink to its own directory) is moved
-     * away when vc starts */
-    CHECK_INT(attacker(&h, "touch mine && ln -s /sandbox/va /sandbox/vc\n"),
-              0);
+    /* no squatter can make /sandbox/vc (a symlink to its own directory)
+     * before vc starts */
+    CHECK(attacker(&h, "touch mine && ln -s /sandbox/va /sandbox/vc\n") != 0);
     char *out = NULL;
     int code = -1;
     CHECK_INT(hx_run(&h, "sb", "vc", "test ! -L . && test ! -e mine && "
@@ -189,7 +188,9 @@ TEST(test_hostile__home_is_the_validations_own)
 
 /* A validation cannot list /sandbox, so it does not learn the thread ids
  * of those it shares a sandbox with (red team A9: the names to aim A8 or
- * A10 at); it can still reach its own directory and make one there. */
+ * A10 at); it can still reach its own directory, but make nothing beside
+ * it: no directory under another's name, no build settings that tools
+ * look for in parent directories (MSBuild, NuGet, dotnet, Maven). */
 TEST(test_hostile__thread_ids_not_listed)
 {
     hx h;
@@ -202,12 +203,17 @@ TEST(test_hostile__thread_ids_not_listed)
     CHECK_INT(hx_run(&h, "sb", "b", "ls -A /sandbox 2>&1; echo \"ls=$?\"\n"
                      "cd /sandbox && echo *\n"
                      "mkdir /sandbox/made-by-b && echo MADE\n"
+                     "for f in Directory.Build.props Directory.Build.targets "
+                     "NuGet.Config global.json .editorconfig .mvn; do\n"
+                     "  echo x > /sandbox/$f && echo PLANTED $f; done\n"
                      "test -d /sandbox/b && echo OWN\n", NULL, &out, &code),
               DVAL_OK);
     fprintf(stderr, "    %s", out);
     CHECK(!strstr(out, "secret-tid-a"));
     CHECK(!strstr(out, "ls=0"));
-    CHECK_CONTAINS(out, "MADE\nOWN\n");
+    CHECK(!strstr(out, "MADE"));
+    CHECK(!strstr(out, "PLANTED"));
+    CHECK_CONTAINS(out, "OWN\n");
     free(out);
     hx_close(&h);
 }
