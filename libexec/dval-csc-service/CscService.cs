@@ -39,7 +39,7 @@ static class CscService
 {
     const int MaxFiles = 1000, MaxName = 512, MaxClients = 16, MaxPerUid = 2;
     const long MaxIn = 16L << 20;
-    const int ReadMs = 10_000, SlotWaitMs = 15_000, CompileMs = 20_000, HaltMs = 40_000;
+    const int ReadMs = 10_000, SlotWaitMs = 15_000, CompileMs = 20_000, HaltMs = 25_000;
     static readonly SemaphoreSlim Clients = new(MaxClients);
     static readonly SemaphoreSlim Slots = new(Math.Max(1, Math.Min(Environment.ProcessorCount, 2)));
     static readonly ConcurrentDictionary<uint, int> PerUid = new();
@@ -136,6 +136,14 @@ static class CscService
             Reply(s, 2, "dval-csc-service: busy", null);
             return;
         }
+        /* Roslyn checks its token often, but not everywhere (binding nested
+         * lambdas); a compile that does not answer in time is wedged, and
+         * only a new process frees its thread and memory. Its client gets
+         * the verdict first: it must not retry the same compile in full. */
+        using var halt = new Timer(_ => {
+            TryReply(s, 1, Budget(dir, projName).TrimEnd('\n'));
+            Environment.Exit(70);
+        }, null, HaltMs, Timeout.Infinite);
         try {
             Reply(s, Compile(dir, projName, spec, sources));
         } finally {
@@ -143,12 +151,12 @@ static class CscService
         }
     }
 
+    static string Budget(string dir, string projName) => Path.Combine(dir, projName) +
+        $" : error DVAL0001: the compile ran past its budget of {CompileMs / 1000} s\n";
+
     static Output Compile(string dir, string projName, ProjectSpec spec, List<(string, byte[])> sources)
     {
         using var cts = new CancellationTokenSource(CompileMs);
-        /* Roslyn checks its token often; one that does not answer in time
-         * is wedged, and only a new process frees its thread and memory */
-        using var halt = new Timer(_ => Environment.Exit(70), null, HaltMs, Timeout.Infinite);
         try {
             if (spec.TargetFramework != Compiler.Tfm)
                 return new Output { Status = 3, Diagnostics = "dval-csc-service: not eligible: " +
@@ -159,8 +167,7 @@ static class CscService
                 "\ndval: the package is not in this snapshot: add it to the snapshot's packages " +
                 "(daytona-validate run --nuget-package ID@VERSION, or the profile's packages)\n" };
         } catch (OperationCanceledException) {
-            return new Output { Status = 1, Diagnostics = Path.Combine(dir, projName) +
-                $" : error DVAL0001: the compile ran past its budget of {CompileMs / 1000} s\n" };
+            return new Output { Status = 1, Diagnostics = Budget(dir, projName) };
         }
     }
 

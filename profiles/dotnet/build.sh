@@ -14,5 +14,9 @@ if [ "${DVAL_CSC:-1}" != 0 ]; then
     fi
 fi
 [ "${DVAL_CSC_TRACE:-}" = 1 ] && echo "dval-csc: dotnet build" >&2
+# The SDK keeps scratch files (NuGetScratch, MSBuildTemp) under the temp
+# directory by fixed names: in a /tmp that validations share, the first
+# one's would refuse or steer every later build. This build's own.
+mkdir -p obj/.dval-tmp && export TMPDIR="$PWD/obj/.dval-tmp" || exit 1
 exec dotnet build --nologo -v q -nodeReuse:false -p:UseSharedCompilation=false \
     -p:RestoreConfigFile=/opt/dval-dotnet/offline.config

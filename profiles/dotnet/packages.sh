@@ -21,6 +21,9 @@ for p in "$@"; do
 done
 cfg=
 [ -f /run/dval-build/NuGet.Config ] && cfg=--configfile=/run/dval-build/NuGet.Config
-HOME=/tmp NUGET_HTTP_CACHE_PATH=/tmp/dval-nuget-http \
+# Revocation of package signatures is checked offline: a build whose
+# network reaches the package source but no certificate authority would
+# otherwise wait for each lookup to time out.
+HOME=/tmp NUGET_HTTP_CACHE_PATH=/tmp/dval-nuget-http NUGET_CERT_REVOCATION_MODE=offline \
     dotnet restore "$d/pkgset.csproj" --packages /opt/dval-dotnet/packages $cfg
 chmod -R a+rX /opt/dval-dotnet/packages "$d"

@@ -1,0 +1,61 @@
+/* Support for the dotnet suites (dotnet.h). */
+#include "dotnet.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DN_IMAGE "mcr.microsoft.com/dotnet/sdk:10.0"
+
+const char *dn_text(const lt_out *o, int err)
+{
+    const dval__buf *b = err ? &o->err : &o->out;
+    return b->data ? b->data : "";
+}
+
+void dn_sandbox(lt *t, const char *name)
+{
+    if (system("command -v dotnet >/dev/null 2>&1") != 0)
+        th_skip("no .NET SDK on this host");
+    const dval_profile *p = dval_profile_find("dotnet");
+    CHECK(p && p->local_build_commands);
+    int rc = lt_snapshot(t, "dotnet", DN_IMAGE, p->local_build_commands, NULL);
+    if (rc != DVAL_OK)
+        th_fail(__FILE__, __LINE__, "dotnet snapshot: %s", t->call.errmsg);
+    dval_sandbox_options o = { .struct_size = sizeof o, .snapshot = "dotnet" };
+    lt_sandbox(t, name, &o);
+    int up = 0;
+    for (int i = 0; i < 150 && !up; i++) { /* its init starts it */
+        lt_out out = { 0 };
+        up = lt_run(t, name, "test -S /run/dval-csc/sock", &out) == 0;
+        lt_out_free(&out);
+        if (!up)
+            usleep(100000);
+    }
+    CHECK(up);
+}
+
+void dn_put(lt *t, const char *sb, const char *remote, const char *rel,
+            const char *data)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", remote, rel);
+    CHECK_INT(lt_upload(t, sb, path, data), DVAL_OK);
+}
+
+void dn_put_dir(lt *t, const char *sb, const char *local, const char *remote)
+{
+    DIR *d = opendir(local);
+    CHECK(d != NULL);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.' || e->d_type == DT_DIR)
+            continue;
+        char src[600], dst[600];
+        snprintf(src, sizeof src, "%s/%s", local, e->d_name);
+        snprintf(dst, sizeof dst, "%s/%s", remote, e->d_name);
+        CHECK_INT(lt_upload_file(t, sb, dst, src), DVAL_OK);
+    }
+    closedir(d);
+}
