@@ -332,6 +332,9 @@ DVAL_API int dval_snapshot_get(dval_snapshot **out, dval_client *client,
                                const char *name_or_id);
 DVAL_API const char *dval_snapshot_name(const dval_snapshot *snap);
 DVAL_API const char *dval_snapshot_id(const dval_snapshot *snap);
+/* The runtime the snapshot holds, as its build recorded it ("" when the
+ * executor cannot tell; Daytona's API does not). */
+DVAL_API const char *dval_snapshot_runtime(const dval_snapshot *snap);
 DVAL_API int dval_snapshot_state(const dval_snapshot *snap);
 /* Deletes the snapshot remotely (the handle stays valid; free it). */
 DVAL_API int dval_snapshot_delete(dval_snapshot *snap);
@@ -676,6 +679,7 @@ DVAL_API void dval_pool_free(dval_pool *pool);
 
 #define DVAL_ID_MAX 256
 #define DVAL_REASON_MAX 1024
+#define DVAL_RUNTIME_MAX 128
 #define DVAL_ERRMSG_MAX 1024
 
 /* Context of one executor call: inputs set by the core, outputs by the
@@ -714,6 +718,10 @@ typedef struct dval_snapshot_info {
     char name[DVAL_ID_MAX];
     int32_t state;               /* enum dval_snapshot_state */
     char error_reason[DVAL_REASON_MAX];
+    /* The runtime the snapshot really holds, as its build recorded it
+     * (/etc/dval/runtime, e.g. ".NET SDK 10.0.401", "OpenJDK 25.0.1");
+     * "" when the executor cannot tell. */
+    char runtime[DVAL_RUNTIME_MAX];
 } dval_snapshot_info;
 
 typedef struct dval_sandbox_info {

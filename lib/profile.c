@@ -8,6 +8,7 @@
  * valid on any thread. Everything stays reachable from `registered` and
  * `retired_names`, so leak checkers do not report it. */
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "executor_profile.h"
@@ -47,16 +48,20 @@
     DVAL_SERVICE_INSTALL("javac", DVAL_JAVAC_UID_S, DVAL_JAVAC_RUN_DIR,     \
                          DVAL_JAVAC_SERVICE_CMD)
 
+/* What the snapshot really holds, in the runtime's own words. */
+#define JAVA_RUNTIME                                                        \
+    "mkdir -p /etc/dval && java -version 2>&1 | head -n 1 > /etc/dval/runtime"
 static const char *const java_build[] = {
     "apt-get update && apt-get install -y maven", JAVA_SERVICE_FILES,
-    JAVA_SERVICE_BUILD, NULL};
+    JAVA_SERVICE_BUILD, JAVA_RUNTIME, NULL};
 /* The local java snapshot's image is Debian 12 + openjdk-17-jdk-headless +
  * maven (image.c maps the profile's image to it; Debian 12 has no JDK 25):
  * the first step only shows which compiler the snapshot has, and fails the
  * build clearly where there is none (DVAL_LOCAL_HOST_ROOT=1 on a host
  * without a JDK). */
 static const char *const java_local_build[] = {
-    "javac -version", JAVA_SERVICE_FILES, JAVA_SERVICE_BUILD, NULL};
+    "javac -version", JAVA_SERVICE_FILES, JAVA_SERVICE_BUILD, JAVA_RUNTIME,
+    NULL};
 /* Main class: the first line of a MAIN_CLASS file, else Main. Maven tries
  * offline first (a warm ~/.m2 needs no network), then online, because a
  * freshly built snapshot has no plugin cache. Plain sources go to the
@@ -103,7 +108,7 @@ static const char *const dotnet_build[] = {
  * local_requires is tested on the host only where sandboxes see the
  * host's tools (the host-root opt-in). Each run command ends in `exec` of the program: dash forks for a last
  * command otherwise, a process per validation (test_run_inplace.c). */
-static const dval_profile builtins[] = {
+static dval_profile builtins[] = {
     {
         sizeof(dval_profile), "dotnet", "dotnet-10-sandbox",
         "validation-snapshot-dotnet", "mcr.microsoft.com/dotnet/sdk:10.0",
@@ -122,6 +127,46 @@ static const dval_profile builtins[] = {
     },
 };
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
+
+/* A built-in profile's snapshot and sandbox are named for what the
+ * snapshot holds: "<name>-<hash of the image and every build step>".
+ * A library whose profile builds something else (a new JDK, another
+ * package set, a fixed script) then builds a new snapshot and starts new
+ * sandboxes from it, instead of reusing the old ones by name, on every
+ * executor. FNV-1a: a version stamp, not a security boundary. */
+static char builtin_snapshot[N_BUILTINS][DVAL_ID_MAX];
+static char builtin_sandbox[N_BUILTINS][DVAL_ID_MAX];
+static pthread_once_t builtins_named = PTHREAD_ONCE_INIT;
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (h ^ 0xff) * 1099511628211ULL; /* a separator after each */
+}
+
+static uint64_t steps_hash(uint64_t h, const char *const *steps)
+{
+    for (size_t i = 0; steps && steps[i]; i++)
+        h = fnv(h, steps[i]);
+    return fnv(h, "");
+}
+
+static void name_builtins(void)
+{
+    for (size_t i = 0; i < N_BUILTINS; i++) {
+        dval_profile *p = &builtins[i];
+        uint64_t h = fnv(14695981039346656037ULL, p->image);
+        h = steps_hash(steps_hash(h, p->build_commands),
+                       p->local_build_commands);
+        dval__fmt(builtin_snapshot[i], DVAL_ID_MAX, "%s-%08x",
+                  p->snapshot_name, (unsigned)(h ^ (h >> 32)));
+        dval__fmt(builtin_sandbox[i], DVAL_ID_MAX, "%s-%08x",
+                  p->sandbox_name, (unsigned)(h ^ (h >> 32)));
+        p->snapshot_name = builtin_snapshot[i];
+        p->sandbox_name = builtin_sandbox[i];
+    }
+}
 
 /* ---- registry */
 
@@ -240,6 +285,7 @@ static int check_profile(const dval_profile *p)
 
 static const dval_profile *find_locked(const char *name)
 {
+    pthread_once(&builtins_named, name_builtins);
     for (reg *r = registered; r; r = r->next)
         if (!strcmp(r->p.name, name))
             return &r->p;

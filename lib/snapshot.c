@@ -361,6 +361,11 @@ DVAL_API const char *dval_snapshot_id(const dval_snapshot *s)
     return s ? s->info.id : "";
 }
 
+DVAL_API const char *dval_snapshot_runtime(const dval_snapshot *s)
+{
+    return s ? s->info.runtime : "";
+}
+
 DVAL_API int dval_snapshot_state(const dval_snapshot *s)
 {
     return s ? s->info.state : DVAL_SNAPSHOT_UNKNOWN;

@@ -104,7 +104,7 @@ static int list(dval_client *c)
 {
     const char *const *names = NULL;
     dval_profile_names(&names);
-    printf("PROFILE\tSNAPSHOT\tSTATE\tIMAGE\n");
+    printf("PROFILE\tSNAPSHOT\tSTATE\tIMAGE\tRUNTIME\n");
     for (size_t i = 0; names && names[i]; i++) {
         const dval_profile *p = dval_profile_find(names[i]);
         if (!p)
@@ -115,8 +115,9 @@ static int list(dval_client *c)
                                                 dval_snapshot_state(s))
                             : rc == DVAL_ENOTFOUND ? "absent"
                                                    : "unknown";
-        printf("%s\t%s\t%s\t%s\n", p->name, p->snapshot_name, state,
-               p->image ? p->image : "-");
+        const char *rt = s ? dval_snapshot_runtime(s) : "";
+        printf("%s\t%s\t%s\t%s\t%s\n", p->name, p->snapshot_name, state,
+               p->image ? p->image : "-", *rt ? rt : "-");
         dval_snapshot_free(s);
     }
     return 0;

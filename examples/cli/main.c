@@ -54,11 +54,12 @@ static const char usage[] =
     "daytona-validate-run.schema.json installed with it.\n";
 
 static const char profiles_usage[] =
-    "usage: daytona-validate profiles\n"
+    "usage: daytona-validate profiles [--executor E] [--state-dir DIR]\n"
     "\n"
     "Lists the validation profiles: for each, the sandbox and snapshot it\n"
-    "uses and the image the snapshot is built from. Pass one with\n"
-    "`daytona-validate run --profile NAME`.\n";
+    "uses, the image the snapshot is built from and the runtime its build\n"
+    "recorded inside (where the snapshot exists and the executor can\n"
+    "tell). Pass one with `daytona-validate run --profile NAME`.\n";
 
 void cli_err(const char *fmt, ...)
 {
@@ -121,27 +122,48 @@ int cli_common_only(cli_common *co, int argc, char **argv, const char *cmd,
     return -1;
 }
 
+/* The runtime inside the profile's snapshot, when it exists and the
+ * executor can tell ("" otherwise): never what the name or image says. */
+static void runtime_of(dval_client *c, const dval_profile *p, char *dst,
+                       size_t cap)
+{
+    dval_snapshot *s = NULL;
+    dst[0] = 0;
+    if (c && dval_snapshot_get(&s, c, p->snapshot_name) == DVAL_OK)
+        snprintf(dst, cap, "%s", dval_snapshot_runtime(s));
+    dval_snapshot_free(s);
+}
+
 static int cmd_profiles(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(profiles_usage, stdout);
-        return 0;
-    }
-    if (argc > 1) {
-        cli_err("profiles: unexpected argument '%s'", argv[1]);
+    cli_common co = {0};
+    int rc = cli_common_only(&co, argc, argv, "profiles", profiles_usage);
+    if (rc >= 0)
+        return rc;
+    if (optind < argc) {
+        cli_err("profiles: unexpected argument '%s'", argv[optind]);
         cli_usage_hint("profiles ");
         return CLI_EX_USAGE;
     }
     const char *const *names = NULL;
     if (dval_profile_names(&names) || !names)
         return CLI_EX_INFRA;
+    term_init(co.verbose, co.raw_output);
+    dval_client *c = NULL;
+    if (cli_client(&c, &co, NULL))
+        c = NULL; /* the names still print; the runtimes are unknown */
     for (size_t i = 0; names[i]; i++) {
         const dval_profile *p = dval_profile_find(names[i]);
-        if (p)
-            printf("%-8s sandbox=%s snapshot=%s image=%s\n", p->name,
-                   p->sandbox_name, p->snapshot_name,
-                   p->image ? p->image : "-");
+        char rt[DVAL_RUNTIME_MAX];
+        if (!p)
+            continue;
+        runtime_of(c, p, rt, sizeof rt);
+        printf("%-8s sandbox=%s snapshot=%s image=%s runtime=%s\n", p->name,
+               p->sandbox_name, p->snapshot_name, p->image ? p->image : "-",
+               *rt ? rt : "unknown (no snapshot yet, or the executor "
+                          "cannot tell)");
     }
+    dval_client_free(c);
     return 0;
 }
 

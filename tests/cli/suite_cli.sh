@@ -75,10 +75,14 @@ for w in 'run --profile' 'snapshot ensure' 'snapshot ls' 'sandbox ls' 'sandbox s
 done
 [ -z "$missing_help" ] && ok "--help names every command, option, exit status and variable" || bad "--help incomplete:$missing_help" "$(cat "$T/help.out")"
 run_cli profiles profiles
-if [ "$(rc profiles)" = 0 ] && grep -q '^java .*sandbox=java-25-sandbox snapshot=validation-snapshot-java image=bellsoft/liberica-openjdk-debian:25-cds' "$T/profiles.out" &&
-   grep -q '^dotnet .*sandbox=dotnet-10-sandbox snapshot=validation-snapshot-dotnet image=mcr.microsoft.com/dotnet/sdk:10.0' "$T/profiles.out" &&
+# names carry the hash of what the snapshot holds; the runtime is the
+# snapshot's own word, unknown before it is built
+H='-[0-9a-f]{8}'
+if [ "$(rc profiles)" = 0 ] && grep -qE "^java .*sandbox=java-25-sandbox$H snapshot=validation-snapshot-java$H image=bellsoft/liberica-openjdk-debian:25-cds runtime=" "$T/profiles.out" &&
+   grep -qE "^dotnet .*sandbox=dotnet-10-sandbox$H snapshot=validation-snapshot-dotnet$H image=mcr.microsoft.com/dotnet/sdk:10.0 runtime=" "$T/profiles.out" &&
    grep -q '^shell .*image=debian:12-slim' "$T/profiles.out"; then
     ok "profiles: java, dotnet, shell as specified"
+    shellsb=$(sed -n 's/^shell .*sandbox=\([^ ]*\) .*/\1/p' "$T/profiles.out")
 else
     bad "profiles" "$(diag profiles)"
 fi
@@ -352,9 +356,11 @@ ESC
     fi
 
     run_cli snapls snapshot ls
-    [ "$(rc snapls)" = 0 ] && grep -q $'^java\tvalidation-snapshot-java\t' "$T/snapls.out" && ok "snapshot ls lists the profiles' snapshots" || bad "snapshot ls" "$(diag snapls)"
+    [ "$(rc snapls)" = 0 ] && grep -qE $'^java\tvalidation-snapshot-java'"$H"$'\t' "$T/snapls.out" && ok "snapshot ls lists the profiles' snapshots" || bad "snapshot ls" "$(diag snapls)"
+    run_cli snapls2 snapshot ls --executor local --state-dir "$S"
+    [ "$(rc snapls2)" = 0 ] && grep -qE $'^java\t[^\t]*\tactive\t[^\t]*\topenjdk version' "$T/snapls2.out" && ok "snapshot ls: the runtime the java snapshot really holds" || bad "snapshot ls runtime" "$(diag snapls2)"
     run_cli snapens snapshot ensure --executor local --state-dir "$S" shell
-    [ "$(rc snapens)" = 0 ] && grep -q $'^validation-snapshot-shell\tactive' "$T/snapens.out" && ok "snapshot ensure" || bad "snapshot ensure" "$(diag snapens)"
+    [ "$(rc snapens)" = 0 ] && grep -qE $'^validation-snapshot-shell'"$H"$'\tactive' "$T/snapens.out" && ok "snapshot ensure" || bad "snapshot ensure" "$(diag snapens)"
 
     run_cli logs logs --state-dir "$S" java1
     [ "$(rc logs)" = 0 ] && grep -q 'fibonacci(50) = 12586269025' "$T/logs.out" && ok "logs THREAD_ID prints the transcript" || bad "logs" "$(diag logs)"
@@ -362,23 +368,25 @@ ESC
     run_cli sbls sandbox ls --executor local --state-dir "$S"
     [ "$(rc sbls)" = 0 ] && grep -q 'java-25-sandbox' "$T/sbls.out" && ok "sandbox ls finds the managed sandboxes" || bad "sandbox ls" "$(diag sbls)"
     [ "$(head -n1 "$T/sbls.out" | tr -s ' ')" = "NAME STATE" ] && ! grep -qE '(shell-sandbox|java-25-sandbox).*(shell-sandbox|java-25-sandbox)' "$T/sbls.out" &&
-        grep -qE '^shell-sandbox +started$' "$T/sbls.out" && ok "sandbox ls: a header, each name once" || bad "sandbox ls layout" "$(diag sbls)"
+        grep -qE "^shell-sandbox$H +started\$" "$T/sbls.out" && ok "sandbox ls: a header, each name once" || bad "sandbox ls layout" "$(diag sbls)"
     run_cli sbrmx sandbox rm --executor local --state-dir "$S" no-such-sandbox
     [ "$(rc sbrmx)" = 66 ] && grep -q 'no sandbox named "no-such-sandbox"' "$T/sbrmx.err" && ok "sandbox rm of an unknown name: exit 66" || bad "sandbox rm unknown" "$(diag sbrmx)"
     run_cli sbrmbad sandbox rm --executor local --state-dir "$S" '../etc'
     [ "$(rc sbrmbad)" = 64 ] && grep -q 'invalid sandbox name' "$T/sbrmbad.err" && ok "sandbox rm of an invalid name: exit 64" || bad "sandbox rm invalid" "$(diag sbrmbad)"
     run_cli sbrmsp sandbox rm --executor local --state-dir "$S" 'a?b c'
     [ "$(rc sbrmsp)" = 64 ] && grep -q 'invalid sandbox name' "$T/sbrmsp.err" && ok "sandbox rm of a name the library refuses: exit 64, not 66" || bad "sandbox rm a?b c" "$(diag sbrmsp)"
-    run_cli sbrm sandbox rm --executor local --state-dir "$S" shell-sandbox
+    run_cli sbrm sandbox rm --executor local --state-dir "$S" "$shellsb"
     run_cli sbls2 sandbox ls --executor local --state-dir "$S"
     [ "$(rc sbrm)" = 0 ] && ! grep -q 'shell-sandbox' "$T/sbls2.out" && ok "sandbox rm NAME reaps it" || bad "sandbox rm" "$(diag sbrm)
 $(diag sbls2)"
 
     if command -v dotnet >/dev/null; then
-        skipped "dotnet unavailable locally" "this machine has dotnet"
+        run_cli dotnet run --executor local --state-dir "$S" --profile dotnet examples/validation/dotnet
+        [ "$(rc dotnet)" = 0 ] && grep -q '"fibonacci_50": 12586269025' "$T/dotnet.out" && grep -q "fibonacci(50) = 12586269025" "$T/dotnet.out" && ! grep -q workload "$T/dotnet.err" &&
+            ok "dotnet locally: the C# sample compiled and run" || bad "dotnet locally" "$(diag dotnet)"
     else
         run_cli dotnet run --executor local --state-dir "$S" --profile dotnet examples/validation/dotnet
-        [ "$(rc dotnet)" = 69 ] && grep -q 'DAYTONA_API_KEY' "$T/dotnet.err" && ok "dotnet locally without an SDK: exit 69 naming the daytona executor" || bad "dotnet unavailable" "$(diag dotnet)"
+        [ "$(rc dotnet)" = 69 ] && grep -q 'install the .NET 10 SDK' "$T/dotnet.err" && ok "dotnet locally without an SDK: exit 69 saying how to get one" || bad "dotnet unavailable" "$(diag dotnet)"
     fi
 fi
 
@@ -458,10 +466,10 @@ $(diag d401)"
                 ok "a second SIGINT during a slow cancel exits at once (${d2ms} ms)" || bad "second SIGINT" "rc=$d2rc ms=$d2ms $(cat "$T/d2int.err")"
 
             # an interrupt ends the wait for a sandbox that stays 'starting'
-            emu sandbox/shell-sandbox/state '{"state":"starting","stuck":true}' >/dev/null
+            emu "sandbox/$shellsb/state" '{"state":"starting","stuck":true}' >/dev/null
             sig_run dwait INT 2 run --executor daytona --profile shell --json examples/validation/shell
             echo dwait >>"$T/json.list"
-            emu sandbox/shell-sandbox/state '{"state":"started","stuck":false}' >/dev/null
+            emu "sandbox/$shellsb/state" '{"state":"started","stuck":false}' >/dev/null
             [ "$(rc dwait)" = 130 ] && [ "$(cat "$T/dwait.ms")" -lt 1000 ] && [ "$(json_get "$T/dwait.out" 'd["status"], d["error"]["phase"], d["exit_code"]')" = "('interrupted', 'sandbox', None)" ] &&
                 ok "SIGINT ends the wait for a 'starting' sandbox in $(cat "$T/dwait.ms") ms" || bad "SIGINT during the sandbox wait" "rc=$(rc dwait) ms=$(cat "$T/dwait.ms") $(diag dwait)"
         fi

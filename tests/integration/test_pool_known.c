@@ -131,7 +131,7 @@ TEST(pool_known__snapshot_and_sandbox_deleted_are_rebuilt)
     fx_open(&f, 4);
     validate(&f, 0);
     CHECK_INT(n(&f, "POST", "^/api/snapshots$"), 1);
-    CHECK_INT(emu_force(&f.e, "snapshot", "validation-snapshot-shell",
+    CHECK_INT(emu_force(&f.e, "snapshot", dval_profile_find("shell")->snapshot_name,
                         "{\"state\":\"gone\"}"), 200);
     force_pool_sandbox(&f, "{\"state\":\"gone\"}");
     validate(&f, 0);
@@ -152,7 +152,7 @@ TEST(pool_known__snapshot_deleted_before_an_isolated_create_is_rebuilt)
     int snaps = n(&f, "GET", "^/api/snapshots");
     validate(&f, 1);
     CHECK_INT(n(&f, "GET", "^/api/snapshots") - snaps, 0);
-    CHECK_INT(emu_force(&f.e, "snapshot", "validation-snapshot-shell",
+    CHECK_INT(emu_force(&f.e, "snapshot", dval_profile_find("shell")->snapshot_name,
                         "{\"state\":\"gone\"}"), 200);
     validate(&f, 1);
     CHECK_INT(n(&f, "POST", "^/api/snapshots$"), 2);   /* rebuilt */
@@ -191,7 +191,7 @@ TEST(pool_known__isolation_label_is_no_fresh_name)
     dval_sandbox_options o;
     dval_sandbox_options_init(&o, sizeof o);
     o.name = "host-named";
-    o.snapshot = "validation-snapshot-shell";
+    o.snapshot = dval_profile_find("shell")->snapshot_name;
     o.labels = labels;
     o.release = DVAL_RELEASE_DELETE;
     dval_snapshot_spec spec;

@@ -72,7 +72,7 @@ static void act(seen *s)
     if (s->acted)
         return;
     s->acted = 1;
-    CHECK_INT(emu_force(&s->f->e, "sandbox", "shell-sandbox", s->force), 200);
+    CHECK_INT(emu_force(&s->f->e, "sandbox", dval_profile_find("shell")->sandbox_name, s->force), 200);
 }
 
 static int on_event(const dval_event *ev, void *ud)
@@ -190,7 +190,7 @@ TEST(recovery__auto_stopped_between_validations_is_started)
     for (int i = 0; i < 100 && state != DVAL_SANDBOX_STOPPED; i++) {
         dval_sandbox *sb = NULL;
         usleep(50000);   /* API requests are no toolbox activity */
-        if (dval_sandbox_get(&sb, f.c, "shell-sandbox") == DVAL_OK)
+        if (dval_sandbox_get(&sb, f.c, dval_profile_find("shell")->sandbox_name) == DVAL_OK)
             state = dval_sandbox_state(sb);
         dval_sandbox_free(sb);
     }

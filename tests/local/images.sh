@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the Debian 12 images the local suites use (debian-12 and
-# debian-12-java: mmdebstrap, about a minute each, once per machine)
+# Builds the Debian 12 images the local suites use (debian-12,
+# debian-12-java and, where the host has a .NET SDK, debian-12-dotnet:
+# mmdebstrap, about a minute each, once per machine)
 # before any suite runs, so no test spends its 60 s alarm on them: on a
 # fresh machine the first test to need an image timed out building it.
 # Nothing to do when both are in the image cache; otherwise the shell and
@@ -13,14 +14,23 @@ if [ -z "$cache" ]; then
     if [ -n "${XDG_CACHE_HOME:-}" ]; then cache=$XDG_CACHE_HOME/daytona-validate
     else cache=${HOME:-/root}/.cache/daytona-validate; fi
 fi
-if [ -f "$cache/images/debian-12/ok" ] && [ -f "$cache/images/debian-12-java/ok" ]; then
+profiles="shell java"
+need="debian-12 debian-12-java"
+if command -v dotnet >/dev/null 2>&1; then
+    profiles="$profiles dotnet"
+    need="$need debian-12-dotnet"
+fi
+missing=
+for i in $need; do [ -f "$cache/images/$i/ok" ] || missing=1; done
+if [ -z "$missing" ]; then
     echo "local images: cached in $cache/images"
     exit 0
 fi
 state=$(mktemp -d /tmp/dval-images.XXXXXX)
 trap 'rm -rf "$state"' EXIT
 start=$SECONDS
-if "$B"/bin/daytona-validate snapshot ensure shell java --executor local \
+# shellcheck disable=SC2086 # the profile names are words
+if "$B"/bin/daytona-validate snapshot ensure $profiles --executor local \
         --state-dir "$state" >"$state.log" 2>&1; then
     echo "local images: built in $((SECONDS - start)) s into $cache/images"
     rm -f "$state.log"

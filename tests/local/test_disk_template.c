@@ -38,7 +38,7 @@ static void cycle(hx *h, const char *name)
     dval_sandbox *sb = NULL;
     CHECK_INT(dval_sandbox_acquire(&sb, h->client, &o), DVAL_OK);
     /* the layer works and is the 10 GiB one */
-    CHECK_INT(run(sb, "echo x > /sandbox/f && mkdir -p /home/daytona/d && "
+    CHECK_INT(run(sb, "echo x > /home/daytona/f && mkdir -p /home/daytona/d && "
                   "test \"$(df -k /sandbox | awk 'NR==2{print $2}')\" -gt "
                   "9000000"), 0);
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);

@@ -59,7 +59,7 @@ TEST(test_hostile_disk__write_past_limit_fails_inside)
     dval_sandbox *sb = acquire(&h, "sb", 1);
     long long before = host_free_mb(h.dir);
     hx_out o;
-    int code = hx_sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=2048 "
+    int code = hx_sh(sb, "dd if=/dev/zero of=/home/daytona/big bs=1M count=2048 "
                      "2>&1; echo rc=$?; dd if=/dev/zero of=/tmp/big bs=1M "
                      "count=2048 2>&1; echo rc=$?; df -k /sandbox /tmp", &o);
     CHECK_INT(code, 0);
@@ -93,7 +93,7 @@ TEST(test_hostile_disk__default_is_ten_gib)
     CHECK(kib > 9LL * 1024 * 1024 && kib <= 10LL * 1024 * 1024);
     /* a file written in one sandbox is not in the next one's fresh disk
      * (the delete left a spare image that the next creation renames) */
-    CHECK_INT(hx_sh(sb, "dd if=/dev/urandom of=/sandbox/mark bs=1M count=8 "
+    CHECK_INT(hx_sh(sb, "dd if=/dev/urandom of=/home/daytona/mark bs=1M count=8 "
                     "2>/dev/null; echo x > /tmp/mark", &o), 0);
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
@@ -102,10 +102,10 @@ TEST(test_hostile_disk__default_is_ten_gib)
     CHECK(access(spare, F_OK) == 0);
     sb = acquire(&h, "sb2", 0);
     CHECK(access(spare, F_OK) != 0);
-    CHECK_INT(hx_sh(sb, "ls /sandbox/mark /tmp/mark 2>&1; df -k /sandbox | "
+    CHECK_INT(hx_sh(sb, "ls /home/daytona/mark /tmp/mark 2>&1; df -k /sandbox | "
                     "tail -n 1", &o), 0);
     CHECK_CONTAINS(o.text, "No such file");
-    CHECK(!strstr(o.text, "\n/sandbox/mark\n"));
+    CHECK(!strstr(o.text, "\n/home/daytona/mark\n"));
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
     hx_close(&h);
@@ -126,7 +126,7 @@ TEST(test_hostile_disk__tmpfs_fallback_is_bounded_too)
     snprintf(p, sizeof p, "%s/sandboxes/sb/disk.img", h.dir);
     CHECK(access(p, F_OK) != 0);
     hx_out o;
-    CHECK_INT(hx_sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
+    CHECK_INT(hx_sh(sb, "dd if=/dev/zero of=/home/daytona/big bs=1M count=1536 "
                     "2>&1; echo rc=$?; df -k /sandbox | tail -n 1", &o), 0);
     CHECK_CONTAINS(o.text, "No space left on device");
     CHECK(!strstr(o.text, "rc=0"));
@@ -148,7 +148,7 @@ TEST(test_hostile_disk__unmountable_image_falls_back_bounded)
     CHECK(f && fputs("not a filesystem", f) >= 0 && fclose(f) == 0);
     CHECK_INT(dval_sandbox_start(sb), DVAL_OK);
     hx_out o;
-    CHECK_INT(hx_sh(sb, "dd if=/dev/zero of=/sandbox/big bs=1M count=1536 "
+    CHECK_INT(hx_sh(sb, "dd if=/dev/zero of=/home/daytona/big bs=1M count=1536 "
                     "2>&1; echo rc=$?", &o), 0);
     CHECK_CONTAINS(o.text, "No space left on device");
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);

@@ -469,7 +469,7 @@ TEST(test_javac_service__lives_with_the_sandbox)
     CHECK(service_procs(ns) >= 1);
     /* one init per sandbox in ps: the supervisor has a name of its own */
     CHECK_INT(titled(ns, "dval-local-helper init "), 1);
-    CHECK_INT(titled(ns, "dval-local-helper services"), 1);
+    CHECK_INT(titled(ns, "dval-local-helper service"), 1);
     /* stop: the service ends with the sandbox */
     dval_sandbox_info info = { .struct_size = sizeof info };
     CHECK_INT(t.ex.sandbox_stop(t.ex.userdata, lt_call(&t), "j", &info),

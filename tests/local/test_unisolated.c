@@ -143,7 +143,7 @@ TEST(test_unisolated__a_validation_runs_in_the_sandboxs_directory)
     dval_sandbox_options so;
     dval_sandbox_options_init(&so, sizeof so);
     so.name = "uni-isolated";
-    so.snapshot = "validation-snapshot-shell";
+    so.snapshot = dval_profile_find("shell")->snapshot_name;
     CHECK_INT(dval_sandbox_acquire(&sb, isolated, &so), DVAL_ESTATE);
     CHECK_CONTAINS(dval_client_errmsg(isolated), "built without isolation");
     dval_client_free(isolated);

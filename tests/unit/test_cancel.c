@@ -101,12 +101,13 @@ TEST(cancel__ends_the_sandbox_wait)
     fake_init(&F);
     F.snap_exists = 1;
     snprintf(F.snap.id, sizeof F.snap.id, "snap-1");
-    snprintf(F.snap.name, sizeof F.snap.name, "validation-snapshot-shell");
+    const dval_profile *shell = dval_profile_find("shell");
+    snprintf(F.snap.name, sizeof F.snap.name, "%s", shell->snapshot_name);
     F.snap.state = DVAL_SNAPSHOT_ACTIVE;
     /* a sandbox that stays "starting" for as long as anyone asks */
     F.sb_exists = 1;
     snprintf(F.sb.id, sizeof F.sb.id, "id-shell-sandbox");
-    snprintf(F.sb.name, sizeof F.sb.name, "shell-sandbox");
+    snprintf(F.sb.name, sizeof F.sb.name, "%s", shell->sandbox_name);
     F.sb.state = DVAL_SANDBOX_STARTING;
     dval_client *c = fake_client(&F, 0);
     seen s = {.fire_at = "sandbox"};

@@ -59,7 +59,10 @@ TEST(test_javac_profile__build_steps_same_for_local_and_daytona)
         CHECK_STR(d[i], l[i]);
         CHECK_INT(sh_parses(d[i]), 0);
     }
-    CHECK(d[3] == NULL && l[3] == NULL);
+    /* then the runtime inside, in its own words */
+    CHECK_STR(d[3], l[3]);
+    CHECK_CONTAINS(d[3], "java -version 2>&1 | head -n 1 > /etc/dval/runtime");
+    CHECK(d[4] == NULL && l[4] == NULL);
     CHECK_CONTAINS(d[1], "base64 -d > " DVAL_JAVAC_DIR "/JavacService.java");
     CHECK_CONTAINS(d[2], "chown " DVAL_JAVAC_UID_S ":" DVAL_JAVAC_UID_S " "
                    DVAL_JAVAC_RUN_DIR);

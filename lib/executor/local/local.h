@@ -61,6 +61,9 @@ int lx_mkdirs(const char *path, mode_t mode);
 int lx_rmtree(const char *path);
 /* Writes text as the whole of path (mode 0644); fails the call if not. */
 int lx_write_text(dval_call *c, const char *path, const char *text);
+/* The first line of a file (no symlink followed) into dst; -1 when it
+ * cannot be read or is empty (dst is then ""). */
+int lx_read_text(const char *path, char *dst, size_t cap);
 /* flock(LOCK_EX) on path, polling cancel_fd; returns fd or a status < 0. */
 int lx_lock(dval_call *c, const char *path, int64_t timeout_ms);
 void lx_unlock(int fd);

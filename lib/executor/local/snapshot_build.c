@@ -39,6 +39,34 @@ static int legacy(const char *dir, const lx_kv *kv)
     return st && !strcmp(st, "active") && access(p, F_OK) != 0;
 }
 
+static int read_lower(const char *dir, char *dst, size_t cap)
+{
+    char p[4200];
+    dval__fmt(p, sizeof p, "%s/lower", dir);
+    return lx_read_text(p, dst, cap);
+}
+
+/* The first line of a snapshot's /etc/dval/runtime (its layer's, else its
+ * image's), printable ASCII only; "" when it has none. */
+static void read_runtime(const char *dir, char *dst, size_t cap)
+{
+    char p[4200], lower[4096];
+    read_lower(dir, lower, sizeof lower);
+    dst[0] = 0;
+    for (int i = 0; i < 2 && !dst[0]; i++) {
+        if (i == 0)
+            dval__fmt(p, sizeof p, "%s/layer/etc/dval/runtime", dir);
+        else if (lower[0] == '/' && !strchr(lower, ':'))
+            dval__fmt(p, sizeof p, "%s/etc/dval/runtime", lower);
+        else
+            break;
+        lx_read_text(p, dst, cap);
+    }
+    for (char *q = dst; *q; q++)
+        if (*q < 0x20 || *q > 0x7e)
+            *q = '?';
+}
+
 static int load(lx *x, dval_call *c, const char *name, char *dir, size_t cap,
                 lx_kv *kv, dval_snapshot_info *out)
 {
@@ -65,6 +93,9 @@ static int load(lx *x, dval_call *c, const char *name, char *dir, size_t cap,
         out->state = dval_snapshot_state_parse(lx_kv_get(kv, "state"));
         dval__strlcpy(out->error_reason, r ? r : "",
                       sizeof out->error_reason);
+        if (out->struct_size >= offsetof(dval_snapshot_info, runtime) +
+                                   sizeof out->runtime)
+            read_runtime(dir, out->runtime, sizeof out->runtime);
     }
     return DVAL_OK;
 }
@@ -107,21 +138,6 @@ int lx_snapshot_activate(void *ud, dval_call *c, const char *id,
                          dval_snapshot_info *out)
 {
     return lx_snapshot_get(ud, c, id, out); /* local snapshots never idle */
-}
-
-static int read_lower(const char *dir, char *dst, size_t cap)
-{
-    char p[4200];
-    dval__fmt(p, sizeof p, "%s/lower", dir);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : read(fd, dst, cap - 1);
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
-        return -1;
-    dst[n] = 0;
-    dst[strcspn(dst, "\n")] = 0;
-    return 0;
 }
 
 int lx_snapshot_active(lx *x, dval_call *c, const char *name)

@@ -246,6 +246,17 @@ static int rm_one(const char *path, const struct stat *st, int type,
     return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
 }
 
+int lx_read_text(const char *path, char *dst, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, dst, cap - 1);
+    if (fd >= 0)
+        close(fd);
+    dst[n > 0 ? n : 0] = 0;
+    dst[strcspn(dst, "\n")] = 0;
+    return n > 0 ? 0 : -1;
+}
+
 int lx_write_text(dval_call *c, const char *path, const char *text)
 {
     size_t n = strlen(text);
