@@ -27,6 +27,7 @@ else ko "go vet examples/go/tour"; sed 's/^/    /' "$TMP/vet-tour.log"; fi
 if [ -z "$(gofmt -l . ../tour)" ]; then ok "gofmt"; else ko "gofmt: $(gofmt -l . ../tour)"; fi
 start_emulator
 export DVAL_SHELL_SAMPLE=$ROOT/examples/validation/shell   # the pool tests run it
+export DVAL_DOTNET_SAMPLE=$ROOT/examples/validation/dotnet # and the C# one
 GODEBUG=cgocheck=2 timeout -k 5 170 go test -count=1 -v -timeout 160s ./... >"$TMP/test.log" 2>&1
 rc=$?
 cat "$TMP/test.log"

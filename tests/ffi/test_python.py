@@ -11,6 +11,7 @@ Every sandbox a test creates is deleted (release=DELETE), and checked gone.
 import asyncio
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -536,10 +537,26 @@ def t_pool_busy_and_cancel(c, snap, sb, tmp):
     check(not left, "pool left %r" % left)
 
 
+def t_validate_dotnet(c, snap, sb, tmp):
+    """A C# program through the binding, like any other profile's."""
+    if c.executor_name != "local":
+        raise Skip("the Daytona emulator runs no .NET SDK")
+    if not shutil.which("dotnet"):
+        raise Skip("no .NET SDK on this host")
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = os.path.join(here, "..", "..", "examples", "validation", "dotnet")
+    r = dval.validate("dotnet", src, client=c, thread_id="t-cs", release=dval.Release.DELETE,
+                      labels=[LABEL])
+    check(r.status is dval.Status.OK and r.ok and r.exit_code == 0, "%r" % r)
+    check(r.results["results.json"]["fibonacci_50"] == 12586269025, "results %r" % r.results)
+    check(r.stdout == "fibonacci(50) = 12586269025\n", "stdout %r" % r.stdout)
+
+
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
          t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
          t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent,
-         t_validate_isolation_sandbox, t_pool_concurrent, t_pool_busy_and_cancel]
+         t_validate_isolation_sandbox, t_pool_concurrent, t_pool_busy_and_cancel,
+         t_validate_dotnet]
 
 
 def run_executor(executor):

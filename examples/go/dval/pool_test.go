@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -169,4 +170,39 @@ func TestPoolContextWhileWaiting(t *testing.T) {
 			t.Errorf("Stats: %+v, %v", st, err)
 		}
 	})
+}
+
+// TestValidateDotnet runs examples/validation/dotnet (a C# program) on the
+// local executor through the binding, like any other profile's.
+func TestValidateDotnet(t *testing.T) {
+	if _, err := exec.LookPath("dotnet"); err != nil {
+		t.Skip("no .NET SDK on this host")
+	}
+	dir := os.Getenv("DVAL_DOTNET_SAMPLE")
+	if dir == "" {
+		dir = "../../validation/dotnet"
+	}
+	c, err := NewClient(bg, clientOptions(t, "local"))
+	if err != nil {
+		if unavailable(err) {
+			t.Skipf("local executor: %v", err)
+		}
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var stdout strings.Builder
+	r, err := c.Validate(bg, Validation{Profile: "dotnet", SourceDir: dir, ThreadID: "go-cs",
+		Release: ReleaseDelete, Stdout: &stdout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Fib int64 `json:"fibonacci_50"`
+	}
+	if !r.OK() || json.Unmarshal(r.Results["results.json"], &doc) != nil || doc.Fib != 12586269025 {
+		t.Fatalf("result %+v", r)
+	}
+	if stdout.String() != "fibonacci(50) = 12586269025\n" {
+		t.Fatalf("stdout %q", stdout.String())
+	}
 }
