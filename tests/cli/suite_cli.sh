@@ -277,6 +277,18 @@ $(diag slowjson)"
         skipped "thread id in use → 75" "the library does not report DVAL_EBUSY for a thread id in use yet (rc $(rc busy))"
     fi
 
+    # what a program reads (its environment, /proc, its directories)
+    # names no host pid, and the default thread id is 96 random bits: a
+    # concurrent run's directory cannot be guessed (issue 43)
+    mkdir -p "$T/envpid" && printf 'env; cat /proc/self/status /proc/self/cgroup /proc/self/mountinfo; pwd; ls -al / /tmp "$HOME"\n' >"$T/envpid/run.sh"
+    "$CLI" run --executor local --state-dir "$S" --profile shell --allow-missing-results --results "$T/envpid.json" "$T/envpid" >"$T/envpid.out" 2>"$T/envpid.err" </dev/null &
+    envpid_pid=$!
+    wait $envpid_pid
+    grep -qE '^DVAL_THREAD_ID=cli-[0-9a-f]{24}$' "$T/envpid.out" &&
+        grep -qE '^DVAL_SESSION=shell-sandbox:shell-sandbox-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$' "$T/envpid.out" &&
+        ! grep -qw "$envpid_pid" "$T/envpid.out" && ! grep -qw "$$" "$T/envpid.out" &&
+        ok "a program sees no host pid; default thread ids are cli-<96 random bits>" || bad "host pid or guessable id" "pid $envpid_pid $(grep -w -e "$envpid_pid" -e DVAL_ "$T/envpid.out")"
+
     mkdir -p "$T/tick" && printf 'i=0; while [ $i -lt 150 ]; do echo tick $i; i=$((i+1)); sleep 0.2; done\n' >"$T/tick/run.sh"
     "$CLI" run --executor local --state-dir "$S" --profile shell --allow-missing-results "$T/tick" >"$T/tick.out" 2>"$T/tick.err" </dev/null &
     tick_pid=$!
