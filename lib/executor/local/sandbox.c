@@ -42,11 +42,6 @@ int lx_sandbox_get(void *ud, dval_call *c, const char *id,
     int rc = lx_sb_open(ud, c, id, &sb, out);
     if (rc != DVAL_OK)
         return rc;
-    /* acquire starts with a get: the leftovers of a caller killed mid-run
-     * must not run on into this run */
-    if (sb.isolated && sb.pid > 0 && out &&
-        out->state == DVAL_SANDBOX_STARTED)
-        lx_sweep_dead_callers(ud, &sb);
     lx_sb_close(&sb);
     return rc;
 }
