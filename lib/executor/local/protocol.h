@@ -74,6 +74,15 @@
  * LX_REPLY_ERR...), then one byte: the exit code. */
 #define LX_INIT_EXEC_MAX 65536
 
+/* /etc/hostname, /etc/hosts and /etc/resolv.conf of every root (a built
+ * image, the host-root /etc): nothing of the machine that built or runs
+ * it. A sandbox has no network; a snapshot's build binds the host's
+ * resolver over resolv.conf while it runs (helper build.c). */
+#define LX_ETC_HOSTNAME "sandbox\n"
+#define LX_ETC_HOSTS "127.0.0.1\tlocalhost\n127.0.1.1\tsandbox\n" \
+                     "::1\tlocalhost ip6-localhost ip6-loopback\n"
+#define LX_ETC_RESOLV "# a sandbox has no network\n"
+
 /* The environment variable naming the helper's expected parent pid: a
  * helper whose parent is already gone exits at once. */
 #define LX_ENV_PARENT "DVAL_HELPER_PARENT"
