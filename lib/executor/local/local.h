@@ -9,7 +9,7 @@
  * Under the image cache (lx_cache_dir: DVAL_LOCAL_CACHE_DIR, else
  * $XDG_CACHE_HOME/daytona-validate, else ~/.cache/daytona-validate),
  * shared by every state directory so a machine builds each image once:
- *   images/<key>/{lock,build.log,ok,rootfs/}   key: debian-12[-java] */
+ *   images/<key>/{lock,build.log,ok,format,rootfs/}  key: debian-12[-java] */
 #ifndef DVAL_LOCAL_H
 #define DVAL_LOCAL_H
 
