@@ -71,6 +71,15 @@ unsigned long lx_seq(void);
  * sandboxes/.new-* and .trash-* whose owner is dead. */
 void lx_sweep_leftovers(const char *state_dir);
 
+/* ---- sandbox_owned.c: isolation=sandbox sandboxes die with their owner */
+/* 1 when the create options make an isolation=sandbox sandbox. */
+int lx_owned(const dval_sandbox_options *o);
+/* Marks sandbox name ours (1), or leaves an existing mark (0). */
+int lx_owner_mark(const lx *x, const char *name);
+void lx_owner_unmark(const lx *x, const char *name);
+/* Deletes the marked sandboxes whose owner process is gone. */
+void lx_owner_sweep(lx *x);
+
 /* ---- local.c */
 /* DVAL_OK when namespaces + overlayfs work (or unisolated is allowed, then
  * *isolated = 0); DVAL_EISOLATION with c->errmsg otherwise. */
