@@ -151,11 +151,11 @@ int cli_exit_for(int status);
  * kept); out has room for SAFETERM_OUT(n) bytes; the state carries a
  * sequence split between calls; flush ends it (shown inert). */
 typedef struct safeterm {
-    int state;
+    int state, need;
     size_t n;
     char seq[32];
 } safeterm;
-#define SAFETERM_OUT(n) (2 * (n) + 48)
+#define SAFETERM_OUT(n) (3 * (n) + 48)
 size_t safeterm_filter(safeterm *st, const char *in, size_t n, char *out);
 size_t safeterm_flush(safeterm *st, char *out);
 

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,14 +149,21 @@ static int on_event(const dval_event *ev, void *ud)
     return 0;   /* interrupts go through the cancel token */
 }
 
-static void default_thread_id(char *buf, size_t cap)
+/* "cli-" and 96 random bits: another run's id cannot be guessed (it
+ * names that run's directory under /sandbox), nor does it tell a program
+ * the CLI's pid or start time. */
+static int default_thread_id(char *buf, size_t cap)
 {
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    char stamp[32];
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(buf, cap, "cli-%s-%ld", stamp, (long)getpid());
+    unsigned char r[12];
+    ssize_t n; /* up to 256 bytes come whole once the pool is ready */
+    while ((n = getrandom(r, sizeof r, 0)) < 0 && errno == EINTR)
+        ;
+    if (n != (ssize_t)sizeof r)
+        return -1;
+    int o = snprintf(buf, cap, "cli-");
+    for (size_t i = 0; i < sizeof r && o + 3 <= (int)cap; i++)
+        o += snprintf(buf + o, cap - (size_t)o, "%02x", r[i]);
+    return 0;
 }
 
 static int parse_release(const char *s, int32_t *out)
@@ -501,7 +509,10 @@ int cmd_run(int argc, char **argv)
     }
     char tid[64];
     if (!a.req.thread_id) {
-        default_thread_id(tid, sizeof tid);
+        if (default_thread_id(tid, sizeof tid) < 0) {
+            cli_err("run: no random thread id: %s", strerror(errno));
+            return CLI_EX_INFRA;
+        }
         a.req.thread_id = tid;
     }
     term_init(a.co.verbose, a.co.raw_output);

@@ -5,9 +5,11 @@
  * before, the CLI's own verdict lines included. On a terminal (unless
  * --raw-output) output goes through this filter: text, tab, newline and
  * carriage return pass, and so does colour (SGR: ESC [ params m); every
- * other control is shown inert, ESC as ^[, BEL as ^G, a C1 control (U+0080
- * to U+009F, two bytes in UTF-8) as its ESC form (U+009B as ^[[). Pipes
- * and files get the program's bytes as they came. */
+ * other control is shown inert, ESC as ^[, BEL as ^G, a C1 control as its
+ * ESC form (CSI as ^[[): U+0080 to U+009F in UTF-8 (C2 80..C2 9F) and a
+ * raw byte 0x80..0x9F that is not part of a UTF-8 character (a terminal
+ * not in UTF-8 mode acts on it). Pipes and files get the program's bytes
+ * as they came. */
 #include <string.h>
 
 #include "cli.h"
@@ -28,6 +30,15 @@ static size_t caret(char *out, size_t o, unsigned char c)
     return o;
 }
 
+/* C1 control c (0x80..0x9f) in its ESC form */
+static size_t c1(char *out, size_t o, unsigned char c)
+{
+    out[o++] = '^';
+    out[o++] = '[';
+    out[o++] = (char)(c - 0x40);
+    return o;
+}
+
 /* What a sequence started so far becomes when it is not colour. */
 static size_t spill(safeterm *st, char *out, size_t o)
 {
@@ -44,12 +55,18 @@ static size_t spill(safeterm *st, char *out, size_t o)
     return o;
 }
 
+/* need: the continuation bytes a UTF-8 lead byte (C3..F4) announced */
 static size_t text_byte(safeterm *st, char *out, size_t o, unsigned char c)
 {
+    int cont = c >= 0x80 && c <= 0xbf && st->need > 0;
+    st->need = cont ? st->need - 1
+             : c >= 0xc3 && c <= 0xf4 ? 1 + (c >= 0xe0) + (c >= 0xf0) : 0;
     if (c == 0x1b)
         st->state = SAW_ESC;
     else if (c == 0xc2)
         st->state = SAW_C2;
+    else if (c >= 0x80 && c <= 0x9f && !cont)
+        o = c1(out, o, c);
     else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
         o = caret(out, o, c);
     else
@@ -57,8 +74,8 @@ static size_t text_byte(safeterm *st, char *out, size_t o, unsigned char c)
     return o;
 }
 
-/* One byte in the current state; the output grows by at most
- * SAFETERM_GROWTH bytes. */
+/* One byte in the current state; the output grows by at most 3 bytes
+ * per byte, plus a spilled sequence (SAFETERM_OUT). */
 static size_t one(safeterm *st, char *out, size_t o, unsigned char c)
 {
     switch (st->state) {
@@ -71,10 +88,7 @@ static size_t one(safeterm *st, char *out, size_t o, unsigned char c)
     case SAW_C2:
         if (c >= 0x80 && c <= 0x9f) {
             st->state = TEXT;
-            out[o++] = '^';
-            out[o++] = '[';
-            out[o++] = (char)(c - 0x40);
-            return o;
+            return c1(out, o, c);
         }
         return text_byte(st, out, spill(st, out, o), c);
     case IN_CSI:

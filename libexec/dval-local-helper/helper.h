@@ -4,7 +4,8 @@
  *   mkimage <target> <packages> [<dotnet root>]  build a Debian 12 root
  *   import <target> tar|oci <archive>...         extract a root filesystem
  *   init  <sbdir> <lowers|host[:lowers]> <net 0|1> <hide> [-g procs]...
- *         [-d gib] [-u base]                     start an init
+ *         [-d gib] [-u base] [-o 1]              start an init
+ *         (-o: removed with the process that starts it)
  *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
  *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
  *          -u uid: the unprivileged host uid/gid the command runs as)
@@ -107,6 +108,9 @@ long sandbox_uid_base(int argc, char **argv);
  * at dir (the lowest layer), then the allow-list bound onto a root */
 int host_skeleton(const char *dir);
 int host_root_binds(const char *root);
+/* reset_keep.c: everything below directory d (closed here), never
+ * following a symlink or leaving d's filesystem; 0 when all went. */
+int wipe_tree(int d);
 
 int helper_build(int argc, char **argv);
 int helper_mkimage(int argc, char **argv);

@@ -6,6 +6,7 @@
 #include "service.h"
 #include "reset.h"
 #include "init_cmd.h"
+#include "init_owner.h"
 #include "executor/local/protocol.h"
 
 /* the init keeps its state directory open here (INIT_LOCK_FD is 3) */
@@ -87,15 +88,18 @@ static void reap_forever(int dirfd, int share_net, long uid_base)
         init_cmd_reap();
         if (state_gone(dirfd))
             _exit(0);
-        struct pollfd p[4] = { { chld, POLLIN, 0 },
+        struct pollfd p[5] = { { chld, POLLIN, 0 },
                                { have_reset ? RESET_FD : -1, POLLIN, 0 } };
         init_cmd_pollfds(p + 2);
+        p[4] = (struct pollfd){ owner_fd(), POLLIN, 0 };
         if (chld < 0) { /* no signalfd: the timed wait alone */
             struct timespec ts = { 1, 0 };
             sigtimedwait(&block, NULL, &ts);
             continue;
         }
-        int ready = poll(p, 4, init_cmd_timeout(1000));
+        int ready = poll(p, 5, init_cmd_timeout(1000));
+        if (ready > 0 && p[4].revents)
+            owner_remove();
         struct signalfd_siginfo si;
         while (read(chld, &si, sizeof si) == (ssize_t)sizeof si)
             ;
@@ -144,8 +148,8 @@ static int sandbox_lower(const char *layer, char *lower, size_t cap)
  * (4), the state directory whose removal ends it, RESET_FD (5), the
  * reset requests' socket when there is one, KEEPER_FD (6), the fast
  * reset's keeper (reset_keeper.c) and KEEPER_ROOT_FD (7), its root,
- * when there is one; nothing else. The keeper's fds are above them all
- * (init_child). */
+ * when there is one, then the owner's (init_owner.c), if any; nothing
+ * else. The keeper's fds are above them all (init_child). */
 static void keep_init_fds(int fd, int null, int watch, int reset_fd,
                           const struct keeper *k)
 {
@@ -160,10 +164,12 @@ static void keep_init_fds(int fd, int null, int watch, int reset_fd,
     if (k->ns >= 0 && (dup3(k->ns, KEEPER_FD, O_CLOEXEC) < 0 ||
                        dup3(k->root, KEEPER_ROOT_FD, O_CLOEXEC) < 0))
         die_fd(fd, "keep the reset's keeper");
-    unsigned keep = k->ns >= 0 ? KEEPER_ROOT_FD
-                    : reset_fd >= 0 ? RESET_FD : WATCH_FD;
-    if (syscall(SYS_close_range, keep + 1U, ~0U, 0U) < 0)
-        for (int i = (int)keep + 1; i < 1024; i++)
+    int keep = k->ns >= 0 ? KEEPER_ROOT_FD
+               : reset_fd >= 0 ? RESET_FD : WATCH_FD;
+    if ((keep = owner_keep(keep + 1)) < 0)
+        die_fd(fd, "keep the owner's pidfd");
+    if (syscall(SYS_close_range, (unsigned)keep + 1U, ~0U, 0U) < 0)
+        for (int i = keep + 1; i < 1024; i++)
             close(i);
 }
 
@@ -263,6 +269,8 @@ int helper_init(int argc, char **argv)
     if (init_lock(a.sbdir) < 0)
         die_fd(1, errno == EWOULDBLOCK ? "another init runs for this "
                "sandbox" : "lock the sandbox's init");
+    if (owner_open(argc, argv, a.sbdir) < 0)
+        die_fd(1, "hold the sandbox's owner");
     /* the image is mounted while still host root (ext4 cannot be mounted
      * inside a user namespace); without one, a sized tmpfs */
     char disk_note[160] = "";

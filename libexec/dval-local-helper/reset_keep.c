@@ -254,6 +254,16 @@ static int wipe(int d, dev_t dev, int depth, const char *const *keep)
     return rc;
 }
 
+int wipe_tree(int d)
+{
+    struct stat st;
+    if (fstat(d, &st) < 0) {
+        close(d);
+        return -1;
+    }
+    return wipe(d, st.st_dev, 0, NULL);
+}
+
 /* Everything on the kept disk but the new generation gen. */
 int reset_keep_wipe(const char *gen)
 {

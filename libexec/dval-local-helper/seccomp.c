@@ -1,20 +1,47 @@
 /* The seccomp filter of every sandboxed command: a classic BPF program
- * written by hand (libseccomp is not a build dependency). It refuses what
- * a validation never needs and what widens the kernel surface it can
- * reach: keyrings, ptrace, mounts, new namespaces, BPF, perf, userfaultfd,
- * kexec, modules, io_uring and typing into a terminal (TIOCSTI/TIOCLINUX).
- * Anything but x86_64 (and x32 on it) is killed: the numbers below are
- * x86_64's, so on another ABI the filter would be meaningless. */
+ * written by hand (libseccomp is not a build dependency). Allowed are the
+ * x86_64 system calls up to LAST_REVIEWED but those below; a call added
+ * to the kernel later is ENOSYS until reviewed here (the C library then
+ * falls back, as on an older kernel). Anything but x86_64 is killed: the
+ * numbers are x86_64's; x32 calls (bit 30) are above LAST_REVIEWED.
+ *
+ * Refused: what a validation never needs and what widens the kernel
+ * surface it reaches (keyrings, ptrace and its kin, mounts, namespaces,
+ * BPF, perf, userfaultfd, kexec, modules, io_uring, the LDT). Allowed
+ * with their arguments checked, each because a runtime needs it:
+ *   clone, unshare  threads and processes; no namespace flag (clone3's
+ *                   flags are out of BPF's reach: ENOSYS, glibc uses clone)
+ *   ioctl           terminals, sockets, files; never TIOCSTI/TIOCLINUX
+ *   socket          AF_UNIX (local IPC, the .NET diagnostics socket);
+ *                   AF_INET, AF_INET6 with TCP, UDP or ICMP only: the
+ *                   sandbox's network namespace holds only its loopback,
+ *                   and other protocols load kernel modules; AF_NETLINK
+ *                   NETLINK_ROUTE only (glibc's getaddrinfo and
+ *                   if_nameindex, .NET's NetworkInterface). Every other
+ *                   family (AF_VSOCK, AF_PACKET, AF_ALG, AF_XDP, ...)
+ *                   reaches past the namespace or into rarely used code
+ *   socketpair      AF_UNIX
+ *   personality     PER_LINUX and the query (0xffffffff) that glibc and
+ *                   the JVM make: no ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC
+ *                   or UNAME26
+ * Allowed as they are, and only as strong as the kernel's own checks:
+ * prctl (thread names; what it could do to the sandbox needs capabilities
+ * the command has not), seccomp (a filter added can only refuse more),
+ * memfd_create, mprotect and membarrier (.NET's W^X double mapping and
+ * JITs). tests/local/test_hostile_syscalls.c tries each. */
 #include "helper.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <linux/sched.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,11 +49,15 @@
                   CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | 0x80)
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + (i) * 8)
 #define RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+#define ALLOW SECCOMP_RET_ALLOW
+/* set_mempolicy_home_node, the last call of Linux 6.1 (Debian 12) */
+#define LAST_REVIEWED 450
 
 /* Refused with EPERM whatever their arguments. */
 static const int denied[] = {
     SYS_keyctl, SYS_add_key, SYS_request_key, SYS_ptrace,
-    SYS_process_vm_readv, SYS_process_vm_writev, SYS_mount, SYS_umount2,
+    SYS_process_vm_readv, SYS_process_vm_writev, SYS_pidfd_getfd, SYS_kcmp,
+    SYS_process_madvise, SYS_mount, SYS_umount2,
     SYS_pivot_root, SYS_chroot, SYS_setns, SYS_bpf, SYS_perf_event_open,
     SYS_userfaultfd, SYS_kexec_load, SYS_kexec_file_load, SYS_init_module,
     SYS_finit_module, SYS_delete_module, SYS_io_uring_setup,
@@ -34,13 +65,18 @@ static const int denied[] = {
     SYS_open_tree, SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick,
     SYS_mount_setattr, SYS_open_by_handle_at, SYS_name_to_handle_at,
     SYS_swapon, SYS_swapoff, SYS_reboot, SYS_acct, SYS_quotactl,
-    SYS_iopl, SYS_ioperm, SYS_lookup_dcookie, SYS_vhangup, SYS_uselib,
-    SYS_syslog,
+    SYS_quotactl_fd, SYS_iopl, SYS_ioperm, SYS_modify_ldt, SYS_lookup_dcookie,
+    SYS_vhangup, SYS_uselib, SYS_syslog, SYS_fanotify_init,
 };
 
+static const unsigned inet_protos[] = { 0, IPPROTO_TCP, IPPROTO_UDP,
+                                        IPPROTO_ICMP, IPPROTO_ICMPV6 };
+static const unsigned netlink_protos[] = { NETLINK_ROUTE };
+static const unsigned unix_only[] = { AF_UNIX };
+static const unsigned personas[] = { 0 /* PER_LINUX */, 0xffffffffU };
+
 #define N_DENIED (sizeof denied / sizeof *denied)
-/* header 6, denied 2 each, clone/unshare 5 each, clone3 2, ioctl 7 */
-#define PROG_MAX (6 + 2 * N_DENIED + 10 + 2 + 7)
+#define PROG_MAX (N_DENIED * 2 + 80)
 
 static void put(struct sock_filter *f, int *n, unsigned short code,
                 unsigned jt, unsigned jf, unsigned k)
@@ -49,50 +85,109 @@ static void put(struct sock_filter *f, int *n, unsigned short code,
     f[(*n)++] = s;
 }
 
-/* nr == sys → return ret; otherwise fall through. */
-static void deny_nr(struct sock_filter *f, int *n, int sys, unsigned ret)
+static void ret(struct sock_filter *f, int *n, unsigned k)
 {
-    put(f, n, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, (unsigned)sys);
-    put(f, n, BPF_RET | BPF_K, 0, 0, ret);
+    put(f, n, BPF_RET | BPF_K, 0, 0, k);
 }
 
-/* nr == sys && (args[0] & NS_FLAGS) → EPERM (reloads nr afterwards). */
-static void deny_ns_flags(struct sock_filter *f, int *n, int sys)
+static void load(struct sock_filter *f, int *n, unsigned off)
 {
-    put(f, n, BPF_JMP | BPF_JEQ | BPF_K, 0, 3, (unsigned)sys);
-    put(f, n, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(0));
-    put(f, n, BPF_JMP | BPF_JSET | BPF_K, 0, 1, NS_FLAGS);
-    put(f, n, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
-    put(f, n, BPF_LD | BPF_W | BPF_ABS, 0, 0,
-        offsetof(struct seccomp_data, nr));
+    put(f, n, BPF_LD | BPF_W | BPF_ABS, 0, 0, off);
+}
+
+/* A == k: on into the block that follows, else past it (fi patches the
+ * jump once the block is emitted). Every block ends in a return. */
+static int when(struct sock_filter *f, int *n, unsigned k)
+{
+    put(f, n, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, k);
+    return *n - 1;
+}
+
+static void fi(struct sock_filter *f, const int *n, int at)
+{
+    f[at].jf = (unsigned char)(*n - at - 1);
+}
+
+/* Argument i (its low 32 bits) one of v → allowed, else fail. */
+static void allow_arg(struct sock_filter *f, int *n, int i,
+                      const unsigned *v, size_t nv, unsigned fail)
+{
+    load(f, n, ARG_LO(i));
+    for (size_t j = 0; j < nv; j++) {
+        put(f, n, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, v[j]);
+        ret(f, n, ALLOW);
+    }
+    ret(f, n, fail);
+}
+
+#define ALLOW_ARG(f, n, i, v, fail) \
+    allow_arg(f, n, i, v, sizeof v / sizeof *v, fail)
+
+static void socket_rules(struct sock_filter *f, int *n)
+{
+    int at = when(f, n, SYS_socket);
+    load(f, n, ARG_LO(0));
+    int un = when(f, n, AF_UNIX);
+    ret(f, n, ALLOW);
+    fi(f, n, un);
+    int nl = when(f, n, AF_NETLINK);
+    ALLOW_ARG(f, n, 2, netlink_protos, RET_ERRNO(EPROTONOSUPPORT));
+    fi(f, n, nl);
+    put(f, n, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, AF_INET);
+    int in = when(f, n, AF_INET6);
+    ALLOW_ARG(f, n, 2, inet_protos, RET_ERRNO(EPROTONOSUPPORT));
+    fi(f, n, in);
+    ret(f, n, RET_ERRNO(EAFNOSUPPORT));
+    fi(f, n, at);
+    at = when(f, n, SYS_socketpair);
+    ALLOW_ARG(f, n, 0, unix_only, RET_ERRNO(EAFNOSUPPORT));
+    fi(f, n, at);
+}
+
+/* The calls allowed with their arguments checked (A holds nr before
+ * each block; a block always returns). */
+static void arg_rules(struct sock_filter *f, int *n)
+{
+    static const int ns_calls[] = { SYS_clone, SYS_unshare };
+    for (int i = 0; i < 2; i++) {
+        int at = when(f, n, (unsigned)ns_calls[i]);
+        load(f, n, ARG_LO(0));
+        put(f, n, BPF_JMP | BPF_JSET | BPF_K, 0, 1, NS_FLAGS);
+        ret(f, n, RET_ERRNO(EPERM));
+        ret(f, n, ALLOW);
+        fi(f, n, at);
+    }
+    int at = when(f, n, SYS_clone3);
+    ret(f, n, RET_ERRNO(ENOSYS));
+    fi(f, n, at);
+    at = when(f, n, SYS_ioctl);
+    load(f, n, ARG_LO(1));
+    put(f, n, BPF_JMP | BPF_JEQ | BPF_K, 2, 0, TIOCSTI);
+    put(f, n, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, TIOCLINUX);
+    ret(f, n, ALLOW);
+    ret(f, n, RET_ERRNO(EPERM));
+    fi(f, n, at);
+    at = when(f, n, SYS_personality);
+    ALLOW_ARG(f, n, 0, personas, RET_ERRNO(EPERM));
+    fi(f, n, at);
+    socket_rules(f, n);
 }
 
 static int build(struct sock_filter *f)
 {
     int n = 0;
-    put(f, &n, BPF_LD | BPF_W | BPF_ABS, 0, 0,
-        offsetof(struct seccomp_data, arch));
+    load(f, &n, offsetof(struct seccomp_data, arch));
     put(f, &n, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, AUDIT_ARCH_X86_64);
-    put(f, &n, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS);
-    put(f, &n, BPF_LD | BPF_W | BPF_ABS, 0, 0,
-        offsetof(struct seccomp_data, nr));
-    /* x32 system calls (bit 30) reach the same code with other numbers */
-    put(f, &n, BPF_JMP | BPF_JGE | BPF_K, 0, 1, 0x40000000U);
-    put(f, &n, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
-    for (size_t i = 0; i < N_DENIED; i++)
-        deny_nr(f, &n, denied[i], RET_ERRNO(EPERM));
-    deny_ns_flags(f, &n, SYS_clone);
-    deny_ns_flags(f, &n, SYS_unshare);
-    /* clone3 passes its flags in memory BPF cannot read: ENOSYS makes the
-     * C library fall back to clone, whose flags are checked above */
-    deny_nr(f, &n, SYS_clone3, RET_ERRNO(ENOSYS));
-    put(f, &n, BPF_JMP | BPF_JEQ | BPF_K, 0, 5, SYS_ioctl);
-    put(f, &n, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(1));
-    put(f, &n, BPF_JMP | BPF_JEQ | BPF_K, 2, 0, TIOCSTI);
-    put(f, &n, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, TIOCLINUX);
-    put(f, &n, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
-    put(f, &n, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
-    put(f, &n, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+    ret(f, &n, SECCOMP_RET_KILL_PROCESS);
+    load(f, &n, offsetof(struct seccomp_data, nr));
+    put(f, &n, BPF_JMP | BPF_JGT | BPF_K, 0, 1, LAST_REVIEWED);
+    ret(f, &n, RET_ERRNO(ENOSYS));
+    for (size_t i = 0; i < N_DENIED; i++) {
+        put(f, &n, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, (unsigned)denied[i]);
+        ret(f, &n, RET_ERRNO(EPERM));
+    }
+    arg_rules(f, &n);
+    ret(f, &n, ALLOW);
     return n;
 }
 

@@ -281,6 +281,18 @@ $(diag slowjson)"
         skipped "thread id in use → 75" "the library does not report DVAL_EBUSY for a thread id in use yet (rc $(rc busy))"
     fi
 
+    # what a program reads (its environment, /proc, its directories)
+    # names no host pid, and the default thread id is 96 random bits: a
+    # concurrent run's directory cannot be guessed (issue 43)
+    mkdir -p "$T/envpid" && printf 'env; cat /proc/self/status /proc/self/cgroup /proc/self/mountinfo; pwd; ls -al / /tmp "$HOME"\n' >"$T/envpid/run.sh"
+    "$CLI" run --executor local --state-dir "$S" --profile shell --allow-missing-results --results "$T/envpid.json" "$T/envpid" >"$T/envpid.out" 2>"$T/envpid.err" </dev/null &
+    envpid_pid=$!
+    wait $envpid_pid
+    grep -qE '^DVAL_THREAD_ID=cli-[0-9a-f]{24}$' "$T/envpid.out" &&
+        grep -qE '^DVAL_SESSION=shell-sandbox:shell-sandbox-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$' "$T/envpid.out" &&
+        ! grep -qw "$envpid_pid" "$T/envpid.out" && ! grep -qw "$$" "$T/envpid.out" &&
+        ok "a program sees no host pid; default thread ids are cli-<96 random bits>" || bad "host pid or guessable id" "pid $envpid_pid $(grep -w -e "$envpid_pid" -e DVAL_ "$T/envpid.out")"
+
     mkdir -p "$T/tick" && printf 'i=0; while [ $i -lt 150 ]; do echo tick $i; i=$((i+1)); sleep 0.2; done\n' >"$T/tick/run.sh"
     "$CLI" run --executor local --state-dir "$S" --profile shell --allow-missing-results "$T/tick" >"$T/tick.out" 2>"$T/tick.err" </dev/null &
     tick_pid=$!
@@ -332,20 +344,27 @@ $(diag badjson)"
 printf '\033]52;c;cHduZWQ=\007\033]0;TITLE\007\033[2J\033[31mred\033[0m \302\2332J\n'
 printf '\033]0;ERR\007\n' >&2
 printf '\033'; sleep 0.3; printf ']0;SPLIT\007\n'
+printf 'c1 \2332J\2350;T8\234 \302\2350;U8\302\234 \303\233 \342\202\254\n'
 ESC
+        # raw 8-bit C1 (CSI, OSC, ST) and UTF-8 encoded ones shown in ESC
+        # form; letters whose UTF-8 holds such a byte (U+00DB, the euro
+        # sign) pass whole
+        c1_inert() { $PY -c 'import sys; b = open(sys.argv[1], "rb").read()
+ok = b"c1 ^[[2J^[]0;T8^[\\ ^[]0;U8^[\\ \xc3\x9b \xe2\x82\xac" in b
+sys.exit(0 if ok and not any(c in b.replace(b"\xc3\x9b", b"") for c in b"\x9b\x9c\x9d") else 1)' "$1"; }
         esc_run() { env -u NO_COLOR TERM=xterm script -qec "$CLI run --executor local --state-dir $S --profile shell --allow-missing-results $* $T/esc" /dev/null 2>&1 </dev/null; }
         esc_run >"$T/esc.tty"
         ! grep -q $'\033]' "$T/esc.tty" && ! grep -q $'\033\\[2J' "$T/esc.tty" && ! grep -q $'\007' "$T/esc.tty" && ! grep -q $'\302\233' "$T/esc.tty" &&
             grep -qF '^[]52;c;cHduZWQ=^G^[]0;TITLE^G^[[2J' "$T/esc.tty" && grep -q $'\033\\[31mred\033\\[0m ^\\[\\[2J' "$T/esc.tty" && grep -qF '^[]0;ERR^G' "$T/esc.tty" &&
-            grep -qF '^[]0;SPLIT^G' "$T/esc.tty" &&
+            grep -qF '^[]0;SPLIT^G' "$T/esc.tty" && c1_inert "$T/esc.tty" &&
             ok "terminal: a program's escape sequences shown inert, colour kept" || bad "terminal escapes" "$(cat -v "$T/esc.tty" | head -n 20)"
         esc_run --raw-output >"$T/escraw.tty"
         grep -q $'\033]52;c;' "$T/escraw.tty" && ok "--raw-output: the program's bytes reach the terminal" || bad "--raw-output" "$(cat -v "$T/escraw.tty" | head -n 20)"
         run_cli escpipe run --executor local --state-dir "$S" --profile shell --allow-missing-results "$T/esc"
-        grep -q $'\033]52;c;cHduZWQ=\007\033]0;TITLE' "$T/escpipe.out" && grep -q $'\302\233' "$T/escpipe.out" &&
+        grep -q $'\033]52;c;cHduZWQ=\007\033]0;TITLE' "$T/escpipe.out" && grep -q $'\302\233' "$T/escpipe.out" && LC_ALL=C grep -q $'\2332J' "$T/escpipe.out" &&
             ok "off a terminal the program's output is byte for byte" || bad "escapes off a terminal" "$(cat -v "$T/escpipe.out")"
         script -qec "$CLI logs --state-dir $S" /dev/null >"$T/esclogs.tty" 2>&1 </dev/null
-        ! grep -q $'\033]' "$T/esclogs.tty" && grep -qF '^[]52;c;cHduZWQ=^G' "$T/esclogs.tty" &&
+        ! grep -q $'\033]' "$T/esclogs.tty" && grep -qF '^[]52;c;cHduZWQ=^G' "$T/esclogs.tty" && c1_inert "$T/esclogs.tty" &&
             ok "logs on a terminal: the transcript's escape sequences shown inert" || bad "logs escapes" "$(cat -v "$T/esclogs.tty" | head -n 20)"
         mkdir -p "$T/esc2" && cp "$T/esc/run.sh" "$T/esc2/"
         esc_run "$T/esc2" >"$T/escbatch.tty"

@@ -68,8 +68,10 @@ typedef struct hx_buf {
     size_t len;
 } hx_buf;
 int hx_on_stdout(const dval_event *ev, void *ud);
-/* Compiles tests/local/hostile_attack.c static into the scratch dir;
+/* Compiles tests/local/<src> static into the scratch dir as "attack";
  * out gets its path. */
+void hx_compile(const hx *h, const char *src, char *out, size_t cap);
+/* hx_compile of hostile_attack.c */
 void hx_attack_bin(const hx *h, char *out, size_t cap);
 /* Number of live init processes (dval-local-helper init) for sandbox dir
  * <state>/sandboxes/<name>. */

@@ -353,12 +353,17 @@ int hx_run_command(hx *h, const char *sbname, const char *tid,
     return rc;
 }
 
-void hx_attack_bin(const hx *h, char *out, size_t cap)
+void hx_compile(const hx *h, const char *src, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/attack", h->src);
     char cmd[1600];
-    snprintf(cmd, sizeof cmd, "cc -static -O1 -o '%s' "
-             "tests/local/hostile_attack.c", out);
+    snprintf(cmd, sizeof cmd, "cc -static -O1 -o '%s' tests/local/%s", out,
+             src);
     if (system(cmd) != 0)
         th_fail(__FILE__, __LINE__, "%s", cmd);
+}
+
+void hx_attack_bin(const hx *h, char *out, size_t cap)
+{
+    hx_compile(h, "hostile_attack.c", out, cap);
 }

@@ -5,11 +5,13 @@
  * allow-list is there (/usr read-only, no /opt, /root or /etc/shadow). */
 #include "lt.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char canary[6][512];
@@ -251,4 +253,89 @@ TEST(test_local_hostile__host_root_option_through_the_public_api)
     char rm[300];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     CHECK(system(rm) == 0);
+}
+
+/* Where credentials conventionally live on a host: a canary file in each
+ * directory (made for the test where the host has none), a canary line
+ * in /etc/environment; all of it removed at the end, also on failure. */
+static const char *const cred_dirs[] = {
+    "/etc/maven", "/etc/profile.d", "/etc/ssl/private", "/usr/local/etc",
+    "/usr/local/src", "/usr/local/sbin", "/usr/local/include",
+    "/usr/local/games", "/etc/java-17-openjdk/management",
+};
+#define N_CRED (sizeof cred_dirs / sizeof *cred_dirs)
+static int cred_made[N_CRED];
+static off_t env_size = -1; /* -2: the test made /etc/environment */
+
+static void cred_unplant(void *ud)
+{
+    char p[512];
+    (void)ud;
+    for (size_t i = 0; i < N_CRED; i++) {
+        snprintf(p, sizeof p, "%s/dval-canary-%d", cred_dirs[i],
+                 (int)getpid());
+        unlink(p);
+        if (cred_made[i])
+            rmdir(cred_dirs[i]);
+    }
+    if (env_size >= 0 && truncate("/etc/environment", env_size) < 0)
+        fprintf(stderr, "cannot restore /etc/environment\n");
+    if (env_size == -2)
+        unlink("/etc/environment");
+    env_size = -1;
+}
+
+static void cred_plant(void)
+{
+    char p[512];
+    th_at_end(cred_unplant, (void *)cred_dirs);
+    for (size_t i = 0; i < N_CRED; i++) {
+        cred_made[i] = mkdir(cred_dirs[i], 0755) == 0;
+        if (!cred_made[i] && errno == ENOENT)
+            continue; /* no such JDK here */
+        snprintf(p, sizeof p, "%s/dval-canary-%d", cred_dirs[i],
+                 (int)getpid());
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        CHECK(fd >= 0 && write(fd, "CANARY-SECRET\n", 14) == 14);
+        close(fd);
+    }
+    struct stat st;
+    int had = stat("/etc/environment", &st) == 0;
+    int fd = open("/etc/environment", O_WRONLY | O_APPEND | O_CREAT, 0644);
+    CHECK(fd >= 0);
+    env_size = had ? st.st_size : -2;
+    CHECK(write(fd, "DVAL_CANARY=CANARY-SECRET\n", 26) == 26);
+    close(fd);
+}
+
+/* Issue 43: the host-root opt-in showed /etc/maven (settings.xml server
+ * passwords), /etc/environment, /etc/profile.d and all of /usr/local but
+ * etc. Only what a toolchain needs is there now, and the toolchains
+ * (java, mvn, the dotnet SDK) still start; the host's name and resolver
+ * are not there either. */
+TEST(test_local_hostile__host_root_hides_where_credentials_live)
+{
+    lt t;
+    lt_open(&t, "hostile-hostcred");
+    cred_plant();
+    setenv("DVAL_LOCAL_HOST_ROOT", "1", 1);
+    lt_sandbox(&t, "sb", NULL);
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "sb", "grep -rIl CANARY-SECRET /etc /usr/local "
+                     "2>/dev/null; ls /etc/maven /usr/local; "
+                     "test -e /etc/maven/settings.xml && echo settings; "
+                     "test -e /etc/environment && echo environment; "
+                     "test -e /etc/profile.d && echo profile.d; "
+                     "cat /etc/hostname; grep -c nameserver /etc/resolv.conf;"
+                     " mvn -v >/dev/null 2>&1 && echo mvn; "
+                     "java -version 2>/dev/null && echo java; "
+                     "(! command -v dotnet || dotnet --version) >/dev/null "
+                     "&& echo dotnet", &o), 0);
+    CHECK_STR(o.out.data, "/etc/maven:\nlogging\nm2.conf\n\n/usr/local:\n"
+              "bin\nlib\nshare\nsandbox\n0\nmvn\njava\ndotnet\n");
+    lt_out_free(&o);
+    unsetenv("DVAL_LOCAL_HOST_ROOT");
+    th_at_end_drop((void *)cred_dirs);
+    cred_unplant(NULL);
+    lt_close(&t);
 }

@@ -3,6 +3,7 @@
  * refused without touching the host; unknown images are refused clearly;
  * a snapshot without packages is cheap once the base is cached. */
 #include "lt.h"
+#include "executor/local/protocol.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +320,64 @@ TEST(test_local_image__no_mmdebstrap_fails_closed)
     setenv("PATH", path, 1);
     unsetenv("DVAL_LOCAL_CACHE_DIR");
     dval__free(path);
+    lt_close(&t);
+}
+
+/* The image cache lx_cache_dir uses (the suite's shared one). */
+static void cache_dir(char *dst, size_t cap)
+{
+    const char *e = getenv("DVAL_LOCAL_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    if (e && e[0] == '/')
+        snprintf(dst, cap, "%s", e);
+    else if (xdg && xdg[0] == '/')
+        snprintf(dst, cap, "%s/daytona-validate", xdg);
+    else
+        snprintf(dst, cap, "%s/.cache/daytona-validate", getenv("HOME"));
+}
+
+/* Issue 43: an image carried its build host's hostname and resolver
+ * (mmdebstrap copies them). A cached image of the format before is
+ * brought up to date when used (no rebuild): a copy of the base image
+ * (hard links; its changed files replaced, so the shared cache is not
+ * touched) with a build host's name and nameserver and no format stamp
+ * shows a sandbox only the neutral ones, and gets the stamp. */
+TEST(test_local_image__old_cached_image_made_neutral_on_use)
+{
+    lt t;
+    lt_open(&t, "img-neutral");
+    lt_sandbox(&t, "warm", NULL); /* the base image, cached */
+    char cache[600], cmd[2000];
+    cache_dir(cache, sizeof cache);
+    snprintf(cmd, sizeof cmd, "rm -rf " W " && mkdir -p " W "/images && "
+             "cp -al '%s/images/debian-12' " W "/images/ && cd " W
+             "/images/debian-12 && rm -f format rootfs/etc/hostname "
+             "rootfs/etc/hosts rootfs/etc/resolv.conf && echo build-host "
+             "> rootfs/etc/hostname && echo 'nameserver 10.9.8.7' > "
+             "rootfs/etc/resolv.conf", cache);
+    lt_sh(cmd);
+    setenv("DVAL_LOCAL_CACHE_DIR", W, 1);
+    lt_sandbox(&t, "sb", NULL);
+    /* a build resolves names with the host's resolver, bound for it */
+    const char *steps[] = {
+        "grep -q nameserver /etc/resolv.conf && echo ns > /ns", NULL };
+    CHECK_INT(lt_snapshot(&t, "built", "debian:12", steps, NULL), DVAL_OK);
+    unsetenv("DVAL_LOCAL_CACHE_DIR");
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "sb", "cat /etc/hostname /etc/hosts "
+                     "/etc/resolv.conf; hostname", &o), 0);
+    CHECK_STR(o.out.data, LX_ETC_HOSTNAME LX_ETC_HOSTS LX_ETC_RESOLV
+              "sandbox\n");
+    lt_out_free(&o);
+    run_in(&t, "built", "b", "cat /ns /etc/resolv.conf",
+           "ns\n" LX_ETC_RESOLV);
+    lt_out w = { 0 };
+    CHECK_INT(lt_run(&t, "warm", "cat /etc/hostname; grep -c nameserver "
+                     "/etc/resolv.conf", &w), 1);
+    CHECK_STR(w.out.data, "sandbox\n0\n"); /* the shared image too */
+    lt_out_free(&w);
+    lt_sh("grep -qx 2 " W "/images/debian-12/format");
+    lt_sh("rm -rf " W);
     lt_close(&t);
 }
 

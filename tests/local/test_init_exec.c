@@ -136,7 +136,7 @@ TEST(test_init_exec__no_process_of_the_caller_runs_a_command)
     CHECK_INT(children_while_running(&t, "s2"), 1);
     unsetenv("DVAL_LOCAL_EXEC_HELPER");
     lt_out o = { 0 };
-    CHECK_INT(lt_run(&t, "sb", "echo $DVAL_SESSION | cut -d: -f3", &o), 0);
+    CHECK_INT(lt_run(&t, "sb", "echo $DVAL_SESSION | cut -d: -f2", &o), 0);
     CHECK(o.out.len > 0);
     lt_out_free(&o);
     lt_close(&t);

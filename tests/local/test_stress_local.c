@@ -22,6 +22,10 @@
 
 #define BASE "/tmp/dval-stress-local"
 
+/* In every command of this process's sandboxes (sb_opts), so fx_close
+ * finds what outlived them. */
+static char run_mark[64];
+
 static atomic_int warnings;
 
 static void logfn(int level, const char *msg, void *ud)
@@ -91,6 +95,7 @@ static void fx_open(fx *f, const char *name)
     snprintf(f->dir, sizeof f->dir, BASE "/%s", name);
     count_procs(f->dir, 1);
     rm_rf(f->dir);
+    snprintf(run_mark, sizeof run_mark, "DVAL_STRESS_RUN=%d", (int)getpid());
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = "local";
@@ -114,7 +119,9 @@ static void fx_open(fx *f, const char *name)
 
 static void sb_opts(dval_sandbox_options *o, const char *name)
 {
+    static const char *env[] = { run_mark, NULL };
     dval_sandbox_options_init(o, sizeof *o);
+    o->env = env;
     o->name = name;
     o->snapshot = "stress-snap";
     o->release = DVAL_RELEASE_DELETE;
@@ -125,15 +132,13 @@ static void fx_close(fx *f)
 {
     dval_snapshot_free(f->snap);
     dval_client_free(f->client);
-    char mark[64];
-    snprintf(mark, sizeof mark, "DVAL_SESSION=%d:", (int)getpid());
     int left = 0;
     for (int i = 0; i < 100 && (left = count_procs(f->dir, 0) +
-                                       count_procs(mark, 0)); i++)
+                                       count_procs(run_mark, 0)); i++)
         usleep(20000);
     if (left) {
         count_procs(f->dir, 1);
-        count_procs(mark, 1);
+        count_procs(run_mark, 1);
         th_fail(__FILE__, __LINE__, "%d processes of %s outlived their "
                 "sandboxes", left, f->dir);
     }

@@ -201,6 +201,47 @@ static void announce(lx_build_io *io, int which, const char *sdk,
     }
 }
 
+/* The cache's image format, in images/<key>/format once an image has
+ * it: 2 has the neutral name and resolver (protocol.h). An image built
+ * before (mmdebstrap copies the build host's hostname and resolv.conf) is
+ * brought up to it when next used, under its lock: three files, not a
+ * rebuild. */
+#define LX_IMAGE_FORMAT "2\n"
+
+static int current(const char *dir)
+{
+    char p[4200], buf[8] = "";
+    dval__fmt(p, sizeof p, "%s/format", dir);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    return n > 0 && !strcmp(buf, LX_IMAGE_FORMAT);
+}
+
+/* Each file replaced by a rename: a symlink there (an image may have
+ * one) is replaced, never followed out of the image. */
+static int upgrade(dval_call *c, const char *dir)
+{
+    static const char *const etc[][2] = {
+        { "hostname", LX_ETC_HOSTNAME }, { "hosts", LX_ETC_HOSTS },
+        { "resolv.conf", LX_ETC_RESOLV } };
+    char p[4200], tmp[4300];
+    for (int i = 0; i < 3; i++) {
+        dval__fmt(p, sizeof p, "%s/rootfs/etc/%s", dir, etc[i][0]);
+        dval__fmt(tmp, sizeof tmp, "%s.dval.tmp", p);
+        unlink(tmp);
+        int rc = lx_write_text(c, tmp, etc[i][1]);
+        if (rc == DVAL_OK && rename(tmp, p) < 0)
+            rc = dval__call_fail(c, DVAL_EIO, "rename %s: %s", tmp,
+                                 strerror(errno));
+        if (rc != DVAL_OK)
+            return rc;
+    }
+    dval__fmt(p, sizeof p, "%s/format", dir);
+    return lx_write_text(c, p, LX_IMAGE_FORMAT);
+}
+
 /* Under the image's lock: mmdebstrap into rootfs.tmp, then rename. */
 static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
                        int64_t end, lx_build_io *fwd)
@@ -290,8 +331,7 @@ int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
     if (rc != DVAL_OK)
         return rc;
     dval__fmt(rootfs, cap, "%s/rootfs", dir);
-    dval__fmt(p, sizeof p, "%s/ok", dir);
-    if (access(p, F_OK) == 0)
+    if (current(dir))
         return DVAL_OK;
     if (strpbrk(dir, ":,\\"))
         return dval__call_fail(c, DVAL_EINVAL, "local executor: the image "
@@ -308,6 +348,8 @@ int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
     dval__fmt(p, sizeof p, "%s/ok", dir);
     rc = access(p, F_OK) == 0 ? DVAL_OK
          : debootstrap(x, c, dir, which, end, fwd);
+    if (rc == DVAL_OK && !current(dir))
+        rc = upgrade(c, dir);
     lx_unlock(lk);
     return rc;
 }

@@ -10,8 +10,5 @@
 int lx_init_evict(lx *x, const char *sbdir);
 /* Kills every process in the sandbox's cgroups (l->procs), until empty. */
 void lx_cgroup_sweep(lx *x, const lx_limits *l);
-/* Kills the processes of a started sandbox whose session marker names a
- * caller that is dead (the leftovers of a SIGKILLed run). */
-void lx_sweep_dead_callers(lx *x, const lx_sb *sb);
 
 #endif

@@ -183,7 +183,11 @@ void lx_limits_remove(const char *key)
     char dir[4200];
     for (int i = 0; i < 5; i++) {
         dval__fmt(dir, sizeof dir, "%s/daytona-validate/%s", roots[i], key);
-        rmdir(dir);
+        /* EBUSY: a killed process is still leaving (cgroup.procs no
+         * longer lists it) */
+        for (int us = 100, t = 0; rmdir(dir) < 0 && errno == EBUSY &&
+             t < 1000000; t += us, us = us < 5000 ? us * 2 : us)
+            usleep((useconds_t)us);
     }
 }
 

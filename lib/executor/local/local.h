@@ -9,7 +9,8 @@
  * Under the image cache (lx_cache_dir: DVAL_LOCAL_CACHE_DIR, else
  * $XDG_CACHE_HOME/daytona-validate, else ~/.cache/daytona-validate),
  * shared by every state directory so a machine builds each image once:
- *   images/<key>/{lock,build.log,ok,rootfs/}   key: debian-12[-java]
+ *   images/<key>/{lock,build.log,ok,format,rootfs/}
+ *       key: debian-12[-java|-dotnet]
  *   oci/   images pulled from registries: blobs by digest, pins (pull.h) */
 #ifndef DVAL_LOCAL_H
 #define DVAL_LOCAL_H
@@ -75,6 +76,15 @@ unsigned long lx_seq(void);
 /* Removes what killed processes left in the state dir: probe.<pid>,
  * sandboxes/.new-* and .trash-* whose owner is dead. */
 void lx_sweep_leftovers(const char *state_dir);
+
+/* ---- sandbox_owned.c: isolation=sandbox sandboxes die with their owner */
+/* 1 when the create options make an isolation=sandbox sandbox. */
+int lx_owned(const dval_sandbox_options *o);
+/* Marks sandbox name ours (1), or leaves an existing mark (0). */
+int lx_owner_mark(const lx *x, const char *name);
+void lx_owner_unmark(const lx *x, const char *name);
+/* Deletes the marked sandboxes whose owner process is gone. */
+void lx_owner_sweep(lx *x);
 
 /* ---- local.c */
 /* DVAL_OK when namespaces + overlayfs work (or unisolated is allowed, then

@@ -41,6 +41,9 @@
                                      * init, reset: the sandbox range's first */
 #define LX_OPT_CGROUP "-g"          /* init, exec: a cgroup.procs to join */
 #define LX_OPT_DISK_GIB "-d"        /* init: the bounded disk, GiB */
+#define LX_OPT_OWNED "-o"           /* init ("1"): the sandbox is removed
+                                     * when the process that started the
+                                     * init ends (isolation=sandbox) */
 #define LX_OPT_END "--"             /* exec: the command follows */
 #define LX_OPT_ARGV "--argv"        /* exec: the program and its arguments
                                      * follow, run without a shell in
@@ -73,6 +76,20 @@
  * stdout and stderr as SCM_RIGHTS; the reply LX_REPLY_OK (or
  * LX_REPLY_ERR...), then one byte: the exit code. */
 #define LX_INIT_EXEC_MAX 65536
+
+/* /etc/hostname, /etc/hosts and /etc/resolv.conf of every root (a built
+ * image, the host-root /etc): nothing of the machine that built or runs
+ * it. A sandbox has no network; a snapshot's build binds the host's
+ * resolver over resolv.conf while it runs (helper build.c). */
+#define LX_ETC_HOSTNAME "sandbox\n"
+#define LX_ETC_HOSTS "127.0.0.1\tlocalhost\n127.0.1.1\tsandbox\n" \
+                     "::1\tlocalhost ip6-localhost ip6-loopback\n"
+#define LX_ETC_RESOLV "# a sandbox has no network\n"
+
+/* <state>/sandboxes/<LX_OWNER_MARK><name>: a symlink to the pid of the
+ * process an isolation=sandbox sandbox belongs to, from before its
+ * directory exists until it is removed (sandbox.c, helper init_owner.c) */
+#define LX_OWNER_MARK ".own-"
 
 /* The environment variable naming the helper's expected parent pid: a
  * helper whose parent is already gone exits at once. */

@@ -42,11 +42,6 @@ int lx_sandbox_get(void *ud, dval_call *c, const char *id,
     int rc = lx_sb_open(ud, c, id, &sb, out);
     if (rc != DVAL_OK)
         return rc;
-    /* acquire starts with a get: the leftovers of a caller killed mid-run
-     * must not run on into this run */
-    if (sb.isolated && sb.pid > 0 && out &&
-        out->state == DVAL_SANDBOX_STARTED)
-        lx_sweep_dead_callers(ud, &sb);
     lx_sb_close(&sb);
     return rc;
 }
@@ -90,6 +85,8 @@ static int fill_new(lx *x, lx_sb *sb, const dval_sandbox_options *o)
     rc |= lx_kv_setnum(&sb->kv, "created", lx_wall_ms());
     for (const char *const *l = o->labels; l && *l; l++)
         rc |= lx_kv_add(&sb->kv, "label", *l);
+    if (lx_owned(o)) /* its init removes it with its owner */
+        rc |= lx_kv_set(&sb->kv, "owned", "1");
     for (const char *const *e = o->env; e && *e; e++)
         if (strchr(*e, '='))
             rc |= lx_kv_add(&sb->kv, "env", *e);
@@ -182,6 +179,11 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
     if (rc != DVAL_OK)
         return rc;
     lx_sweep_leftovers(x->state_dir);
+    int marked = lx_owned(o);
+    if (marked) {
+        lx_owner_sweep(x);
+        marked = lx_owner_mark(x, o->name);
+    }
     int lk = -1;
     rc = place_new(x, c, o, &sb, &lk);
     if (rc == DVAL_OK) {
@@ -194,6 +196,9 @@ int lx_sandbox_create(void *ud, dval_call *c, const dval_sandbox_options *o,
             lx_sb_info(&sb, out);
         lx_unlock(lk);
     }
+    struct stat st;
+    if (rc != DVAL_OK && marked && stat(sb.dir, &st) < 0)
+        lx_owner_unmark(x, o->name); /* no sandbox was left */
     lx_sb_close(&sb);
     return rc;
 }
@@ -264,6 +269,7 @@ static int do_delete(lx *x, dval_call *c, lx_sb *sb, void *arg)
     if (discard(x, sb->dir, strrchr(sb->dir, '/') + 1) < 0)
         return dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", sb->dir,
                                strerror(errno));
+    lx_owner_unmark(x, strrchr(sb->dir, '/') + 1);
     return DVAL_OK;
 }
 

@@ -377,6 +377,12 @@ static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
         argv[n++] = LX_OPT_CGROUP;
         argv[n++] = (char *)l->procs[i];
     }
+    if (lx_kv_num(&sb->kv, "owned", 0)) { /* whoever starts it owns it */
+        lx_owner_unmark(x, lx_kv_get(&sb->kv, "name"));
+        lx_owner_mark(x, lx_kv_get(&sb->kv, "name"));
+        argv[n++] = LX_OPT_OWNED;
+        argv[n++] = "1";
+    }
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0)
         return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));

@@ -110,8 +110,7 @@ void lx_cmd_reap(lx_cmd *m, int block)
 void lx_session_marker(char *dst, size_t cap, const char *sb,
                        const char *sid)
 {
-    dval__fmt(dst, cap, "DVAL_SESSION=%d:%s:%s", (int)getpid(), sb ? sb : "",
-              sid);
+    dval__fmt(dst, cap, "DVAL_SESSION=%s:%s", sb ? sb : "", sid);
 }
 
 static int environ_has(int pid, const char *mark, size_t mlen)

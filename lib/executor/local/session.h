@@ -30,9 +30,11 @@ struct lx_session {
 /* Call with x->lock held. */
 struct lx_session *lx_session_find(lx *x, const char *sb, const char *sid);
 lx_cmd *lx_cmd_find(struct lx_session *s, const char *id);
-/* "DVAL_SESSION=<our pid>:<sandbox>:<session>": set in every command's
- * environment so session_delete also finds processes that left the
- * command's process group (setsid, daemons). */
+/* "DVAL_SESSION=<sandbox>:<session>": set in every command's environment
+ * so session_delete also finds processes that left the command's process
+ * group (setsid, daemons). No host pid: the program reads it. What a
+ * killed caller's commands leave, their waiter or the init ends (the
+ * caller's pidfd, the helper's pipe). */
 void lx_session_marker(char *dst, size_t cap, const char *sb,
                        const char *sid);
 /* Collects the command's exit status (blocking or not): the helper's,
