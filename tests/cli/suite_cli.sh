@@ -289,7 +289,7 @@ $(diag slowjson)"
     envpid_pid=$!
     wait $envpid_pid
     grep -qE '^DVAL_THREAD_ID=cli-[0-9a-f]{24}$' "$T/envpid.out" &&
-        grep -qE '^DVAL_SESSION=shell-sandbox:shell-sandbox-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$' "$T/envpid.out" &&
+        grep -qE '^DVAL_SESSION=shell-sandbox-[0-9a-f]{8}:shell-sandbox-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$' "$T/envpid.out" &&
         ! grep -qw "$envpid_pid" "$T/envpid.out" && ! grep -qw "$$" "$T/envpid.out" &&
         ok "a program sees no host pid; default thread ids are cli-<96 random bits>" || bad "host pid or guessable id" "pid $envpid_pid $(grep -w -e "$envpid_pid" -e DVAL_ "$T/envpid.out")"
 

@@ -1,0 +1,126 @@
+/* C# time to verdict on the local executor (issue 38): runs a dotnet
+ * validation N times in one process and prints the wall times.
+ *   dotnetbench STATE SRC N service|full|plain|cold
+ * service: waits until the compile service answers, then times N runs it
+ *          builds (fails if one is built otherwise);
+ * full:    N runs forced onto the full offline `dotnet build`;
+ * plain:   N runs of plain `dotnet build && dotnet run` in the same
+ *          sandbox (offline, from the snapshot's packages, like full);
+ * cold:    the first run of a sandbox started just before (its service
+ *          starting with it), then the sandbox is deleted.
+ * Prints {"mode":..,"ms":[..],"paths":{"service":n,"build":n}}. */
+#include <dval.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TRACE "DVAL_CSC_TRACE=1; export DVAL_CSC_TRACE; "
+#define RUN "sh /opt/dval-dotnet/build.sh 1>&2 && exec sh /opt/dval-dotnet/run.sh"
+#define PLAIN                                                               \
+    ". /opt/dval-dotnet/env.sh; mkdir -p obj/.t && export TMPDIR=$PWD/obj/.t; " \
+    "dotnet build --nologo -v q -p:RestoreConfigFile=/opt/dval-dotnet/"     \
+    "offline.config 1>&2 && dotnet run"
+
+typedef struct { int service, build; } seen;
+
+static void die(const char *m, const char *d)
+{
+    fprintf(stderr, "dotnetbench: %s%s%s\n", m, d ? ": " : "", d ? d : "");
+    exit(1);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int on_event(const dval_event *e, void *ud)
+{
+    seen *s = ud;
+    if (e->type != DVAL_EVENT_OUTPUT || !e->data)
+        return 0;
+    s->service += memmem(e->data, e->len, "dval-csc: service", 17) != NULL;
+    s->build += memmem(e->data, e->len, "dval-csc: dotnet build", 22) != NULL;
+    if (getenv("BENCH_VERBOSE"))
+        fwrite(e->data, 1, e->len, stderr);
+    return 0;
+}
+
+static double one(dval_client *c, const char *src, const char *cmd,
+                  const char *sandbox, seen *s)
+{
+    dval_validation v;
+    dval_validation_init(&v, sizeof v);
+    v.profile = "dotnet";
+    v.source_dir = src;
+    v.run_command = cmd;
+    v.sandbox_name = sandbox;
+    v.release = sandbox ? DVAL_RELEASE_DELETE : DVAL_RELEASE_KEEP;
+    char *json = NULL;
+    double t0 = now_ms();
+    int rc = dval_validate(c, &v, on_event, s, &json);
+    double ms = now_ms() - t0;
+    if (rc)
+        die("validate", dval_client_errmsg(c));
+    if (!strstr(json, "\"exit_code\":0"))
+        die("the program failed", json);
+    dval_free(json);
+    return ms;
+}
+
+/* A fresh sandbox of the profile's snapshot, started now; its first
+ * validation is timed from the moment it is running. */
+static double cold(dval_client *c, const char *src, const char *cmd, seen *s)
+{
+    static int seq;
+    char name[96];
+    snprintf(name, sizeof name, "dotnetbench-cold-%d-%d", (int)getpid(),
+             ++seq);
+    const dval_profile *p = dval_profile_find("dotnet");
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    o.name = name;
+    o.snapshot = p->snapshot_name;
+    dval_sandbox *sb = NULL;
+    if (dval_sandbox_acquire(&sb, c, &o))
+        die("acquire", dval_client_errmsg(c));
+    dval_sandbox_free(sb);
+    return one(c, src, cmd, name, s);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5)
+        die("usage: dotnetbench STATE SRC N service|full|plain|cold", NULL);
+    const char *mode = argv[4];
+    int n = atoi(argv[3]);
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.executor = "local";
+    o.state_dir = argv[1];
+    dval_client *c;
+    if (dval_client_new(&c, &o))
+        die("client", NULL);
+    const char *cmd = !strcmp(mode, "full") ? TRACE "DVAL_CSC=0; export DVAL_CSC; " RUN
+                      : !strcmp(mode, "plain") ? PLAIN : TRACE RUN;
+    seen s = { 0, 0 };
+    if (strcmp(mode, "cold")) { /* warm: until the service answers */
+        for (int i = 0; i < 60 && !s.service; i++)
+            one(c, argv[2], TRACE RUN, NULL, &s);
+        if (!s.service)
+            die("the compile service never answered", NULL);
+        s.service = s.build = 0;
+    }
+    printf("{\"mode\":\"%s\",\"ms\":[", mode);
+    for (int i = 0; i < n; i++)
+        printf("%s%.1f", i ? "," : "", !strcmp(mode, "cold")
+               ? cold(c, argv[2], cmd, &s) : one(c, argv[2], cmd, NULL, &s));
+    printf("],\"paths\":{\"service\":%d,\"build\":%d}}\n", s.service, s.build);
+    if (!strcmp(mode, "service") && s.build)
+        die("a warm run was not built by the service", NULL);
+    dval_client_free(c);
+    return 0;
+}
