@@ -51,9 +51,9 @@ static class CscService
             Console.Error.WriteLine("usage: CscService SOCKET REFDIR GENERATORDIR ASSETS PACKAGES [SDKDIR]");
             return 2;
         }
-        var pkgs = PackageSet.Load(args[3], args[4]);
-        compiler = new Compiler(args[1], args[2], pkgs, args.Length > 5 ? args[5] : "/");
-        WarmUp(pkgs);
+        /* Listening first: a validation that comes while the compiler
+         * warms up (a sandbox's first) waits in the backlog for it, which
+         * is quicker than building in full without it. */
         File.Delete(args[0]);
         var srv = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
         srv.Bind(new UnixDomainSocketEndPoint(args[0]));
@@ -61,6 +61,11 @@ static class CscService
          * keeps anyone else from replacing the socket */
         File.SetUnixFileMode(args[0], (UnixFileMode)0x1b6);
         srv.Listen(32);
+        var pkgs = PackageSet.Load(args[3], args[4]);
+        compiler = new Compiler(args[1], args[2], pkgs, args.Length > 5 ? args[5] : "/");
+        /* beside the first requests, not before them: they need the same
+         * code compiled by the JIT, whichever comes first */
+        Task.Run(() => WarmUp(pkgs));
         for (;;) {
             var s = srv.Accept();
             if (!Clients.Wait(0)) {
@@ -71,8 +76,7 @@ static class CscService
         }
     }
 
-    /* The first compiles load and JIT the compiler and the references:
-     * done before the socket exists, so no validation waits for them. */
+    /* The first compiles load and JIT the compiler and the references. */
     static void WarmUp(PackageSet pkgs)
     {
         var proj = Encoding.UTF8.GetBytes("<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup>" +

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TRACE "DVAL_CSC_TRACE=1; export DVAL_CSC_TRACE; "
 #define RUN "sh /opt/dval-dotnet/build.sh 1>&2 && exec sh /opt/dval-dotnet/run.sh"
