@@ -504,6 +504,11 @@ typedef struct dval_profile {
      * image is not one it has, or local_requires failed); NULL → one of
      * the executor's own. */
     const char *local_unavailable_msg;
+    /* Shell command of the build phase (compile, restore), run like
+     * run_command in the validation's directory before it; the run phase
+     * starts only after it exited 0. NULL: the profile has no build
+     * phase. */
+    const char *build_command;
 } dval_profile;
 
 /* Built-in or registered profile by name; NULL when unknown. Borrowed. */
@@ -538,7 +543,8 @@ typedef struct dval_event {
     size_t struct_size;
     int32_t type;                /* enum dval_event_type */
     const char *phase;           /* "snapshot", "sandbox", "session",
-                                    "upload", "exec", "download", "close" */
+                                    "upload", "build", "run", "download",
+                                    "close" */
     int32_t done;                /* PHASE: 0 started, 1 finished */
     int32_t status;              /* PHASE done: its status */
     int64_t elapsed_ms;          /* PHASE done: its duration */
@@ -573,7 +579,7 @@ typedef struct dval_validation {
     const char *sandbox_name;    /* NULL → the profile's */
     const char *snapshot_name;   /* NULL → the profile's */
     const char *run_command;     /* NULL → the profile's */
-    int64_t timeout_ms;          /* exec timeout; 0 → none */
+    int64_t timeout_ms;          /* run phase timeout; 0 → none */
     int32_t release;             /* enum dval_release for the sandbox */
     const char *const *labels;   /* extra sandbox labels */
     int32_t allow_missing_results; /* 1: no results is not an error */
@@ -592,6 +598,10 @@ typedef struct dval_validation {
     int32_t cpu;
     int32_t memory_gib;
     int32_t disk_gib;
+    /* The build phase's command. NULL → the profile's build_command,
+     * unless run_command is set: a request that gives its own run
+     * command gives its own build command too (NULL: none). */
+    const char *build_command;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */
@@ -608,6 +618,30 @@ enum dval_isolation {
 };
 
 DVAL_API int dval_validation_init(dval_validation *req, size_t size);
+
+/* The outcome of a validation, one per validation and the same on every
+ * executor, so a pipeline can branch on it alone (the summary's
+ * "verdict" holds dval_verdict_name's word for it). */
+enum dval_verdict {
+    DVAL_VERDICT_PASSED = 1,            /* built, ran, exit 0, results ok */
+    DVAL_VERDICT_COMPILE_ERROR = 2,     /* the build phase failed */
+    DVAL_VERDICT_RUNTIME_ERROR = 3,     /* non-zero exit or a signal */
+    DVAL_VERDICT_TIME_LIMIT = 4,        /* wall or CPU time ran out */
+    DVAL_VERDICT_MEMORY_LIMIT = 5,      /* killed at the memory limit */
+    DVAL_VERDICT_OUTPUT_LIMIT = 6,      /* printed more than allowed */
+    DVAL_VERDICT_RESULTS_MISSING = 7,   /* no results file */
+    DVAL_VERDICT_RESULTS_INVALID = 8,   /* a results file is not valid */
+    DVAL_VERDICT_RUNTIME_UNSUPPORTED = 9, /* needs a newer runtime */
+    DVAL_VERDICT_WRONG_RESULTS = 10,    /* differ from the expected ones */
+    DVAL_VERDICT_CANCELED = 11,         /* stopped by the caller */
+    /* the sandbox, a service or the server failed: never the program's
+     * fault, and safe to retry */
+    DVAL_VERDICT_INFRASTRUCTURE_ERROR = 12
+};
+/* "passed", "compile_error", ... ("unknown" for other values). */
+DVAL_API const char *dval_verdict_name(int verdict);
+/* The verdict named by word (as in the summary), 0 when unknown. */
+DVAL_API int dval_verdict_parse(const char *name);
 
 /* The whole loop: snapshot → sandbox → session → upload → exec (live) →
  * download results → close. *result_json (dval_free) is a summary:

@@ -33,12 +33,11 @@
     "-Xmx256m -XX:ReservedCodeCacheSize=64m -cp " DVAL_JAVAC_DIR            \
     " JavacService " DVAL_JAVAC_SOCK
 
-/* The java profile's run command; `use` is a shell condition for trying
- * the service ("false": plain javac only, as the tests compare). With
- * DVAL_JAVAC_TRACE=1 it names the compiler that answered on stderr. */
-#define JAVA_RUN_WITH(use)                                                  \
-    "main=Main; if [ -f MAIN_CLASS ]; then "                                \
-    "main=$(head -n 1 MAIN_CLASS | tr -d '[:space:]'); fi; "                \
+/* The java profile's build phase: the compile service, else javac, for
+ * plain sources, Maven for a pom.xml. `use` is a shell condition for
+ * trying the service ("false": plain javac only, as the tests compare).
+ * With DVAL_JAVAC_TRACE=1 it names the compiler that answered. */
+#define JAVA_BUILD_WITH(use)                                                \
     "dval_javac() { if " use "; then " DVAL_JAVAC_CLIENT " "                \
     DVAL_JAVAC_SOCK " out \"$@\"; c=$?; if [ $c -ne 75 ]; then "            \
     "[ \"${DVAL_JAVAC_TRACE:-}\" = 1 ] && echo 'dval-javac: service'; "     \
@@ -48,13 +47,25 @@
     "cds=-J-XX:SharedArchiveFile=" DVAL_JAVAC_JSA "; "                      \
     "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC $cds -d out \"$@\"; }; " \
     "if [ -f pom.xml ]; then "                                              \
-    "{ mvn -q -o -DskipTests package || mvn -q -DskipTests package; } 1>&2 " \
-    "&& exec java -cp 'target/classes:target/dependency/*' \"$main\"; "     \
+    "mvn -q -o -DskipTests package || mvn -q -DskipTests package; "         \
     "else rm -rf out && mkdir -p out && "                                   \
     "dval_javac $(find . -name '*.java' ! -path './out/*' | "               \
-    "sed 's|^\\./||' | LC_ALL=C sort) 1>&2 && { "                           \
+    "sed 's|^\\./||' | LC_ALL=C sort); fi"
+
+/* The java profile's run phase: the main class (the first line of a
+ * MAIN_CLASS file, else Main) of what the build phase compiled. */
+#define JAVA_RUN                                                            \
+    "main=Main; if [ -f MAIN_CLASS ]; then "                                \
+    "main=$(head -n 1 MAIN_CLASS | tr -d '[:space:]'); fi; "                \
+    "if [ -f pom.xml ]; then "                                              \
+    "exec java -cp 'target/classes:target/dependency/*' \"$main\"; fi; "   \
     "rcds=; [ -f " DVAL_JAVAC_RUN_JSA " ] && "                              \
     "rcds=-XX:SharedArchiveFile=" DVAL_JAVAC_RUN_JSA "; "                   \
-    "exec java $rcds -cp out \"$main\"; }; fi"
+    "exec java $rcds -cp out \"$main\""
+
+/* Both phases as one command (tests, benches): the build's output on
+ * stderr, as the build phase's is kept apart from the program's. */
+#define JAVA_RUN_WITH(use)                                                  \
+    "{ " JAVA_BUILD_WITH(use) "; } 1>&2 && { " JAVA_RUN "; }"
 
 #endif

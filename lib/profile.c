@@ -20,8 +20,9 @@
 
 /* ---- built-in profiles */
 
-/* Build output goes to stderr (1>&2) in every run command: the program's
- * stdout then carries only what the program itself printed. */
+/* Profiles with a compiler have a build phase of its own: its output is
+ * kept apart from the program's, whose stdout then carries only what
+ * the program itself printed. */
 
 /* The compile service (lib/javac_service.h) is written into the snapshot
  * by the build steps themselves (base64 of libexec/dval-javac-service/,
@@ -62,7 +63,8 @@ static const char *const java_build[] = {
 static const char *const java_local_build[] = {
     "javac -version", JAVA_SERVICE_FILES, JAVA_SERVICE_BUILD, JAVA_RUNTIME,
     NULL};
-/* Main class: the first line of a MAIN_CLASS file, else Main. Maven tries
+/* The build phase (lib/javac_service.h; the run phase starts the main
+ * class, the first line of a MAIN_CLASS file, else Main). Maven tries
  * offline first (a warm ~/.m2 needs no network), then online, because a
  * freshly built snapshot has no plugin cache. Plain sources go to the
  * compile service when one answers (the client checks it is the service:
@@ -70,7 +72,7 @@ static const char *const java_local_build[] = {
  * (so the same diagnostics). javac is a short-lived JVM: C1 only, the
  * serial GC and the snapshot's CDS archive cut its start; the program's
  * own JVM keeps the defaults so its peak speed is unchanged. */
-#define JAVA_RUN JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]")
+#define JAVA_BUILD JAVA_BUILD_WITH("[ -x " DVAL_JAVAC_CLIENT " ]")
 static const char *const empty_steps[] = {NULL};
 
 /* dotnet: the profile's scripts and the compile service
@@ -101,8 +103,8 @@ static const char *const dotnet_build[] = {
     DVAL_SERVICE_INSTALL("csc", DVAL_CSC_UID_S, "/run/dval-csc",
                          "exec sh " DOTNET_DIR "/service.sh"),
     NULL};
-#define DOTNET_RUN                                                          \
-    "sh " DOTNET_DIR "/build.sh 1>&2 && exec sh " DOTNET_DIR "/run.sh"
+#define DOTNET_BUILD "sh " DOTNET_DIR "/build.sh"
+#define DOTNET_RUN "exec sh " DOTNET_DIR "/run.sh"
 
 /* The local_* fields are the local executor's (profile_local.c):
  * local_requires is tested on the host only where sandboxes see the
@@ -113,17 +115,18 @@ static dval_profile builtins[] = {
         sizeof(dval_profile), "dotnet", "dotnet-10-sandbox",
         "validation-snapshot-dotnet", "mcr.microsoft.com/dotnet/sdk:10.0",
         dotnet_build, "DOTNET_SANDBOX_", DOTNET_RUN, dotnet_build,
-        "command -v dotnet >/dev/null 2>&1", NULL,
+        "command -v dotnet >/dev/null 2>&1", NULL, DOTNET_BUILD,
     },
     {
         sizeof(dval_profile), "java", "java-25-sandbox",
         "validation-snapshot-java", "bellsoft/liberica-openjdk-debian:25-cds",
         java_build, "JAVA_SANDBOX_", JAVA_RUN, java_local_build, NULL, NULL,
+        JAVA_BUILD,
     },
     {
         sizeof(dval_profile), "shell", "shell-sandbox",
         "validation-snapshot-shell", "debian:12-slim", NULL,
-        "SHELL_SANDBOX_", "exec sh run.sh", empty_steps, NULL, NULL,
+        "SHELL_SANDBOX_", "exec sh run.sh", empty_steps, NULL, NULL, NULL,
     },
 };
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
@@ -209,6 +212,7 @@ static void reg_free(reg *r)
     free_strv((char **)p->local_build_commands);
     dval__free((char *)p->local_requires);
     dval__free((char *)p->local_unavailable_msg);
+    dval__free((char *)p->build_command);
     dval__free(r);
 }
 
@@ -259,7 +263,8 @@ static reg *reg_copy(const dval_profile *src)
         dup_str(&p->run_command, src->run_command) ||
         dup_strv(&p->local_build_commands, src->local_build_commands) ||
         dup_str(&p->local_requires, src->local_requires) ||
-        dup_str(&p->local_unavailable_msg, src->local_unavailable_msg)) {
+        dup_str(&p->local_unavailable_msg, src->local_unavailable_msg) ||
+        dup_str(&p->build_command, src->build_command)) {
         reg_free(r);
         return NULL;
     }

@@ -68,9 +68,15 @@ static const char *upload_detail(dval__vctx *v, char *buf, size_t cap)
     return buf;
 }
 
-static const char *exec_detail(dval__vctx *v, char *buf, size_t cap)
+static const char *build_detail(dval__vctx *v, char *buf, size_t cap)
 {
-    dval__fmt(buf, cap, "exit code %d", v->exit_code);
+    dval__fmt(buf, cap, "exit code %d", v->build.exit_code);
+    return buf;
+}
+
+static const char *run_detail(dval__vctx *v, char *buf, size_t cap)
+{
+    dval__fmt(buf, cap, "exit code %d", v->run.exit_code);
     return buf;
 }
 
@@ -82,6 +88,36 @@ static const char *download_detail(dval__vctx *v, char *buf, size_t cap)
 }
 
 /* ---- a sandbox lost under the validation (PROTOCOL 10.3) */
+
+/* A build that failed ends the validation there: no program ran, so no
+ * results are to be had (the verdict says why). */
+static int build_failed(dval__vctx *v)
+{
+    if (v->req.allow_missing_results)
+        return DVAL_OK;
+    char m[200];
+    dval__fmt(m, sizeof m, "the build failed (exit code %d): no program ran",
+              v->build.exit_code);
+    dval__validate_note(v, "%s%s", m, "");
+    return dval__validate_fail(v, DVAL_ERESULTS, "build", m);
+}
+
+/* The build phase (when there is one), then the run phase. */
+static int build_and_run(dval__vctx *v)
+{
+    if (v->build_cmd) {
+        int rc = run_phase(v, "build", dval__validate_build, build_detail);
+        if (rc)
+            return rc;
+        if (v->build.exit_code != 0)
+            return build_failed(v);
+    }
+    int rc = run_phase(v, "run", dval__validate_run, run_detail);
+    if (!rc)
+        rc = run_phase(v, "download", dval__validate_download,
+                       download_detail);
+    return rc;
+}
 
 /* sandbox → download once. */
 static int run_once(dval__vctx *v)
@@ -98,10 +134,7 @@ static int run_once(dval__vctx *v)
     if (!rc)
         rc = run_phase(v, "upload", dval__validate_upload, upload_detail);
     if (!rc)
-        rc = run_phase(v, "exec", dval__validate_exec, exec_detail);
-    if (!rc)
-        rc = run_phase(v, "download", dval__validate_download,
-                       download_detail);
+        rc = build_and_run(v);
     dval__cancel_attach(v->req.cancel, NULL);
     return rc;
 }
@@ -121,8 +154,8 @@ static void drop_sandbox(dval__vctx *v)
     if (v->ls) /* the pool's view of it was wrong: look it up this time */
         v->ls->shared.id[0] = '\0';
     v->files = v->bytes = 0;
-    v->in_exec = v->ran = 0;
-    v->exit_code = 0;
+    dval__phase_reset(&v->build);
+    dval__phase_reset(&v->run);
     json_object_clear(v->results);
     v->results_values = v->results_bytes = 0;
     json_array_clear(v->errors);
@@ -131,7 +164,7 @@ static void drop_sandbox(dval__vctx *v)
 static int restart_event(dval__vctx *v)
 {
     dval_event ev = { .struct_size = sizeof ev, .type = DVAL_EVENT_RESTART };
-    ev.phase = "exec";
+    ev.phase = v->run.started ? "run" : "build";
     ev.status = DVAL_EGONE;
     ev.detail = "the sandbox vanished during the run; running again on a "
                 "fresh sandbox: output restarts";
@@ -150,10 +183,10 @@ static int run_recovering(dval__vctx *v)
         if (!rc || rc == DVAL_ECANCELED || rc == DVAL_EABORTED || !v->sb ||
             !dval__sandbox_lost(v->sb, rc))
             return rc;
-        if (v->in_exec) {
-            rc = dval__validate_fail(v, DVAL_EGONE, "exec", "the sandbox "
-                                     "vanished or stopped while the program "
-                                     "ran");
+        if (v->build.started || v->run.started) {
+            rc = dval__validate_fail(v, DVAL_EGONE, v->run.started ? "run"
+                                     : "build", "the sandbox vanished or "
+                                     "stopped while the program ran");
             if (reran++ || restart_event(v))
                 return rc;
         } else if (recovered++ >= 2) {
@@ -194,6 +227,8 @@ static int run_all(dval__vctx *v)
 
 static void free_ctx(dval__vctx *v)
 {
+    dval__phase_reset(&v->build);
+    dval__phase_reset(&v->run);
     json_decref(v->timings);
     json_decref(v->results);
     json_decref(v->errors);
@@ -240,7 +275,8 @@ int dval__validate_in(dval_client *client, const dval_validation *req,
     v->ud = userdata;
     v->ls = ls;
     int rc = dval__validate_request(v, req);
-    if (rc == DVAL_OK) {
+    int valid = rc == DVAL_OK;
+    if (valid) {
         v->timings = json_object();
         v->results = json_object();
         v->errors = json_array();
@@ -248,12 +284,17 @@ int dval__validate_in(dval_client *client, const dval_validation *req,
                  ? run_all(v)
                  : dval__validate_fail(v, DVAL_ENOMEM, "request", NULL);
     }
-    /* The summary goes back on success and when only the results are at
-     * fault, so a host still sees the exit code and whatever was valid. */
-    if (result_json && (rc == DVAL_OK || rc == DVAL_ERESULTS)) {
+    /* The summary goes back for every request that was valid, whatever
+     * came of it: its verdict says what (a failure of the sandbox is an
+     * infrastructure_error, a timeout a time_limit...). */
+    if (result_json && valid && v->timings) {
+        char saved[DVAL_ERRMSG_MAX];
+        dval__strlcpy(saved, dval_client_errmsg(client), sizeof saved);
         *result_json = dval__validate_summary(v, rc, t_start);
         if (!*result_json)
             rc = dval__validate_fail(v, DVAL_ENOMEM, "summary", NULL);
+        else
+            dval__client_seterr(client, "%s", saved);
     }
     free_ctx(v);
     return rc;

@@ -5,8 +5,9 @@
  *   validate_request.c  checking the request
  *   validate_sandbox.c  the snapshot, sandbox and session phases, close
  *   validate_upload.c   the upload of the source tree
- *   validate_exec.c     the run command
+ *   validate_exec.c     the build and run phases' commands
  *   validate_results.c  the results download and the JSON summary
+ *   verdict.c           the verdict, from what the phases came to
  * Only public dval_* calls (and the core's own helpers) reach the executor
  * from here, so a host that writes its own loop gets the same behaviour. */
 #ifndef DVAL_VALIDATE_H
@@ -23,6 +24,22 @@
 #define DVAL__LISTING ".dval-results-list"
 /* The results directory, below the validation's workdir */
 #define DVAL__RESULTS_NAME "results"
+
+/* What a validation keeps of each phase's output (the rest still reaches
+ * the event callback). */
+#define DVAL__CAPTURE_MAX (1u << 20)
+
+/* A build or run phase's command, as it ran. */
+typedef struct dval__phase {
+    const char *name;       /* "build", "run" */
+    int started;            /* its command was started: output may exist */
+    int done;               /* it finished with an exit code */
+    int exit_code;
+    int status;             /* the exec's status (timeout, cancel...) */
+    int64_t ms;
+    dval__buf out, err;     /* up to DVAL__CAPTURE_MAX each */
+    int truncated;
+} dval__phase;
 
 typedef struct dval__vctx {
     dval_client *client;
@@ -44,9 +61,10 @@ typedef struct dval__vctx {
     char sess_id[DVAL_ID_MAX];
     char sb_name[DVAL_ID_MAX];  /* the sandbox really used (isolation) */
     void *claim;            /* the executor's claim on workdir, or NULL */
-    int in_exec;            /* the program was started (output may exist) */
-    int ran;                /* the run command finished with an exit code */
-    int exit_code;
+    const char *build_cmd;  /* NULL: no build phase */
+    const char *run_cmd;
+    dval__phase build, run;
+    dval__phase *cur;       /* whose output arrives, or NULL */
     size_t files, bytes;    /* uploaded */
     char root[PATH_MAX];    /* realpath of source_dir */
     json_t *timings;
@@ -100,9 +118,19 @@ void dval__validate_close(dval__vctx *v);
 
 /* ---- validate_upload.c, validate_exec.c, validate_results.c */
 int dval__validate_upload(dval__vctx *v);
-int dval__validate_exec(dval__vctx *v);
+/* The build phase (v->build_cmd) and the run phase (v->run_cmd): DVAL_OK
+ * when the command ran to an exit code, whatever it was. */
+int dval__validate_build(dval__vctx *v);
+int dval__validate_run(dval__vctx *v);
+/* Forgets what a phase ran (a sandbox lost under it: it runs again). */
+void dval__phase_reset(dval__phase *p);
 int dval__validate_download(dval__vctx *v);
 /* The JSON summary (dval_free()); NULL when out of memory. */
 char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start);
+
+/* ---- verdict.c */
+/* The verdict of what the phases came to, given the validation's status,
+ * and a line saying why into detail. */
+int dval__verdict(const dval__vctx *v, int status, char *detail, size_t cap);
 
 #endif

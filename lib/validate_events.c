@@ -63,11 +63,27 @@ int dval__validate_on_build_log(const char *data, size_t len, void *ud)
                      len);
 }
 
+/* The phase's own copy of its output, up to DVAL__CAPTURE_MAX a stream:
+ * what the verdict reads (diagnostics, a runtime's own words) and the
+ * summary shows. */
+static void capture(dval__phase *p, int stream, const char *data, size_t len)
+{
+    dval__buf *b = stream == DVAL_STDERR ? &p->err : &p->out;
+    size_t room = b->len < DVAL__CAPTURE_MAX ? DVAL__CAPTURE_MAX - b->len : 0;
+    if (len > room)
+        p->truncated = 1;
+    if (room && dval__buf_append(b, data, len < room ? len : room))
+        p->truncated = 1;
+}
+
 int dval__validate_on_output(int stream, const char *channel,
                              const char *data, size_t len, void *ud)
 {
-    return emit_data(ud, DVAL_EVENT_OUTPUT, "exec", stream, channel, data,
-                     len);
+    dval__vctx *v = ud;
+    if (v->cur)
+        capture(v->cur, stream, data, len);
+    return emit_data(v, DVAL_EVENT_OUTPUT, v->cur ? v->cur->name : "run",
+                     stream, channel, data, len);
 }
 
 void dval__validate_on_state(const char *name, int state, void *ud)

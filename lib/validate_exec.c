@@ -1,13 +1,14 @@
-/* dval_validate's exec phase: the run command, with the validation's
- * environment, in its working directory, output streamed as events. */
+/* dval_validate's build and run phases: each a command, with the
+ * validation's environment, in its working directory, output streamed as
+ * events and kept (bounded) for the verdict and the summary. */
+#include <string.h>
+
 #include "validate.h"
 #include "command_text.h"
 #include "workdir.h"
 
-static int build_command(dval__vctx *v, dval__buf *cmd)
+static int build_command(dval__vctx *v, const char *run, dval__buf *cmd)
 {
-    const char *run = v->req.run_command ? v->req.run_command
-                                         : v->prof->run_command;
     int rc = dval__buf_appendf(cmd, "export DVAL_THREAD_ID=");
     rc = rc ? rc : dval__shell_quote(cmd, v->thread_id);
     rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_WORKDIR=");
@@ -65,11 +66,10 @@ static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
  * validation), else "sh -c RUN". Data rather than text, so an executor
  * that names the sandbox's paths otherwise on its side can map them.
  * Otherwise *words and *shell stay NULL and the shell text runs. */
-static int direct_command(dval__vctx *v, char ***words, const char *shell[4],
-                          dval__buf *envbuf, const char *env[4])
+static int direct_command(dval__vctx *v, const char *run, char ***words,
+                          const char *shell[4], dval__buf *envbuf,
+                          const char *env[4])
 {
-    const char *run = v->req.run_command ? v->req.run_command
-                                         : v->prof->run_command;
     *words = NULL;
     shell[0] = NULL;
     if (!dval__sandbox_can_list(v->sb) ||
@@ -94,17 +94,17 @@ static int direct_command(dval__vctx *v, char ***words, const char *shell[4],
 }
 
 /* *ran: the session's exec was reached (its errmsg says why it failed) */
-static int run_command(dval__vctx *v, const dval_exec_options *eo, int *code,
-                       int *ran)
+static int run_command(dval__vctx *v, const char *run,
+                       const dval_exec_options *eo, int *code, int *ran)
 {
     char **words = NULL;
     const char *shell[4], *env[4];
     dval__buf text = { 0 }, envbuf = { 0 };
-    int rc = direct_command(v, &words, shell, &envbuf, env);
+    int rc = direct_command(v, run, &words, shell, &envbuf, env);
     const char *const *argv = words ? (const char *const *)words
                             : shell[0] ? shell : NULL;
     if (!rc && !argv)
-        rc = build_command(v, &text);
+        rc = build_command(v, run, &text);
     dval__command cmd = { text.data, argv, argv ? env : NULL };
     *ran = !rc;
     if (!rc)
@@ -116,20 +116,51 @@ static int run_command(dval__vctx *v, const dval_exec_options *eo, int *code,
     return rc;
 }
 
-int dval__validate_exec(dval__vctx *v)
+/* The default bound on a phase's wall time: a validation that loops for
+ * ever must end on its own, whoever forgot to ask. */
+#define DEFAULT_WALL_MS (10 * 60 * 1000)
+
+/* Runs p's command; a timeout, a cancel or an abort is recorded in p and
+ * returned, as is a failure to run it at all. */
+static int run_phase_command(dval__vctx *v, dval__phase *p, const char *cmd,
+                             int64_t timeout_ms)
 {
     dval_exec_options eo;
     dval_exec_options_init(&eo, sizeof eo);
     eo.channel_prefix = v->prof->channel_prefix;
     eo.cwd = v->workdir;
-    eo.timeout_ms = v->req.timeout_ms;
+    eo.timeout_ms = timeout_ms > 0 ? timeout_ms : DEFAULT_WALL_MS;
     int code = -1, ran = 0;
-    v->in_exec = 1;
-    int rc = run_command(v, &eo, &code, &ran);
+    int64_t t0 = dval__now_ms();
+    p->started = 1;
+    v->cur = p;
+    int rc = run_command(v, cmd, &eo, &code, &ran);
+    v->cur = NULL;
+    p->ms = dval__now_ms() - t0;
+    p->status = rc;
     if (rc)
-        return dval__validate_fail(v, rc, "exec",
+        return dval__validate_fail(v, rc, p->name,
                                    ran ? dval_session_errmsg(v->sess) : NULL);
-    v->ran = 1;
-    v->exit_code = code;
+    p->done = 1;
+    p->exit_code = code;
     return DVAL_OK;
+}
+
+int dval__validate_build(dval__vctx *v)
+{
+    return run_phase_command(v, &v->build, v->build_cmd, v->req.timeout_ms);
+}
+
+int dval__validate_run(dval__vctx *v)
+{
+    return run_phase_command(v, &v->run, v->run_cmd, v->req.timeout_ms);
+}
+
+void dval__phase_reset(dval__phase *p)
+{
+    dval__buf_free(&p->out);
+    dval__buf_free(&p->err);
+    const char *name = p->name;
+    memset(p, 0, sizeof *p);
+    p->name = name;
 }

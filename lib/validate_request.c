@@ -50,6 +50,21 @@ static int source_dir(dval__vctx *v)
     return DVAL_OK;
 }
 
+/* The phases' commands: the request's own run command brings its own
+ * build command (perhaps none); else the profile's, unless the request
+ * names a build command of its own. */
+static void commands(dval__vctx *v)
+{
+    const dval_validation *r = &v->req;
+    v->run_cmd = r->run_command ? r->run_command : v->prof->run_command;
+    v->build_cmd = r->run_command || r->build_command ? r->build_command
+                                                      : v->prof->build_command;
+    if (v->build_cmd && !*v->build_cmd)
+        v->build_cmd = NULL;
+    v->build.name = "build";
+    v->run.name = "run";
+}
+
 int dval__validate_request(dval__vctx *v, const dval_validation *req)
 {
     int rc = dval__opts_copy(&v->req, sizeof v->req, req,
@@ -67,6 +82,7 @@ int dval__validate_request(dval__vctx *v, const dval_validation *req)
     }
     if ((rc = thread_id(v)))
         return rc;
+    commands(v);
     if (v->req.isolation != DVAL_ISOLATION_SESSION &&
         v->req.isolation != DVAL_ISOLATION_SANDBOX)
         return bad(v, DVAL_EINVAL, "isolation is not a dval_isolation value");

@@ -15,6 +15,11 @@
 #define CLI_EX_UNAVAILABLE 69  /* profile/executor unavailable, credentials */
 #define CLI_EX_INFRA 70        /* sandbox infrastructure failed */
 #define CLI_EX_BUSY 75         /* in use by another run (DVAL_EBUSY) */
+#define CLI_EX_COMPILE 80      /* verdict compile_error */
+#define CLI_EX_UNSUPPORTED 81  /* verdict runtime_unsupported */
+#define CLI_EX_MEMORY 82       /* verdict memory_limit */
+#define CLI_EX_OUTPUT 83       /* verdict output_limit */
+#define CLI_EX_WRONG 84        /* verdict wrong_results */
 #define CLI_EX_TIMEOUT 124     /* the program exceeded --timeout */
 #define CLI_EX_INTERRUPTED 130 /* stopped by SIGINT (143: SIGTERM) */
 
@@ -36,6 +41,8 @@ typedef struct run_info {
     int ran, exit_code;        /* the program exited with exit_code */
     const char *tail;          /* the program's last output, for hints */
     size_t tail_len;
+    /* the library's verdict and why, or "" (no summary) */
+    char verdict[32], verdict_detail[512];
     /* outputs */
     char phase[32];            /* failed phase ("" on success) */
     const char *status;        /* a word: "passed", "program_failed"... */
@@ -119,6 +126,8 @@ void run_note_phase(run_state *st, const dval_event *ev);
 
 /* report.c */
 void report_json(FILE *f, const run_report *r);
+/* The verdict and its detail from the library's summary (may be NULL). */
+void run_info_verdict(run_info *ri, const char *summary);
 
 /* check.c: argument checks before any remote work; 0 or -1 with *p set */
 int check_profile(const char *name, cli_problem *p);
@@ -170,6 +179,8 @@ void term_log(int level, const char *msg, void *ud);
 int term_wants_log(void);
 void term_done(void);
 void term_problem(const char *message, const char *hint);
+/* The verdict's line: the first of the CLI's own about the outcome. */
+void term_verdict(const char *verdict, const char *detail);
 
 /* jsontext.c: just enough JSON text handling to avoid a parser dependency
  * in the CLI (the library already validated the documents). */
@@ -177,6 +188,9 @@ int jt_member(const char *doc, const char *key, const char **val,
               size_t *len);
 void jt_pretty(FILE *f, const char *val, size_t len);
 void jt_string(FILE *f, const char *s, size_t len);
+/* The JSON string val (quotes included) decoded into dst ("" when it is
+ * not a string), cut to fit. */
+void jt_unquote(const char *val, size_t len, char *dst, size_t cap);
 
 /* runlog.c: a transcript of each run, for `daytona-validate logs`. */
 void runlog_open(const cli_common *co, const char *thread_id);

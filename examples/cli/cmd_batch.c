@@ -130,6 +130,7 @@ static void report(batch *b, item *it, int rc, const char *summary,
     ri.signal = intr_signal();
     ri.ran = it->st->ran;
     ri.exit_code = it->st->exit_code;
+    run_info_verdict(&ri, summary);
     explain_run(&ri);
     it->exit_status = ri.pb.exit_status;
     it->status = ri.status;

@@ -51,10 +51,13 @@ static const char run_usage[] =
     "prefixed [folder]), then a table folder/verdict/exit code/wall ms, or\n"
     "with --json one such document per line; exit 0 iff all succeeded.\n"
     "\n"
+    "The verdict (passed, compile_error, runtime_error, time_limit, ...)\n"
+    "is printed first on stderr and in --json.\n"
     "exit status: the program's when it ran and failed; else 0 ok, 64 usage,\n"
     "65 results missing or invalid, 66 source dir or --results file,\n"
-    "69 unavailable, 70 infrastructure, 75 busy, 124 --timeout,\n"
-    "130 SIGINT, 143 SIGTERM.\n";
+    "69 unavailable, 70 infrastructure, 75 busy, 80 compile error,\n"
+    "81 runtime unsupported, 82 memory limit, 83 output limit,\n"
+    "84 wrong results, 124 time limit, 130 SIGINT, 143 SIGTERM.\n";
 
 static void capture_add(capture *c, const char *data, size_t len)
 {
@@ -108,7 +111,7 @@ void run_note_phase(run_state *st, const dval_event *ev)
                  (int)strcspn(d, " "), d);
     else if (!strcmp(ev->phase, "session"))
         snprintf(st->session, sizeof st->session, "%s", d);
-    else if (!strcmp(ev->phase, "exec") &&
+    else if ((!strcmp(ev->phase, "run") || !strcmp(ev->phase, "build")) &&
              sscanf(d, "exit code %d", &st->exit_code) == 1)
         st->ran = 1;
 }
@@ -130,7 +133,10 @@ static int on_event(const dval_event *ev, void *ud)
         int err = ev->stream == DVAL_STDERR;
         runlog_write(err ? "stderr" : "stdout", ev->data, ev->len);
         tail_add(st, ev->data, ev->len);
-        if (st->json) {
+        if (ev->phase && !strcmp(ev->phase, "build")) {
+            /* the build's diagnostics: stdout is the program's alone */
+            term_out(2, ev->data, ev->len);
+        } else if (st->json) {
             /* stdout must hold only the summary: show output on stderr */
             capture_add(err ? &st->err : &st->out, ev->data, ev->len);
             term_out(2, ev->data, ev->len);
@@ -425,10 +431,16 @@ static int finish(const run_args *a, run_state *st, dval_client *client,
     ri.exit_code = st->exit_code;
     ri.tail = st->tail;
     ri.tail_len = st->tail_len;
+    run_info_verdict(&ri, summary);
     explain_run(&ri);
     term_done();
+    if (ri.verdict[0])
+        term_verdict(ri.verdict, ri.verdict_detail);
     cli_problem wp;
-    if (summary && !a->json && write_results(summary, a->results_file, &wp)) {
+    /* a results document only of a validation that passed: never a
+     * partial one that looks complete */
+    if (summary && !a->json && !ri.pb.exit_status &&
+        write_results(summary, a->results_file, &wp)) {
         if (ri.pb.exit_status) {
             term_problem(wp.message, wp.hint);   /* besides the first one */
         } else {

@@ -18,7 +18,8 @@ static const char *phase_words(const char *phase)
         {"sandbox", "starting the sandbox"},
         {"session", "opening a session in the sandbox"},
         {"upload", "uploading the source directory"},
-        {"exec", "running the program"},
+        {"build", "building the program"},
+        {"run", "running the program"},
         {"download", "downloading the results"},
         {"close", "closing the session"},
         {"summary", "writing the summary"},
@@ -80,7 +81,7 @@ static void program_failed(run_info *ri)
         snprintf(p->hint, sizeof p->hint, "see the program's output above, "
                  "or `daytona-validate logs %s`", ri->thread_id);
     ri->status = "program_failed";
-    snprintf(ri->phase, sizeof ri->phase, "exec");
+    snprintf(ri->phase, sizeof ri->phase, "run");
     p->exit_status = ri->exit_code > 255 ? 255 : ri->exit_code;
 }
 
@@ -172,7 +173,7 @@ static void run_failed(run_info *ri, const char *phase, const char *detail)
     if (ri->signal) {
         if (phase != ri->phase)
             snprintf(ri->phase, sizeof ri->phase, "%s", phase);
-        int exec = !strcmp(phase, "exec");
+        int exec = !strcmp(phase, "run") || !strcmp(phase, "build");
         snprintf(p->message, sizeof p->message, "interrupted (%s) while %s: "
                  "%s", ri->signal == 15 ? "SIGTERM" : "SIGINT",
                  phase_words(phase), exec ? "the program was stopped and its "
@@ -182,11 +183,13 @@ static void run_failed(run_info *ri, const char *phase, const char *detail)
         p->exit_status = 128 + ri->signal;
         return;
     }
-    if (ri->rc == DVAL_ETIMEOUT && ri->timeout_ms > 0 &&
-        !strcmp(phase, "exec")) {
-        snprintf(p->message, sizeof p->message, "the program ran longer "
-                 "than --timeout %.3g s and was stopped",
-                 (double)ri->timeout_ms / 1000);
+    if (ri->rc == DVAL_ETIMEOUT &&
+        (!strcmp(phase, "run") || !strcmp(phase, "build"))) {
+        snprintf(p->message, sizeof p->message, "the %s ran longer than "
+                 "%s%.3g s and was stopped", !strcmp(phase, "build")
+                 ? "build" : "program", ri->timeout_ms > 0 ? "--timeout " :
+                 "the default limit of ", (double)(ri->timeout_ms > 0 ?
+                 ri->timeout_ms : 600000) / 1000);
         snprintf(p->hint, sizeof p->hint, "raise --timeout, or look for an "
                  "endless loop or a wait for input in the program");
         ri->status = "timed_out";
@@ -204,6 +207,47 @@ static void run_failed(run_info *ri, const char *phase, const char *detail)
     set_status(ri);
 }
 
+/* A verdict about the program that no status of the library says:
+ * 1 when handled. */
+static int verdict_failed(run_info *ri)
+{
+    static const struct {
+        const char *verdict, *status, *phase, *hint;
+        int exit_status;
+    } t[] = {
+        {"compile_error", "compile_error", "build", NULL, CLI_EX_COMPILE},
+        {"runtime_unsupported", "runtime_unsupported", "build",
+         "use a snapshot whose image has a newer runtime (see "
+         "`daytona-validate profiles`)", CLI_EX_UNSUPPORTED},
+        {"memory_limit", "memory_limit", "run", "raise --memory, or look "
+         "for what the program keeps allocating", CLI_EX_MEMORY},
+        {"output_limit", "output_limit", "run", "print less, or raise the "
+         "output limit", CLI_EX_OUTPUT},
+        {"wrong_results", "wrong_results", "download", "compare the "
+         "results with the expected ones", CLI_EX_WRONG},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        if (strcmp(ri->verdict, t[i].verdict))
+            continue;
+        cli_problem *p = &ri->pb;
+        if (!strcmp(ri->verdict, "compile_error"))
+            snprintf(p->message, sizeof p->message, "the program does not "
+                     "compile: the build failed with exit code %d",
+                     ri->exit_code);
+        else
+            snprintf(p->message, sizeof p->message, "%s",
+                     ri->verdict_detail);
+        const char *h = t[i].hint ? t[i].hint : output_hint(ri);
+        snprintf(p->hint, sizeof p->hint, "%s", h ? h : "see the output "
+                 "above");
+        ri->status = t[i].status;
+        snprintf(ri->phase, sizeof ri->phase, "%s", t[i].phase);
+        p->exit_status = t[i].exit_status;
+        return 1;
+    }
+    return 0;
+}
+
 void explain_run(run_info *ri)
 {
     const char *msg = ri->errmsg ? ri->errmsg : "";
@@ -217,8 +261,10 @@ void explain_run(run_info *ri)
     memset(&ri->pb, 0, sizeof ri->pb);
     if (ri->signal) {
         /* a validation that completed was interrupted while closing */
-        run_failed(ri, ri->rc == DVAL_OK ? "close" : n ? ri->phase : "exec",
+        run_failed(ri, ri->rc == DVAL_OK ? "close" : n ? ri->phase : "run",
                    detail);
+    } else if (verdict_failed(ri)) {
+        return;
     } else if (ri->ran && ri->exit_code != 0 &&
                (ri->rc == DVAL_OK || ri->rc == DVAL_ERESULTS)) {
         program_failed(ri);
@@ -232,5 +278,5 @@ void explain_run(run_info *ri)
     }
     if (!ri->phase[0] && ri->rc != DVAL_OK)
         snprintf(ri->phase, sizeof ri->phase, "%s",
-                 ri->ran ? "exec" : "request");
+                 ri->ran ? "run" : "request");
 }

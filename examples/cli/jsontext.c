@@ -181,3 +181,78 @@ void jt_string(FILE *f, const char *s, size_t len)
     }
     fputc('"', f);
 }
+
+static int hex4(const char *p, unsigned *v)
+{
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f'
+                ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        *v = *v * 16 + (unsigned)d;
+    }
+    return 0;
+}
+
+/* Appends code point u as UTF-8 at dst[*n] (room permitting). */
+static void put_utf8(char *dst, size_t cap, size_t *n, unsigned u)
+{
+    char b[4];
+    size_t k = u < 0x80 ? (b[0] = (char)u, 1)
+             : u < 0x800 ? (b[0] = (char)(0xc0 | u >> 6),
+                            b[1] = (char)(0x80 | (u & 0x3f)), 2)
+             : u < 0x10000 ? (b[0] = (char)(0xe0 | u >> 12),
+                              b[1] = (char)(0x80 | ((u >> 6) & 0x3f)),
+                              b[2] = (char)(0x80 | (u & 0x3f)), 3)
+             : (b[0] = (char)(0xf0 | u >> 18),
+                b[1] = (char)(0x80 | ((u >> 12) & 0x3f)),
+                b[2] = (char)(0x80 | ((u >> 6) & 0x3f)),
+                b[3] = (char)(0x80 | (u & 0x3f)), 4);
+    if (*n + k < cap) {
+        memcpy(dst + *n, b, k);
+        *n += k;
+    }
+}
+
+/* One escape after the backslash at p; returns the bytes it took. */
+static size_t unescape(const char *p, const char *end, char *dst, size_t cap,
+                       size_t *n)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    const char *e = strchr(from, p[1]);
+    unsigned u, lo;
+    if (e && p[1]) {
+        put_utf8(dst, cap, n, (unsigned char)to[e - from]);
+        return 2;
+    }
+    if (p[1] != 'u' || end - p < 6 || hex4(p + 2, &u))
+        return 1;
+    if (u >= 0xd800 && u < 0xdc00 && end - p >= 12 && p[6] == '\\' &&
+        p[7] == 'u' && !hex4(p + 8, &lo) && lo >= 0xdc00 && lo < 0xe000) {
+        put_utf8(dst, cap, n, 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
+        return 12;
+    }
+    put_utf8(dst, cap, n, u);
+    return 6;
+}
+
+void jt_unquote(const char *val, size_t len, char *dst, size_t cap)
+{
+    size_t n = 0;
+    dst[0] = '\0';
+    if (len < 2 || val[0] != '"')
+        return;
+    const char *end = val + len - 1;
+    for (const char *p = val + 1; p < end;) {
+        if (*p == '\\') {
+            p += unescape(p, end, dst, cap, &n);
+        } else {
+            if (n + 1 < cap)
+                dst[n++] = *p;
+            p++;
+        }
+    }
+    dst[n] = '\0';
+}

@@ -41,11 +41,29 @@ static void error_object(FILE *f, const run_report *r)
     fputc('}', f);
 }
 
+/* The summary's string member key into dst ("" when absent). */
+static void summary_text(const char *summary, const char *key, char *dst,
+                         size_t cap)
+{
+    const char *val;
+    size_t len;
+    dst[0] = '\0';
+    if (summary && !jt_member(summary, key, &val, &len))
+        jt_unquote(val, len, dst, cap);
+}
+
+void run_info_verdict(run_info *ri, const char *summary)
+{
+    summary_text(summary, "verdict", ri->verdict, sizeof ri->verdict);
+    summary_text(summary, "verdict_detail", ri->verdict_detail,
+                 sizeof ri->verdict_detail);
+}
+
 void report_json(FILE *f, const run_report *r)
 {
     const run_info *ri = r->ri;
     const run_state *st = r->st;
-    fprintf(f, "{\"schema\":\"daytona-validate-run/1\",\"status\":\"%s\","
+    fprintf(f, "{\"schema\":\"daytona-validate-run/2\",\"status\":\"%s\","
             "\"ok\":%s,\"exit_status\":%d,\"exit_code\":", ri->status,
             ri->pb.exit_status == 0 ? "true" : "false", ri->pb.exit_status);
     if (st && st->ran)
@@ -54,6 +72,14 @@ void report_json(FILE *f, const run_report *r)
         fputs("null", f);
     fputs(",\"code\":", f);
     str_or_null(f, r->called ? dval_status_name(ri->rc) : NULL);
+    fputs(",\"verdict\":", f);
+    member(f, r->summary, "verdict", "null");
+    fputs(",\"verdict_detail\":", f);
+    member(f, r->summary, "verdict_detail", "null");
+    fputs(",\"phases\":", f);
+    member(f, r->summary, "phases", "{}");
+    fputs(",\"diagnostics\":", f);
+    member(f, r->summary, "diagnostics", "[]");
     fputs(",\"error\":", f);
     error_object(f, r);
     fputs(",\"errors\":", f);

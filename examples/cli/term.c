@@ -132,6 +132,18 @@ void term_problem(const char *message, const char *hint)
     }
 }
 
+void term_verdict(const char *verdict, const char *detail)
+{
+    live_clear();
+    fflush(stderr);
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "%s%s: verdict %s%s%s%s%s\n",
+                     err_mid_line ? "\n" : "", cli_prog, c("\033[1m"),
+                     verdict, c("\033[0m"), *detail ? ": " : "", detail);
+    if (n > 0)
+        own_out(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
 void term_status(const char *fmt, ...)
 {
     if (!progress)
@@ -156,7 +168,9 @@ static void phase_done_line(const dval_event *ev)
 {
     const char *d = ev->detail ? ev->detail : "";
     int code = 0;
-    int exec_failed = ev->status == DVAL_OK && !strcmp(ev->phase, "exec") &&
+    int exec_failed = ev->status == DVAL_OK &&
+                      (!strcmp(ev->phase, "run") ||
+                       !strcmp(ev->phase, "build")) &&
                       sscanf(d, "exit code %d", &code) == 1 && code != 0;
     if (ev->status == DVAL_OK && !exec_failed) {
         status_line("%s>> %-8s%s %sok%s     %6lld ms  %s", c("\033[1;34m"),
@@ -190,7 +204,7 @@ void term_event(const dval_event *ev)
     } else if (ev->type == DVAL_EVENT_PHASE && !ev->done) {
         /* the long phases announce themselves; the rest only report */
         if (verbose || !strcmp(ev->phase, "snapshot") ||
-            !strcmp(ev->phase, "exec"))
+            !strcmp(ev->phase, "build") || !strcmp(ev->phase, "run"))
             status_line("%s>> %s%s", c("\033[1;34m"), ev->phase,
                         c("\033[0m"));
     } else if (ev->type == DVAL_EVENT_PHASE) {

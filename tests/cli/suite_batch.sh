@@ -41,7 +41,7 @@ batch() {
         bad "$tag: table" "$(cat "$o.out" "$o.err")"
     fi
     local n
-    n=$("$PY" -c 'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])]; print(len(d), sum(1 for x in d if x["schema"]=="daytona-validate-run/1" and x["ok"]))' "$o.jsonl")
+    n=$("$PY" -c 'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])]; print(len(d), sum(1 for x in d if x["schema"]=="daytona-validate-run/2" and x["ok"]))' "$o.jsonl")
     [ "$n" = "3 3" ] && ok "$tag: --json gives 3 run documents, one per line" || bad "$tag: json lines" "$n $(cat "$o.jsonl")"
     if grep -q '"mine":"b"' "$o.jsonl" && grep -q '"mine":"a"' "$o.jsonl" && ! grep -q pwned "$o.jsonl"; then
         ok "$tag: --isolation sandbox: the hostile folder cannot touch the others' results"

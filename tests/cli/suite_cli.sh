@@ -211,24 +211,25 @@ if [ $LOCAL = 1 ]; then
     [ "$(rc cerr)" != 0 ] && ok "compile error: non-zero exit ($(rc cerr))" || bad "compile error exit" "$(diag cerr)"
     grep -q 'Main.java:[0-9]*: error:' "$T/cerr.err" && ok "compile error: javac's message on stderr" || bad "compile error stderr" "$(diag cerr)"
     ! grep -q 'error:' "$T/cerr.out" && ok "compile error: nothing of it on stdout" || bad "compile error stdout" "$(diag cerr)"
-    [ "$(rc cerr)" = 1 ] && grep -q 'the program failed with exit code 1' "$T/cerr.err" && ! grep -q 'wrote no \*.json' "$T/cerr.err" &&
+    [ "$(rc cerr)" = 80 ] && grep -q 'verdict compile_error: Main.java:6: .;. expected' "$T/cerr.err" &&
+        grep -q 'the program does not compile' "$T/cerr.err" && ! grep -q 'wrote no \*.json' "$T/cerr.err" &&
         grep -q 'hint: fix the compile errors javac reported' "$T/cerr.err" &&
-        ok "compile error: says the program failed (exit code 1), not 'no *.json'" || bad "compile error message" "$(diag cerr)"
+        ok "compile error: verdict compile_error with javac's first error, exit 80, not 'no *.json'" || bad "compile error message" "$(diag cerr)"
     if command -v script >/dev/null; then
         env -u NO_COLOR TERM=xterm script -qec "$CLI run --executor local --state-dir $S --profile java examples/validation/java-compile-error >/dev/null" /dev/null >"$T/cerrtty.err" 2>&1 </dev/null
-        grep -q $'>> exec    \033\\[0m \033\\[31mfailed.*exit code 1' "$T/cerrtty.err" && ! grep -q $'exec.*\033\\[32mok' "$T/cerrtty.err" &&
+        grep -q $'>> build   \033\\[0m \033\\[31mfailed.*exit code 1' "$T/cerrtty.err" && ! grep -q $'build.*\033\\[32mok' "$T/cerrtty.err" &&
             ok "terminal: a non-zero exit is a red 'failed ... exit code 1'" || bad "terminal exec failure" "$(cat -v "$T/cerrtty.err" | tail -n 8)"
     fi
 
     run_cli mvn run --executor local --state-dir "$S" --profile java --json examples/validation/java-maven
     r=$(json_get "$T/mvn.out" 'd["status"], d["exit_code"], "network" in d["error"]["hint"]')
-    [ "$(rc mvn)" = 1 ] && [ "$r" = "('program_failed', 1, True)" ] && grep -q 'hint: Maven could not download.*needs network access' "$T/mvn.err" &&
+    [ "$(rc mvn)" = 80 ] && [ "$r" = "('compile_error', 1, True)" ] && grep -q 'hint: Maven could not download.*needs network access' "$T/mvn.err" &&
         ok "Maven offline: the failure says Maven needs the network" || bad "Maven offline hint" "$r
 $(diag mvn)"
 
     run_cli json run --executor local --state-dir "$S" --profile java --thread jsonrun --json examples/validation/java-javac
     r=$(json_get "$T/json.out" 'd["exit_code"], d["thread_id"], d["profile"], d["executor"], d["results"]["results.json"]["fibonacci_50"], "fibonacci(50)" in d["stdout"], "diagnostic" in d["stderr"], sorted(d["timings_ms"])')
-    [ "$(rc json)" = 0 ] && [ "$r" = "(0, 'jsonrun', 'java', 'local', 12586269025, True, True, ['close', 'download', 'exec', 'sandbox', 'session', 'snapshot', 'total', 'upload'])" ] &&
+    [ "$(rc json)" = 0 ] && [ "$r" = "(0, 'jsonrun', 'java', 'local', 12586269025, True, True, ['build', 'close', 'download', 'run', 'sandbox', 'session', 'snapshot', 'total', 'upload'])" ] &&
         ok "--json: one summary document on stdout" || bad "--json" "$r
 $(diag json)"
 
@@ -241,8 +242,8 @@ $(diag json)"
     run_cli slow run --executor local --state-dir "$S" --profile shell --timeout 1 "$T/slow"
     [ "$(rc slow)" = 124 ] && [ $(( $(date +%s) - start )) -lt 20 ] && ok "--timeout: program stopped, exit 124" || bad "--timeout" "$(diag slow)"
     run_cli slowjson run --executor local --state-dir "$S" --profile shell --timeout 1 --json "$T/slow"
-    r=$(json_get "$T/slowjson.out" 'd["status"], d["exit_code"], d["exit_status"], d["code"], d["error"]["phase"], "exec" in d["timings_ms"], d["sandbox"] is not None')
-    [ "$(rc slowjson)" = 124 ] && [ "$r" = "('timed_out', None, 124, 'DVAL_ETIMEOUT', 'exec', True, True)" ] &&
+    r=$(json_get "$T/slowjson.out" 'd["status"], d["exit_code"], d["exit_status"], d["code"], d["error"]["phase"], "run" in d["timings_ms"], d["sandbox"] is not None, d["verdict"]')
+    [ "$(rc slowjson)" = 124 ] && [ "$r" = "('timed_out', None, 124, 'DVAL_ETIMEOUT', 'run', True, True, 'time_limit')" ] &&
         ok "--json timeout: status timed_out, timings and sandbox kept" || bad "--json timeout" "$r
 $(diag slowjson)"
 
@@ -321,7 +322,7 @@ $(diag badjson)"
     [ "$(rc nested)" = 0 ] && [ "$(json_get "$T/nested.results" 'd["n.json"]["n"]')" = 42 ] && ok "nested files uploaded with relative paths" || bad "nested upload" "$(diag nested)"
 
     run_cli verbose run --executor local --state-dir "$S" --profile shell --verbose examples/validation/shell
-    grep -q '^>> exec' "$T/verbose.err" && ! grep -q '^>>' "$T/verbose.out" && ! grep -q $'\033' "$T/verbose.err" &&
+    grep -q '^>> run' "$T/verbose.err" && ! grep -q '^>>' "$T/verbose.out" && ! grep -q $'\033' "$T/verbose.err" &&
         ok "--verbose: progress on stderr only, no colours off a terminal" || bad "--verbose" "$(diag verbose)"
     grep -q '^>> download ok .* 1 result file$' "$T/verbose.err" && ! grep -q 'result files' "$T/verbose.err" &&
         ok "'1 result file', not '1 result files'" || bad "result file count" "$(diag verbose)"
@@ -330,12 +331,12 @@ $(diag badjson)"
         # stderr on a pseudo-terminal, stdout to a file (colours need a TERM
         # that has them: CI systems often run with TERM=dumb or NO_COLOR)
         env -u NO_COLOR TERM=xterm script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >$T/tty.out" /dev/null >"$T/tty.err" 2>&1 </dev/null
-        grep -q $'\033\\[1;34m>> exec' "$T/tty.err" && ! grep -q '>>' "$T/tty.out" && ! grep -q $'\033' "$T/tty.out" && grep -q '^sum 1..100 = 5050' "$T/tty.out" &&
+        grep -q $'\033\\[1;34m>> run' "$T/tty.err" && ! grep -q '>>' "$T/tty.out" && ! grep -q $'\033' "$T/tty.out" && grep -q '^sum 1..100 = 5050' "$T/tty.out" &&
             ok "terminal: coloured progress on stderr, stdout clean" || bad "terminal progress" "$(cat -v "$T/tty.err" | head -n 20)"
         NO_COLOR=1 script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >/dev/null" /dev/null >"$T/nc.err" 2>&1 </dev/null
-        grep -q '>> exec' "$T/nc.err" && ! grep -q $'\033' "$T/nc.err" && ok "NO_COLOR: progress without colours" || bad "NO_COLOR" "$(cat -v "$T/nc.err" | head -n 20)"
+        grep -q '>> run' "$T/nc.err" && ! grep -q $'\033' "$T/nc.err" && ok "NO_COLOR: progress without colours" || bad "NO_COLOR" "$(cat -v "$T/nc.err" | head -n 20)"
         env -u NO_COLOR TERM=dumb script -qec "$CLI run --executor local --state-dir $S --profile shell examples/validation/shell >/dev/null" /dev/null >"$T/dumb.err" 2>&1 </dev/null
-        grep -q '>> exec' "$T/dumb.err" && ! grep -q $'\033' "$T/dumb.err" && ok "TERM=dumb: progress without colours" || bad "TERM=dumb" "$(cat -v "$T/dumb.err" | head -n 20)"
+        grep -q '>> run' "$T/dumb.err" && ! grep -q $'\033' "$T/dumb.err" && ok "TERM=dumb: progress without colours" || bad "TERM=dumb" "$(cat -v "$T/dumb.err" | head -n 20)"
         # a hostile program's escape sequences (red team A2): on the
         # operator's terminal colour passes, while OSC (clipboard, title),
         # a screen clear, BEL and a C1 CSI are shown inert (^[...); with

@@ -312,7 +312,7 @@ def t_validate_ok(c, snap, sb, tmp):
     check(r.results == {"r.json": {"answer": 42}}, "results %r" % r.results)
     check(r.stdout == "out t-ok\n" and r.stderr == "err\n", "output %r %r" % (r.stdout, r.stderr))
     check(r.thread_id == "t-ok" and r.executor == c.executor_name, (r.thread_id, r.executor))
-    check({"snapshot", "exec", "total"} <= set(r.timings), "timings %r" % r.timings)
+    check({"snapshot", "run", "total"} <= set(r.timings), "timings %r" % r.timings)
     check(any(s == dval.Stream.STDOUT for s, _, _ in seen), "on_output not called: %r" % seen)
 
 

@@ -9,8 +9,8 @@
 /* the profile's phases, with the trace line naming the builder */
 #define DN_RUN "DVAL_CSC_TRACE=1; export DVAL_CSC_TRACE; " \
                "sh /opt/dval-dotnet/build.sh 1>&2 && exec sh /opt/dval-dotnet/run.sh"
-#define DN_BUILD "DVAL_CSC_TRACE=1 sh /opt/dval-dotnet/build.sh"
-#define DN_FULL "DVAL_CSC=0 DVAL_CSC_TRACE=1 sh /opt/dval-dotnet/build.sh"
+#define DN_BUILD "DVAL_CSC_TRACE=1 sh /opt/dval-dotnet/build.sh 1>&2"
+#define DN_FULL "DVAL_CSC=0 DVAL_CSC_TRACE=1 sh /opt/dval-dotnet/build.sh 1>&2"
 #define DN_VIA_SERVICE "dval-csc: service\n"
 #define DN_VIA_BUILD "dval-csc: dotnet build\n"
 

@@ -105,9 +105,9 @@ static void cancel_in(const char *phase, const char *profile,
     lt_close(&t);
 }
 
-TEST(cancel_phases__exec)
+TEST(cancel_phases__run)
 {
-    cancel_in("exec", "shell", "sleep 30\n", 0);
+    cancel_in("run", "shell", "sleep 30\n", 0);
 }
 
 TEST(cancel_phases__upload)

@@ -87,7 +87,9 @@ TEST(test_javac_profile__embedded_sources_are_the_repository_files)
 TEST(test_javac_profile__commands_parse)
 {
     const dval_profile *p = dval_profile_find("java");
-    CHECK_STR(p->run_command, JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]"));
+    CHECK_STR(p->build_command, JAVA_BUILD_WITH("[ -x " DVAL_JAVAC_CLIENT " ]"));
+    CHECK_STR(p->run_command, JAVA_RUN);
+    CHECK_INT(sh_parses(p->build_command), 0);
     CHECK_INT(sh_parses(p->run_command), 0);
     CHECK_INT(sh_parses(JAVA_RUN_WITH("false")), 0);
     /* a service never runs as root, nor as a command's uid */

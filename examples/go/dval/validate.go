@@ -57,7 +57,7 @@ const (
 // Event is a progress event of Validate.
 type Event struct {
 	Type    EventType
-	Phase   string // "snapshot", "sandbox", "session", "upload", "exec", "download", "close"
+	Phase   string // "snapshot", "sandbox", "session", "upload", "build", "run", "download", "close"
 	Done    bool   // phase events: finished (else started)
 	Status  Status // phase finished: its status
 	Elapsed time.Duration

@@ -190,6 +190,10 @@ class Backend:
         if self.has_isolation:
             tail += ("\n    int32_t isolation; int32_t sandbox_ttl_minutes;"
                      "\n    int32_t cpu; int32_t memory_gib; int32_t disk_gib;")
+        # libraries with verdicts also have the build phase's command
+        self.has_verdicts = self.has_isolation and _has_symbol(path, "dval_verdict_name")
+        if self.has_verdicts:
+            tail += "\n    const char *build_command;"
         self.ffi = ffi = FFI()
         ffi.cdef(_STRUCTS + _VALIDATION % tail
                  + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else "")

@@ -88,6 +88,12 @@ class ValidationIsolation(C.Structure):
                                      ("memory_gib", C.c_int32), ("disk_gib", C.c_int32)]
 
 
+class ValidationPhases(C.Structure):
+    """dval_validation of a library with verdicts: the build phase's command
+    too."""
+    _fields_ = ValidationIsolation._fields_ + [("build_command", C.c_char_p)]
+
+
 class PoolOptions(C.Structure):
     _fields_ = [("struct_size", C.c_size_t), ("profile", C.c_char_p), ("name", C.c_char_p),
                 ("min_warm", C.c_int32), ("max_sandboxes", C.c_int32),
@@ -219,6 +225,8 @@ class Backend:
         self.has_pool = hasattr(lib, "dval_pool_new")
         if self.has_pool:   # isolation and TTL fields too
             self.validation_struct = ValidationIsolation
+            if hasattr(lib, "dval_verdict_name"):
+                self.validation_struct = ValidationPhases
             for fname, res, args in _POOL_PROTOS:
                 f = getattr(lib, fname)
                 f.restype, f.argtypes = res, args
