@@ -159,6 +159,7 @@ static void drop_sandbox(dval__vctx *v)
     json_object_clear(v->results);
     v->results_values = v->results_bytes = 0;
     json_array_clear(v->errors);
+    v->results_missing = 0;
 }
 
 static int restart_event(dval__vctx *v)

@@ -72,6 +72,7 @@ typedef struct dval__vctx {
     size_t results_values;  /* JSON values in results (their tree's size) */
     size_t results_bytes;   /* and their text */
     json_t *errors;
+    int results_missing;    /* no results file, and some were due */
     dval__lease *ls;        /* what the pool slot knows, or NULL */
 } dval__vctx;
 

@@ -192,6 +192,7 @@ static int results_status(dval__vctx *v)
         dval__fmt(m, sizeof m, "the program wrote no *.json file under %s",
                   v->resdir);
         dval__validate_note(v, "%s%s", m, "");
+        v->results_missing = 1;
         return bad(v, DVAL_ERESULTS, m);
     }
     return DVAL_OK;

@@ -93,15 +93,15 @@ static int cut(const dval__vctx *v, const dval__phase *p, int status,
 
 static int results(const dval__vctx *v, char *detail, size_t cap)
 {
+    if (v->results_missing) {
+        dval__fmt(detail, cap, "the program wrote no results under %s",
+                  v->resdir);
+        return DVAL_VERDICT_RESULTS_MISSING;
+    }
     if (json_array_size(v->errors) > 0) {
         dval__fmt(detail, cap, "%s",
                   json_string_value(json_array_get(v->errors, 0)));
         return DVAL_VERDICT_RESULTS_INVALID;
-    }
-    if (json_object_size(v->results) == 0 && !v->req.allow_missing_results) {
-        dval__fmt(detail, cap, "the program wrote no results under %s",
-                  v->resdir);
-        return DVAL_VERDICT_RESULTS_MISSING;
     }
     return 0;
 }
