@@ -1,7 +1,8 @@
 /* dval-local-helper: the namespace/mount/chroot work of the local executor,
  * done in a single-threaded process so the library only posix_spawn()s.
  *   build <lower> image|host <layer> <work> <mnt> <cmd>...  build a layer
- *   mkimage <target> <packages> [<dotnet root>]  build a Debian 12 root
+ *   mkimage <target> <suite> <packages> [<dotnet root>]
+ *                                                build a Debian root
  *   import <target> tar|oci <archive>...         extract a root filesystem
  *   init  <sbdir> <lowers|host[:lowers]> <net 0|1> <hide> [-g procs]...
  *         [-d gib] [-u base] [-o 1]              start an init

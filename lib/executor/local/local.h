@@ -10,7 +10,7 @@
  * $XDG_CACHE_HOME/daytona-validate, else ~/.cache/daytona-validate),
  * shared by every state directory so a machine builds each image once:
  *   images/<key>/{lock,build.log,ok,format,rootfs/}
- *       key: debian-12[-java|-dotnet]
+ *       key: debian-12, debian-13-java, debian-12-dotnet (image.c)
  *   oci/   images pulled from registries: blobs by digest, pins (pull.h) */
 #ifndef DVAL_LOCAL_H
 #define DVAL_LOCAL_H

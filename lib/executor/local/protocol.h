@@ -13,7 +13,7 @@
 
 /* Verbs (argv[1]) */
 #define LX_VERB_BUILD "build"       /* run a snapshot's build steps */
-#define LX_VERB_MKIMAGE "mkimage"   /* build a Debian 12 root */
+#define LX_VERB_MKIMAGE "mkimage"   /* build a Debian root */
 #define LX_VERB_IMPORT "import"     /* extract a root filesystem */
 #define LX_VERB_INIT "init"         /* start a sandbox's init */
 #define LX_VERB_EXEC "exec"         /* run a command in a sandbox */
