@@ -377,7 +377,7 @@ sys.exit(0 if ok and not any(c in b.replace(b"\xc3\x9b", b"") for c in b"\x9b\x9
     run_cli snapls snapshot ls
     [ "$(rc snapls)" = 0 ] && grep -qE $'^java\tvalidation-snapshot-java'"$H"$'\t' "$T/snapls.out" && ok "snapshot ls lists the profiles' snapshots" || bad "snapshot ls" "$(diag snapls)"
     run_cli snapls2 snapshot ls --executor local --state-dir "$S"
-    [ "$(rc snapls2)" = 0 ] && grep -qE $'^java\t[^\t]*\tactive\t[^\t]*\topenjdk version' "$T/snapls2.out" && ok "snapshot ls: the runtime the java snapshot really holds" || bad "snapshot ls runtime" "$(diag snapls2)"
+    [ "$(rc snapls2)" = 0 ] && grep -qE $'^java\t[^\t]*\tactive\t[^\t]*\topenjdk version "25\\.' "$T/snapls2.out" && ok "snapshot ls: the runtime the java snapshot really holds (OpenJDK 25)" || bad "snapshot ls runtime" "$(diag snapls2)"
     run_cli snapens snapshot ensure --executor local --state-dir "$S" shell
     [ "$(rc snapens)" = 0 ] && grep -qE $'^validation-snapshot-shell'"$H"$'\tactive' "$T/snapens.out" && ok "snapshot ensure" || bad "snapshot ensure" "$(diag snapens)"
 

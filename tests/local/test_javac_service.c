@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #define JIMG "bellsoft/liberica-openjdk-debian:25-cds"
-#define TRACE "DVAL_JAVAC_TRACE=1; "
-#define SVC JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]")
-#define PLAIN JAVA_RUN_WITH("false")
+#define TRACE "export DVAL_JAVAC_TRACE=1; "
+#define SVC JAVA_RUN
+#define PLAIN "export DVAL_JAVAC_SERVICE=0; " JAVA_RUN
 
 static const char main_java[] =
     "package app;\nimport java.util.*;\npublic class Main {\n"
