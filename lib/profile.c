@@ -46,8 +46,9 @@
     "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "                   \
     "-J-XX:ArchiveClassesAtExit=" DVAL_JAVAC_JSA " -d " DVAL_JAVAC_DIR " "  \
     DVAL_JAVAC_DIR "/JavacService.java && chmod -R a+rX " DVAL_JAVAC_DIR    \
-    " && " DVAL_SERVICE_INSTALL("javac", DVAL_JAVAC_UID_S,                  \
-                                DVAL_JAVAC_RUN_DIR, DVAL_JAVAC_SERVICE_CMD)
+    " && " DVAL_SERVICE_INSTALL_SHARED("javac", DVAL_JAVAC_UID_S,           \
+                                       DVAL_JAVAC_RUN_DIR,                  \
+                                       DVAL_JAVAC_SERVICE_CMD)
 
 /* What the snapshot really holds, in the runtime's own words. */
 #define JAVA_RUNTIME                                                        \

@@ -10,6 +10,8 @@
  *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
  *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
  *          -u uid: the unprivileged host uid/gid the command runs as)
+ *         [-S base] (the snapshot's shared services, services_host.c)
+ *   services <base> <lowers>                     a snapshot's shared services
  *   probe <tmpdir>                               check isolation support
  *   reset <initpid> <sbdir> <lowers> <net 0|1> keep|fresh [-u base]
  *                                                the fast reset (reset.c)
@@ -63,6 +65,8 @@ int mount_overlay(const char *lower, const char *upper, const char *work,
  * volatile mount leaves in its work directory. */
 void overlay_volatile(int fs);
 int setup_dev(const char *root);
+/* root/proc: the sandbox's own, hidepid, host-wide files masked */
+int mount_proc(const char *root);
 /* uid_base: the sandbox range's first uid (owner of /home/daytona) */
 int setup_sandbox_root(const char *root, const char *hide, long uid_base);
 int enter_root(const char *root);
@@ -120,5 +124,6 @@ int helper_init(int argc, char **argv);
 int helper_exec(int argc, char **argv);
 int helper_probe(int argc, char **argv);
 int helper_reset(int argc, char **argv);
+int helper_services(int argc, char **argv);
 
 #endif

@@ -205,6 +205,14 @@ int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
 int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
                     int *rd);
 
+/* ---- services.c: a snapshot's shared profile services */
+/* 0 and base (<snapshot>/services, made) when a root caller's sandbox
+ * over layer ("<snapshot>/layer:<image>") gets shared services. */
+int lx_services_base(const char *layer, char *base, size_t cap);
+/* Starts the snapshot's services host unless one runs. */
+void lx_services_start(lx *x, dval_call *c, const char *base,
+                       const char *layer);
+
 /* ---- image.c, image_import.c: the roots sandboxes run on */
 /* The Debian images first (lx_image_is_debian), then the imports. */
 enum { LX_IMG_BASE, LX_IMG_JAVA, LX_IMG_DOTNET, LX_IMG_DIR, LX_IMG_TAR,
