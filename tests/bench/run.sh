@@ -14,7 +14,7 @@
 # cold processes), BENCH_POOL_LEVELS=1,4,16,64 BENCH_POOL_PER_LEVEL=16
 # BENCH_POOL_EXECUTORS="local emu" (pool throughput, C and SDK),
 # BENCH_PULL_REPS=3 (registry pull + unpack, library vs skopeo + umoci),
-# BENCH_ONLY="loop latency local scale xfer java pool pull" (subset).
+# BENCH_ONLY="loop latency local scale xfer java pool pull corpus" (subset).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -31,7 +31,7 @@ SCALE_LEVELS=${BENCH_SCALE_LEVELS:-1,4,16,64}
 SCALE_LOOPS=${BENCH_SCALE_LOOPS:-3}
 XFER_MIB=${BENCH_XFER_MIB:-256}
 export BENCH_XFER_REPS=${BENCH_XFER_REPS:-2}
-ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull}
+ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull corpus}
 PY=/usr/bin/python3
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "bench: $*" >&2; }
@@ -180,6 +180,12 @@ if want java; then
     say "6. java time to verdict: $JAVA_COLD cold, $JAVA_N warm (service, javac), plain javac"
     "$here/java.sh" "$B" "$out" "$state" "$res" "$JAVA_N" "$JAVA_COLD" ||
         say "java bench failed (isolation? JDK?)"
+fi
+
+# ---- 9. the Java corpus: byte-exact with plain java, both isolations
+if want corpus; then
+    say "9. java corpus: plain, session, sandbox, host javac + java, 4 at a time"
+    "$here/corpus.sh" "$B" "$state" "$res" || say "corpus bench failed (isolation? root?)"
 fi
 
 # ---- 7. pool throughput (C pool and SDK side by side, tests/bench/pool.sh)
