@@ -66,10 +66,11 @@ TEST(test_javac_profile__build_steps_same_for_local_and_daytona)
     CHECK_CONTAINS(d[1], "base64 -d > " DVAL_JAVAC_DIR "/JavacService.java");
     CHECK_CONTAINS(d[2], "chown " DVAL_JAVAC_UID_S ":" DVAL_JAVAC_UID_S " "
                    DVAL_JAVAC_RUN_DIR);
-    /* described as a profile service, which the init or the core starts */
+    /* described as a profile service, shared by the snapshot's sandboxes
+     * (the local services host), which the core starts elsewhere */
     CHECK_CONTAINS(d[2], "'uid " DVAL_JAVAC_UID_S "' 'dir " DVAL_JAVAC_RUN_DIR
-                   "' 'run " DVAL_JAVAC_SERVICE_CMD "' > " DVAL_SERVICE_DIR
-                   "/javac");
+                   "' 'run " DVAL_JAVAC_SERVICE_CMD "' 'shared 1' > "
+                   DVAL_SERVICE_DIR "/javac");
     CHECK_CONTAINS(d[2], "-XX:ArchiveClassesAtExit=" DVAL_JAVAC_JSA);
     /* the programs' JVMs get no archive of the profile's (issue 45) */
     for (int i = 0; d[i]; i++)
