@@ -15,8 +15,9 @@
  * sandbox reaches the socket and nothing else of it.
  *
  * One per snapshot: <base>/lock is held for its life (a second start
- * exits at once). It ends when the snapshot is removed, or when no
- * sandbox of the snapshot has run for a while: each init holds a shared
+ * exits at once). <base> is a small tmpfs the library mounts
+ * (lib/executor/local/services.c). It ends when no sandbox of the
+ * snapshot is left (or <base> is removed): each init holds a shared
  * lock on <base>/users for its life, and an exclusive one that can be
  * taken twice in a row, IDLE_CHECK_S apart, means none is left. The
  * library starts it after each sandbox start, so a sandbox that comes

@@ -503,6 +503,13 @@ TEST(test_javac_service__one_sandbox_cannot_starve_or_read_another)
     CHECK_STR(text(&v, 0), "sorted [1, 2, 3]P[x=4]\n42\n");
     CHECK_CONTAINS(text(&v, 1), "dval-javac: service\n");
     waitpid(holder, NULL, 0);
+    /* the service's directory is there read-only, and the mount table
+     * names no host path (test_hostile_recon's rule) */
+    lt_out m = { 0 };
+    CHECK_INT(lt_run(&t, "b", "cat /proc/self/mountinfo", &m), 0);
+    CHECK_CONTAINS(text(&m, 0), " /javac " DVAL_JAVAC_RUN_DIR " ro,");
+    CHECK(strstr(text(&m, 0), t.dir) == NULL);
+    lt_out_free(&m);
     lt_out_free(&r);
     lt_out_free(&v);
     lt_close(&t);

@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +41,31 @@ static int any_shared(const char *dir)
     return n;
 }
 
+/* base is a small tmpfs of its own (made once, under a lock): a sandbox's
+ * mount table shows a bind's path within its filesystem, which must
+ * name no host path (test_hostile_recon); lx_snapshot_delete unmounts
+ * it. */
+static int own_fs(const char *base)
+{
+    char p[4400];
+    struct stat a, b;
+    dval__fmt(p, sizeof p, "%s.lock", base);
+    int lk = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lk < 0 || flock(lk, LOCK_EX) < 0 ||
+        (mkdir(base, 0755) < 0 && errno != EEXIST)) {
+        if (lk >= 0)
+            close(lk);
+        return -1;
+    }
+    dval__fmt(p, sizeof p, "%s/..", base);
+    int rc = stat(base, &a) < 0 || stat(p, &b) < 0 ? -1 : 0;
+    if (rc == 0 && a.st_dev == b.st_dev)
+        rc = mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   "size=1m,mode=0755");
+    close(lk);
+    return rc;
+}
+
 int lx_services_base(const char *layer, char *base, size_t cap)
 {
     const char *end = strstr(layer, "/layer:");
@@ -50,7 +77,7 @@ int lx_services_base(const char *layer, char *base, size_t cap)
     if (!any_shared(d))
         return -1;
     dval__fmt(base, cap, "%.*s/services", (int)(end - layer), layer);
-    return mkdir(base, 0755) == 0 || errno == EEXIST ? 0 : -1;
+    return own_fs(base);
 }
 
 void lx_services_start(lx *x, dval_call *c, const char *base,
