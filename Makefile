@@ -93,8 +93,10 @@ $(B)/gen/javac_service_files.h: $(JAVAC_SVC)
 	@mkdir -p $(dir $@)
 	$(Q)printf '#define JAVAC_SERVICE_%s_B64 "%s"\n' \
 		JAVA "$$(base64 -w0 libexec/dval-javac-service/JavacService.java)" \
-		CDS "$$(base64 -w0 libexec/dval-javac-service/CdsSample.java)" \
-		CLIENT "$$(base64 -w0 libexec/dval-javac-service/dval-javac-client)" > $@
+		CLIENT "$$(base64 -w0 libexec/dval-javac-service/dval-javac-client)" \
+		BUILD "$$(base64 -w0 libexec/dval-javac-service/build.sh)" \
+		RUN "$$(base64 -w0 libexec/dval-javac-service/run.sh)" \
+		RELAY "$$(base64 -w0 libexec/dval-javac-service/dval-java-run)" > $@
 $(B)/obj/lib/profile.o: $(B)/gen/javac_service_files.h
 
 # The dotnet profile's scripts and compile service, one tar.gz (base64)

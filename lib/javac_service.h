@@ -6,12 +6,15 @@
  *
  * Layout in the snapshot (made by the build steps, as root):
  *   /opt/dval-javac/            root-owned 0755: JavacService.class, the
- *                               client, javac.jsa (CDS archive of javac)
+ *                               client, javac.jsa (CDS archive of javac),
+ *                               run.sh and dval-java-run (the run command)
  *   /run/dval-javac/            owned by DVAL_JAVAC_UID, 0755: the socket.
  * DVAL_JAVAC_UID is no validation's: it is the first uid of uid range 1,
  * which the local executor gives no sandbox (sandbox_ids.h). */
 #ifndef DVAL_JAVAC_SERVICE_H
 #define DVAL_JAVAC_SERVICE_H
+
+#include "profile_service.h"
 
 #define DVAL_JAVAC_UID 1879113728L /* DVAL_SERVICE_UID_FIRST */
 #define DVAL_JAVAC_UID_S "1879113728"
@@ -20,8 +23,6 @@
 #define DVAL_JAVAC_SOCK DVAL_JAVAC_RUN_DIR "/sock"
 #define DVAL_JAVAC_CLIENT DVAL_JAVAC_DIR "/dval-javac-client"
 #define DVAL_JAVAC_JSA DVAL_JAVAC_DIR "/javac.jsa"
-/* static CDS archive for the programs' JVMs (from CdsSample.java) */
-#define DVAL_JAVAC_RUN_JSA DVAL_JAVAC_DIR "/run.jsa"
 #define DVAL_JAVAC_TEMPFAIL 75
 
 /* The service's command line, run as DVAL_JAVAC_UID. A small heap and
@@ -33,39 +34,18 @@
     "-Xmx256m -XX:ReservedCodeCacheSize=64m -cp " DVAL_JAVAC_DIR            \
     " JavacService " DVAL_JAVAC_SOCK
 
-/* The java profile's build phase: the compile service, else javac, for
- * plain sources, Maven for a pom.xml. `use` is a shell condition for
- * trying the service ("false": plain javac only, as the tests compare).
- * With DVAL_JAVAC_TRACE=1 it names the compiler that answered. */
-#define JAVA_BUILD_WITH(use)                                                \
-    "dval_javac() { if " use "; then " DVAL_JAVAC_CLIENT " "                \
-    DVAL_JAVAC_SOCK " out \"$@\"; c=$?; if [ $c -ne 75 ]; then "            \
-    "[ \"${DVAL_JAVAC_TRACE:-}\" = 1 ] && echo 'dval-javac: service'; "     \
-    "return $c; fi; rm -rf out && mkdir -p out || return 1; fi; "           \
-    "[ \"${DVAL_JAVAC_TRACE:-}\" = 1 ] && echo 'dval-javac: javac'; "       \
-    "cds=; [ -f " DVAL_JAVAC_JSA " ] && "                                   \
-    "cds=-J-XX:SharedArchiveFile=" DVAL_JAVAC_JSA "; "                      \
-    "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC $cds -d out \"$@\"; }; " \
-    "if [ -f pom.xml ]; then "                                              \
-    "mvn -q -o -DskipTests package || mvn -q -DskipTests package; "         \
-    "else rm -rf out && mkdir -p out && "                                   \
-    "dval_javac $(find . -name '*.java' ! -path './out/*' | "               \
-    "sed 's|^\\./||' | LC_ALL=C sort); fi"
-
-/* The java profile's run phase: the main class (the first line of a
- * MAIN_CLASS file, else Main) of what the build phase compiled. */
-#define JAVA_RUN                                                            \
-    "main=Main; if [ -f MAIN_CLASS ]; then "                                \
-    "main=$(head -n 1 MAIN_CLASS | tr -d '[:space:]'); fi; "                \
-    "if [ -f pom.xml ]; then "                                              \
-    "exec java -cp 'target/classes:target/dependency/*' \"$main\"; fi; "   \
-    "rcds=; [ -f " DVAL_JAVAC_RUN_JSA " ] && "                              \
-    "rcds=-XX:SharedArchiveFile=" DVAL_JAVAC_RUN_JSA "; "                   \
-    "exec java $rcds -cp out \"$main\""
-
+/* The java profile's phases: libexec/dval-javac-service/build.sh and
+ * run.sh, each under dval-java-run, which says "runtime unsupported"
+ * (exit DVAL_JAVA_UNSUPPORTED) when a tool reports that the program needs
+ * a newer Java than the snapshot's. */
+#define DVAL_JAVA_UNSUPPORTED 78
+#define JAVA_RELAY                                                          \
+    "perl " DVAL_JAVAC_DIR "/dval-java-run /bin/sh " DVAL_JAVAC_DIR
+#define JAVA_BUILD                                                          \
+    DVAL_PROFILE_NEEDS(DVAL_JAVAC_DIR, "build.sh") "exec " JAVA_RELAY "/build.sh"
+#define JAVA_RUN "exec " JAVA_RELAY "/run.sh"
 /* Both phases as one command (tests, benches): the build's output on
- * stderr, as the build phase's is kept apart from the program's. */
-#define JAVA_RUN_WITH(use)                                                  \
-    "{ " JAVA_BUILD_WITH(use) "; } 1>&2 && { " JAVA_RUN "; }"
+ * stderr, as the build phase keeps its output apart from the program's */
+#define JAVA_BUILD_AND_RUN JAVA_RELAY "/build.sh 1>&2 && " JAVA_RUN
 
 #endif

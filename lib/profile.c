@@ -24,30 +24,33 @@
  * kept apart from the program's, whose stdout then carries only what
  * the program itself printed. */
 
-/* The compile service (lib/javac_service.h) is written into the snapshot
- * by the build steps themselves (base64 of libexec/dval-javac-service/,
- * generated at build time), so the same steps work for a local image and
- * a Daytona image build. As root: /opt/dval-javac is root's, the socket
- * directory the service's uid's (no validation can make or replace it).
- * The javac CDS archive speeds up the plain javac fallback. */
+/* The compile service and the run command's scripts (lib/javac_service.h)
+ * are written into the snapshot by the build steps themselves (base64 of
+ * libexec/dval-javac-service/, generated at build time), so the same
+ * steps work for a local image and a Daytona image build. As root:
+ * /opt/dval-javac is root's, the socket directory the service's uid's (no
+ * validation can make or replace it). The javac CDS archive speeds up
+ * the plain javac fallback; the programs' JVMs get none of their own
+ * (the JDK's default archive, as plain `java`: another one shifts
+ * identity hash codes). */
+#define JAVA_SERVICE_FILE(b64, name)                                        \
+    " && echo " b64 " | base64 -d > " DVAL_JAVAC_DIR "/" name
 #define JAVA_SERVICE_FILES                                                  \
-    "mkdir -p " DVAL_JAVAC_DIR " && echo " JAVAC_SERVICE_JAVA_B64            \
-    " | base64 -d > " DVAL_JAVAC_DIR "/JavacService.java && echo "          \
-    JAVAC_SERVICE_CLIENT_B64 " | base64 -d > " DVAL_JAVAC_CLIENT             \
-    " && echo " JAVAC_SERVICE_CDS_B64 " | base64 -d > " DVAL_JAVAC_DIR       \
-    "/CdsSample.java"                                                       \
-    " && chmod 0755 " DVAL_JAVAC_DIR " " DVAL_JAVAC_CLIENT
+    "mkdir -p " DVAL_JAVAC_DIR                                              \
+    JAVA_SERVICE_FILE(JAVAC_SERVICE_JAVA_B64, "JavacService.java")          \
+    JAVA_SERVICE_FILE(JAVAC_SERVICE_CLIENT_B64, "dval-javac-client")        \
+    JAVA_SERVICE_FILE(JAVAC_SERVICE_BUILD_B64, "build.sh")                  \
+    JAVA_SERVICE_FILE(JAVAC_SERVICE_RUN_B64, "run.sh")                      \
+    JAVA_SERVICE_FILE(JAVAC_SERVICE_RELAY_B64, "dval-java-run")             \
+    " && chmod 0755 " DVAL_JAVAC_DIR " " DVAL_JAVAC_CLIENT " "              \
+    DVAL_JAVAC_DIR "/dval-java-run"
 #define JAVA_SERVICE_BUILD                                                  \
     "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "                   \
     "-J-XX:ArchiveClassesAtExit=" DVAL_JAVAC_JSA " -d " DVAL_JAVAC_DIR " "  \
-    DVAL_JAVAC_DIR "/JavacService.java " DVAL_JAVAC_DIR "/CdsSample.java "  \
-    "&& java -XX:DumpLoadedClassList=/tmp/dval-cds.lst -cp " DVAL_JAVAC_DIR  \
-    " CdsSample >/dev/null && java -Xshare:dump "                           \
-    "-XX:SharedClassListFile=/tmp/dval-cds.lst -XX:SharedArchiveFile="      \
-    DVAL_JAVAC_RUN_JSA " >/dev/null && rm -f /tmp/dval-cds.lst "            \
-    "&& chmod -R a+rX " DVAL_JAVAC_DIR " && "                               \
-    DVAL_SERVICE_INSTALL("javac", DVAL_JAVAC_UID_S, DVAL_JAVAC_RUN_DIR,     \
-                         DVAL_JAVAC_SERVICE_CMD)
+    DVAL_JAVAC_DIR "/JavacService.java && chmod -R a+rX " DVAL_JAVAC_DIR    \
+    " && " DVAL_SERVICE_INSTALL_SHARED("javac", DVAL_JAVAC_UID_S,           \
+                                       DVAL_JAVAC_RUN_DIR,                  \
+                                       DVAL_JAVAC_SERVICE_CMD)
 
 /* What the snapshot really holds, in the runtime's own words. */
 #define JAVA_RUNTIME                                                        \
@@ -55,24 +58,13 @@
 static const char *const java_build[] = {
     "apt-get update && apt-get install -y maven", JAVA_SERVICE_FILES,
     JAVA_SERVICE_BUILD, JAVA_RUNTIME, NULL};
-/* The local java snapshot's image is Debian 12 + openjdk-17-jdk-headless +
- * maven (image.c maps the profile's image to it; Debian 12 has no JDK 25):
- * the first step only shows which compiler the snapshot has, and fails the
- * build clearly where there is none (DVAL_LOCAL_HOST_ROOT=1 on a host
- * without a JDK). */
+/* The local java snapshot's image is Debian 13 + openjdk-25-jdk-headless +
+ * maven (image.c maps the profile's image to it): the first step only
+ * shows which compiler the snapshot has, and fails the build clearly
+ * where there is none (DVAL_LOCAL_HOST_ROOT=1 on a host without a JDK). */
 static const char *const java_local_build[] = {
     "javac -version", JAVA_SERVICE_FILES, JAVA_SERVICE_BUILD, JAVA_RUNTIME,
     NULL};
-/* The build phase (lib/javac_service.h; the run phase starts the main
- * class, the first line of a MAIN_CLASS file, else Main). Maven tries
- * offline first (a warm ~/.m2 needs no network), then online, because a
- * freshly built snapshot has no plugin cache. Plain sources go to the
- * compile service when one answers (the client checks it is the service:
- * DVAL_JAVAC_TEMPFAIL otherwise), else to javac, with the same file names
- * (so the same diagnostics). javac is a short-lived JVM: C1 only, the
- * serial GC and the snapshot's CDS archive cut its start; the program's
- * own JVM keeps the defaults so its peak speed is unchanged. */
-#define JAVA_BUILD JAVA_BUILD_WITH("[ -x " DVAL_JAVAC_CLIENT " ]")
 static const char *const empty_steps[] = {NULL};
 
 /* dotnet: the profile's scripts and the compile service
@@ -103,7 +95,8 @@ static const char *const dotnet_build[] = {
     DVAL_SERVICE_INSTALL("csc", DVAL_CSC_UID_S, "/run/dval-csc",
                          "exec sh " DOTNET_DIR "/service.sh"),
     NULL};
-#define DOTNET_BUILD "sh " DOTNET_DIR "/build.sh"
+#define DOTNET_BUILD                                                        \
+    DVAL_PROFILE_NEEDS(DOTNET_DIR, "build.sh") "exec sh " DOTNET_DIR "/build.sh"
 #define DOTNET_RUN "exec sh " DOTNET_DIR "/run.sh"
 
 /* The local_* fields are the local executor's (profile_local.c):

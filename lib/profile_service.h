@@ -9,12 +9,21 @@
  *   dir <path>    its socket's directory, owned by that uid (0755): the
  *                 socket is <path>/sock, removed before each start
  *   run <command> started with /bin/sh -c, as that uid, cwd /
- * Who starts them: the local sandbox's init (libexec/dval-local-helper/
- * service.c) supervises every service of its root; on an executor with
+ *   shared 1      (optional) it serves every sandbox of the snapshot
+ *                 from outside them: only for a service that takes its
+ *                 input as data from the socket and runs no code of a
+ *                 validation (the java compile service)
+ * Who starts them: on the local executor, a root caller's, a shared one
+ * runs once per snapshot in the snapshot's services host (libexec/
+ * dval-local-helper/services_host.c), its directory bound read-only into
+ * each sandbox; the sandbox's init (service.c) supervises the others
+ * (and none where the caller is not root); on an executor with
  * no such init the core sends DVAL_SERVICE_START_ROOT once per sandbox
  * (lib/service_start.c). Clients trust a service only when the kernel's
  * peer uid of its socket owns the socket's directory, that directory is
- * writable by no one else and is neither root's nor their own uid. */
+ * writable by no one else and is neither root's nor their own uid, nor
+ * the overflow uid (what an unmapped uid shows as in a user namespace:
+ * two unmapped uids would look alike). */
 #ifndef DVAL_PROFILE_SERVICE_H
 #define DVAL_PROFILE_SERVICE_H
 
@@ -29,6 +38,19 @@
     "mkdir -p " DVAL_SERVICE_DIR " " dir " && chown " uid ":" uid " " dir   \
     " && chmod 0755 " dir " && printf '%s\\n' 'uid " uid "' 'dir " dir    \
     "' 'run " run "' > " DVAL_SERVICE_DIR "/" name
+
+/* The same, for a service shared by every sandbox of the snapshot. */
+#define DVAL_SERVICE_INSTALL_SHARED(name, uid, dir, run)                    \
+    DVAL_SERVICE_INSTALL(name, uid, dir, run "' 'shared 1")
+
+/* The start of a profile's build command whose scripts the snapshot's
+ * build wrote under dir: a snapshot without them (built by another
+ * version of a profile, or by a server that ran no build step) is an
+ * infrastructure error, not the program's. */
+#define DVAL_PROFILE_NEEDS(dir, script)                                     \
+    "[ -f " dir "/" script " ] || { echo 'dval: infrastructure: this "     \
+    "snapshot lacks the scripts of its profile (" dir "): rebuild it' "     \
+    ">&2; exit 70; }; "
 
 /* Where the executor has no init of its own (Daytona: commands run as
  * the sandbox's user, root in the design's images): starts each service

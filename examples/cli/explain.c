@@ -225,9 +225,14 @@ static int verdict_failed(run_info *ri)
          "output limit", CLI_EX_OUTPUT},
         {"wrong_results", "wrong_results", "download", "compare the "
          "results with the expected ones", CLI_EX_WRONG},
+        /* a profile's script said so: not the program's fault */
+        {"infrastructure_error", "infrastructure_error", "build", "not the "
+         "program's fault: retry; if it stays, rebuild the snapshot "
+         "(`daytona-validate snapshot rm PROFILE`)", CLI_EX_INFRA},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-        if (strcmp(ri->verdict, t[i].verdict))
+        if (strcmp(ri->verdict, t[i].verdict) ||
+            (t[i].exit_status == CLI_EX_INFRA && !ri->ran))
             continue;
         cli_problem *p = &ri->pb;
         if (!strcmp(ri->verdict, "compile_error"))

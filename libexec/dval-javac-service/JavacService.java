@@ -37,7 +37,11 @@ public final class JavacService {
         COMPILE_MS = 20_000;
     static final java.util.concurrent.locks.ReentrantLock COMPILING =
         new java.util.concurrent.locks.ReentrantLock();
-    static final int MAX_CLIENTS = 8;
+    /* one validation (one uid: each has its own) holds at most
+     * MAX_PER_PEER connections: shared by every sandbox of a snapshot,
+     * the service must not be starved by one of them */
+    static final int MAX_CLIENTS = 8, MAX_PER_PEER = 2;
+    static final Map<String, Integer> PEERS = new HashMap<>();
     static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
     static final Semaphore SLOTS = new Semaphore(MAX_CLIENTS);
     static final ScheduledExecutorService WATCH =
@@ -58,13 +62,51 @@ public final class JavacService {
         warmUp();
         for (;;) {
             SocketChannel ch = srv.accept();
+            String peer = peer(ch);
             if (!SLOTS.tryAcquire()) { /* busy: the client falls back */
                 ch.close();
                 continue;
             }
-            Thread t = new Thread(() -> serve(ch), "client");
+            if (!admit(peer, 1)) {
+                SLOTS.release();
+                ch.close();
+                continue;
+            }
+            Thread t = new Thread(() -> {
+                try {
+                    serve(ch);
+                } finally {
+                    admit(peer, -1);
+                    SLOTS.release();
+                }
+            }, "client");
             t.setDaemon(true);
             t.start();
+        }
+    }
+
+    /* The kernel's word for who connected (the uid, as a number where it
+     * has no name) */
+    static String peer(SocketChannel ch) {
+        try {
+            return ch.getOption(jdk.net.ExtendedSocketOptions.SO_PEERCRED).user().getName();
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    /* PEERS's own lock: the class's is compile()'s, held for a whole
+     * compile */
+    static boolean admit(String peer, int d) {
+        synchronized (PEERS) {
+            int n = PEERS.getOrDefault(peer, 0) + d;
+            if (n > MAX_PER_PEER)
+                return false;
+            if (n <= 0)
+                PEERS.remove(peer);
+            else
+                PEERS.put(peer, n);
+            return true;
         }
     }
 
@@ -113,7 +155,6 @@ public final class JavacService {
             /* a broken or slow client: nothing to answer */
         } finally {
             kill.cancel(false);
-            SLOTS.release();
         }
     }
 

@@ -4,8 +4,10 @@
  *       (or, "host", a skeleton over which the host allow-list is bound),
  *       upper = layer), pivoted into it, with the host's network (as a
  *       Daytona image build has) and an environment of its own;
- *   mkimage <target> <packages> [<dotnet root>]
- *       builds a Debian 12 root with mmdebstrap, in a mount namespace of
+ *   mkimage <target> <suite> <packages> [<dotnet root>]
+ *       builds a root of that Debian suite (the library's image table
+ *       names it: lib/executor/local/image.c) with mmdebstrap, in a mount
+ *       namespace of
  *       its own so no mount of the build outlives it; with a dotnet root,
  *       copies that .NET installation to /usr/share/dotnet in it. */
 #include "helper.h"
@@ -21,7 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* What a dotnet root's path may hold (it goes into a shell hook). */
+/* What a suite may be (a word of the archive) and a dotnet root's path
+ * may hold (it goes into a shell hook). */
+#define SUITE_CHARS "abcdefghijklmnopqrstuvwxyz-"
 #define DOTNET_ROOT_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
     "0123456789/._-"
 
@@ -130,29 +134,31 @@ int helper_build(int argc, char **argv)
 
 int helper_mkimage(int argc, char **argv)
 {
-    if (argc < 2 || (argc > 2 && (argv[2][0] != '/' ||
-                                  strspn(argv[2], DOTNET_ROOT_CHARS) !=
-                                      strlen(argv[2])))) {
-        write_str(2, "usage: " LX_VERB_MKIMAGE " <target> <packages> "
-                  "[<dotnet root>]\n");
+    if (argc < 3 || !argv[1][0] ||
+        strspn(argv[1], SUITE_CHARS) != strlen(argv[1]) ||
+        (argc > 3 && (argv[3][0] != '/' ||
+                      strspn(argv[3], DOTNET_ROOT_CHARS) !=
+                          strlen(argv[3])))) {
+        write_str(2, "usage: " LX_VERB_MKIMAGE " <target> <suite> "
+                  "<packages> [<dotnet root>]\n");
         return 2;
     }
     if (unshare(CLONE_NEWNS) < 0)
         die_fd(2, "mount namespace for mmdebstrap");
     make_root_private(2);
     char inc[4200];
-    snprintf(inc, sizeof inc, "--include=%s", argv[1]);
+    snprintf(inc, sizeof inc, "--include=%s", argv[2]);
     /* the hook runs on the host, "$1" the new root: the path is checked */
     char hook[4400];
     snprintf(hook, sizeof hook, "--customize-hook=mkdir -p "
              "\"$1/usr/share/dotnet\" && cp -a %s/. \"$1/usr/share/dotnet/\" "
              "&& ln -sf ../share/dotnet/dotnet \"$1/usr/bin/dotnet\"",
-             argc > 2 ? argv[2] : "");
+             argc > 3 ? argv[3] : "");
     char *mm[8] = { "mmdebstrap", "--variant=minbase", "--mode=root", inc };
     int m = 4;
-    if (argc > 2)
+    if (argc > 3)
         mm[m++] = hook;
-    mm[m++] = "bookworm";
+    mm[m++] = argv[1];
     mm[m++] = argv[0];
     /* the caller's environment minus everything but the way to the
      * archive: its secrets never reach the image's maintainer scripts */

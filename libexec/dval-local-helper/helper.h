@@ -1,7 +1,8 @@
 /* dval-local-helper: the namespace/mount/chroot work of the local executor,
  * done in a single-threaded process so the library only posix_spawn()s.
  *   build <lower> image|host <layer> <work> <mnt> <cmd>...  build a layer
- *   mkimage <target> <packages> [<dotnet root>]  build a Debian 12 root
+ *   mkimage <target> <suite> <packages> [<dotnet root>]
+ *                                                build a Debian root
  *   import <target> tar|oci <archive>...         extract a root filesystem
  *   init  <sbdir> <lowers|host[:lowers]> <net 0|1> <hide> [-g procs]...
  *         [-d gib] [-u base] [-o 1]              start an init
@@ -9,6 +10,8 @@
  *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
  *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
  *          -u uid: the unprivileged host uid/gid the command runs as)
+ *         [-S base] (the snapshot's shared services, services_host.c)
+ *   services <base> <lowers>                     a snapshot's shared services
  *   probe <tmpdir>                               check isolation support
  *   reset <initpid> <sbdir> <lowers> <net 0|1> keep|fresh [-u base]
  *                                                the fast reset (reset.c)
@@ -62,6 +65,8 @@ int mount_overlay(const char *lower, const char *upper, const char *work,
  * volatile mount leaves in its work directory. */
 void overlay_volatile(int fs);
 int setup_dev(const char *root);
+/* root/proc: the sandbox's own, hidepid, host-wide files masked */
+int mount_proc(const char *root);
 /* uid_base: the sandbox range's first uid (owner of /home/daytona) */
 int setup_sandbox_root(const char *root, const char *hide, long uid_base);
 int enter_root(const char *root);
@@ -119,5 +124,6 @@ int helper_init(int argc, char **argv);
 int helper_exec(int argc, char **argv);
 int helper_probe(int argc, char **argv);
 int helper_reset(int argc, char **argv);
+int helper_services(int argc, char **argv);
 
 #endif

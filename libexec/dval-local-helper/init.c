@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -36,6 +37,8 @@ struct init_args {
     int disk_gib, disk_fd;      /* the bounded layer (upper_disk.c) */
     int reset_fd;               /* the reset requests' socket, or -1 */
     long uid_base;              /* the sandbox range's first uid */
+    const char *svc;            /* -S: the snapshot's shared services */
+    int users;                  /* their users lock, held shared */
 };
 
 /* SIGTERM ends the sandbox when it comes from outside its
@@ -151,7 +154,7 @@ static int sandbox_lower(const char *layer, char *lower, size_t cap)
  * when there is one, then the owner's (init_owner.c), if any; nothing
  * else. The keeper's fds are above them all (init_child). */
 static void keep_init_fds(int fd, int null, int watch, int reset_fd,
-                          const struct keeper *k)
+                          const struct keeper *k, int users)
 {
     dup2(null, 0);
     dup2(null, 1);
@@ -168,6 +171,8 @@ static void keep_init_fds(int fd, int null, int watch, int reset_fd,
                : reset_fd >= 0 ? RESET_FD : WATCH_FD;
     if ((keep = owner_keep(keep + 1)) < 0)
         die_fd(fd, "keep the owner's pidfd");
+    if (users >= 0 && (keep = dup3(users, keep + 1, O_CLOEXEC)) < 0)
+        die_fd(fd, "keep the shared services' users lock");
     if (syscall(SYS_close_range, (unsigned)keep + 1U, ~0U, 0U) < 0)
         for (int i = keep + 1; i < 1024; i++)
             close(i);
@@ -219,6 +224,8 @@ static int init_child(void *p)
         die_fd(fd, "set up sandbox root");
     if (a->disk_gib > 0 && upper_disk_tmp(a->sbdir, root) < 0)
         die_fd(fd, "bind /tmp to the sandbox disk");
+    if (a->svc && services_bind(root, a->svc, 0) < 0)
+        die_fd(fd, "bind the snapshot's shared services");
     /* the fast reset's kept layers (reset_keep.c): host root only, where
      * no command is root */
     char disk[4200];
@@ -244,11 +251,31 @@ static int init_child(void *p)
     if (null < 0)
         die_fd(fd, "open /dev/null");
     write_str(fd, LX_REPLY_OK);
-    keep_init_fds(fd, null, watch, a->reset_fd, &k);
-    if (services_start() > 0) /* a service lives with the sandbox */
+    keep_init_fds(fd, null, watch, a->reset_fd, &k, a->users);
+    if (services_start(0) > 0) /* a service lives with the sandbox */
         init_cmd_service();
     reap_forever(WATCH_FD, a->share_net, a->uid_base);
     return 0;
+}
+
+/* -S base: the snapshot's shared services (services_host.c) are bound
+ * in, and their host sees this sandbox as a user for the init's life. */
+static int shared_services(int argc, char **argv, struct init_args *a)
+{
+    a->svc = NULL;
+    a->users = -1;
+    for (int i = 0; i + 1 < argc; i++)
+        if (!strcmp(argv[i], LX_OPT_SERVICES) && argv[i + 1][0] == '/')
+            a->svc = argv[i + 1];
+    if (!a->svc)
+        return 0;
+    char p[4200];
+    snprintf(p, sizeof p, "%s/users", a->svc);
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    a->users = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 100);
+    if (fd >= 0)
+        close(fd);
+    return a->users < 0 || flock(a->users, LOCK_SH) < 0 ? -1 : 0;
 }
 
 int helper_init(int argc, char **argv)
@@ -259,13 +286,13 @@ int helper_init(int argc, char **argv)
     }
     struct init_args a = { argv[0], argv[1], argv[3], *argv[2] == *LX_NET_HOST,
                            { -1, -1 }, upper_disk_gib(argc, argv), -1, -1,
-                           sandbox_uid_base(argc, argv) };
-    if (a.uid_base < 0) {
-        write_str(2, "init: -u names no sandbox uid range\n");
-        return 2;
-    }
+                           sandbox_uid_base(argc, argv), NULL, -1 };
+    if (a.uid_base < 0)
+        return write_str(2, "init: -u names no sandbox uid range\n"), 2;
     setsid();
     join_cgroups(argc, argv);
+    if (shared_services(argc, argv, &a) < 0)
+        die_fd(1, "hold the shared services' users lock");
     if (init_lock(a.sbdir) < 0)
         die_fd(1, errno == EWOULDBLOCK ? "another init runs for this "
                "sandbox" : "lock the sandbox's init");

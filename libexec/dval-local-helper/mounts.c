@@ -209,7 +209,7 @@ static int mask_proc(const char *root)
 
 /* The sandbox's own /proc; hidepid: a command sees only the processes of
  * its uid (not the init, the helpers or other validations). */
-static int mount_proc(const char *root)
+int mount_proc(const char *root)
 {
     char p[4096];
     if (mkdir_in(root, "proc", 0555) < 0)

@@ -35,6 +35,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +59,7 @@ _Static_assert(DVAL_SERVICE_UID_FIRST == LX_UID_BASE(1) &&
 
 struct service {
     long uid;
+    int shared;                 /* "shared 1": the snapshot's services host */
     char dir[256], run[2048];
 };
 
@@ -71,14 +76,18 @@ static int uid_mapped(long uid)
     return ok;
 }
 
-/* Reads one description; 0 when it is complete and its uid a service's. */
-static int read_service(const char *name, struct service *s)
+/* Reads one description in the directory dirfd (never through a
+ * symlink); 0 when it is complete and its uid a service's. */
+static int read_service(int dirfd, const char *name, struct service *s)
 {
-    char p[512], line[2304];
-    snprintf(p, sizeof p, DVAL_SERVICE_DIR "/%s", name);
-    FILE *f = fopen(p, "re");
-    if (!f)
+    char line[2304];
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
     memset(s, 0, sizeof *s);
     s->uid = -1;
     while (fgets(line, sizeof line, f)) {
@@ -89,6 +98,8 @@ static int read_service(const char *name, struct service *s)
             memcpy(s->dir, line + 4, strlen(line + 4) + 1);
         else if (!strncmp(line, "run ", 4) && strlen(line + 4) < sizeof s->run)
             memcpy(s->run, line + 4, strlen(line + 4) + 1);
+        else if (!strcmp(line, "shared 1"))
+            s->shared = 1;
     }
     fclose(f);
     return s->uid >= DVAL_SERVICE_UID_FIRST &&
@@ -150,13 +161,14 @@ static _Noreturn void supervise(const struct service *s)
     }
 }
 
-int services_start(void)
+int services_start(int shared)
 {
     DIR *d = opendir(DVAL_SERVICE_DIR);
     int n = 0;
     for (struct dirent *e; d && (e = readdir(d));) {
         struct service s;
-        if (e->d_name[0] == '.' || read_service(e->d_name, &s) < 0)
+        if (e->d_name[0] == '.' || read_service(dirfd(d), e->d_name, &s) < 0 ||
+            s.shared != shared)
             continue;
         pid_t pid = fork();
         if (pid > 0) {
@@ -176,4 +188,73 @@ int services_start(void)
     if (d)
         closedir(d);
     return n;
+}
+
+/* Opens path under the root rootfd, as that root sees it: no symlink
+ * (an image may hold any), no escape by "..". */
+static int open_in(int rootfd, const char *path, int flags)
+{
+    struct open_how how = { .flags = (unsigned)flags | O_CLOEXEC,
+                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+                                       RESOLVE_NO_MAGICLINKS };
+    while (*path == '/')
+        path++;
+    return (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+}
+
+/* base/<name>, the service's own directory on the host: made once,
+ * root's parent, the service's uid owns it (0755), as the image's
+ * socket directory is. */
+static int host_dir(const char *base, const char *name,
+                    const struct service *s, char *p, size_t cap)
+{
+    struct stat st;
+    snprintf(p, cap, "%s/%s", base, name);
+    if (mkdir(p, 0755) < 0 && errno != EEXIST)
+        return -1;
+    if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+        return -1;
+    return chown(p, (uid_t)s->uid, (gid_t)s->uid) < 0 || chmod(p, 0755) < 0
+               ? -1 : 0;
+}
+
+/* Binds base/<name> over the socket directory of every shared service
+ * the root describes: writable in the services host, read-only (and
+ * owned by the service's uid: nothing can be made there) in a sandbox. */
+int services_bind(const char *root, const char *base, int rw)
+{
+    int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int dfd = rootfd < 0 ? -1 : open_in(rootfd, DVAL_SERVICE_DIR,
+                                         O_RDONLY | O_DIRECTORY);
+    DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+    int rc = 0;
+    for (struct dirent *e; d && rc == 0 && (e = readdir(d));) {
+        struct service s;
+        char src[4400];
+        if (e->d_name[0] == '.' || read_service(dirfd(d), e->d_name, &s) < 0 ||
+            !s.shared)
+            continue;
+        int to = open_in(rootfd, s.dir, O_PATH | O_DIRECTORY);
+        int t = to < 0 || host_dir(base, e->d_name, &s, src, sizeof src) < 0
+                ? -1 : open_tree(AT_FDCWD, src, OPEN_TREE_CLONE |
+                                                OPEN_TREE_CLOEXEC);
+        struct mount_attr a = { .attr_set = MOUNT_ATTR_NOSUID |
+                                MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
+                                (rw ? 0 : MOUNT_ATTR_RDONLY) };
+        rc = t < 0 || mount_setattr(t, "", AT_EMPTY_PATH, &a, sizeof a) < 0 ||
+             move_mount(t, "", to, "", MOVE_MOUNT_F_EMPTY_PATH |
+                                       MOVE_MOUNT_T_EMPTY_PATH) < 0
+             ? -1 : 0;
+        if (t >= 0)
+            close(t);
+        if (to >= 0)
+            close(to);
+    }
+    if (d)
+        closedir(d);
+    else if (dfd >= 0)
+        close(dfd);
+    if (rootfd >= 0)
+        close(rootfd);
+    return rc;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Section 9 of `make bench` (BENCH_ONLY=dotnet): C# time to verdict on the
+# Section 10 of `make bench` (BENCH_ONLY=dotnet): C# time to verdict on the
 # local executor, side by side in one run, for the console sample and the
 # EF Core + SQLite one:
 #   service  warm validations built by the snapshot's compile service;

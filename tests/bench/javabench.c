@@ -16,7 +16,7 @@
 
 #include "javac_service.h"
 
-#define TRACE "DVAL_JAVAC_TRACE=1; "
+#define TRACE "export DVAL_JAVAC_TRACE=1; "
 
 typedef struct { int service, javac, exit_code; } seen;
 
@@ -84,8 +84,9 @@ int main(int argc, char **argv)
     dval_client *c;
     if (dval_client_new(&c, &o))
         die("client", NULL);
-    const char *cmd = !strcmp(mode, "javac") ? TRACE JAVA_RUN_WITH("false")
-                                             : TRACE JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]");
+    const char *cmd = !strcmp(mode, "javac")
+                          ? TRACE "export DVAL_JAVAC_SERVICE=0; " JAVA_BUILD_AND_RUN
+                          : TRACE JAVA_BUILD_AND_RUN;
     if (getenv("JAVABENCH_PREFIX")) { /* e.g. timing probes */
         static char buf[16384];
         snprintf(buf, sizeof buf, "%s%s", getenv("JAVABENCH_PREFIX"), cmd);

@@ -16,7 +16,7 @@
 # BENCH_PULL_REPS=3 (registry pull + unpack, library vs skopeo + umoci),
 # BENCH_DOTNET_N=30 BENCH_DOTNET_COLD=5 (C# time to verdict: warm runs,
 # cold sandboxes),
-# BENCH_ONLY="loop latency local scale xfer java pool pull dotnet" (subset).
+# BENCH_ONLY="loop latency local scale xfer java pool pull corpus dotnet" (subset).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -33,7 +33,7 @@ SCALE_LEVELS=${BENCH_SCALE_LEVELS:-1,4,16,64}
 SCALE_LOOPS=${BENCH_SCALE_LOOPS:-3}
 XFER_MIB=${BENCH_XFER_MIB:-256}
 export BENCH_XFER_REPS=${BENCH_XFER_REPS:-2}
-ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull dotnet}
+ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull corpus dotnet}
 PY=/usr/bin/python3
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "bench: $*" >&2; }
@@ -184,6 +184,12 @@ if want java; then
         say "java bench failed (isolation? JDK?)"
 fi
 
+# ---- 9. the Java corpus: byte-exact with plain java, both isolations
+if want corpus; then
+    say "9. java corpus: plain, session, sandbox, host javac + java, 4 at a time"
+    "$here/corpus.sh" "$B" "$state" "$res" || say "corpus bench failed (isolation? root?)"
+fi
+
 # ---- 7. pool throughput (C pool and SDK side by side, tests/bench/pool.sh)
 if want pool; then
     say "7. pool: ${BENCH_POOL_LEVELS:-1,4,16,64} concurrent validations, both isolation levels"
@@ -199,9 +205,9 @@ if want pull; then
         say "pull bench failed (isolation? docker-registry, skopeo, umoci?)"
 fi
 
-# ---- 9. C# time to verdict (local executor; compile service vs dotnet build)
+# ---- 10. C# time to verdict (local executor; compile service vs dotnet build)
 if want dotnet; then
-    say "9. C# time to verdict: service, full build, plain dotnet build && run, cold"
+    say "10. C# time to verdict: service, full build, plain dotnet build && run, cold"
     "$here/dotnet.sh" "$B" "$out" "$state" "$res" "${BENCH_DOTNET_N:-30}" \
         "${BENCH_DOTNET_COLD:-5}" || say "dotnet bench failed (isolation? .NET SDK?)"
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the Debian 12 images the local suites use (debian-12,
-# debian-12-java and, where the host has a .NET SDK, debian-12-dotnet:
+# Builds the Debian images the local suites use (debian-12,
+# debian-13-java and, where the host has a .NET SDK, debian-12-dotnet:
 # mmdebstrap, about a minute each, once per machine)
 # before any suite runs, so no test spends its 60 s alarm on them: on a
 # fresh machine the first test to need an image timed out building it.
@@ -15,7 +15,7 @@ if [ -z "$cache" ]; then
     else cache=${HOME:-/root}/.cache/daytona-validate; fi
 fi
 profiles="shell java"
-need="debian-12 debian-12-java"
+need="debian-12 debian-13-java"
 if command -v dotnet >/dev/null 2>&1; then
     profiles="$profiles dotnet"
     need="$need debian-12-dotnet"

@@ -2,6 +2,7 @@
 #include "lt.h"
 
 #include <dirent.h>
+#include <sys/mount.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -47,8 +48,24 @@ static void ring_dump(void)
     pthread_mutex_unlock(&ring_mu);
 }
 
+/* Mounts the executor left under dir (a snapshot's shared services'
+ * tmpfs outlives the test that made it), detached, so dir can go. */
+static void unmount_under(const char *dir)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    char line[4096], mnt[4096];
+    size_t n = strlen(dir);
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
+            !strncmp(mnt, dir, n) && mnt[n] == '/')
+            umount2(mnt, MNT_DETACH);
+    if (f)
+        fclose(f);
+}
+
 static void kill_old(const char *dir)
 {
+    unmount_under(dir);
     char p[1024];
     snprintf(p, sizeof p, "%s/sandboxes", dir);
     DIR *d = opendir(p);

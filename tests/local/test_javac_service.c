@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #define JIMG "bellsoft/liberica-openjdk-debian:25-cds"
-#define TRACE "DVAL_JAVAC_TRACE=1; "
-#define SVC JAVA_RUN_WITH("[ -x " DVAL_JAVAC_CLIENT " ]")
-#define PLAIN JAVA_RUN_WITH("false")
+#define TRACE "export DVAL_JAVAC_TRACE=1; "
+#define SVC JAVA_BUILD_AND_RUN
+#define PLAIN "export DVAL_JAVAC_SERVICE=0; " JAVA_BUILD_AND_RUN
 
 static const char main_java[] =
     "package app;\nimport java.util.*;\npublic class Main {\n"
@@ -347,29 +347,32 @@ static int first_run_elsewhere(const lt *t, const char *sb, const char *dir)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Waits (30 s at most) until the service of the sandbox whose init is
- * pid listens: a connection to its socket (from the host, through the
- * init's root) is accepted. A socket file alone may be a stopped
+/* Connects (from the host, through the init's root) to the service the
+ * sandbox whose init is pid sees; its host pid (SO_PEERCRED), or 0 while
+ * none answers (30 s at most). A socket file alone may be a stopped
  * service's. */
-static int wait_socket(const char *pid)
+static pid_t service_pid(const char *pid)
 {
     struct sockaddr_un a = { .sun_family = AF_UNIX };
     snprintf(a.sun_path, sizeof a.sun_path, "/proc/%s/root" DVAL_JAVAC_SOCK,
              pid);
     for (int i = 0; i < 300; i++) {
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+        struct ucred cr = { 0 };
+        socklen_t len = sizeof cr;
+        int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+                 getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0;
         if (fd >= 0)
             close(fd);
-        if (ok)
-            return 1;
+        if (ok && cr.uid == (uid_t)DVAL_JAVAC_UID)
+            return cr.pid;
         usleep(100000);
     }
     return 0;
 }
 
 /* Processes of the service's uid in the pid namespace ns (the link text
- * of /proc/<init>/ns/pid): other sandboxes' services do not count. */
+ * of /proc/<pid>/ns/pid): other snapshots' services do not count. */
 static int service_procs(const char *ns)
 {
     DIR *d = opendir("/proc");
@@ -396,47 +399,19 @@ static int service_procs(const char *ns)
     return n;
 }
 
-/* Processes of the pid namespace ns whose cmdline (NULs as spaces)
- * has title in it: ps must tell the init from its helpers. */
-static int titled(const char *ns, const char *title)
-{
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d))) {
-        char p[300], link[128] = "", cmd[256];
-        snprintf(p, sizeof p, "/proc/%.200s/ns/pid", e->d_name);
-        ssize_t k = readlink(p, link, sizeof link - 1);
-        if (k <= 0 || (link[k] = 0, strcmp(link, ns) != 0))
-            continue;
-        snprintf(p, sizeof p, "/proc/%.200s/cmdline", e->d_name);
-        int fd = open(p, O_RDONLY | O_CLOEXEC);
-        k = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        for (ssize_t i = 0; i < k; i++)
-            cmd[i] = cmd[i] ? cmd[i] : ' ';
-        cmd[k > 0 ? k : 0] = 0;
-        n += strstr(cmd, title) != NULL;
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
-
-static void pid_ns(lt *t, const char *sb, char *ns, size_t cap)
+static void pid_ns_of(long pid, char *ns, size_t cap)
 {
     char p[128];
-    snprintf(p, sizeof p, "/proc/%s/ns/pid", lt_state_key(t, sb, "pid"));
+    snprintf(p, sizeof p, "/proc/%ld/ns/pid", pid);
     ssize_t k = readlink(p, ns, cap - 1);
     CHECK(k > 0);
     ns[k] = 0;
 }
 
-/* Gone within 5 s (the init is gone already: its namespace is killed). */
+/* Gone within 40 s (the services host looks for users every 10 s). */
 static int procs_gone(const char *ns)
 {
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < 400; i++) {
         if (service_procs(ns) == 0)
             return 1;
         usleep(100000);
@@ -444,46 +419,98 @@ static int procs_gone(const char *ns)
     return 0;
 }
 
-TEST(test_javac_service__lives_with_the_sandbox)
+/* One service for every sandbox of the snapshot (issue 45): started
+ * with the first, outside it (not in its pid namespace), it serves the
+ * next sandbox's first validation at once, outlives a process and a
+ * sandbox that goes, and ends once no sandbox of the snapshot is left. */
+TEST(test_javac_service__shared_by_the_snapshots_sandboxes)
 {
     lt t;
-    lt_open(&t, "javac-life");
+    lt_open(&t, "javac-shared");
     const dval_profile *p = dval_profile_find("java");
     CHECK(p && p->local_build_commands);
     CHECK_INT(lt_snapshot(&t, "java-svc", JIMG, p->local_build_commands,
                           NULL), DVAL_OK);
     /* a process that starts the sandbox and exits at once */
     CHECK_INT(create_elsewhere(&t, "j"), 0);
-    char pid[32], ns[128];
+    char pid[32], ns[128], sns[128];
     snprintf(pid, sizeof pid, "%s", lt_state_key(&t, "j", "pid"));
-    CHECK(wait_socket(pid));
-    put(&t, "j", "/sandbox/w", "app/Main.java", main_java);
-    put(&t, "j", "/sandbox/w", "util/U.java", util_java);
-    put(&t, "j", "/sandbox/w", "MAIN_CLASS", "app.Main\n");
-    /* two more processes (like two CLI runs): each one's first
-     * validation is compiled by the service the first one's sandbox
-     * start left running */
-    CHECK_INT(first_run_elsewhere(&t, "j", "/sandbox/w"), 0);
-    CHECK_INT(first_run_elsewhere(&t, "j", "/sandbox/w"), 0);
-    pid_ns(&t, "j", ns, sizeof ns);
-    CHECK(service_procs(ns) >= 1);
-    /* one init per sandbox in ps: the supervisor has a name of its own */
-    CHECK_INT(titled(ns, "dval-local-helper init "), 1);
-    CHECK_INT(titled(ns, "dval-local-helper service"), 1);
-    /* stop: the service ends with the sandbox */
-    dval_sandbox_info info = { .struct_size = sizeof info };
-    CHECK_INT(t.ex.sandbox_stop(t.ex.userdata, lt_call(&t), "j", &info),
-              DVAL_OK);
-    CHECK(procs_gone(ns));
-    /* start: a new init, a new service; delete: gone again */
-    CHECK_INT(t.ex.sandbox_start(t.ex.userdata, lt_call(&t), "j", &info),
-              DVAL_OK);
-    snprintf(pid, sizeof pid, "%s", lt_state_key(&t, "j", "pid"));
-    CHECK(wait_socket(pid));
-    CHECK_INT(first_run_elsewhere(&t, "j", "/sandbox/w"), 0);
-    pid_ns(&t, "j", ns, sizeof ns);
-    CHECK(service_procs(ns) >= 1);
+    pid_t svc = service_pid(pid);
+    CHECK(svc > 0);
+    pid_ns_of(atol(pid), ns, sizeof ns);
+    pid_ns_of(svc, sns, sizeof sns);
+    CHECK(strcmp(ns, sns) != 0); /* not in the sandbox */
+    CHECK_INT(service_procs(ns), 0);
+    const char *dirs[2] = { "/sandbox/w", "/sandbox/w" };
+    const char *sbs[2] = { "j", "k" };
+    CHECK_INT(create_elsewhere(&t, "k"), 0);
+    for (int i = 0; i < 2; i++) {
+        put(&t, sbs[i], dirs[i], "app/Main.java", main_java);
+        put(&t, sbs[i], dirs[i], "util/U.java", util_java);
+        put(&t, sbs[i], dirs[i], "MAIN_CLASS", "app.Main\n");
+        /* each process's first validation: compiled by the service */
+        CHECK_INT(first_run_elsewhere(&t, sbs[i], dirs[i]), 0);
+    }
+    /* the very same service process answers in k */
+    CHECK_INT(service_pid(lt_state_key(&t, "k", "pid")), svc);
+    /* j goes, k is still served */
     CHECK_INT(t.ex.sandbox_delete(t.ex.userdata, lt_call(&t), "j"), DVAL_OK);
-    CHECK(procs_gone(ns));
+    CHECK_INT(first_run_elsewhere(&t, "k", "/sandbox/w"), 0);
+    CHECK_INT(t.ex.sandbox_delete(t.ex.userdata, lt_call(&t), "k"), DVAL_OK);
+    CHECK(procs_gone(sns));
+    lt_close(&t);
+}
+
+/* A hostile validation in one sandbox against the shared service and a
+ * validation in another sandbox of the snapshot: it holds every
+ * connection it may, sends a source that names the other's class, and
+ * the other still compiles with the service, its files untouched. */
+static const char hold_pl[] =
+    "use strict; use IO::Socket::UNIX; my @s;\n"
+    "for (1 .. 12) { my $c = IO::Socket::UNIX->new(Type => SOCK_STREAM(),\n"
+    "  Peer => '" DVAL_JAVAC_SOCK "'); push @s, $c if $c; }\n"
+    "print 'held ', scalar @s, \"\\n\"; sleep 12;\n";
+
+TEST(test_javac_service__one_sandbox_cannot_starve_or_read_another)
+{
+    lt t;
+    lt_open(&t, "javac-cross");
+    java_sandbox(&t, "a");
+    dval_sandbox_options o = { .struct_size = sizeof o,
+                               .snapshot = "java-svc" };
+    lt_sandbox(&t, "b", &o);
+    put(&t, "b", "/sandbox/v", "app/Main.java", main_java);
+    put(&t, "b", "/sandbox/v", "util/U.java", util_java);
+    put(&t, "b", "/sandbox/v", "MAIN_CLASS", "app.Main\n");
+    put(&t, "b", "/sandbox/v", "Secret.java", "public class Secret {}");
+    put(&t, "a", "/sandbox/atk", "a.pl", attack_pl);
+    put(&t, "a", "/sandbox/atk", "hold.pl", hold_pl);
+    lt_out r = { 0 }, v = { 0 };
+    CHECK_INT(lt_run_in(&t, "a", "/sandbox/atk", "perl a.pl", &r), 0);
+    CHECK_CONTAINS(text(&r, 0), "read=1 nosym\n");
+    fflush(NULL);
+    pid_t holder = fork();
+    if (holder == 0) { /* a's validation holds its connections meanwhile */
+        lt other;
+        lt_out h = { 0 };
+        other_process(&other, &t);
+        lt_run_in(&other, "a", "/sandbox/atk", "perl hold.pl", &h);
+        fprintf(stderr, "    the attacker: %s", text(&h, 0));
+        _exit(0);
+    }
+    sleep(3);
+    CHECK_INT(run_in(&t, "b", "/sandbox/v", SVC, &v), 0);
+    CHECK_STR(text(&v, 0), "sorted [1, 2, 3]P[x=4]\n42\n");
+    CHECK_CONTAINS(text(&v, 1), "dval-javac: service\n");
+    waitpid(holder, NULL, 0);
+    /* the service's directory is there read-only, and the mount table
+     * names no host path (test_hostile_recon's rule) */
+    lt_out m = { 0 };
+    CHECK_INT(lt_run(&t, "b", "cat /proc/self/mountinfo", &m), 0);
+    CHECK_CONTAINS(text(&m, 0), " /javac " DVAL_JAVAC_RUN_DIR " ro,");
+    CHECK(strstr(text(&m, 0), t.dir) == NULL);
+    lt_out_free(&m);
+    lt_out_free(&r);
+    lt_out_free(&v);
     lt_close(&t);
 }

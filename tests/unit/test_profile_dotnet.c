@@ -83,12 +83,19 @@ TEST(test_profile_dotnet__embedded_files_are_the_repository_files)
     CHECK_INT(sh_ok("rm -rf %s", dir), 0);
 }
 
-TEST(test_profile_dotnet__run_command_is_build_then_run)
+TEST(test_profile_dotnet__build_and_run_phases)
 {
     const dval_profile *p = dval_profile_find("dotnet");
-    CHECK_STR(p->run_command, "sh /opt/dval-dotnet/build.sh 1>&2 && exec sh "
-              "/opt/dval-dotnet/run.sh");
+    CHECK_CONTAINS(p->build_command, "exec sh /opt/dval-dotnet/build.sh");
+    /* a snapshot without the scripts is the infrastructure's fault */
+    CHECK_CONTAINS(p->build_command, "[ -f /opt/dval-dotnet/build.sh ] || "
+                   "{ echo 'dval: infrastructure: ");
+    CHECK_CONTAINS(p->build_command, "exit 70; }");
+    CHECK_STR(p->run_command, "exec sh /opt/dval-dotnet/run.sh");
+    CHECK_INT(sh_parses(p->build_command), 0);
     CHECK_INT(sh_parses(p->run_command), 0);
+    CHECK_INT(sh_ok("cd /tmp && sh -c \"%s\" 2>/dev/null; test $? = 70",
+                    "[ -f /nonexistent/x ] || exit 70"), 0);
     CHECK_STR(p->channel_prefix, "DOTNET_SANDBOX_");
     CHECK_INT(sh_ok("for f in profiles/dotnet/*.sh; do sh -n $f || exit 1; "
                     "done%s", ""), 0);

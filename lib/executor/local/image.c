@@ -1,11 +1,12 @@
 /* Root images of the local executor. A sandbox's root is never the host's:
  * it is an overlay over an image, which is one of
- *   - a Debian 12 root built once per machine with mmdebstrap and cached
- *     under the image cache (shared by every state directory): "debian-12"
- *     (minbase + procps + iproute2), "debian-12-java" (the same +
- *     openjdk-17-jdk-headless + maven; Debian 12 has no JDK 25) and
- *     "debian-12-dotnet" (the base + the .NET runtime's libraries + the
- *     host's own .NET SDK, copied in: image_dotnet.c);
+ *   - a Debian root built once per machine with mmdebstrap and cached
+ *     under the image cache (shared by every state directory), each named
+ *     with its release and packages in `debian` below, the one place that
+ *     says so: "debian-12" (minbase + procps + iproute2), "debian-13-java"
+ *     (Debian 13 + openjdk-25-jdk-headless + maven: Debian 12 has no JDK
+ *     25) and "debian-12-dotnet" (the base + the .NET runtime's libraries
+ *     + the host's own .NET SDK, copied in: image_dotnet.c);
  *   - a root filesystem the user has: "dir:/path", "tar:/path.tar[.gz]",
  *     "oci:/layout[:tag]" (image_import.c);
  *   - an image in a registry: "docker://NAME[:TAG]", or a name with a
@@ -121,16 +122,20 @@ int lx_image_parse(dval_call *c, const char *image, lx_image *out)
                            "system directories)", image);
 }
 
+/* The cache key names the release: an image of another release is
+ * another image, never an old one reused under the same name. */
 static const struct {
-    const char *key, *include;
+    const char *key, *suite, *release, *include;
 } debian[] = {
-    [LX_IMG_BASE] = { "debian-12", "procps,iproute2" },
-    [LX_IMG_JAVA] = { "debian-12-java", "procps,iproute2,"
-                      "openjdk-17-jdk-headless,maven" },
+    [LX_IMG_BASE] = { "debian-12", "bookworm", "Debian 12",
+                      "procps,iproute2" },
+    [LX_IMG_JAVA] = { "debian-13-java", "trixie", "Debian 13",
+                      "procps,iproute2,openjdk-25-jdk-headless,maven" },
     /* what the .NET runtime loads (ICU, OpenSSL, Kerberos, zlib), the
      * CA certificates and time zones its programs expect */
-    [LX_IMG_DOTNET] = { "debian-12-dotnet", "procps,iproute2,ca-certificates,"
-                        "tzdata,libicu72,libssl3,libgssapi-krb5-2,zlib1g" },
+    [LX_IMG_DOTNET] = { "debian-12-dotnet", "bookworm", "Debian 12",
+                        "procps,iproute2,ca-certificates,tzdata,libicu72,"
+                        "libssl3,libgssapi-krb5-2,zlib1g" },
 };
 
 /* The dotnet image copies the host's SDK: without one it cannot be built,
@@ -192,8 +197,8 @@ static void announce(lx_build_io *io, int which, const char *sdk,
                      const char *ver)
 {
     char m[4400];
-    dval__fmt(m, sizeof m, "building the image %s (Debian 12, mmdebstrap)\n",
-              debian[which].key);
+    dval__fmt(m, sizeof m, "building the image %s (%s, mmdebstrap)\n",
+              debian[which].key, debian[which].release);
     lx_io_write(io, m, strlen(m));
     if (sdk[0]) {
         dval__fmt(m, sizeof m, "with the .NET SDK %s from %s\n", ver, sdk);
@@ -270,8 +275,9 @@ static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
            "mmdebstrap (once per machine; log %s)", debian[which].key, p);
     announce(&io, which, sdk, ver);
     int64_t t0 = dval__now_ms();
-    char *argv[] = { NULL, LX_VERB_MKIMAGE, tmp, (char *)debian[which].include,
-                     sdk[0] ? sdk : NULL, NULL };
+    char *argv[] = { NULL, LX_VERB_MKIMAGE, tmp, (char *)debian[which].suite,
+                     (char *)debian[which].include, sdk[0] ? sdk : NULL,
+                     NULL };
     int code = 0;
     rc = lx_run_step(x, c, argv, end, &io, &code);
     lx_io_flush(&io);

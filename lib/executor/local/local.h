@@ -10,7 +10,7 @@
  * $XDG_CACHE_HOME/daytona-validate, else ~/.cache/daytona-validate),
  * shared by every state directory so a machine builds each image once:
  *   images/<key>/{lock,build.log,ok,format,rootfs/}
- *       key: debian-12[-java|-dotnet]
+ *       key: debian-12, debian-13-java, debian-12-dotnet (image.c)
  *   oci/   images pulled from registries: blobs by digest, pins (pull.h) */
 #ifndef DVAL_LOCAL_H
 #define DVAL_LOCAL_H
@@ -204,6 +204,14 @@ int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
  * end goes to *rd (the caller closes it). */
 int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
                     int *rd);
+
+/* ---- services.c: a snapshot's shared profile services */
+/* 0 and base (<snapshot>/services, made) when a root caller's sandbox
+ * over layer ("<snapshot>/layer:<image>") gets shared services. */
+int lx_services_base(const char *layer, char *base, size_t cap);
+/* Starts the snapshot's services host unless one runs. */
+void lx_services_start(lx *x, dval_call *c, const char *base,
+                       const char *layer);
 
 /* ---- image.c, image_import.c: the roots sandboxes run on */
 /* The Debian images first (lx_image_is_debian), then the imports. */

@@ -13,12 +13,13 @@
 
 /* Verbs (argv[1]) */
 #define LX_VERB_BUILD "build"       /* run a snapshot's build steps */
-#define LX_VERB_MKIMAGE "mkimage"   /* build a Debian 12 root */
+#define LX_VERB_MKIMAGE "mkimage"   /* build a Debian root */
 #define LX_VERB_IMPORT "import"     /* extract a root filesystem */
 #define LX_VERB_INIT "init"         /* start a sandbox's init */
 #define LX_VERB_EXEC "exec"         /* run a command in a sandbox */
 #define LX_VERB_PROBE "probe"       /* check isolation support */
 #define LX_VERB_RESET "reset"       /* the fast reset (keeps the init) */
+#define LX_VERB_SERVICES "services" /* a snapshot's shared services */
 
 /* Positional argument values */
 #define LX_ARG_NO_INIT "-"          /* exec's <initpid> when unisolated */
@@ -44,6 +45,8 @@
 #define LX_OPT_OWNED "-o"           /* init ("1"): the sandbox is removed
                                      * when the process that started the
                                      * init ends (isolation=sandbox) */
+#define LX_OPT_SERVICES "-S"        /* init: the snapshot's shared services'
+                                     * directory (bound in, not started) */
 #define LX_OPT_END "--"             /* exec: the command follows */
 #define LX_OPT_ARGV "--argv"        /* exec: the program and its arguments
                                      * follow, run without a shell in

@@ -364,15 +364,19 @@ static int setup_limits(lx *x, dval_call *c, lx_sb *sb, lx_limits *l)
 static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
                       const lx_limits *l, int *ipid)
 {
-    char hide[4096], gib[16], uid[24];
+    char hide[4096], gib[16], uid[24], svc[4300];
     dval__fmt(hide, sizeof hide, "%s", x->state_dir);
     dval__fmt(gib, sizeof gib, "%d", lx_disk_gib(sb));
     dval__fmt(uid, sizeof uid, "%ld", lx_uid_base(sb));
-    char *argv[20] = { NULL, LX_VERB_INIT, sb->dir, layer,
+    char *argv[24] = { NULL, LX_VERB_INIT, sb->dir, layer,
                        lx_kv_num(&sb->kv, "network", 0) ? LX_NET_HOST
                        : LX_NET_NONE, hide, LX_OPT_DISK_GIB, gib,
                        LX_OPT_UID, uid };
-    int n = 10;
+    int n = 10, shared = lx_services_base(layer, svc, sizeof svc) == 0;
+    if (shared) {
+        argv[n++] = LX_OPT_SERVICES;
+        argv[n++] = svc;
+    }
     for (int i = 0; i < l->nprocs; i++) {
         argv[n++] = LX_OPT_CGROUP;
         argv[n++] = (char *)l->procs[i];
@@ -405,6 +409,8 @@ static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
         out[strcspn(out, "\n")] = 0;
         return dval__call_fail(c, DVAL_EEXEC, "sandbox init failed: %s", out);
     }
+    if (shared) /* after the init: it is already the host's user */
+        lx_services_start(x, c, svc, layer);
     const char *note = strstr(out, LX_REPLY_NOTE);
     size_t skip = strlen(LX_REPLY_NOTE);
     if (note) /* still bounded, but not on disk: say so */

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -193,6 +194,9 @@ int lx_snapshot_delete(void *ud, dval_call *c, const char *id)
         return lk;
     dval__fmt(p, sizeof p, "%s/snapshots/.trash-%d-%lld-%lu",
               x->state_dir, (int)getpid(), (long long)lx_wall_ms(), lx_seq());
+    char svc[4200]; /* the shared services' tmpfs (services.c) */
+    dval__fmt(svc, sizeof svc, "%s/services", dir);
+    umount2(svc, MNT_DETACH);
     if (rename(dir, p) < 0 || lx_rmtree(p) < 0)
         rc = dval__call_fail(c, DVAL_EIO, "cannot remove %s: %s", dir,
                              strerror(errno));
