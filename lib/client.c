@@ -207,6 +207,7 @@ DVAL_API int dval_client_new(dval_client **out, const dval_client_options *opts)
     }
     atomic_init(&c->refs, 1);
     pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->users_lock, NULL);
     c->rng = (unsigned)time(NULL) ^ (unsigned)getpid();
     c->retry_attempts = o.retry_attempts > 0 ? o.retry_attempts : 5;
     c->retry_base_ms = o.retry_base_ms > 0 ? o.retry_base_ms : 1000;
@@ -226,6 +227,7 @@ DVAL_API int dval_client_new(dval_client **out, const dval_client_options *opts)
                   "dval_client_new: %s", err);
         config_free(&c->cfg);
         pthread_mutex_destroy(&c->lock);
+        pthread_mutex_destroy(&c->users_lock);
         dval__free(c);
         dval_global_cleanup();
         return rc;
@@ -251,7 +253,9 @@ static void client_destroy(void *handle)
     dval_client *c = handle;
     dval__ex_destroy(c);
     config_free(&c->cfg);
+    dval__users_free(c);
     pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->users_lock);
     dval__free(c);
     dval_global_cleanup();
 }

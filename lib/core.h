@@ -27,6 +27,8 @@ struct dval_client {
     char errring[DVAL__ERR_RING][DVAL_ERRMSG_MAX];
     atomic_uint errseq;
     _Atomic int64_t hold_until_ms; /* backpressure.c: no call before */
+    pthread_mutex_t users_lock;    /* sandbox_users.c */
+    void *users;
 };
 
 struct dval_snapshot {
@@ -62,6 +64,12 @@ void dval__client_seterr(dval_client *c, const char *fmt, ...)
 /* For a public function called with a NULL argument: says so on the
  * client (when there is one) and returns DVAL_EINVAL. */
 int dval__null_arg(dval_client *c, const char *function);
+
+/* sandbox_users.c: the client's validations in each shared sandbox */
+int dval__users_enter(dval_client *c, const char *name);
+/* Returns how many other validations of the client still use it. */
+int dval__users_leave(dval_client *c, const char *name);
+void dval__users_free(dval_client *c);
 
 /* retry.c (with the retry loop of retry.h) */
 /* Prepares a dval_call for the executor: timeout, cancel fd, logging. */

@@ -15,7 +15,7 @@ typedef struct dval__slot {
     char name[DVAL_ID_MAX];      /* sandbox name: <prefix>-<index> */
     int busy;                    /* validations running on it */
     int used;                    /* leased or warmed once: preferred */
-    int ready;                   /* a validation on it has ended: shareable */
+    int ready;                   /* its sandbox was acquired: shareable */
     int releasing;               /* idle release in progress: not leasable */
     int may_exist;               /* min_warm or a session-isolation lease
                                     made it: the only ones freed by name */

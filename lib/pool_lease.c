@@ -18,9 +18,9 @@ static int pick(const dval_pool *p)
     int best = -1;
     for (int i = 0; i < p->max_sb; i++) {
         const dval__slot *s = &p->slots[i];
-        /* until its first validation has acquired it, a slot's sandbox is
-         * leased to one caller: concurrent first uses would race to
-         * create it */
+        /* until its first validation has acquired it (not: has ended),
+         * a slot's sandbox is leased to one caller: concurrent first uses
+         * would race to create it */
         if (s->releasing || s->busy >= p->per_sb || (s->busy && !s->ready))
             continue;
         if (best < 0 || s->busy < p->slots[best].busy ||

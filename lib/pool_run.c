@@ -103,6 +103,18 @@ static int validate_recycled(dval_pool *p, int i, const dval_validation *r,
     return rc;
 }
 
+/* The slot's sandbox exists: the validations queued behind the first one
+ * share it now, and need no lookup. */
+static void shared_acquired(dval__lease *ls)
+{
+    dval_pool *p = ls->owner;
+    pthread_mutex_lock(&p->lock);
+    p->slots[ls->slot].shared = ls->shared;
+    p->slots[ls->slot].ready = 1;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+}
+
 /* Session isolation on slot i: the slot's shared sandbox as the last
  * validation left it, so that this one needs no lookup. */
 static int validate_shared(dval_pool *p, int i, const dval_validation *r,
@@ -114,6 +126,9 @@ static int validate_shared(dval_pool *p, int i, const dval_validation *r,
     s->may_exist = 1; /* isolation=sandbox ones name sandboxes of their own */
     ls->shared = s->shared;
     pthread_mutex_unlock(&p->lock);
+    ls->acquired = shared_acquired;
+    ls->owner = p;
+    ls->slot = i;
     int rc = dval__validate_in(p->client, r, on_event, userdata, result_json,
                                ls);
     pthread_mutex_lock(&p->lock);

@@ -25,6 +25,12 @@ typedef struct dval__lease {
     /* in: the pool has ensured the request's snapshot: no ensure unless
      * a sandbox create fails (the snapshot may have vanished since) */
     int snapshot_ready;
+    /* session isolation: called once the shared sandbox is acquired,
+     * before the program runs (from then on the pool lets others share
+     * it); owner and slot are the caller's */
+    void (*acquired)(struct dval__lease *ls);
+    void *owner;
+    int slot;
 } dval__lease;
 
 /* dval_validate with what the pool knows (ls NULL: dval_validate). */

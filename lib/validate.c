@@ -139,6 +139,14 @@ static int run_once(dval__vctx *v)
     return rc;
 }
 
+/* No longer among the users of the shared sandbox; how many remain. */
+int dval__validate_leave(dval__vctx *v)
+{
+    int others = v->user ? dval__users_leave(v->client, v->user_of) : 0;
+    v->user = 0;
+    return others;
+}
+
 /* Forgets the handles of a sandbox that is gone or stopped (its session
  * died with it): the next acquire finds or creates it again. */
 static void drop_sandbox(dval__vctx *v)
@@ -148,6 +156,7 @@ static void drop_sandbox(dval__vctx *v)
     if (v->sb && v->claim)
         dval__sandbox_release(v->sb, v->claim);
     v->claim = NULL;
+    dval__validate_leave(v);
     dval_sandbox_free(v->sb);
     v->sb = NULL;
     v->sess_id[0] = 0;

@@ -60,6 +60,8 @@ typedef struct dval__vctx {
     dval_session *sess;
     char sess_id[DVAL_ID_MAX];
     char sb_name[DVAL_ID_MAX];  /* the sandbox really used (isolation) */
+    int user;               /* counted among the sandbox's users ... */
+    char user_of[DVAL_ID_MAX]; /* ... of this name */
     void *claim;            /* the executor's claim on workdir, or NULL */
     const char *build_cmd;  /* NULL: no build phase */
     const char *run_cmd;
@@ -99,6 +101,8 @@ int dval__validate_fail(dval__vctx *v, int rc, const char *phase,
 /* Appends a formatted message to the summary's "errors". */
 void dval__validate_note(dval__vctx *v, const char *fmt, const char *a,
                          const char *b);
+/* No longer counted among the shared sandbox's users; how many remain. */
+int dval__validate_leave(dval__vctx *v);
 
 /* ---- validate_request.c */
 /* Copies and checks the request, resolves the profile, thread id and

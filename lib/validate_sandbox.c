@@ -128,6 +128,12 @@ int dval__validate_sandbox(dval__vctx *v)
         hint.known = &v->ls->shared;
     }
     o.labels = labels;
+    /* counted before the acquire: a validation ending now must not
+     * delete the sandbox this one is about to find */
+    if (!isolated) {
+        dval__strlcpy(v->user_of, o.name, sizeof v->user_of);
+        v->user = dval__users_enter(v->client, v->user_of) == DVAL_OK;
+    }
     int rc = acquire(v, &o, &hint);
     dval__free(labels);
     if (rc)
@@ -136,8 +142,9 @@ int dval__validate_sandbox(dval__vctx *v)
     dval__strlcpy(v->sb_name, dval_sandbox_name(v->sb), sizeof v->sb_name);
     if (isolated && v->ls && v->ls->recycle) /* the pool resets it next */
         dval__strlcpy(v->ls->id, dval_sandbox_id(v->sb), sizeof v->ls->id);
-    else if (!isolated && v->ls)
-        v->ls->shared = v->sb->info;
+    else if (!isolated && v->ls && (v->ls->shared = v->sb->info, 1) &&
+             v->ls->acquired)
+        v->ls->acquired(v->ls);
     /* a sandbox that stays for other validations; a recycled one is
      * reset (every process killed) before the next */
     if (!isolated && o.release != DVAL_RELEASE_DELETE)
@@ -200,6 +207,10 @@ static int close_session(dval__vctx *v)
  * first: what the program left running must not outlive it. */
 static int release_sandbox(dval__vctx *v)
 {
+    /* a release policy applies when the last validation using the sandbox
+     * has ended: never stopped or deleted under another */
+    if (dval__validate_leave(v) > 0)
+        v->sb->opts.release = DVAL_RELEASE_KEEP;
     int deleting = v->sb->opts.release == DVAL_RELEASE_DELETE;
     int rc = deleting ? DVAL_OK : close_session(v);
     if (v->claim) { /* the session's processes are gone, or go now */
@@ -224,6 +235,7 @@ void dval__validate_close(dval__vctx *v)
     int64_t t0;
     dval__validate_phase_start(v, "close", &t0);
     int rc = v->sb ? release_sandbox(v) : close_session(v);
+    dval__validate_leave(v); /* the acquire failed: counted all the same */
     /* a shared sandbox stopped or deleted by the request's release policy
      * is no longer as the pool last saw it */
     if (v->ls && v->sb && v->sb->opts.release != DVAL_RELEASE_KEEP)
