@@ -44,13 +44,15 @@
     DVAL_SERVICE_INSTALL(name, uid, dir, run "' 'shared 1")
 
 /* The start of a profile's build command whose scripts the snapshot's
- * build wrote under dir: a snapshot without them (built by another
- * version of a profile, or by a server that ran no build step) is an
+ * build wrote under dir: a sandbox without them (its snapshot built by
+ * another version of a profile or by a server that ran no build step, or
+ * a local sandbox run unisolated, which runs no step) is an
  * infrastructure error, not the program's. */
 #define DVAL_PROFILE_NEEDS(dir, script)                                     \
-    "[ -f " dir "/" script " ] || { echo 'dval: infrastructure: this "     \
-    "snapshot lacks the scripts of its profile (" dir "): rebuild it' "     \
-    ">&2; exit 70; }; "
+    "[ -f " dir "/" script " ] || { echo 'dval: infrastructure: the "       \
+    "scripts of this profile (" dir ") are not in this sandbox: its "       \
+    "snapshot lacks them (rebuild it), or it runs unisolated (give the "    \
+    "validation a run command of its own)' >&2; exit 70; }; "
 
 /* Where the executor has no init of its own (Daytona: commands run as
  * the sandbox's user, root in the design's images): starts each service

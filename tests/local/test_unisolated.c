@@ -202,8 +202,10 @@ TEST(test_unisolated__session_exec_cwd_is_inside_the_sandbox)
 
 /* The java profile's snapshot steps install its compile service under
  * /opt and /run: unisolated they would run on the host, as root, for a
- * sandbox that never sees the snapshot's layer. None runs; the program
- * compiles with the host's javac. */
+ * sandbox that never sees the snapshot's layer. None runs: the profile's
+ * own build says why it cannot run (an infrastructure error, not the
+ * program's), and a validation with a run command of its own compiles
+ * with the host's javac. */
 TEST(test_unisolated__java_builds_nothing_on_the_host)
 {
     if (access("/opt/dval-javac", F_OK) == 0 ||
@@ -219,13 +221,21 @@ TEST(test_unisolated__java_builds_nothing_on_the_host)
     lt_sh(cmd);
     dval__buf out = { 0 };
     char *json = NULL;
-    int rc = validate(&u, "java", NULL, NULL, &out, &json);
-    if (rc != DVAL_OK)
-        th_fail(__FILE__, __LINE__, "validate: %s",
-                dval_client_errmsg(u.client));
-    CHECK(json != NULL);
+    validate(&u, "java", NULL, NULL, &out, &json);
+    if (!json || !strstr(json, "\"verdict\":\"infrastructure_error\"") ||
+        !strstr(json, "runs unisolated"))
+        th_fail(__FILE__, __LINE__, "profile build: %s", json ? json : "-");
     CHECK(access("/opt/dval-javac", F_OK) != 0);
     CHECK(access("/run/dval-javac", F_OK) != 0);
+    dval_free(json);
+    json = NULL;
+    int rc = validate(&u, "java", NULL,
+                      "mkdir -p out && javac -d out Main.java && "
+                      "exec java -cp out Main", &out, &json);
+    if (rc != DVAL_OK || !strstr(json, "\"verdict\":\"passed\""))
+        th_fail(__FILE__, __LINE__, "own run command: %s %s",
+                dval_client_errmsg(u.client), json ? json : "-");
+    CHECK(access("/opt/dval-javac", F_OK) != 0);
     dval_free(json);
     dval__buf_free(&out);
     uni_close(&u);
