@@ -79,18 +79,10 @@ extern const char *cli_prog;
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_usage_hint(const char *cmd);
 
-/* What a `run` learnt from the library's events (and, with --json, the
- * program's output). */
-typedef struct capture {
-    char *data;
-    size_t len;
-    int truncated;
-} capture;
-
+/* What a `run` learnt from the library's events. */
 #define RUN_TAIL 16384
 typedef struct run_state {
     int json;
-    capture out, err;          /* --json: program output for the summary */
     char tail[RUN_TAIL];       /* last program output, for hints */
     size_t tail_len;
     char sandbox[256];
@@ -107,6 +99,8 @@ typedef struct run_report {
     const char *summary;       /* the library's summary, or NULL */
     int called;                /* dval_validate ran (ri->rc is its status) */
     int64_t total_ms;
+    const char *folder;        /* DIR as given */
+    int index;                 /* its place among the DIRs */
 } run_report;
 
 /* cmd_batch.c: `run` with several DIRs (one validation each, at most

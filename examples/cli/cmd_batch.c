@@ -137,7 +137,8 @@ static void report(batch *b, item *it, int rc, const char *summary,
     if (!b->o->json)
         return;
     run_report r = {.ri = &ri, .st = it->st, .profile = b->o->req->profile,
-                    .summary = summary, .called = !why,
+                    .summary = summary, .called = !why, .folder = it->dir,
+                    .index = (int)(it - b->items),
                     .total_ms = it->wall_ms};
     pthread_mutex_lock(&b->out_lock);
     report_json(stdout, &r);   /* one line */
@@ -293,6 +294,9 @@ static int run_all(batch *b)
     if (b->progress)
         fputs("\r\033[K", stderr);
     summary_table(b);
+    /* interrupted: as the single run, 128 + the signal */
+    if (intr_signal())
+        return 128 + intr_signal();
     return atomic_load(&b->failed) ? 1 : 0;
 }
 

@@ -13,7 +13,6 @@
 #include "cli.h"
 
 #define MAX_LABELS 32
-#define CAPTURE_MAX (1 << 20)   /* per stream, in --json mode */
 
 static const char run_usage[] =
     "usage: daytona-validate run --profile NAME [options] DIR\n"
@@ -58,22 +57,6 @@ static const char run_usage[] =
     "69 unavailable, 70 infrastructure, 75 busy, 80 compile error,\n"
     "81 runtime unsupported, 82 memory limit, 83 output limit,\n"
     "84 wrong results, 124 time limit, 130 SIGINT, 143 SIGTERM.\n";
-
-static void capture_add(capture *c, const char *data, size_t len)
-{
-    if (c->len + len > CAPTURE_MAX) {
-        c->truncated = 1;
-        len = CAPTURE_MAX - c->len;
-    }
-    if (!len)
-        return;
-    char *n = realloc(c->data, c->len + len);
-    if (!n)
-        return;
-    memcpy(n + c->len, data, len);
-    c->data = n;
-    c->len += len;
-}
 
 /* The last RUN_TAIL bytes of program output: hints look at them. */
 static void tail_add(run_state *st, const char *data, size_t len)
@@ -137,8 +120,8 @@ static int on_event(const dval_event *ev, void *ud)
             /* the build's diagnostics: stdout is the program's alone */
             term_out(2, ev->data, ev->len);
         } else if (st->json) {
-            /* stdout must hold only the summary: show output on stderr */
-            capture_add(err ? &st->err : &st->out, ev->data, ev->len);
+            /* stdout must hold only the summary: show output on stderr
+             * (the summary has it, from the library) */
             term_out(2, ev->data, ev->len);
         } else {
             term_out(err ? 2 : 1, ev->data, ev->len);
@@ -375,7 +358,8 @@ static int early_failure(const run_args *a, const cli_problem *pb,
     snprintf(ri.phase, sizeof ri.phase, "%s", phase);
     term_problem(pb->message, pb->hint);
     if (a->json) {
-        run_report r = {.ri = &ri, .profile = a->req.profile};
+        run_report r = {.ri = &ri, .profile = a->req.profile,
+                        .folder = a->req.source_dir};
         report_json(stdout, &r);
     }
     return pb->exit_status;
@@ -455,7 +439,7 @@ static int finish(const run_args *a, run_state *st, dval_client *client,
     if (a->json) {
         run_report r = {.ri = &ri, .st = st, .profile = a->req.profile,
                         .summary = summary, .called = 1,
-                        .total_ms = total_ms};
+                        .total_ms = total_ms, .folder = a->req.source_dir};
         report_json(stdout, &r);
     }
     return ri.pb.exit_status;
@@ -489,8 +473,6 @@ static int run(run_args *a, dval_client *client)
     int ex = finish(a, st, client, rc, summary, total);
     runlog_close();
     dval_free(summary);
-    free(st->out.data);
-    free(st->err.data);
     free(st);
     /* the watcher thread may still hold the token: it is never freed
      * while the process runs */

@@ -1,6 +1,7 @@
 /* `run --json`: one document of one shape for success and every failure,
  * described by man/daytona-validate-run.schema.json (installed beside the
  * man page). Every key is always present; unknown values are null. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -59,6 +60,34 @@ void run_info_verdict(run_info *ri, const char *summary)
                  sizeof ri->verdict_detail);
 }
 
+/* The run phase's output as the library kept it (the summary's
+ * phases.run), else nothing. */
+static void program_output(FILE *f, const char *summary)
+{
+    const char *phases = NULL, *run = NULL;
+    size_t n;
+    if (summary && !jt_member(summary, "phases", &phases, &n) &&
+        jt_member(phases, "run", &run, &n))
+        run = NULL;
+    fputs(",\"stdout\":", f);
+    member(f, run, "stdout", "\"\"");
+    fputs(",\"stderr\":", f);
+    member(f, run, "stderr", "\"\"");
+    fputs(",\"output_truncated\":", f);
+    member(f, run, "output_truncated", "false");
+}
+
+/* Which folder of the command line the document is about. */
+static void folder(FILE *f, const run_report *r)
+{
+    char abs[4096];
+    fputs(",\"folder\":", f);
+    str_or_null(f, r->folder);
+    fputs(",\"folder_path\":", f);
+    str_or_null(f, r->folder && realpath(r->folder, abs) ? abs : NULL);
+    fprintf(f, ",\"index\":%d", r->index);
+}
+
 void report_json(FILE *f, const run_report *r)
 {
     const run_info *ri = r->ri;
@@ -87,7 +116,11 @@ void report_json(FILE *f, const run_report *r)
     fputs(",\"results\":", f);
     member(f, r->summary, "results", "{}");
     fputs(",\"thread_id\":", f);
-    str_or_null(f, ri->thread_id);
+    if (ri->thread_id)
+        str_or_null(f, ri->thread_id);
+    else
+        member(f, r->summary, "thread_id", "null");
+    folder(f, r);
     fputs(",\"profile\":", f);
     str_or_null(f, r->profile);
     fputs(",\"executor\":", f);
@@ -100,14 +133,7 @@ void report_json(FILE *f, const run_report *r)
     if (st && st->timings_len)
         fprintf(f, "%s,", st->timings);
     fprintf(f, "\"total\":%lld}", (long long)r->total_ms);
-    fputs(",\"stdout\":", f);
-    jt_string(f, st && st->out.data ? st->out.data : "",
-              st ? st->out.len : 0);
-    fputs(",\"stderr\":", f);
-    jt_string(f, st && st->err.data ? st->err.data : "",
-              st ? st->err.len : 0);
-    fprintf(f, ",\"output_truncated\":%s}\n",
-            st && (st->out.truncated || st->err.truncated) ? "true"
-                                                           : "false");
+    program_output(f, r->summary);
+    fputs("}\n", f);
     fflush(f);
 }

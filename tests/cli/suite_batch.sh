@@ -43,6 +43,25 @@ batch() {
     local n
     n=$("$PY" -c 'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])]; print(len(d), sum(1 for x in d if x["schema"]=="daytona-validate-run/2" and x["ok"]))' "$o.jsonl")
     [ "$n" = "3 3" ] && ok "$tag: --json gives 3 run documents, one per line" || bad "$tag: json lines" "$n $(cat "$o.jsonl")"
+    # each line says which folder it is (as given, absolute, its index),
+    # its thread id, and what the program printed
+    if "$PY" - "$o.jsonl" "$T" <<'EOP'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+by = {d["index"]: d for d in docs}
+for i, name in enumerate(["a", "b", "hostile"]):
+    d = by[i]
+    assert d["folder"] == sys.argv[2] + "/" + name, d
+    assert d["folder_path"] == sys.argv[2] + "/" + name, d
+    assert d["thread_id"], d
+    if name != "hostile":
+        assert d["stdout"] == "start %s\nend %s\n" % (name, name), d
+        assert d["output_truncated"] is False, d
+assert len({d["thread_id"] for d in docs}) == 3
+EOP
+    then ok "$tag: --json lines name folder, index, thread id and carry stdout"
+    else bad "$tag: json line fields" "$(cat "$o.jsonl")"
+    fi
     if grep -q '"mine":"b"' "$o.jsonl" && grep -q '"mine":"a"' "$o.jsonl" && ! grep -q pwned "$o.jsonl"; then
         ok "$tag: --isolation sandbox: the hostile folder cannot touch the others' results"
     else
@@ -97,8 +116,8 @@ cpid=$!
 for _ in $(seq 100); do grep -q '\[slow\] slow' "$T/intr.err" 2>/dev/null && break; sleep 0.1; done
 sleep 0.5; kill -INT $cpid; wait $cpid; rc=$?
 n=$("$PY" -c 'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])]; print(len(d), sorted(x["status"] for x in d))' "$T/intr.jsonl" 2>&1)
-[ $rc = 1 ] && [ "$n" = "3 ['interrupted', 'interrupted', 'interrupted']" ] &&
-    ok "Ctrl-C with --json: a run document for every folder, started or not" ||
+[ $rc = 130 ] && [ "$n" = "3 ['interrupted', 'interrupted', 'interrupted']" ] &&
+    ok "Ctrl-C with --json: exit 130, a run document for every folder, started or not" ||
     bad "Ctrl-C with --json (rc $rc)" "$n $(cat "$T/intr.jsonl" "$T/intr.err")"
 
 if "$PY" -c 'import aiohttp' 2>/dev/null; then
