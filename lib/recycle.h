@@ -25,6 +25,9 @@ typedef struct dval__lease {
     /* in: the pool has ensured the request's snapshot: no ensure unless
      * a sandbox create fails (the snapshot may have vanished since) */
     int snapshot_ready;
+    /* in: the pool's services and seeds, loaded once (services.h), or
+     * NULL: the validation loads the request's */
+    const struct dval__svcset *svc;
 } dval__lease;
 
 /* dval_validate with what the pool knows (ls NULL: dval_validate). */

@@ -17,6 +17,7 @@
 
 #include "core.h"
 #include "recycle.h"
+#include "services.h"
 
 /* results listing written by the run command's trailer (in the workdir,
  * outside results/ so it is never taken for a result) */
@@ -55,6 +56,12 @@ typedef struct dval__vctx {
     size_t results_bytes;   /* and their text */
     json_t *errors;
     dval__lease *ls;        /* what the pool slot knows, or NULL */
+    /* the request's services and seeds (own_svc), or the pool's; the
+     * snapshot and sandbox names they give (services.h) */
+    dval__svcset own_svc;
+    const dval__svcset *svc;
+    char snapshot_name[DVAL_ID_MAX];
+    char sandbox_base[DVAL_ID_MAX];
 } dval__vctx;
 
 /* ---- validate_events.c */

@@ -4,10 +4,21 @@
 #include "command_text.h"
 #include "workdir.h"
 
-static int build_command(dval__vctx *v, dval__buf *cmd)
+/* The run command as text, under the services' wraps (services.h). */
+static const char *run_text(dval__vctx *v, dval__buf *wrapped)
 {
     const char *run = v->req.run_command ? v->req.run_command
                                          : v->prof->run_command;
+    if (!v->svc->n)
+        return run;
+    return dval__svcset_wrap_text(v->svc, run, wrapped) ? NULL
+                                                         : wrapped->data;
+}
+
+static int build_text(dval__vctx *v, dval__buf *cmd, const char *run)
+{
+    if (!run)
+        return DVAL_ENOMEM;
     int rc = dval__buf_appendf(cmd, "export DVAL_THREAD_ID=");
     rc = rc ? rc : dval__shell_quote(cmd, v->thread_id);
     rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_WORKDIR=");
@@ -35,6 +46,15 @@ static int build_command(dval__vctx *v, dval__buf *cmd)
                                      "\"$DVAL_WORKDIR/" DVAL__LISTING "\") "
                                      "</dev/null >/dev/null 2>&1; "
                                      "exit $dval_rc", run);
+    return rc;
+}
+
+static int build_command(dval__vctx *v, dval__buf *cmd)
+{
+    dval__buf wrapped = { 0 };
+    const char *run = run_text(v, &wrapped);
+    int rc = build_text(v, cmd, run);
+    dval__buf_free(&wrapped);
     return rc;
 }
 
@@ -75,7 +95,9 @@ static int direct_command(dval__vctx *v, char ***words, const char *shell[4],
     if (!dval__sandbox_can_list(v->sb) ||
         !dval__session_can_exec_argv(v->sess))
         return DVAL_OK;
-    int rc = dval__command_words(run, words);
+    /* the services' wraps are the program; the run command their sh's */
+    int rc = !v->svc->n ? dval__command_words(run, words)
+             : dval__svcset_wrap_argv(v->svc, run, words) ? DVAL_ENOMEM : 1;
     if (rc < 0)
         return rc;
     if (rc == 0) {
