@@ -33,6 +33,10 @@
     "-Xmx256m -XX:ReservedCodeCacheSize=64m -cp " DVAL_JAVAC_DIR            \
     " JavacService " DVAL_JAVAC_SOCK
 
+/* Class path entries the validation's services add (their JDBC drivers:
+ * lib/service_spec.h), after the program's own. */
+#define DVAL_JAVA_CLASSPATH_MORE "${DVAL_CLASSPATH:+:$DVAL_CLASSPATH}"
+
 /* The java profile's run command; `use` is a shell condition for trying
  * the service ("false": plain javac only, as the tests compare). With
  * DVAL_JAVAC_TRACE=1 it names the compiler that answered on stderr. */
@@ -49,12 +53,13 @@
     "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC $cds -d out \"$@\"; }; " \
     "if [ -f pom.xml ]; then "                                              \
     "{ mvn -q -o -DskipTests package || mvn -q -DskipTests package; } 1>&2 " \
-    "&& exec java -cp 'target/classes:target/dependency/*' \"$main\"; "     \
+    "&& exec java -cp \"target/classes:target/dependency/*" DVAL_JAVA_CLASSPATH_MORE \
+    "\" \"$main\"; "                                                        \
     "else rm -rf out && mkdir -p out && "                                   \
     "dval_javac $(find . -name '*.java' ! -path './out/*' | "               \
     "sed 's|^\\./||' | LC_ALL=C sort) 1>&2 && { "                           \
     "rcds=; [ -f " DVAL_JAVAC_RUN_JSA " ] && "                              \
     "rcds=-XX:SharedArchiveFile=" DVAL_JAVAC_RUN_JSA "; "                   \
-    "exec java $rcds -cp out \"$main\"; }; fi"
+    "exec java $rcds -cp \"out" DVAL_JAVA_CLASSPATH_MORE "\" \"$main\"; }; fi"
 
 #endif
