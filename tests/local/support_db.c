@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lt.h"
+#include "services.h"
 
 static char state[600];
 
@@ -17,6 +18,29 @@ static const char *state_dir(void)
 {
     snprintf(state, sizeof state, "%s/db", lt_base());
     return state;
+}
+
+/* Snapshots of earlier seeds or scripts (another tag) would pile up in
+ * the kept state directory, hundreds of MB each: removed. */
+static void prune(dval_client *c)
+{
+    static const char *const svc[] = {"postgres", "sqlite", NULL};
+    static const char *const seeds[] = {DB_SCHEMA, DB_DATA, NULL};
+    dval__svcset s;
+    char msg[256], p[700];
+    CHECK_INT(dval__svcset_load(&s, svc, seeds, msg, sizeof msg), DVAL_OK);
+    snprintf(p, sizeof p, "%s/snapshots", state);
+    DIR *d = opendir(p);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        dval_snapshot *snap = NULL;
+        if (strstr(e->d_name, "-db") && !strstr(e->d_name, s.tag) &&
+            dval_snapshot_get(&snap, c, e->d_name) == DVAL_OK)
+            dval_snapshot_delete(snap);
+        dval_snapshot_free(snap);
+    }
+    if (d)
+        closedir(d);
+    dval__svcset_free(&s);
 }
 
 dval_client *db_client(void)
@@ -33,6 +57,7 @@ dval_client *db_client(void)
     o.state_dir = state_dir();
     dval_client *c = NULL;
     CHECK_INT(dval_client_new(&c, &o), DVAL_OK);
+    prune(c);
     return c;
 }
 
