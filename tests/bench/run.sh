@@ -14,7 +14,8 @@
 # cold processes), BENCH_POOL_LEVELS=1,4,16,64 BENCH_POOL_PER_LEVEL=16
 # BENCH_POOL_EXECUTORS="local emu" (pool throughput, C and SDK),
 # BENCH_PULL_REPS=3 (registry pull + unpack, library vs skopeo + umoci),
-# BENCH_ONLY="loop latency local scale xfer java pool pull" (subset).
+# BENCH_DB_N=30 (database services: provisions, validations),
+# BENCH_ONLY="loop latency local scale xfer java pool pull db" (subset).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -31,7 +32,7 @@ SCALE_LEVELS=${BENCH_SCALE_LEVELS:-1,4,16,64}
 SCALE_LOOPS=${BENCH_SCALE_LOOPS:-3}
 XFER_MIB=${BENCH_XFER_MIB:-256}
 export BENCH_XFER_REPS=${BENCH_XFER_REPS:-2}
-ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull}
+ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull db}
 PY=/usr/bin/python3
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "bench: $*" >&2; }
@@ -195,6 +196,13 @@ if want pull; then
     say "8. pull + unpack of a 3-layer image from a local registry: library vs skopeo + umoci"
     TMPDIR=$tmp "$here/pull.sh" "$B" "$out" "$res" "${BENCH_PULL_REPS:-3}" >/dev/null ||
         say "pull bench failed (isolation? docker-registry, skopeo, umoci?)"
+fi
+
+# ---- 9. database services (tests/bench/db.sh)
+if want db; then
+    say "9. database services: a fresh database per validation, the service's start"
+    "$here/db.sh" "$B" "$out" "$state" "$res" "${BENCH_DB_N:-30}" ||
+        say "db bench failed (isolation? root?)"
 fi
 
 for l in "$tmp"/*.log; do
