@@ -43,6 +43,9 @@ void db_validate(dval_client *c, const db_req *r, db_run *out);
 /* The same; a failure is left in out->rc for the test to check. */
 void db_try(dval_client *c, const db_req *r, db_run *out);
 void db_run_free(db_run *r);
+/* The dval_event_fn that fills a db_run (userdata): output, sandbox,
+ * exit code. */
+int db_on_event(const dval_event *ev, void *ud);
 /* The results file results.json of the summary, as JSON text (static). */
 const char *db_result(const db_run *r);
 /* Deletes sandbox name (absent is fine). */

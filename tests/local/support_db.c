@@ -61,7 +61,7 @@ dval_client *db_client(void)
     return c;
 }
 
-static int on_event(const dval_event *ev, void *ud)
+int db_on_event(const dval_event *ev, void *ud)
 {
     db_run *r = ud;
     if (ev->type == DVAL_EVENT_OUTPUT)
@@ -97,7 +97,7 @@ void db_try(dval_client *c, const db_req *q, db_run *r)
     v.disk_gib = q->disk_gib;
     v.timeout_ms = q->timeout_ms ? q->timeout_ms : 120000;
     v.allow_missing_results = 1;
-    r->rc = dval_validate(c, &v, on_event, r, &r->summary);
+    r->rc = dval_validate(c, &v, db_on_event, r, &r->summary);
     if (!q->dir)
         rmdir(empty);
     dval__buf_append(&r->out, "", 0);

@@ -247,3 +247,58 @@ TEST(test_db_services__isolated_validation_has_the_service_alone)
     db_run_free(&a);
     dval_client_free(c);
 }
+
+/* A pool of one isolation=sandbox slot with the services: its sandbox is
+ * recycled between validations, and the service with it (a sandbox with
+ * a service is reset the full way): the second validation's server is
+ * not the first one's, and each sees only its own login role. */
+static void pooled(dval_pool *p, db_run *r)
+{
+    dval_validation v;
+    dval_validation_init(&v, sizeof v);
+    char empty[] = "/tmp/dval-db-src-XXXXXX";
+    CHECK(mkdtemp(empty) != NULL);
+    v.source_dir = empty;
+    v.isolation = DVAL_ISOLATION_SANDBOX;
+    v.allow_missing_results = 1;
+    v.run_command = Q "echo \"started=$(q 'select pg_postmaster_start_time()')\"\n"
+                    "echo \"logins=$(q \"select count(*) from pg_roles where "
+                    "rolname like 'v\\_%' and rolcanlogin\")\"\n";
+    memset(r, 0, sizeof *r);
+    r->exit_code = -1;
+    CHECK_INT(dval_pool_validate(p, &v, db_on_event, r, &r->summary), DVAL_OK);
+    dval__buf_append(&r->out, "", 0);
+    rmdir(empty);
+    CHECK_INT(r->exit_code, 0);
+    CHECK_CONTAINS(r->out.data, "logins=1\n");
+}
+
+TEST(test_db_services__a_pool_recycles_the_service_with_its_sandbox)
+{
+    dval_client *c = db_client();
+    static const char *const both[] = {"postgres", "sqlite", NULL};
+    static const char *const seeds[] = {DB_SCHEMA, DB_DATA, NULL};
+    dval_pool_options o;
+    dval_pool_options_init(&o, sizeof o);
+    o.profile = "shell";
+    o.name = "dbt-pool";
+    o.max_sandboxes = 1;
+    o.services = both;
+    o.seeds = seeds;
+    o.release = DVAL_RELEASE_DELETE;
+    dval_pool *p = NULL;
+    CHECK_INT(dval_pool_new(&p, c, &o), DVAL_OK);
+    db_run a, b;
+    pooled(p, &a);
+    pooled(p, &b);
+    CHECK(strstr(a.sandbox, "dbt-pool-db") == a.sandbox);
+    CHECK_STR(a.sandbox, b.sandbox); /* one sandbox, recycled */
+    char sa[80] = "", sb[80] = "";
+    sscanf(strstr(a.out.data, "started="), "started=%79[^\n]", sa);
+    sscanf(strstr(b.out.data, "started="), "started=%79[^\n]", sb);
+    CHECK(sa[0] && sb[0] && strcmp(sa, sb) != 0);
+    db_run_free(&a);
+    db_run_free(&b);
+    dval_pool_free(p);
+    dval_client_free(c);
+}
