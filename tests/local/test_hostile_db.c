@@ -84,6 +84,14 @@ static void *side_run(void *p)
     return NULL;
 }
 
+static void *flood_run(void *p)
+{
+    side *s = p;
+    db_req q = {.sandbox = "dbh-flood", .run = s->run};
+    db_validate(s->c, &q, &s->r);
+    return NULL;
+}
+
 TEST(test_hostile_db__another_validations_database_out_of_reach)
 {
     dval_client *c = db_client();
@@ -291,5 +299,56 @@ TEST(test_hostile_db__the_service_cannot_fill_the_hosts_disk)
     db_delete(c, a.sandbox);
     db_run_free(&a);
     db_run_free(&b);
+    dval_client_free(c);
+}
+
+/* A flood of the broker: 40 connections held, each asking for a
+ * database. One uid gets at most 16 databases and 32 connections; another
+ * validation in the sandbox still gets its database meanwhile. */
+#define FLOOD                                                               \
+    "cat > flood.pl <<'EOP'\n"                                              \
+    "use Socket; my ($ok, $err, $gone, @keep) = (0, 0, 0);\n"               \
+    "for (1 .. 40) { socket(my $s, AF_UNIX, SOCK_STREAM, 0);\n"             \
+    "  connect($s, pack_sockaddr_un('/run/dval-postgres/sock')) or next;\n" \
+    "  syswrite($s, \"open\\n\"); push @keep, $s; }\n"                      \
+    "for my $s (@keep) { my $l = ''; sysread($s, $l, 512);\n"               \
+    "  if ($l =~ /^ok /) { $ok++ } elsif ($l =~ /^error/) { $err++ } "     \
+    "else { $gone++ } }\n"                                                  \
+    "print \"ok=$ok err=$err gone=$gone\\n\";\n"                            \
+    "open(my $f, '>', '/tmp/dbh-flooded'); close $f;\n"                     \
+    "for (1 .. 400) { last if -e '/tmp/dbh-other-done'; "                   \
+    "select(undef, undef, undef, 0.05) }\n"                                 \
+    "EOP\n"                                                                 \
+    "perl flood.pl\n"
+
+#define BESIDE                                                              \
+    "for i in $(seq 400); do [ -e /tmp/dbh-flooded ] && break; sleep 0.05; " \
+    "done\n"                                                                \
+    "perl /opt/dval-svc/postgres/provision sh -c 'psql \"$DVAL_DB_URL\" "   \
+    "-XtAc \"select count(*) from customers\"' && echo BESIDE-OK\n"          \
+    "touch /tmp/dbh-other-done\n"
+
+TEST(test_hostile_db__the_broker_holds_against_a_flood)
+{
+    dval_client *c = db_client();
+    db_fresh(c, "dbh-flood");
+    db_run w;
+    db_req q = {.sandbox = "dbh-flood", .run = "true"};
+    db_validate(c, &q, &w);
+    side v = {c, BESIDE, {0}}, a = {c, FLOOD, {0}};
+    pthread_t tv, ta;
+    CHECK(pthread_create(&ta, NULL, flood_run, &a) == 0);
+    CHECK(pthread_create(&tv, NULL, flood_run, &v) == 0);
+    pthread_join(ta, NULL);
+    pthread_join(tv, NULL);
+    int ok = -1, err = -1, gone = -1;
+    const char *r = strstr(a.r.out.data, "ok=");
+    CHECK(r && sscanf(r, "ok=%d err=%d gone=%d", &ok, &err, &gone) == 3);
+    CHECK(ok <= 15 && err > 0 && gone > 0);
+    CHECK_CONTAINS(v.r.out.data, "6\nBESIDE-OK");
+    db_delete(c, w.sandbox);
+    db_run_free(&w);
+    db_run_free(&v.r);
+    db_run_free(&a.r);
     dval_client_free(c);
 }
