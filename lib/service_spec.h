@@ -18,7 +18,9 @@
  *            own database, exports its DVAL_DB_* connection variables,
  *            runs the command and gives the database back; its failures
  *            are the service's ("dval: infrastructure: ..." on stderr,
- *            exit 70), never the program's
+ *            exit 70), never the program's; after one the core sends the
+ *            services' start command again where no init restarts them
+ *            (lib/service_start.c)
  * A service from an OCI image (the image issue) is the same data: steps
  * that unpack its image into the snapshot, a profile service that runs
  * its entry point, and a wrap that provisions through it. */

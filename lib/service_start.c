@@ -125,3 +125,10 @@ void dval__service_start(dval_client *c, const dval_profile *prof,
     DVAL__LOG(c, DVAL_LOG_DEBUG, "sandbox %s: %s's service start sent", id,
               prof->name);
 }
+
+void dval__service_failed(const dval_sandbox *sb)
+{
+    const char *id = sb ? dval_sandbox_id(sb) : NULL;
+    if (id && *id)
+        unclaim(id);
+}

@@ -21,6 +21,14 @@ void dval__service_start(dval_client *c, const dval_profile *prof,
                          const struct dval__svcset *svc,
                          const dval_sandbox *sb);
 
+/* A service of sandbox sb failed (a validation's service wrapper exited
+ * DVAL__SERVICE_FAILED): where no init restarts it, the next validation
+ * sends the start command again instead of waiting for the resend. */
+void dval__service_failed(const dval_sandbox *sb);
+
 #define DVAL__SERVICE_RESEND_MS (10 * 60 * 1000)
+/* the exit status of a service wrapper whose service failed
+ * (lib/service_spec.h) */
+#define DVAL__SERVICE_FAILED 70
 
 #endif

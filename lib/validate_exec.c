@@ -2,6 +2,7 @@
  * environment, in its working directory, output streamed as events. */
 #include "validate.h"
 #include "command_text.h"
+#include "service_start.h"
 #include "workdir.h"
 
 /* The run command as text, under the services' wraps (services.h). */
@@ -153,5 +154,7 @@ int dval__validate_exec(dval__vctx *v)
                                    ran ? dval_session_errmsg(v->sess) : NULL);
     v->ran = 1;
     v->exit_code = code;
+    if (v->svc->n && code == DVAL__SERVICE_FAILED)
+        dval__service_failed(v->sb);
     return DVAL_OK;
 }

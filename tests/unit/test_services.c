@@ -229,3 +229,46 @@ TEST(test_services__a_validation_names_and_wraps_by_its_set)
     rmdir(empty);
     cleanup();
 }
+
+static int starts_sent(const fake *f)
+{
+    int n = 0;
+    for (const char *p = f->all_started;
+         (p = strstr(p, "for f in /etc/dval/services/*")); p++)
+        n++;
+    return n;
+}
+
+/* Where no init restarts a failed service (Daytona), the core's start
+ * command is what does: sent once per sandbox, and again right after a
+ * validation's service wrapper said its service failed (exit 70). */
+TEST(test_services__a_failed_service_is_started_again)
+{
+    char empty[] = "/tmp/dval-unit-services-src-XXXXXX";
+    CHECK(mkdtemp(empty) != NULL);
+    const char *svc[] = {"postgres", NULL};
+    for (int failed = 0; failed < 2; failed++) {
+        fake f;
+        fake_init(&f);
+        f.mkdir_ok = 1;
+        f.exit_code = failed ? 70 : 0;
+        dval_client *c = fake_client(&f, 0);
+        dval_validation v;
+        dval_validation_init(&v, sizeof v);
+        v.profile = "shell";
+        v.source_dir = empty;
+        v.sandbox_name = failed ? "restart-failed" : "restart-ok";
+        v.run_command = "true";
+        v.allow_missing_results = 1;
+        v.services = svc;
+        for (int i = 0; i < 3; i++) {
+            char *sum = NULL;
+            CHECK_INT(dval_validate(c, &v, NULL, NULL, &sum), DVAL_OK);
+            dval_free(sum);
+        }
+        CHECK_INT(starts_sent(&f), failed ? 3 : 1);
+        dval_client_free(c);
+    }
+    rmdir(empty);
+    cleanup();
+}
