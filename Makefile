@@ -114,6 +114,19 @@ $(B)/gen/dotnet_profile_files.h: $(DOTNET_PROFILE)
 	@rm -rf $(B)/gen/dotnet-profile
 $(B)/obj/lib/profile.o: $(B)/gen/dotnet_profile_files.h
 
+# The database services' scripts (profiles/<service>/), one tar.gz
+# (base64) each in the service's first install step, made as the dotnet
+# profile's is: the same bytes on every build machine.
+SERVICE_FILES := $(filter-out %/README.md,$(wildcard profiles/postgres/* profiles/sqlite/*))
+SVC_TGZ = tar -c --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
+	--mode=a+rX,go-w --exclude=README.md -C profiles $(1) | gzip -9n | base64 -w0
+$(B)/gen/service_files.h: $(SERVICE_FILES)
+	@mkdir -p $(dir $@)
+	$(Q)printf '#define %s_TGZ_B64 "%s"\n' \
+		POSTGRES "$$($(call SVC_TGZ,postgres))" \
+		SQLITE "$$($(call SVC_TGZ,sqlite))" > $@
+$(B)/obj/lib/service_specs.o: $(B)/gen/service_files.h
+
 # An object without its .d file (a first build, or one from before -MMD) is
 # rebuilt: the empty rule makes a missing .d count as changed.
 $(B)/obj/%.o: %.c $(B)/obj/%.d

@@ -518,6 +518,9 @@ DVAL_API int dval_profile_register(const dval_profile *profile);
 /* NULL-terminated names of all profiles; static, borrowed. Not thread-safe
  * against dval_profile_register(). */
 DVAL_API int dval_profile_names(const char *const **names);
+/* NULL-terminated names of the services a validation may ask for
+ * (dval_validation.services); static, borrowed. */
+DVAL_API int dval_service_names(const char *const **names);
 /* dval_snapshot_ensure of the profile's snapshot with the build steps the
  * client's executor chooses for it (as dval_validate builds it);
  * DVAL_EUNSUPPORTED when the executor cannot run the profile. */
@@ -602,6 +605,20 @@ typedef struct dval_validation {
      * unless run_command is set: a request that gives its own run
      * command gives its own build command too (NULL: none). */
     const char *build_command;
+    /* NULL-terminated names of services the program gets a fresh
+     * database of (dval_service_names: "postgres", "sqlite"), or NULL.
+     * They and their seeds are installed in a snapshot of their own,
+     * built once (its name and its sandboxes' names end in "-db" and a
+     * hash of them); the program finds its database in DVAL_DB_URL,
+     * DVAL_DB_ADO, DVAL_DB_JDBC, DVAL_DB_HOST, DVAL_DB_PORT, DVAL_DB_NAME,
+     * DVAL_DB_USER and DVAL_DB_PASSWORD (the first service's). A service
+     * that fails makes the run command print "dval: infrastructure: ..."
+     * on stderr and exit 70 (appended in 0.1.2). */
+    const char *const *services;
+    /* NULL-terminated host paths of SQL scripts loaded, in order, into
+     * every service's seeded template when the snapshot is built (at
+     * most 1 MiB together), or NULL (appended in 0.1.2). */
+    const char *const *seeds;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */
@@ -676,6 +693,11 @@ typedef struct dval_pool_options {
     /* TTL of every sandbox the pool creates (Daytona; a leak backstop):
      * 0 → 1440 (24 h); -1 → none */
     int32_t ttl_minutes;
+    /* dval_validation.services and .seeds of every validation on the
+     * pool (its requests leave theirs NULL); the pool's sandboxes keep
+     * the services running between validations (appended in 0.1.2). */
+    const char *const *services;
+    const char *const *seeds;
 } dval_pool_options;
 
 DVAL_API int dval_pool_options_init(dval_pool_options *opts, size_t size);

@@ -174,10 +174,4 @@ int dval__opts_copy(void *dst, size_t known, const void *src, size_t min);
  * struct_size to min(size, known). */
 int dval__opts_init(void *o, size_t size, size_t known);
 
-/* profile.c: a profile's snapshot spec on the client's executor (name
- * NULL: the profile's); DVAL_EUNSUPPORTED (the client's message says why)
- * when the executor cannot run the profile. */
-int dval__profile_snapshot_spec(dval_client *c, const dval_profile *p,
-                                const char *name, dval_snapshot_spec *spec);
-
 #endif

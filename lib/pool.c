@@ -45,11 +45,24 @@ void dval__pool_destroy(dval_pool *p)
     for (char **l = p->labels; l && *l; l++)
         dval__free(*l);
     dval__free(p->labels);
+    dval__svcset_free(&p->svc);
     dval__free(p->slots);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->cond);
     dval__client_unref(p->client);
     dval__free(p);
+}
+
+static int load_services(dval_pool *p, const dval_pool_options *o)
+{
+    int has = o->struct_size >= offsetof(dval_pool_options, seeds) +
+                                    sizeof o->seeds;
+    char msg[512];
+    int rc = dval__svcset_load(&p->svc, has ? o->services : NULL,
+                               has ? o->seeds : NULL, msg, sizeof msg);
+    if (rc)
+        dval__client_seterr(p->client, "pool: %s", msg);
+    return rc;
 }
 
 static int setup(dval_pool *p, dval_client *client, const dval_pool_options *o)
@@ -79,9 +92,14 @@ static int setup(dval_pool *p, dval_client *client, const dval_pool_options *o)
     p->slots = dval__calloc((size_t)p->max_sb, sizeof *p->slots);
     if (!p->slots)
         return DVAL_ENOMEM;
+    int rc = load_services(p, o);
+    if (rc)
+        return rc;
+    /* a pool of another set of services or seeds never shares a sandbox
+     * with this one, whatever its name */
     for (int i = 0; i < p->max_sb; i++)
-        dval__fmt(p->slots[i].name, sizeof p->slots[i].name, "%s-%d",
-                  p->prefix, i);
+        dval__fmt(p->slots[i].name, sizeof p->slots[i].name, "%s%s-%d",
+                  p->prefix, p->svc.n ? p->svc.tag : "", i);
     return copy_labels(p, o->labels);
 }
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "core.h"
+#include "services.h"
 
 typedef struct dval__waiter {
     struct dval__waiter *next;
@@ -36,6 +37,9 @@ struct dval_pool {
     int max_sb, per_sb, max_queue, release, ttl;
     int64_t idle_ms;
     char **labels;               /* NULL-terminated, owned */
+    /* the services and seeds of every validation on the pool, loaded
+     * once; the slots' names carry their tag (services.h) */
+    dval__svcset svc;
     pthread_mutex_t lock;
     pthread_cond_t cond;         /* a slot was returned / a turn moved on */
     struct dval__waiter *head;   /* FIFO admission: callers waiting for */

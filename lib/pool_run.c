@@ -10,12 +10,15 @@
 static int ensure_snapshot(dval_pool *p, const dval_profile *prof)
 {
     dval_snapshot_spec spec;
-    int rc = dval__profile_snapshot_spec(p->client, prof, NULL, &spec);
+    dval__spec_hold hold;
+    int rc = dval__profile_snapshot_spec(p->client, prof, NULL, &p->svc,
+                                         &spec, &hold);
     if (rc)
         return rc;
     dval_snapshot *snap = NULL;
     rc = dval_snapshot_ensure(&snap, p->client, &spec, NULL, NULL);
     dval_snapshot_free(snap);
+    dval__free(hold.steps);
     return rc;
 }
 
@@ -35,14 +38,16 @@ int dval__pool_warm(dval_pool *p, int i)
         return DVAL_ENOMEM;
     dval_sandbox_options o;
     dval_sandbox_options_init(&o, sizeof o);
+    char snapshot[DVAL_ID_MAX];
+    dval__svcset_name(&p->svc, prof->snapshot_name, snapshot, sizeof snapshot);
     o.name = p->slots[i].name;
-    o.snapshot = prof->snapshot_name;
+    o.snapshot = snapshot;
     o.labels = labels;
     o.ttl_minutes = p->ttl;
     dval_sandbox *sb = NULL;
     rc = dval_sandbox_acquire(&sb, p->client, &o);
     if (!rc) { /* warm: its service starts before the first validation */
-        dval__service_start(p->client, prof, sb);
+        dval__service_start(p->client, prof, &p->svc, sb);
         p->slots[i].shared = sb->info;   /* the first one needs no lookup */
         p->slots[i].used = p->slots[i].ready = p->slots[i].may_exist = 1;
         p->slots[i].last_used_ms = dval__now_ms();
@@ -145,6 +150,7 @@ static int validate_on(dval_pool *p, int i, const dval_validation *r,
 {
     dval__lease ls;
     memset(&ls, 0, sizeof ls);
+    ls.svc = &p->svc;
     int own_snapshot = !r->snapshot_name && !strcmp(r->profile, p->profile);
     pthread_mutex_lock(&p->lock);
     ls.snapshot_ready = own_snapshot && p->snapshot_ready;
@@ -162,6 +168,14 @@ static int validate_on(dval_pool *p, int i, const dval_validation *r,
     return rc;
 }
 
+/* A request that names services or seeds of its own. */
+static int own_services(const dval_validation *req)
+{
+    return req->struct_size >= offsetof(dval_validation, seeds) +
+                                   sizeof req->seeds &&
+           (req->services || req->seeds);
+}
+
 DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
                                 dval_event_fn on_event, void *userdata,
                                 char **result_json)
@@ -171,11 +185,16 @@ DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
     if (!pool || !req)
         return DVAL_EINVAL;
     if (req->struct_size < offsetof(dval_validation, thread_id) ||
-        req->sandbox_name) {
+        req->sandbox_name || own_services(req)) {
         dval__client_seterr(pool->client, "pool: %s", req->sandbox_name
                             ? "the pool names the sandbox: leave "
-                              "sandbox_name NULL" : "request too small");
-        return req->sandbox_name ? DVAL_EINVAL : DVAL_EABI;
+                              "sandbox_name NULL"
+                            : own_services(req)
+                            ? "the pool's services and seeds are every "
+                              "validation's: leave services and seeds NULL"
+                            : "request too small");
+        return req->struct_size < offsetof(dval_validation, thread_id)
+                   ? DVAL_EABI : DVAL_EINVAL;
     }
     dval__pool_reap_idle(pool);
     dval_validation r;

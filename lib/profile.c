@@ -17,6 +17,7 @@
 #include "javac_service.h"
 #include "javac_service_files.h"
 #include "profile_service.h"
+#include "services.h"
 
 /* ---- built-in profiles */
 
@@ -383,14 +384,17 @@ DVAL_API int dval_profile_names(const char *const **out)
     return DVAL_OK;
 }
 
-/* The snapshot spec of a profile on the client's executor, the one place
- * that asks the executor about a profile (dval_validate and the pool both
- * build from it): its profile_prepare may refuse the profile (the refusal
- * is the client's message) or name its own build steps. */
+/* The snapshot spec of a profile on the client's executor, with the
+ * validation's services (services.h): its profile_prepare may refuse the
+ * profile (the refusal is the client's message) or name its own build
+ * steps, after which the services' steps come. */
 int dval__profile_snapshot_spec(dval_client *c, const dval_profile *p,
-                                const char *name, dval_snapshot_spec *spec)
+                                const char *name, const dval__svcset *svc,
+                                dval_snapshot_spec *spec,
+                                dval__spec_hold *hold)
 {
     dval_snapshot_spec_init(spec, sizeof *spec);
+    hold->steps = NULL;
     spec->name = name ? name : p->snapshot_name;
     spec->image = p->image;
     spec->build_commands = p->build_commands;
@@ -405,5 +409,7 @@ int dval__profile_snapshot_spec(dval_client *c, const dval_profile *p,
     }
     if (steps)
         spec->build_commands = steps;
-    return DVAL_OK;
+    if ((rc = dval__svcset_apply(svc, spec, hold)))
+        dval__client_seterr(c, "out of memory");
+    return rc;
 }

@@ -3,6 +3,7 @@
  * (profile_prepare), so a host tool such as the CLI's `snapshot ensure`
  * never has to ask which executor it is talking to. */
 #include "core.h"
+#include "services.h"
 
 DVAL_API int dval_profile_snapshot_ensure(dval_snapshot **out,
                                           dval_client *client,
@@ -25,7 +26,9 @@ DVAL_API int dval_profile_snapshot_ensure(dval_snapshot **out,
         return DVAL_EINVAL;
     }
     dval_snapshot_spec spec;
-    int rc = dval__profile_snapshot_spec(client, profile, NULL, &spec);
+    dval__spec_hold hold;
+    int rc = dval__profile_snapshot_spec(client, profile, NULL, NULL, &spec,
+                                         &hold);
     if (rc)
         return rc;
     return dval_snapshot_ensure(out, client, &spec, on_build_log, userdata);

@@ -31,6 +31,9 @@ typedef struct dval__lease {
     void (*acquired)(struct dval__lease *ls);
     void *owner;
     int slot;
+    /* in: the pool's services and seeds, loaded once (services.h), or
+     * NULL: the validation loads the request's */
+    const struct dval__svcset *svc;
 } dval__lease;
 
 /* dval_validate with what the pool knows (ls NULL: dval_validate). */

@@ -25,6 +25,7 @@
 #include "executor.h"
 #include "profile_service.h"
 #include "service_start.h"
+#include "services.h"
 
 #define SENT_SLOTS 64
 
@@ -42,10 +43,12 @@ static int installs_service(const char *const *steps)
     return 0;
 }
 
-const char *dval__service_start_command(const dval_profile *prof)
+const char *dval__service_start_command(const dval_profile *prof,
+                                        const dval__svcset *svc)
 {
-    if (!prof || (!installs_service(prof->build_commands) &&
-                  !installs_service(prof->local_build_commands)))
+    if (!dval__svcset_starts(svc) &&
+        (!prof || (!installs_service(prof->build_commands) &&
+                   !installs_service(prof->local_build_commands))))
         return NULL;
     return DVAL_SERVICE_START_ROOT;
 }
@@ -101,9 +104,9 @@ static int send_start(dval_client *c, const char *sbid, const char *sbname,
 }
 
 void dval__service_start(dval_client *c, const dval_profile *prof,
-                         const dval_sandbox *sb)
+                         const dval__svcset *svc, const dval_sandbox *sb)
 {
-    const char *cmd = dval__service_start_command(prof);
+    const char *cmd = dval__service_start_command(prof, svc);
     const char *id = sb ? dval_sandbox_id(sb) : NULL;
     if (!c || !cmd || !id || !*id || !claim(id, dval__now_ms()))
         return;
@@ -121,4 +124,11 @@ void dval__service_start(dval_client *c, const dval_profile *prof,
     }
     DVAL__LOG(c, DVAL_LOG_DEBUG, "sandbox %s: %s's service start sent", id,
               prof->name);
+}
+
+void dval__service_failed(const dval_sandbox *sb)
+{
+    const char *id = sb ? dval_sandbox_id(sb) : NULL;
+    if (id && *id)
+        unclaim(id);
 }

@@ -40,8 +40,7 @@ static int run_phase(dval__vctx *v, const char *name, phase_fn fn,
 static const char *snapshot_detail(dval__vctx *v, char *buf, size_t cap)
 {
     if (!v->snap) /* the pool's, ensured before: not asked for again */
-        dval__fmt(buf, cap, "%s (ensured by the pool)",
-                  v->prof->snapshot_name);
+        dval__fmt(buf, cap, "%s (ensured by the pool)", v->snapshot_name);
     else
         dval__fmt(buf, cap, "%s (%s)", dval_snapshot_name(v->snap),
                   dval_snapshot_state_name(dval_snapshot_state(v->snap)));
@@ -239,6 +238,7 @@ static void free_ctx(dval__vctx *v)
 {
     dval__phase_reset(&v->build);
     dval__phase_reset(&v->run);
+    dval__svcset_free(&v->own_svc);
     json_decref(v->timings);
     json_decref(v->results);
     json_decref(v->errors);

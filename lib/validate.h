@@ -18,6 +18,7 @@
 
 #include "core.h"
 #include "recycle.h"
+#include "services.h"
 
 /* results listing written by the run command's trailer (in the workdir,
  * outside results/ so it is never taken for a result) */
@@ -76,6 +77,12 @@ typedef struct dval__vctx {
     json_t *errors;
     int results_missing;    /* no results file, and some were due */
     dval__lease *ls;        /* what the pool slot knows, or NULL */
+    /* the request's services and seeds (own_svc), or the pool's; the
+     * snapshot and sandbox names they give (services.h) */
+    dval__svcset own_svc;
+    const dval__svcset *svc;
+    char snapshot_name[DVAL_ID_MAX];
+    char sandbox_base[DVAL_ID_MAX];
 } dval__vctx;
 
 /* ---- validate_events.c */

@@ -5,10 +5,24 @@
 
 #include "validate.h"
 #include "command_text.h"
+#include "service_start.h"
 #include "workdir.h"
 
-static int build_command(dval__vctx *v, const char *run, dval__buf *cmd)
+/* The phase's command as text; the run phase's under the services' wraps
+ * (services.h). NULL: out of memory. */
+static const char *phase_text(dval__vctx *v, const char *cmd, int wrap,
+                              dval__buf *wrapped)
 {
+    if (!wrap)
+        return cmd;
+    return dval__svcset_wrap_text(v->svc, cmd, wrapped) ? NULL
+                                                         : wrapped->data;
+}
+
+static int build_text(dval__vctx *v, dval__buf *cmd, const char *run)
+{
+    if (!run)
+        return DVAL_ENOMEM;
     int rc = dval__buf_appendf(cmd, "export DVAL_THREAD_ID=");
     rc = rc ? rc : dval__shell_quote(cmd, v->thread_id);
     rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_WORKDIR=");
@@ -39,6 +53,15 @@ static int build_command(dval__vctx *v, const char *run, dval__buf *cmd)
     return rc;
 }
 
+static int build_command(dval__vctx *v, const char *run, int wrap,
+                         dval__buf *cmd)
+{
+    dval__buf wrapped = { 0 };
+    int rc = build_text(v, cmd, phase_text(v, run, wrap, &wrapped));
+    dval__buf_free(&wrapped);
+    return rc;
+}
+
 /* The validation's variables as NAME=value strings, in one buffer. */
 static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
 {
@@ -66,16 +89,18 @@ static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
  * validation), else "sh -c RUN". Data rather than text, so an executor
  * that names the sandbox's paths otherwise on its side can map them.
  * Otherwise *words and *shell stay NULL and the shell text runs. */
-static int direct_command(dval__vctx *v, const char *run, char ***words,
-                          const char *shell[4], dval__buf *envbuf,
-                          const char *env[4])
+static int direct_command(dval__vctx *v, const char *run, int wrap,
+                          char ***words, const char *shell[4],
+                          dval__buf *envbuf, const char *env[4])
 {
     *words = NULL;
     shell[0] = NULL;
     if (!dval__sandbox_can_list(v->sb) ||
         !dval__session_can_exec_argv(v->sess))
         return DVAL_OK;
-    int rc = dval__command_words(run, words);
+    /* the services' wraps are the program; the run command their sh's */
+    int rc = !wrap ? dval__command_words(run, words)
+             : dval__svcset_wrap_argv(v->svc, run, words) ? DVAL_ENOMEM : 1;
     if (rc < 0)
         return rc;
     if (rc == 0) {
@@ -94,17 +119,17 @@ static int direct_command(dval__vctx *v, const char *run, char ***words,
 }
 
 /* *ran: the session's exec was reached (its errmsg says why it failed) */
-static int run_command(dval__vctx *v, const char *run,
+static int run_command(dval__vctx *v, const char *run, int wrap,
                        const dval_exec_options *eo, int *code, int *ran)
 {
     char **words = NULL;
     const char *shell[4], *env[4];
     dval__buf text = { 0 }, envbuf = { 0 };
-    int rc = direct_command(v, run, &words, shell, &envbuf, env);
+    int rc = direct_command(v, run, wrap, &words, shell, &envbuf, env);
     const char *const *argv = words ? (const char *const *)words
                             : shell[0] ? shell : NULL;
     if (!rc && !argv)
-        rc = build_command(v, run, &text);
+        rc = build_command(v, run, wrap, &text);
     dval__command cmd = { text.data, argv, argv ? env : NULL };
     *ran = !rc;
     if (!rc)
@@ -131,10 +156,12 @@ static int run_phase_command(dval__vctx *v, dval__phase *p, const char *cmd,
     eo.cwd = v->workdir;
     eo.timeout_ms = timeout_ms > 0 ? timeout_ms : DEFAULT_WALL_MS;
     int code = -1, ran = 0;
+    /* the program's run gets its databases; its build none */
+    int wrap = p == &v->run && v->svc->n;
     int64_t t0 = dval__now_ms();
     p->started = 1;
     v->cur = p;
-    int rc = run_command(v, cmd, &eo, &code, &ran);
+    int rc = run_command(v, cmd, wrap, &eo, &code, &ran);
     v->cur = NULL;
     p->ms = dval__now_ms() - t0;
     p->status = rc;
@@ -143,6 +170,8 @@ static int run_phase_command(dval__vctx *v, dval__phase *p, const char *cmd,
                                    ran ? dval_session_errmsg(v->sess) : NULL);
     p->done = 1;
     p->exit_code = code;
+    if (wrap && code == DVAL__SERVICE_FAILED)
+        dval__service_failed(v->sb);
     return DVAL_OK;
 }
 

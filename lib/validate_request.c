@@ -33,6 +33,33 @@ static int thread_id(dval__vctx *v)
     return DVAL_OK;
 }
 
+/* The request's services and seeds (or the pool's, loaded once), and
+ * the snapshot and sandbox names they give (a pool's slot names carry
+ * the tag already). */
+static int services(dval__vctx *v)
+{
+    int pool = v->ls && v->ls->svc;
+    if (pool) {
+        v->svc = v->ls->svc;
+    } else {
+        char msg[512];
+        int rc = dval__svcset_load(&v->own_svc, v->req.services,
+                                   v->req.seeds, msg, sizeof msg);
+        if (rc)
+            return bad(v, rc, msg);
+        v->svc = &v->own_svc;
+    }
+    const char *snap = v->req.snapshot_name ? v->req.snapshot_name
+                                            : v->prof->snapshot_name;
+    const char *sb = v->req.sandbox_name ? v->req.sandbox_name
+                                         : v->prof->sandbox_name;
+    dval__svcset_name(v->svc, snap, v->snapshot_name,
+                      sizeof v->snapshot_name);
+    dval__svcset_name(pool ? NULL : v->svc, sb, v->sandbox_base,
+                      sizeof v->sandbox_base);
+    return DVAL_OK;
+}
+
 static int source_dir(dval__vctx *v)
 {
     char m[PATH_MAX + 64];
@@ -67,6 +94,7 @@ static void commands(dval__vctx *v)
 
 int dval__validate_request(dval__vctx *v, const dval_validation *req)
 {
+    v->svc = &v->own_svc; /* none, until the request says */
     int rc = dval__opts_copy(&v->req, sizeof v->req, req,
                              offsetof(dval_validation, thread_id));
     if (rc)
@@ -89,5 +117,7 @@ int dval__validate_request(dval__vctx *v, const dval_validation *req)
     if (v->req.release < DVAL_RELEASE_KEEP ||
         v->req.release > DVAL_RELEASE_DELETE)
         return bad(v, DVAL_EINVAL, "release is not a dval_release value");
+    if ((rc = services(v)))
+        return rc;
     return source_dir(v);
 }

@@ -15,11 +15,14 @@
 static int ensure_snapshot(dval__vctx *v)
 {
     dval_snapshot_spec spec;
+    dval__spec_hold hold;
     int rc = dval__profile_snapshot_spec(v->client, v->prof,
-                                         v->req.snapshot_name, &spec);
+                                         v->req.snapshot_name, v->svc, &spec,
+                                         &hold);
     if (rc == DVAL_OK)
         rc = dval_snapshot_ensure(&v->snap, v->client, &spec,
                                   dval__validate_on_build_log, v);
+    dval__free(hold.steps);
     if (rc)
         return dval__validate_fail(v, rc, "snapshot",
                                    dval_client_errmsg(v->client));
@@ -71,10 +74,8 @@ static void own_name(dval__vctx *v, dval_sandbox_options *o, char *own,
 static void sandbox_options(dval__vctx *v, dval_sandbox_options *o)
 {
     dval_sandbox_options_init(o, sizeof *o);
-    o->name = v->req.sandbox_name ? v->req.sandbox_name
-                                  : v->prof->sandbox_name;
-    o->snapshot = v->req.snapshot_name ? v->req.snapshot_name
-                                       : v->prof->snapshot_name;
+    o->name = v->sandbox_base;      /* with the services' tag */
+    o->snapshot = v->snapshot_name;
     o->ttl_minutes = v->req.sandbox_ttl_minutes;
     o->cpu = v->req.cpu;
     o->memory_gib = v->req.memory_gib;
@@ -145,10 +146,12 @@ int dval__validate_sandbox(dval__vctx *v)
     else if (!isolated && v->ls && (v->ls->shared = v->sb->info, 1) &&
              v->ls->acquired)
         v->ls->acquired(v->ls);
-    /* a sandbox that stays for other validations; a recycled one is
-     * reset (every process killed) before the next */
-    if (!isolated && o.release != DVAL_RELEASE_DELETE)
-        dval__service_start(v->client, v->prof, v->sb);
+    /* a sandbox that stays for other validations (a recycled one is
+     * reset, every process killed, before the next), or one whose
+     * database service this validation needs */
+    if (dval__svcset_starts(v->svc) ||
+        (!isolated && o.release != DVAL_RELEASE_DELETE))
+        dval__service_start(v->client, v->prof, v->svc, v->sb);
     if (v->aborted)
         return dval__validate_fail(v, DVAL_EABORTED, "sandbox", NULL);
     return DVAL_OK;

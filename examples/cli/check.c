@@ -104,6 +104,53 @@ int check_executor(const char *name, cli_problem *p)
     return -1;
 }
 
+static int known_service(const char *name, char *list, size_t cap)
+{
+    const char *const *names = NULL;
+    int known = 0;
+    size_t o = 0;
+    dval_service_names(&names);
+    list[0] = '\0';
+    for (size_t i = 0; names && names[i]; i++) {
+        known |= !strcmp(names[i], name);
+        int n = snprintf(list + o, cap - o, "%s%s", i ? ", " : "", names[i]);
+        if (n > 0 && (size_t)n < cap - o)
+            o += (size_t)n;
+    }
+    return known;
+}
+
+int check_services(const char *const *services, const char *const *seeds,
+                   cli_problem *p)
+{
+    char list[256], hint[300];
+    for (size_t i = 0; services[i]; i++)
+        if (!known_service(services[i], list, sizeof list)) {
+            snprintf(hint, sizeof hint, "the services are: %s", list);
+            problem(p, CLI_EX_USAGE, hint, "unknown service \"%s\"",
+                    services[i]);
+            return -1;
+        }
+    if (seeds[0] && !services[0]) {
+        problem(p, CLI_EX_USAGE, "add --service postgres (or sqlite): "
+                "seeds are loaded into a service's database",
+                "--seed without --service");
+        return -1;
+    }
+    for (size_t i = 0; seeds[i]; i++) {
+        struct stat st;
+        const char *why = stat(seeds[i], &st) ? strerror(errno)
+                          : !S_ISREG(st.st_mode) ? "not a regular file"
+                          : access(seeds[i], R_OK) ? strerror(errno) : NULL;
+        if (why) {
+            problem(p, CLI_EX_NOINPUT, "give a readable SQL file",
+                    "seed %s: %s", seeds[i], why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int check_source_dir(const char *dir, cli_problem *p)
 {
     struct stat st;

@@ -127,6 +127,10 @@ void run_info_verdict(run_info *ri, const char *summary);
 int check_profile(const char *name, cli_problem *p);
 int check_executor(const char *name, cli_problem *p);
 int check_source_dir(const char *dir, cli_problem *p);
+/* --service names the library knows, --seed files readable, and seeds
+ * only with a service (NULL-terminated arrays). */
+int check_services(const char *const *services, const char *const *seeds,
+                   cli_problem *p);
 int check_output_file(const char *opt, const char *file, cli_problem *p);
 int check_thread_id(const char *id, cli_problem *p);
 int check_sandbox_name(const char *name, cli_problem *p);

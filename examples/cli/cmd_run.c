@@ -13,6 +13,8 @@
 #include "cli.h"
 
 #define MAX_LABELS 32
+#define MAX_SERVICES 8
+#define MAX_SEEDS 64
 
 static const char run_usage[] =
     "usage: daytona-validate run --profile NAME [options] DIR\n"
@@ -33,6 +35,14 @@ static const char run_usage[] =
     "                          each, default) or get a sandbox of its own,\n"
     "                          created for this run and deleted after\n"
     "  --label KEY=VALUE       extra sandbox label (repeatable)\n"
+    "  --service NAME          a fresh database of the service for the\n"
+    "                          program: postgres, sqlite (repeatable; the\n"
+    "                          first one's is DVAL_DB_URL, DVAL_DB_ADO,\n"
+    "                          DVAL_DB_JDBC, DVAL_DB_HOST/PORT/NAME/USER/\n"
+    "                          PASSWORD)\n"
+    "  --seed FILE             SQL loaded into the services' seeded data,\n"
+    "                          in order, when their snapshot is built once\n"
+    "                          (repeatable; 1 MiB together)\n"
     "  --jobs N                with several DIRs: at most N at once (4)\n"
     "  --cpu N --memory GIB --disk GIB  resources of a sandbox the run\n"
     "                          creates (Daytona's units; local defaults: no\n"
@@ -170,7 +180,8 @@ static int parse_release(const char *s, int32_t *out)
 
 enum { OPT_PROFILE = OPT_FIRST_CMD, OPT_THREAD, OPT_RESULTS, OPT_JSON,
        OPT_TIMEOUT, OPT_RELEASE, OPT_LABEL, OPT_ALLOW_MISSING,
-       OPT_ISOLATION, OPT_JOBS, OPT_CPU, OPT_MEMORY, OPT_DISK };
+       OPT_ISOLATION, OPT_JOBS, OPT_CPU, OPT_MEMORY, OPT_DISK, OPT_SERVICE,
+       OPT_SEED };
 
 static const struct option longopts[] = {
     CLI_COMMON_LONGOPTS,
@@ -187,6 +198,8 @@ static const struct option longopts[] = {
     {"cpu", 1, NULL, OPT_CPU},
     {"memory", 1, NULL, OPT_MEMORY},
     {"disk", 1, NULL, OPT_DISK},
+    {"service", 1, NULL, OPT_SERVICE},
+    {"seed", 1, NULL, OPT_SEED},
     {NULL, 0, NULL, 0},
 };
 
@@ -194,6 +207,9 @@ typedef struct run_args {
     cli_common co;
     dval_validation req;
     const char *labels[MAX_LABELS + 1];
+    const char *services[MAX_SERVICES + 1];
+    const char *seeds[MAX_SEEDS + 1];
+    size_t nservices, nseeds;
     const char *results_file;
     int json;
     int32_t jobs;
@@ -218,6 +234,28 @@ static int parse_count(cli_problem *pb, const char *fmt, long lo, long hi,
     if (*end || end == optarg || n < lo || n > hi)
         return usage_error(pb, fmt, optarg);
     *out = (int32_t)n;
+    return -1;
+}
+
+/* The options that may be given more than once. */
+static int parse_repeated(run_args *a, int opt, size_t *nlabels,
+                          cli_problem *pb)
+{
+    if (opt == OPT_LABEL) {
+        if (!strchr(optarg, '=') || *optarg == '=' || *nlabels == MAX_LABELS)
+            return usage_error(pb, "--label needs KEY=VALUE, not '%s'",
+                               optarg);
+        a->labels[(*nlabels)++] = optarg;
+    } else if (opt == OPT_SERVICE) {
+        if (a->nservices == MAX_SERVICES)
+            return usage_error(pb, "too many --service options ('%s')",
+                               optarg);
+        a->services[a->nservices++] = optarg;
+    } else {
+        if (a->nseeds == MAX_SEEDS)
+            return usage_error(pb, "too many --seed options ('%s')", optarg);
+        a->seeds[a->nseeds++] = optarg;
+    }
     return -1;
 }
 
@@ -264,11 +302,9 @@ static int parse_option(run_args *a, int opt, size_t *nlabels,
         return parse_count(pb, "--disk needs GiB 1..4096, not '%s'", 1, 4096,
                            &a->req.disk_gib);
     case OPT_LABEL:
-        if (!strchr(optarg, '=') || *optarg == '=' || *nlabels == MAX_LABELS)
-            return usage_error(pb, "--label needs KEY=VALUE, not '%s'",
-                               optarg);
-        a->labels[(*nlabels)++] = optarg;
-        return -1;
+    case OPT_SERVICE:
+    case OPT_SEED:
+        return parse_repeated(a, opt, nlabels, pb);
     default:
         return usage_error(pb, "unknown or incomplete option '%s'",
                            optarg && opt != '?' ? optarg : "?");
@@ -305,6 +341,10 @@ static int parse_args(run_args *a, int argc, char **argv, cli_problem *pb)
     a->ndirs = argc - optind;
     if (nlabels)
         a->req.labels = a->labels;
+    if (a->nservices)
+        a->req.services = a->services;
+    if (a->nseeds)
+        a->req.seeds = a->seeds;
     return -1;
 }
 
@@ -330,6 +370,7 @@ static int check_args(const run_args *a, cli_problem *pb)
         check_profile(a->req.profile, pb) ||
         (a->req.thread_id && check_thread_id(a->req.thread_id, pb)) ||
         check_dirs(a, pb) ||
+        check_services(a->services, a->seeds, pb) ||
         (a->results_file &&
          check_output_file("--results", a->results_file, pb)))
         return pb->exit_status;

@@ -64,6 +64,31 @@ static const char *output_hint(const run_info *ri)
     return NULL;
 }
 
+/* A service's wrapper said its service failed (lib/service_spec.h: exit
+ * 70 and "dval: infrastructure: WHAT" on stderr): the service's fault,
+ * not the program's. (The program runs as the wrapper's uid and could
+ * print the same: a verdict needs more than this line.) */
+static int service_failed(run_info *ri)
+{
+    static const char tag[] = "dval: infrastructure: ";
+    const char *at = ri->tail ? memmem(ri->tail, ri->tail_len, tag,
+                                       sizeof tag - 1) : NULL;
+    if (!ri->ran || ri->exit_code != CLI_EX_INFRA || !at)
+        return 0;
+    at += sizeof tag - 1;
+    const char *end = memchr(at, '\n', ri->tail_len - (size_t)(at - ri->tail));
+    int n = (int)(end ? end - at : ri->tail + ri->tail_len - at);
+    cli_problem *p = &ri->pb;
+    snprintf(p->message, sizeof p->message, "a service of the validation "
+             "failed: %.*s", n > 400 ? 400 : n, at);
+    snprintf(p->hint, sizeof p->hint, "not the program's fault: run it "
+             "again (the service restarts by itself)");
+    ri->status = "infrastructure_error";
+    snprintf(ri->phase, sizeof ri->phase, "exec");
+    p->exit_status = CLI_EX_INFRA;
+    return 1;
+}
+
 /* The program ran and exited non-zero (whatever the results). */
 static void program_failed(run_info *ri)
 {
@@ -272,7 +297,8 @@ void explain_run(run_info *ri)
         return;
     } else if (ri->ran && ri->exit_code != 0 &&
                (ri->rc == DVAL_OK || ri->rc == DVAL_ERESULTS)) {
-        program_failed(ri);
+        if (!service_failed(ri))
+            program_failed(ri);
     } else if (ri->rc == DVAL_ERESULTS) {
         results_failed(ri, detail);
     } else if (ri->rc == DVAL_OK) {

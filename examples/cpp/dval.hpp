@@ -383,6 +383,12 @@ struct validation {
     int release = DVAL_RELEASE_KEEP;
     std::vector<std::string> labels;
     bool allow_missing_results = false;
+    // Services the program gets a fresh database of (dval::service_names:
+    // "postgres", "sqlite"; the first one's is $DVAL_DB_URL, $DVAL_DB_ADO,
+    // $DVAL_DB_JDBC, ...; a failed service: exit 70, "dval: infrastructure:
+    // ..." on stderr), and host paths of SQL files loaded into them when
+    // their snapshot is built. Through a pool both stay empty (the pool's).
+    std::vector<std::string> services, seeds;
     output_fn on_output;                // live output (may be empty)
     event_fn on_event;                  // every progress event (may be empty)
     cancel_token *cancel = nullptr;     // borrowed for the call (may be null)
@@ -501,7 +507,7 @@ inline validation_result run_validation(dval_client *c, dval_pool *pool, const v
 {
     dval_validation v;
     check(dval_validation_init(&v, sizeof v));
-    cstrs labels(req.labels);
+    cstrs labels(req.labels), services(req.services), seeds(req.seeds);
     v.profile = opt(req.profile);
     v.source_dir = req.source_dir.c_str();
     v.thread_id = opt(req.thread_id);
@@ -514,6 +520,8 @@ inline validation_result run_validation(dval_client *c, dval_pool *pool, const v
     v.allow_missing_results = req.allow_missing_results ? 1 : 0;
     v.cancel = req.cancel ? req.cancel->get() : nullptr;
     v.isolation = isolation_value(req.isolation);
+    v.services = services.get();
+    v.seeds = seeds.get();
     validation_result res;
     validate_state st{&req, &res, {nullptr, nullptr}};
     st.cb.fn = [&st](const dval_event &ev) -> int {
@@ -543,6 +551,17 @@ inline validation_result run_validation(dval_client *c, dval_pool *pool, const v
 }
 } // namespace detail
 
+// The services a validation may ask for (dval_service_names).
+inline std::vector<std::string> service_names()
+{
+    const char *const *n = nullptr;
+    std::vector<std::string> out;
+    if (dval_service_names(&n) == DVAL_OK)
+        for (; n && *n; n++)
+            out.emplace_back(*n);
+    return out;
+}
+
 // The whole loop in one call: snapshot → sandbox → session → upload → exec
 // (live output) → results → close. Returns the result when the program ran
 // (whatever its exit code; status DVAL_ERESULTS when its results were
@@ -568,6 +587,9 @@ struct pool_options {
     // (default: they keep running after your program ends), STOP or DELETE
     int release = DVAL_RELEASE_KEEP;
     int ttl_minutes = 0;             // Daytona TTL; 0 → 24 h, -1 → none
+    // services and seeds of every validation on the pool (as in
+    // dval::validation); its sandboxes keep the services running
+    std::vector<std::string> services, seeds;
 };
 
 // A pool of sandboxes of one profile shared by many threads: validate()
@@ -581,7 +603,7 @@ public:
     {
         dval_pool_options po;
         detail::check(dval_pool_options_init(&po, sizeof po));
-        detail::cstrs labels(o.labels);
+        detail::cstrs labels(o.labels), services(o.services), seeds(o.seeds);
         po.profile = o.profile.c_str();
         po.name = detail::opt(o.name);
         po.min_warm = o.min_warm;
@@ -592,6 +614,8 @@ public:
         po.max_queue = o.max_queue;
         po.release = o.release;
         po.ttl_minutes = o.ttl_minutes;
+        po.services = services.get();
+        po.seeds = seeds.get();
         dval_pool *p = nullptr;
         detail::check(dval_pool_new(&p, c_, &po), dval_client_errmsg(c_));
         p_.reset(p);

@@ -15,8 +15,8 @@
 # BENCH_POOL_EXECUTORS="local emu" (pool throughput, C and SDK),
 # BENCH_PULL_REPS=3 (registry pull + unpack, library vs skopeo + umoci),
 # BENCH_DOTNET_N=30 BENCH_DOTNET_COLD=5 (C# time to verdict: warm runs,
-# cold sandboxes),
-# BENCH_ONLY="loop latency local scale xfer java pool pull corpus dotnet" (subset).
+# cold sandboxes), BENCH_DB_N=30 (database services: provisions, validations),
+# BENCH_ONLY="loop latency local scale xfer java pool pull corpus dotnet db" (subset).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -33,7 +33,7 @@ SCALE_LEVELS=${BENCH_SCALE_LEVELS:-1,4,16,64}
 SCALE_LOOPS=${BENCH_SCALE_LOOPS:-3}
 XFER_MIB=${BENCH_XFER_MIB:-256}
 export BENCH_XFER_REPS=${BENCH_XFER_REPS:-2}
-ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull corpus dotnet}
+ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull corpus dotnet db}
 PY=/usr/bin/python3
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "bench: $*" >&2; }
@@ -210,6 +210,13 @@ if want dotnet; then
     say "10. C# time to verdict: service, full build, plain dotnet build && run, cold"
     "$here/dotnet.sh" "$B" "$out" "$state" "$res" "${BENCH_DOTNET_N:-30}" \
         "${BENCH_DOTNET_COLD:-5}" || say "dotnet bench failed (isolation? .NET SDK?)"
+fi
+
+# ---- 11. database services (tests/bench/db.sh)
+if want db; then
+    say "11. database services: a fresh database per validation, the service's start"
+    "$here/db.sh" "$B" "$out" "$state" "$res" "${BENCH_DB_N:-30}" ||
+        say "db bench failed (isolation? root?)"
 fi
 
 for l in "$tmp"/*.log; do

@@ -36,10 +36,12 @@ int main(void)
     F(dval_validation, release); F(dval_validation, labels);
     F(dval_validation, allow_missing_results);
     F(dval_validation, isolation); F(dval_validation, disk_gib);
+    F(dval_validation, services); F(dval_validation, seeds);
     Z(dval_pool_options);
     F(dval_pool_options, name); F(dval_pool_options, idle_timeout_ms);
     F(dval_pool_options, labels); F(dval_pool_options, max_queue);
     F(dval_pool_options, release); F(dval_pool_options, ttl_minutes);
+    F(dval_pool_options, services); F(dval_pool_options, seeds);
     Z(dval_pool_stats);
     F(dval_pool_stats, max_sandboxes); F(dval_pool_stats, waiting);
     F(dval_pool_stats, completed); F(dval_pool_stats, canceled_waiting);

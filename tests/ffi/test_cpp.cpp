@@ -223,6 +223,21 @@ int main(int argc, char **argv)
                 st = e.status();
             }
             expect(st == DVAL_EINVAL, "isolation=bogus throws DVAL_EINVAL");
+            // services reach the library: an unknown one is its refusal
+            req.isolation = "";
+            req.services = {"mongodb"};
+            std::string msg;
+            try {
+                dval::validate(c, req);
+            } catch (const dval::error &e) {
+                msg = e.what();
+            }
+            expect(msg.find("unknown service \"mongodb\"") != std::string::npos,
+                   "services={\"mongodb\"} throws the library's refusal: " + msg);
+            auto names = dval::service_names();
+            expect(names.size() == 2 && names[0] == "postgres" && names[1] == "sqlite",
+                   "dval::service_names");
+            req.services.clear();
         }
         // isolation=sandbox: a sandbox of its own, deleted after it (the
         // end of the sandbox phase names it: "<name> (<state>)")

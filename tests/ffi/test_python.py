@@ -132,6 +132,21 @@ def t_isolation():
     check("sandbox" in str(e) and "session" in str(e), str(e))
 
 
+def t_services():
+    # the fields reach the library: each mistake is refused by its checks
+    # before any sandbox work, with its message
+    check(dval.service_names() == ["postgres", "sqlite"], dval.service_names())
+    e = expect_raises(dval.DvalInvalidArgument, dval.validate, "shell", ".",
+                      executor="local", services=["mongodb"])
+    check('unknown service "mongodb"' in str(e), str(e))
+    e = expect_raises(dval.DvalInvalidArgument, dval.validate, "shell", ".",
+                      executor="local", seeds=["schema.sql"])
+    check("seeds need a service" in str(e), str(e))
+    e = expect_raises(dval.DvalIOError, dval.Pool, "shell", executor="local",
+                      services=["postgres"], seeds=["/nonexistent/seed.sql"])
+    check("seed /nonexistent/seed.sql" in str(e), str(e))
+
+
 def t_layout():
     path = os.environ.get("DVAL_LAYOUT")
     if not path or not os.path.exists(path):
@@ -607,6 +622,7 @@ test("statuses_and_states", t_statuses)
 test("bad_executor", t_bad_executor)
 test("isolation_levels", t_isolation)
 test("layout", t_layout)
+test("services", t_services)
 test("library_not_found_says_how", t_library_not_found)
 for ex in ("local", "daytona"):
     run_executor(ex)

@@ -85,8 +85,8 @@ static int later_use(json_t *all, const char *sid)
 
 TEST(service_start__once_per_sandbox_never_waited_for)
 {
-    CHECK(dval__service_start_command(dval_profile_find("java")) != NULL);
-    CHECK(dval__service_start_command(dval_profile_find("shell")) == NULL);
+    CHECK(dval__service_start_command(dval_profile_find("java"), NULL) != NULL);
+    CHECK(dval__service_start_command(dval_profile_find("shell"), NULL) == NULL);
     emu e;
     dval_client *c = emu_fast(&e);
     char dir[32];

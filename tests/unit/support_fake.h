@@ -76,6 +76,8 @@ typedef struct fake {
     /* members left out of the client's executor (fake_omit) */
     const char *omitted[8];
     int nomitted;
+    int mkdir_ok;                /* folder_create succeeds (else: absent) */
+    char all_started[4096];      /* every command started, one a line */
 } fake;
 
 void fake_init(fake *f);

@@ -98,8 +98,10 @@ TEST(test_javac_profile__commands_parse)
     CHECK_INT(sh_parses(p->run_command), 0);
     CHECK_INT(system("sh -n libexec/dval-javac-service/build.sh"), 0);
     CHECK_INT(system("sh -n libexec/dval-javac-service/run.sh"), 0);
-    /* the program's JVM is plain `java`: no flag of the profile's */
-    CHECK(system("grep -q 'exec java -cp out \"$main\"$' "
+    /* the program's JVM is plain `java`: no flag of the profile's (the
+     * class path: the program's, then its services' drivers) */
+    CHECK(system("grep -q '^exec java -cp \"out${DVAL_CLASSPATH:+:"
+                 "$DVAL_CLASSPATH}\" \"$main\"$' "
                  "libexec/dval-javac-service/run.sh") == 0);
     /* a service never runs as root, nor as a command's uid */
     CHECK_INT(sh_parses(DVAL_SERVICE_START_ROOT), 0);

@@ -240,7 +240,25 @@ func Version() string { return C.GoString(C.dval_version()) }
 // ProfileNames lists the built-in and registered validation profiles.
 func ProfileNames() []string {
 	var names **C.char
-	if C.dval_profile_names((***C.char)(unsafe.Pointer(&names))) != 0 || names == nil {
+	if C.dval_profile_names((***C.char)(unsafe.Pointer(&names))) != 0 {
+		return nil
+	}
+	return goStrings(names)
+}
+
+// ServiceNames lists the services a validation may ask for
+// (Validation.Services): "postgres", "sqlite".
+func ServiceNames() []string {
+	var names **C.char
+	if C.dval_service_names((***C.char)(unsafe.Pointer(&names))) != 0 {
+		return nil
+	}
+	return goStrings(names)
+}
+
+// goStrings copies a NULL-terminated C string array.
+func goStrings(names **C.char) []string {
+	if names == nil {
 		return nil
 	}
 	var out []string

@@ -66,6 +66,28 @@ func TestIsolationUnknown(t *testing.T) {
 	}
 }
 
+// TestServicesReachTheLibrary: each mistake in Services or Seeds is
+// refused by the library's checks, before any sandbox work.
+func TestServicesReachTheLibrary(t *testing.T) {
+	if got := strings.Join(ServiceNames(), ","); got != "postgres,sqlite" {
+		t.Fatalf("ServiceNames: %q", got)
+	}
+	c, err := NewClient(bg, ClientOptions{Executor: "local", StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Validate(bg, Validation{Profile: "shell", SourceDir: ".", Services: []string{"mongodb"}})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `unknown service "mongodb"`) {
+		t.Fatalf("want invalid naming the service, got %v", err)
+	}
+	_, err = NewPool(bg, c, PoolOptions{Profile: "shell", Services: []string{"postgres"},
+		Seeds: []string{"/nonexistent/seed.sql"}})
+	if err == nil || !strings.Contains(err.Error(), "seed /nonexistent/seed.sql") {
+		t.Fatalf("want the seed's error, got %v", err)
+	}
+}
+
 // env is one executor's client, snapshot and sandbox.
 type env struct {
 	c     *Client

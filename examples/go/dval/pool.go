@@ -32,6 +32,9 @@ type PoolOptions struct {
 	// (the next pool starts warm); use ReleaseDelete for one-off runs.
 	Release    Release
 	TTLMinutes int // Daytona TTL of every pool sandbox; 0 → 24 h, -1 → none
+	// Services and Seeds of every validation on the pool (as
+	// Validation.Services and .Seeds); its sandboxes keep them running.
+	Services, Seeds []string
 }
 
 // Pool shares at most MaxSandboxes sandboxes of one profile between any
@@ -68,6 +71,8 @@ func NewPool(ctx context.Context, client *Client, o PoolOptions) (*Pool, error) 
 	po.max_queue = C.int32_t(o.MaxQueue)
 	po.release = C.int32_t(o.Release)
 	po.ttl_minutes = C.int32_t(o.TTLMinutes)
+	po.services = cs.array(o.Services)
+	po.seeds = cs.array(o.Seeds)
 	client.mu.Lock()
 	defer client.mu.Unlock()
 	if client.c == nil {

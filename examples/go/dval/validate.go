@@ -35,6 +35,14 @@ type Validation struct {
 	Release             Release
 	Labels              []string
 	AllowMissingResults bool
+	// Services the program gets a fresh database of (ServiceNames:
+	// "postgres", "sqlite"); it finds the first one's in DVAL_DB_URL,
+	// DVAL_DB_ADO, DVAL_DB_JDBC and DVAL_DB_HOST/PORT/NAME/USER/PASSWORD.
+	// A service that fails makes the program exit 70 with
+	// "dval: infrastructure: ..." on stderr. Seeds are host paths of SQL
+	// files loaded, in order, into the services' seeded data when their
+	// snapshot is built (once). Through a Pool both stay empty (the pool's).
+	Services, Seeds []string
 	// Stdout and Stderr receive the program's output live (may be nil). A
 	// write error stops the validation.
 	Stdout, Stderr io.Writer
@@ -195,6 +203,8 @@ func runValidation(ctx context.Context, c *C.dval_client, pool *C.dval_pool,
 	v.release = C.int32_t(req.Release)
 	v.labels = cs.array(req.Labels)
 	v.isolation = iso
+	v.services = cs.array(req.Services)
+	v.seeds = cs.array(req.Seeds)
 	if req.AllowMissingResults {
 		v.allow_missing_results = 1
 	}

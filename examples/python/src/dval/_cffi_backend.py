@@ -139,7 +139,7 @@ typedef struct dval_pool_options {
     const char *profile; const char *name;
     int32_t min_warm; int32_t max_sandboxes; int32_t max_per_sandbox;
     int64_t idle_timeout_ms; const char *const *labels;
-    int32_t max_queue; int32_t release; int32_t ttl_minutes;
+    int32_t max_queue; int32_t release; int32_t ttl_minutes;%s
 } dval_pool_options;
 int dval_pool_options_init(dval_pool_options *opts, size_t size);
 int dval_pool_new(dval_pool **out, dval_client *client, const dval_pool_options *opts);
@@ -156,6 +156,12 @@ typedef struct dval_pool_stats {
 } dval_pool_stats;
 int dval_pool_stats_get(dval_pool *pool, dval_pool_stats *stats, size_t size);
 """
+
+_SERVICES_FUNCS = """
+int dval_service_names(const char *const **names);
+"""
+# the fields a library with the database services appends
+_SERVICES_FIELDS = "\n    const char *const *services; const char *const *seeds;"
 
 _CANCEL_FUNCS = """
 int dval_cancel_new(dval_cancel **out);
@@ -194,11 +200,15 @@ class Backend:
         self.has_verdicts = self.has_isolation and _has_symbol(path, "dval_verdict_name")
         if self.has_verdicts:
             tail += "\n    const char *build_command;"
+        # ... and those with services their services and seeds after it
+        self.has_services = self.has_verdicts and _has_symbol(path, "dval_service_names")
+        more = _SERVICES_FIELDS if self.has_services else ""
         self.ffi = ffi = FFI()
-        ffi.cdef(_STRUCTS + _VALIDATION % tail
+        ffi.cdef(_STRUCTS + _VALIDATION % (tail + more)
                  + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else "")
-                 + (_POOL if self.has_pool else "")
-                 + (_POOL_STATS if self.has_pool_stats else ""))
+                 + (_POOL % more if self.has_pool else "")
+                 + (_POOL_STATS if self.has_pool_stats else "")
+                 + (_SERVICES_FUNCS if self.has_services else ""))
         self.lib = ffi.dlopen(path)
         self.NULL = ffi.NULL
 
@@ -252,8 +262,14 @@ class Backend:
         return self._s(self.lib.dval_snapshot_state_name(st))
 
     def profile_names(self) -> List[str]:
+        return self._names(self.lib.dval_profile_names)
+
+    def service_names(self) -> List[str]:
+        return self._names(self.lib.dval_service_names) if self.has_services else []
+
+    def _names(self, fn: Any) -> List[str]:
         p = self.ffi.new("const char *const **")
-        if self.lib.dval_profile_names(p) != 0 or p[0] == self.ffi.NULL:
+        if fn(p) != 0 or p[0] == self.ffi.NULL:
             return []
         out, i = [], 0
         while p[0][i] != self.ffi.NULL:

@@ -17,7 +17,7 @@ from ._loader import get_backend
 from .errors import DvalError, error_for
 
 __all__ = ["Client", "Snapshot", "Sandbox", "Session", "SandboxInfo", "version",
-           "strerror", "profile_names"]
+           "strerror", "profile_names", "service_names"]
 
 OutputFn = Callable[[Stream, str, bytes], Any]
 
@@ -35,6 +35,12 @@ def strerror(status: int, backend: Optional[str] = None) -> str:
 def profile_names(backend: Optional[str] = None) -> List[str]:
     """Names of the built-in and registered validation profiles."""
     return get_backend(backend).profile_names()
+
+
+def service_names(backend: Optional[str] = None) -> List[str]:
+    """Names of the services a validation may ask for (``services=``):
+    "postgres", "sqlite"; empty with a library that has none."""
+    return get_backend(backend).service_names()
 
 
 def _raise(b: Any, rc: int, msg: str = "") -> None:

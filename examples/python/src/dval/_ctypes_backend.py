@@ -94,12 +94,25 @@ class ValidationPhases(C.Structure):
     _fields_ = ValidationIsolation._fields_ + [("build_command", C.c_char_p)]
 
 
+class ValidationServices(C.Structure):
+    """dval_validation of a library with the database services (it exports
+    dval_service_names): services and seeds too."""
+    _fields_ = ValidationPhases._fields_ + [("services", C.POINTER(C.c_char_p)),
+                                            ("seeds", C.POINTER(C.c_char_p))]
+
+
 class PoolOptions(C.Structure):
     _fields_ = [("struct_size", C.c_size_t), ("profile", C.c_char_p), ("name", C.c_char_p),
                 ("min_warm", C.c_int32), ("max_sandboxes", C.c_int32),
                 ("max_per_sandbox", C.c_int32), ("idle_timeout_ms", C.c_int64),
                 ("labels", C.POINTER(C.c_char_p)), ("max_queue", C.c_int32),
                 ("release", C.c_int32), ("ttl_minutes", C.c_int32)]
+
+
+class PoolOptionsServices(C.Structure):
+    """dval_pool_options of a library with the database services."""
+    _fields_ = PoolOptions._fields_ + [("services", C.POINTER(C.c_char_p)),
+                                       ("seeds", C.POINTER(C.c_char_p))]
 
 
 class PoolStats(C.Structure):
@@ -166,11 +179,13 @@ _PROTOS: List[Tuple[str, Any, List[Any]]] = [
 _CANCEL_PROTOS = [("dval_cancel_new", I, [P]), ("dval_cancel_fire", I, [V]),
                   ("dval_cancel_fired", I, [V]), ("dval_cancel_free", None, [V])]
 # The pool (newer libraries): used only when exported.
-_POOL_PROTOS = [("dval_pool_options_init", I, [C.POINTER(PoolOptions), Z]),
-                ("dval_pool_new", I, [P, V, C.POINTER(PoolOptions)]),
+# (the options as void *: the struct is PoolOptions or PoolOptionsServices)
+_POOL_PROTOS = [("dval_pool_options_init", I, [V, Z]),
+                ("dval_pool_new", I, [P, V, V]),
                 ("dval_pool_validate", I, [V, V, EVENT_FN, V, P]),
                 ("dval_pool_free", None, [V])]
 _POOL_STATS_PROTOS = [("dval_pool_stats_get", I, [V, C.POINTER(PoolStats), Z])]
+_SERVICES_PROTOS = [("dval_service_names", I, [C.POINTER(C.POINTER(C.c_char_p))])]
 
 
 def _b(s: Optional[str]) -> Optional[bytes]:
@@ -235,10 +250,19 @@ class Backend:
             for fname, res, args in _POOL_STATS_PROTOS:
                 f = getattr(lib, fname)
                 f.restype, f.argtypes = res, args
+        self.pool_options_struct = PoolOptions
+        self.has_services = hasattr(lib, "dval_service_names")
+        if self.has_services:   # services and seeds fields too
+            self.validation_struct = ValidationServices
+            self.pool_options_struct = PoolOptionsServices
+            for fname, res, args in _SERVICES_PROTOS:
+                f = getattr(lib, fname)
+                f.restype, f.argtypes = res, args
 
     # ---- layout (tests compare it with the C compiler's)
     def layout(self, struct: str, field: str) -> int:
-        cls = self.validation_struct if struct == "dval_validation" else STRUCTS[struct]
+        cls = self.validation_struct if struct == "dval_validation" else \
+            self.pool_options_struct if struct == "dval_pool_options" else STRUCTS[struct]
         return C.sizeof(cls) if field == "sizeof" else getattr(cls, field).offset
 
     # ---- plain functions
@@ -258,8 +282,14 @@ class Backend:
         return _s(self.lib.dval_snapshot_state_name(st))
 
     def profile_names(self) -> List[str]:
+        return self._names("dval_profile_names")
+
+    def service_names(self) -> List[str]:
+        return self._names("dval_service_names") if self.has_services else []
+
+    def _names(self, fname: str) -> List[str]:
         p = C.POINTER(C.c_char_p)()
-        if self.lib.dval_profile_names(C.byref(p)) != 0 or not p:
+        if getattr(self.lib, fname)(C.byref(p)) != 0 or not p:
             return []
         out, i = [], 0
         while p[i]:
@@ -410,7 +440,7 @@ class Backend:
 
     # ---- pool
     def pool_new(self, client: Any, opts: Dict[str, Any]) -> Tuple[int, Any]:
-        o = PoolOptions()
+        o = self.pool_options_struct()
         rc = self.lib.dval_pool_options_init(C.byref(o), C.sizeof(o))
         if rc:
             return rc, None

@@ -5,7 +5,7 @@ from typing import Any, Callable, List, Optional
 
 from ._core import Client, _raise
 from ._enums import Release, Stream
-from ._validate import CancelToken, Event, ValidationResult, _run
+from ._validate import CancelToken, Event, ValidationResult, _run, _services
 
 __all__ = ["Pool", "PoolStats"]
 
@@ -60,6 +60,8 @@ class Pool:
         release: what happens to idle sandboxes and at :meth:`close`.
         ttl_minutes: TTL of every sandbox the pool creates on Daytona (0:
             24 h, -1: none).
+        services, seeds: as for :func:`dval.validate`, for every validation
+            on the pool; its sandboxes keep the services running.
     """
 
     def __init__(self, profile: str, *, client: Optional[Client] = None,
@@ -67,7 +69,9 @@ class Pool:
                  min_warm: int = 0, max_sandboxes: int = 0, max_per_sandbox: int = 0,
                  idle_timeout: Optional[float] = None, labels: Optional[List[str]] = None,
                  max_queue: int = 0, release: Release = Release.KEEP, ttl_minutes: int = 0,
-                 state_dir: Optional[str] = None, backend: Optional[str] = None) -> None:
+                 state_dir: Optional[str] = None, backend: Optional[str] = None,
+                 services: Optional[List[str]] = None,
+                 seeds: Optional[List[str]] = None) -> None:
         if client is not None and executor is not None:
             raise ValueError("give either client or executor, not both")
         self._h: Any = None
@@ -83,11 +87,13 @@ class Pool:
                 raise NotImplementedError(
                     "this libdaytona-validate has no pool (dval_pool_new, 0.1.1); "
                     "upgrade the library, or call dval.validate() per program")
-            rc, self._h = self._b.pool_new(self._client.handle, dict(
+            opts = dict(
                 profile=profile, name=name, min_warm=min_warm, max_sandboxes=max_sandboxes,
                 max_per_sandbox=max_per_sandbox, labels=labels, max_queue=max_queue,
                 idle_timeout_ms=int(idle_timeout * 1000) if idle_timeout else 0,
-                release=int(release), ttl_minutes=ttl_minutes))
+                release=int(release), ttl_minutes=ttl_minutes)
+            _services(self._b, opts, services, seeds)
+            rc, self._h = self._b.pool_new(self._client.handle, opts)
             if rc:
                 _raise(self._b, rc, self._client.errmsg)
         except BaseException:

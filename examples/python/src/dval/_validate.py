@@ -150,6 +150,19 @@ def _isolation(b: Any, isolation: Optional[str]) -> Optional[int]:
     return ISOLATION_LEVELS.index(isolation)
 
 
+def _services(b: Any, req: Dict[str, Any], services: Optional[List[str]],
+              seeds: Optional[List[str]]) -> None:
+    """Adds ``services`` and ``seeds`` to a request (or pool options)."""
+    if not services and not seeds:
+        return
+    if not getattr(b, "has_services", False):
+        raise NotImplementedError(
+            "services need a libdaytona-validate with dval_validation.services (the "
+            "one that exports dval_service_names)")
+    req["services"] = [str(s) for s in services or []]
+    req["seeds"] = [str(s) for s in seeds or []]
+
+
 def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int) -> ValidationResult:
     return ValidationResult(
         status=to_enum(Status, status), exit_code=doc.get("exit_code"),
@@ -192,6 +205,7 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
              run_command: Optional[str] = None, labels: Optional[List[str]] = None,
              allow_missing_results: bool = False, state_dir: Optional[str] = None,
              cancel: Optional[CancelToken] = None, backend: Optional[str] = None,
+             services: Optional[List[str]] = None, seeds: Optional[List[str]] = None,
              _stop: Optional[threading.Event] = None) -> ValidationResult:
     """Validates one program: snapshot → sandbox → session → upload of
     ``source_dir`` → run (output streamed live) → results → close.
@@ -213,6 +227,14 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
             validation starts fast; STOP or DELETE for one-off runs.
         client: reuse a :class:`Client` (recommended for many validations).
         cancel: a :class:`CancelToken` that stops this call from any thread.
+        services: services the program gets a fresh database of
+            (:func:`service_names`: "postgres", "sqlite"); it finds the
+            first one's in ``DVAL_DB_URL``, ``DVAL_DB_ADO``, ``DVAL_DB_JDBC``
+            and ``DVAL_DB_HOST/PORT/NAME/USER/PASSWORD``. A service that
+            fails makes the program exit 70 with "dval: infrastructure: ..."
+            on stderr.
+        seeds: host paths of SQL files loaded, in order, into the services'
+            seeded data when their snapshot is built (once).
 
     Returns:
         a :class:`ValidationResult` (status OK or ERESULTS; a non-zero exit
@@ -233,6 +255,7 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
             sandbox_name=sandbox_name, snapshot_name=snapshot_name, run_command=run_command,
             timeout_ms=int(timeout * 1000) if timeout else 0, release=int(release),
             labels=labels, allow_missing_results=allow_missing_results)
+        _services(c._b, req, services, seeds)
         return _run(c, None, req, isolation, on_output, on_event, cancel, _stop)
     finally:
         if own:
