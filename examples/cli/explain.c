@@ -64,29 +64,16 @@ static const char *output_hint(const run_info *ri)
     return NULL;
 }
 
-/* A service's wrapper said its service failed (lib/service_spec.h: exit
- * 70 and "dval: infrastructure: WHAT" on stderr): the service's fault,
- * not the program's. (The program runs as the wrapper's uid and could
- * print the same: a verdict needs more than this line.) */
-static int service_failed(run_info *ri)
+/* A profile's script said the sandbox or a service failed ("dval:
+ * infrastructure: WHAT", exit 70): what failed, without the tag. */
+static void infra_message(cli_problem *p, const char *detail)
 {
     static const char tag[] = "dval: infrastructure: ";
-    const char *at = ri->tail ? memmem(ri->tail, ri->tail_len, tag,
-                                       sizeof tag - 1) : NULL;
-    if (!ri->ran || ri->exit_code != CLI_EX_INFRA || !at)
-        return 0;
-    at += sizeof tag - 1;
-    const char *end = memchr(at, '\n', ri->tail_len - (size_t)(at - ri->tail));
-    int n = (int)(end ? end - at : ri->tail + ri->tail_len - at);
-    cli_problem *p = &ri->pb;
-    snprintf(p->message, sizeof p->message, "a service of the validation "
-             "failed: %.*s", n > 400 ? 400 : n, at);
-    snprintf(p->hint, sizeof p->hint, "not the program's fault: run it "
-             "again (the service restarts by itself)");
-    ri->status = "infrastructure_error";
-    snprintf(ri->phase, sizeof ri->phase, "exec");
-    p->exit_status = CLI_EX_INFRA;
-    return 1;
+    if (!strncmp(detail, tag, sizeof tag - 1))
+        snprintf(p->message, sizeof p->message, "infrastructure failure: "
+                 "%s", detail + sizeof tag - 1);
+    else
+        snprintf(p->message, sizeof p->message, "%s", detail);
 }
 
 /* The program ran and exited non-zero (whatever the results). */
@@ -251,7 +238,7 @@ static int verdict_failed(run_info *ri)
         {"wrong_results", "wrong_results", "download", "compare the "
          "results with the expected ones", CLI_EX_WRONG},
         /* a profile's script said so: not the program's fault */
-        {"infrastructure_error", "infrastructure_error", "build", "not the "
+        {"infrastructure_error", "infrastructure_error", "run", "not the "
          "program's fault: retry; if it stays, rebuild the snapshot "
          "(`daytona-validate snapshot rm PROFILE`)", CLI_EX_INFRA},
     };
@@ -264,6 +251,8 @@ static int verdict_failed(run_info *ri)
             snprintf(p->message, sizeof p->message, "the program does not "
                      "compile: the build failed with exit code %d",
                      ri->exit_code);
+        else if (t[i].exit_status == CLI_EX_INFRA)
+            infra_message(p, ri->verdict_detail);
         else
             snprintf(p->message, sizeof p->message, "%s",
                      ri->verdict_detail);
@@ -297,8 +286,7 @@ void explain_run(run_info *ri)
         return;
     } else if (ri->ran && ri->exit_code != 0 &&
                (ri->rc == DVAL_OK || ri->rc == DVAL_ERESULTS)) {
-        if (!service_failed(ri))
-            program_failed(ri);
+        program_failed(ri);
     } else if (ri->rc == DVAL_ERESULTS) {
         results_failed(ri, detail);
     } else if (ri->rc == DVAL_OK) {

@@ -84,7 +84,7 @@ printf 'echo "dval: infrastructure: postgres: the service stopped (during the va
 "$CLI" run --executor local --state-dir "$T/state" --profile shell --allow-missing-results --json \
     "$T/infra" >"$T/infra.json" 2>"$T/infra.err" </dev/null
 rc=$?
-if [ $rc = 70 ] && grep -q 'a service of the validation failed: postgres: the service stopped' "$T/infra.err" &&
+if [ $rc = 70 ] && grep -q 'infrastructure failure: postgres: the service stopped' "$T/infra.err" &&
    "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"] == "infrastructure_error", d["status"]' "$T/infra.json"; then
     ok "a service's failure: exit 70, status infrastructure_error, explained"
 else

@@ -19,6 +19,7 @@ typedef struct db_req {
     const char *profile;          /* NULL: shell */
     const char *sandbox;          /* sandbox_name (NULL: the profile's) */
     const char *run;              /* run_command (NULL: the profile's) */
+    const char *build;            /* build_command with an own run */
     const char *dir;              /* source_dir (NULL: an empty one) */
     const char *const *services;  /* NULL: postgres, then sqlite */
     int isolation;

@@ -72,7 +72,7 @@ int db_on_event(const dval_event *ev, void *ud)
         snprintf(r->sandbox, sizeof r->sandbox, "%.*s",
                  (int)strcspn(ev->detail, " "), ev->detail);
     else if (ev->type == DVAL_EVENT_PHASE && ev->done && !ev->status &&
-             !strcmp(ev->phase, "exec") && ev->detail)
+             !strcmp(ev->phase, "run") && ev->detail)
         sscanf(ev->detail, "exit code %d", &r->exit_code);
     return 0;
 }
@@ -90,6 +90,7 @@ void db_try(dval_client *c, const db_req *q, db_run *r)
     v.profile = q->profile ? q->profile : "shell";
     v.sandbox_name = q->sandbox;
     v.run_command = q->run;
+    v.build_command = q->build;
     v.source_dir = q->dir ? q->dir : empty;
     v.services = q->services ? q->services : both;
     v.seeds = seeds;

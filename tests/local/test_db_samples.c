@@ -31,7 +31,8 @@ static const char golden[] =
     "\"customers_without_orders_after_insert\":[]}";
 
 /* The sample in dir through the profile's run command, with engine's
- * database first; then the results file's bytes, after "RAW:". */
+ * database first; then the results file's bytes, after "RAW:". A
+ * request with its own run command names its build command too. */
 static void sample(dval_client *c, const char *profile, const char *dir,
                    const char *engine, const char *sandbox)
 {
@@ -44,6 +45,7 @@ static void sample(dval_client *c, const char *profile, const char *dir,
              "printf 'RAW:' && cat \"$DVAL_RESULTS_DIR/results.json\"",
              p->run_command);
     db_req q = {.profile = profile, .dir = dir, .run = run,
+                .build = p->build_command,
                 .sandbox = sandbox,
                 .services = !strcmp(engine, "postgresql") ? pg : sq};
     db_run r;
