@@ -4,8 +4,10 @@
 //     c++ -std=c++14 app.cpp $(pkg-config --cflags --libs daytona-validate)
 //
 // Handles are RAII objects; failures throw dval::error (status + message);
-// callbacks are std::function. An exception thrown by a callback stops the C
-// call (non-zero return) and is rethrown when the call returns. Output bytes
+// callbacks are std::function returning dval::flow: only dval::flow::stop
+// stops the C call (an int a print function returns cannot be mistaken for
+// it). An exception thrown by a callback stops the call too and is rethrown
+// when the call returns. Output bytes
 // arrive as dval::bytes_view, which converts to std::string and (C++17) to
 // std::string_view.
 //
@@ -77,7 +79,11 @@ private:
     std::string message_;
 };
 
+// What a callback returns: go on, or stop the call it was called from.
+enum class flow { go_on, stop };
+
 namespace detail {
+inline int stop_rc(flow f) { return f == flow::stop ? 1 : 0; }
 inline void check(int rc, const char *msg = nullptr)
 {
     if (rc < 0)
@@ -95,7 +101,7 @@ template <class Fn> struct call {
         if (ex)
             return 1;
         try {
-            return fn(std::forward<A>(a)...);
+            return stop_rc(fn(std::forward<A>(a)...));
         } catch (...) {
             ex = std::current_exception();
             return 1;
@@ -232,9 +238,9 @@ inline std::string json_member(const std::string &object, const std::string &key
     return "";
 }
 
-using output_fn = std::function<int(int stream, bytes_view channel, bytes_view data)>;
-using data_fn = std::function<int(bytes_view data)>;
-using event_fn = std::function<int(const dval_event &event)>;
+using output_fn = std::function<flow(int stream, bytes_view channel, bytes_view data)>;
+using data_fn = std::function<flow(bytes_view data)>;
+using event_fn = std::function<flow(const dval_event &event)>;
 
 using client_ptr = std::unique_ptr<dval_client, detail::deleter<dval_client, dval_client_free>>;
 using snapshot_ptr = std::unique_ptr<dval_snapshot, detail::deleter<dval_snapshot, dval_snapshot_free>>;
@@ -260,7 +266,7 @@ public:
     }
     std::string id() const { return dval_session_id(s_.get()); }
     // Runs command and returns its exit code; on_output gets live output
-    // (a non-zero return stops the command).
+    // (dval::flow::stop stops the command).
     int exec(const std::string &command, output_fn on_output = {},
              int64_t timeout_ms = 0, const std::string &channel_prefix = {})
     {
@@ -524,18 +530,18 @@ inline validation_result run_validation(dval_client *c, dval_pool *pool, const v
     v.seeds = seeds.get();
     validation_result res;
     validate_state st{&req, &res, {nullptr, nullptr}};
-    st.cb.fn = [&st](const dval_event &ev) -> int {
+    st.cb.fn = [&st](const dval_event &ev) -> flow {
         if (ev.type == DVAL_EVENT_OUTPUT) {
             (ev.stream == DVAL_STDERR ? st.res->stderr_text : st.res->stdout_text)
                 .append(ev.data ? ev.data : "", ev.data ? ev.len : 0);
             if (st.req->on_output) {
                 const char *ch = ev.channel ? ev.channel : "";
-                if (int r = st.req->on_output(ev.stream, bytes_view(ch, std::strlen(ch)),
-                                              bytes_view(ev.data, ev.len)))
-                    return r;
+                if (st.req->on_output(ev.stream, bytes_view(ch, std::strlen(ch)),
+                                      bytes_view(ev.data, ev.len)) == flow::stop)
+                    return flow::stop;
             }
         }
-        return st.req->on_event ? st.req->on_event(ev) : 0;
+        return st.req->on_event ? st.req->on_event(ev) : flow::go_on;
     };
     char *json = nullptr;
     int rc = pool ? dval_pool_validate(pool, &v, on_validate_event, &st, &json)

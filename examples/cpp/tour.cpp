@@ -39,7 +39,7 @@ int main(int argc, char **argv)
         req.release = DVAL_RELEASE_DELETE;
         req.on_output = [](int stream, dval::bytes_view, dval::bytes_view data) {
             (stream == DVAL_STDERR ? std::cerr : std::cout) << data.str();
-            return 0; // non-zero would stop the validation
+            return dval::flow::go_on; // dval::flow::stop would stop it
         };
         dval::validation_result r = dval::validate(c, req);
         std::cout << "exit code " << r.exit_code << ", ok " << r.ok() << "\n"
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
             int code = s.exec("cat /sandbox/tour/hello.txt; exit 7",
                               [](int, dval::bytes_view, dval::bytes_view d) {
                                   std::cout << d.str();
-                                  return 0;
+                                  return dval::flow::go_on;
                               });
             std::cout << "exit code " << code << "\n";
         }

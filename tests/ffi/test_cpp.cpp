@@ -11,6 +11,7 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 #if __cplusplus >= 201703L
 #include <string_view>
@@ -112,14 +113,14 @@ int main(int argc, char **argv)
             int code = s.exec("echo hello; echo oops >&2; exit 3",
                               [&](int st, dval::bytes_view, dval::bytes_view d) {
                                   (st == DVAL_STDOUT ? out : err) += d;
-                                  return 0;
+                                  return dval::flow::go_on;
                               });
             expect(code == 3 && out == "hello\n" && err == "oops\n", "exec with live output");
 #if __cplusplus >= 201703L
             std::string sv_out;
             s.exec("echo sv", [&](int, std::string_view, std::string_view d) {
                 sv_out.append(d);
-                return 0;
+                return dval::flow::go_on;
             });
             expect(sv_out == "sv\n", "C++17: callbacks may take std::string_view");
 #endif
@@ -132,7 +133,7 @@ int main(int argc, char **argv)
             bool caught = false;
             auto t0 = std::chrono::steady_clock::now();
             try {
-                s.exec("echo a; sleep 20", [](int, dval::bytes_view, dval::bytes_view) -> int {
+                s.exec("echo a; sleep 20", [](int, dval::bytes_view, dval::bytes_view) -> dval::flow {
                     throw stop_here{};
                 });
             } catch (const stop_here &) {
@@ -140,6 +141,23 @@ int main(int argc, char **argv)
             }
             expect(caught && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15),
                    "callback exception stops the call and is rethrown");
+            // only dval::flow::stop stops: what a print function returns
+            // (an int) does not even compile as a callback
+            static_assert(!std::is_constructible<dval::output_fn,
+                                                 int (*)(int, dval::bytes_view,
+                                                         dval::bytes_view)>::value,
+                          "an int-returning callback is refused");
+            t0 = std::chrono::steady_clock::now();
+            int stopped = 0;
+            try {
+                s.exec("echo a; sleep 20", [](int, dval::bytes_view, dval::bytes_view) {
+                    return dval::flow::stop;
+                });
+            } catch (const dval::error &e) {
+                stopped = e.status();
+            }
+            expect(stopped != 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15),
+                   "dval::flow::stop stops the call");
         }
         {
             dval::session s = sb.open_session();
@@ -174,7 +192,7 @@ int main(int argc, char **argv)
             std::string live;
             req.on_output = [&](int, std::string ch, dval::bytes_view d) {
                 live += ch + ":" + d.str();
-                return 0;
+                return dval::flow::go_on;
             };
             dval::validation_result r = dval::validate(c, req);
             expect(r.ok() && r.exit_code == 0 && r.thread_id == "cpp-t1", "validate ok, exit 0");
@@ -253,7 +271,7 @@ int main(int argc, char **argv)
                 if (ev.type == DVAL_EVENT_PHASE && ev.done && std::string(ev.phase) == "sandbox" &&
                     ev.detail)
                     used = std::string(ev.detail).substr(0, std::string(ev.detail).find(' '));
-                return 0;
+                return dval::flow::go_on;
             };
             dval::validation_result r = dval::validate(c, req);
             expect(sample_ok(r, "cpp-iso") && used.compare(0, 14, "shell-sandbox-") == 0,

@@ -362,6 +362,24 @@ def t_validate_callback_stops(c, snap, sb, tmp):
     check(time.monotonic() - t0 < 15, "the exception did not stop the validation")
 
 
+def t_validate_only_stop_stops(c, snap, sb, tmp):
+    # what a print function returns (a count), or True, never stops a
+    # validation; dval.STOP does
+    src = program(tmp, "chatty", "echo a; sleep 0.3; echo b\n")
+    got = []
+    r = dval.validate("shell", src, on_output=lambda s, ch, d: got.append(d) or len(d),
+                      **vkw(c, "write"))
+    check(r.exit_code == 0 and r.stdout == "a\nb\n", "a count stopped it: %r" % r)
+    r = dval.validate("shell", src, on_event=lambda ev: True, **vkw(c, "true"))
+    check(r.exit_code == 0 and r.stdout == "a\nb\n", "True stopped it: %r" % r)
+    slow = program(tmp, "slowstop", "echo a; sleep 20; echo b\n")
+    t0 = time.monotonic()
+    e = expect_raises(dval.DvalError, dval.validate, "shell", slow,
+                      on_output=lambda s, ch, d: dval.STOP, **vkw(c, "stopval"))
+    check(time.monotonic() - t0 < 15, "dval.STOP did not stop the validation")
+    check(e.status in (dval.Status.EABORTED, dval.Status.ECANCELED), "status %r" % e.status)
+
+
 def t_avalidate(c, snap, sb, tmp):
     src = program(tmp, "async", 'echo hi\nprintf \'{"a":1}\' > "$DVAL_RESULTS_DIR/a.json"\n')
     lines = []
@@ -569,6 +587,7 @@ def t_validate_dotnet(c, snap, sb, tmp):
 
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
          t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
+         t_validate_only_stop_stops,
          t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent,
          t_validate_isolation_sandbox, t_pool_concurrent, t_pool_busy_and_cancel,
          t_validate_dotnet]

@@ -18,7 +18,7 @@ this package loads nothing.
 Sandboxes outlive your program: the release policy is KEEP by default, so
 after ``validate()`` or a ``with client.sandbox_acquire(...)`` block the
 sandbox (on the local executor, its init process) keeps running for the
-next run. Pass ``release=dval.Release.DELETE`` (or STOP) where you call.
+next run. Pass ``release=dval.Release.DELETE`` (or ``Release.STOP``) where you call.
 
 Many validations at once: :class:`Pool` shares sandboxes of one profile
 between threads::
@@ -29,7 +29,7 @@ between threads::
 """
 from ._core import (Client, Sandbox, SandboxInfo, Session, Snapshot, profile_names,
                     service_names, strerror, version)
-from ._enums import (EventType, LogLevel, Network, Release, SandboxState, SnapshotState, Status,
+from ._enums import (STOP, EventType, LogLevel, Network, Release, SandboxState, SnapshotState, Status,
                      Stream, to_enum)
 from ._pool import Pool, PoolStats
 from ._loader import BACKENDS, SONAME, backend_name, library_path, use_backend
@@ -41,7 +41,7 @@ from .errors import STATUS_CLASSES, DvalError, LibraryNotFoundError, error_for
 __version__ = "0.1.0"
 
 __all__ = [
-    "validate", "avalidate", "Pool", "PoolStats", "ValidationResult", "Event", "CancelToken", "supports_cancel",
+    "STOP", "validate", "avalidate", "Pool", "PoolStats", "ValidationResult", "Event", "CancelToken", "supports_cancel",
     "ISOLATION_LEVELS", "Client", "Snapshot", "Sandbox", "Session", "SandboxInfo",
     "version", "strerror", "profile_names", "service_names", "Status", "SandboxState", "SnapshotState",
     "Stream", "Release", "Network", "LogLevel", "EventType", "to_enum", "BACKENDS",

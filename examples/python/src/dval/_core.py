@@ -5,14 +5,14 @@ objects may be closed (or garbage-collected) in any order; ``close()`` frees
 memory and never does I/O; remote actions (``delete``, ``stop``,
 ``close_remote``) are separate calls that can fail.
 
-A Python exception raised in a callback makes the callback return non-zero,
-which stops the C call; the original exception is re-raised when the call
-returns.
+A callback stops the C call only when it returns :data:`dval.STOP` or
+raises; whatever else it returns (a print function's count, ``True``) lets
+the call go on. A raised exception is re-raised when the call returns.
 """
 import json
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from ._enums import Network, Release, SandboxState, SnapshotState, Stream, to_enum
+from ._enums import STOP, Network, Release, SandboxState, SnapshotState, Stream, to_enum
 from ._loader import get_backend
 from .errors import DvalError, error_for
 
@@ -60,7 +60,7 @@ class _Guard:
                 return 1
             try:
                 r = fn(*a)
-                return int(bool(r)) if stops and r is not None else 0
+                return 1 if stops and r is STOP else 0
             except BaseException as e:  # re-raised after the call
                 self.pending = e
                 return 1
@@ -195,7 +195,7 @@ class Client(_Handle):
                         on_build_log: Optional[Callable[[bytes], Any]] = None,
                         rebuild_failed: bool = False, build_timeout_ms: int = 0) -> "Snapshot":
         """Gets or builds a snapshot and waits until it is active; build
-        output goes to ``on_build_log(bytes)`` (a true return stops)."""
+        output goes to ``on_build_log(bytes)`` (returning ``dval.STOP`` stops)."""
         g = _Guard()
         spec = dict(name=name, image=image, build_commands=build_commands,
                     dockerfile=dockerfile, rebuild_failed=rebuild_failed,
@@ -373,7 +373,7 @@ class Sandbox(_Handle):
         return data
 
     def download_to(self, path: str, sink: Callable[[bytes], Any]) -> None:
-        """Streams a file to ``sink(bytes)`` in chunks (a true return stops)."""
+        """Streams a file to ``sink(bytes)`` in chunks (returning ``dval.STOP`` stops)."""
         g = _Guard()
         rc = self._b.sandbox_download_to(self.handle, path, g.wrap(sink))
         g.reraise()
@@ -430,7 +430,7 @@ class Session(_Handle):
              channel_prefix: Optional[str] = None,
              env: Optional[Dict[str, str]] = None) -> int:
         """Runs ``command`` and returns its exit code; ``on_output(stream,
-        channel, data)`` gets live output (a true return stops the call).
+        channel, data)`` gets live output (returning ``dval.STOP`` stops the call).
         ``env`` adds variables to this command's environment, as data (no
         shell expands the values)."""
         g = _Guard()

@@ -133,6 +133,21 @@ class EventType(IntEnum):
     RESTART = 5
 
 
+class _Stop:
+    """The type of :data:`STOP`: one value, compared by identity."""
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "dval.STOP"
+
+
+#: Return this from a callback (``on_output``, ``on_event``, a log or file
+#: sink) to stop the call. Any other return value, ``True`` or the number of
+#: characters ``sys.stdout.write`` returns included, lets it go on; raising an
+#: exception stops it too (the exception is re-raised when the call returns).
+STOP = _Stop()
+
+
 E = TypeVar("E", bound=IntEnum)
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ._core import Client, _Guard, _raise
-from ._enums import EventType, Release, SandboxState, Status, Stream, to_enum
+from ._enums import STOP, EventType, Release, SandboxState, Status, Stream, to_enum
 from ._loader import get_backend
 from .errors import DvalError, error_for
 
@@ -179,7 +179,7 @@ def _event_handler(out: Dict[int, bytearray], timings: Dict[str, int],
                    stop: Optional[threading.Event]) -> Callable[..., Any]:
     def handle(t: Tuple[Any, ...]) -> Any:
         if stop is not None and stop.is_set():
-            return 1
+            return STOP
         ev = Event(to_enum(EventType, t[0]), t[1], bool(t[2]), to_enum(Status, t[3]), t[4],
                    to_enum(Stream, t[5]), t[6], t[7], to_enum(SandboxState, t[8]), t[9])
         if ev.type == EventType.PHASE and ev.done:
@@ -188,10 +188,10 @@ def _event_handler(out: Dict[int, bytearray], timings: Dict[str, int],
         if ev.type == EventType.OUTPUT and ev.stream in (1, 2):
             out[int(ev.stream)] += ev.data
             if on_output is not None:
-                stop_now = bool(on_output(ev.stream, ev.channel, ev.data))
+                stop_now = on_output(ev.stream, ev.channel, ev.data) is STOP
         if on_event is not None:
-            stop_now = bool(on_event(ev)) or stop_now
-        return 1 if stop_now else 0
+            stop_now = on_event(ev) is STOP or stop_now
+        return STOP if stop_now else None
     return handle
 
 
@@ -220,7 +220,8 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
             session per validation), or "sandbox" (a sandbox created for
             this validation and deleted after it; see ISOLATION_LEVELS).
         on_output: ``on_output(stream, channel, data)`` for live output, on
-            the calling thread; a true return stops the validation.
+            the calling thread; returning ``dval.STOP`` stops the validation
+            (any other value, e.g. what ``sys.stdout.write`` returns, does not).
         on_event: ``on_event(Event)`` for every progress event.
         release: what happens to the sandbox afterwards. KEEP (the library's
             default) leaves it running after your program ends so the next
