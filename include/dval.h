@@ -515,6 +515,13 @@ typedef struct dval_profile {
 DVAL_API const dval_profile *dval_profile_find(const char *name);
 /* Registers (copies) a host profile; replaces one of the same name. */
 DVAL_API int dval_profile_register(const dval_profile *profile);
+/* Loads a profile file (JSON: image, build steps, files carried into the
+ * snapshot, run and build commands; see dval_profile_load(3)) and
+ * registers it as dval_profile_register() does. *name (may be NULL) is
+ * its name, borrowed for the life of the process; on failure errbuf (may
+ * be NULL) says why, naming the file. */
+DVAL_API int dval_profile_load(const char *path, const char **name,
+                               char *errbuf, size_t errcap);
 /* NULL-terminated names of all profiles; static, borrowed. Not thread-safe
  * against dval_profile_register(). */
 DVAL_API int dval_profile_names(const char *const **names);

@@ -17,6 +17,7 @@
 #include "javac_service.h"
 #include "javac_service_files.h"
 #include "profile_service.h"
+#include "profile_stamp.h"
 #include "services.h"
 
 /* ---- built-in profiles */
@@ -149,17 +150,23 @@ static uint64_t steps_hash(uint64_t h, const char *const *steps)
     return fnv(h, "");
 }
 
+void dval__profile_stamp(const dval_profile *p, char out[16])
+{
+    uint64_t h = fnv(14695981039346656037ULL, p->image);
+    h = steps_hash(steps_hash(h, p->build_commands), p->local_build_commands);
+    dval__fmt(out, 16, "%08x", (unsigned)(h ^ (h >> 32)));
+}
+
 static void name_builtins(void)
 {
     for (size_t i = 0; i < N_BUILTINS; i++) {
         dval_profile *p = &builtins[i];
-        uint64_t h = fnv(14695981039346656037ULL, p->image);
-        h = steps_hash(steps_hash(h, p->build_commands),
-                       p->local_build_commands);
-        dval__fmt(builtin_snapshot[i], DVAL_ID_MAX, "%s-%08x",
-                  p->snapshot_name, (unsigned)(h ^ (h >> 32)));
-        dval__fmt(builtin_sandbox[i], DVAL_ID_MAX, "%s-%08x",
-                  p->sandbox_name, (unsigned)(h ^ (h >> 32)));
+        char stamp[16];
+        dval__profile_stamp(p, stamp);
+        dval__fmt(builtin_snapshot[i], DVAL_ID_MAX, "%s-%s",
+                  p->snapshot_name, stamp);
+        dval__fmt(builtin_sandbox[i], DVAL_ID_MAX, "%s-%s", p->sandbox_name,
+                  stamp);
         p->snapshot_name = builtin_snapshot[i];
         p->sandbox_name = builtin_sandbox[i];
     }

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,21 +77,80 @@ static const char *profile_list(char *buf, size_t cap, const char *wrong)
     return best;
 }
 
-int check_profile(const char *name, cli_problem *p)
+/* A --profile that names a file rather than a profile. */
+static int is_profile_file(const char *name)
 {
-    if (dval_profile_find(name))
+    size_t n = strlen(name);
+    return strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".json"));
+}
+
+int check_profile(const char **name, cli_problem *p)
+{
+    if (is_profile_file(*name)) {
+        char why[700];
+        const char *loaded;
+        if (dval_profile_load(*name, &loaded, why, sizeof why) == DVAL_OK) {
+            *name = loaded;
+            return 0;
+        }
+        problem(p, CLI_EX_USAGE, "a profile file is a JSON object with "
+                "name, image, run_command and optionally build_command, "
+                "build_steps, files, runtime (see dval_profile_load(3))",
+                "bad profile file: %s", why);
+        return -1;
+    }
+    if (dval_profile_find(*name))
         return 0;
     char list[256], hint[400];
-    const char *close = profile_list(list, sizeof list, name);
+    const char *close = profile_list(list, sizeof list, *name);
     if (close)
         snprintf(hint, sizeof hint, "did you mean --profile %s? The "
-                 "profiles are: %s (see `daytona-validate profiles`)",
-                 close, list);
+                 "profiles are: %s (see `daytona-validate profiles`), or "
+                 "give a profile file", close, list);
     else
         snprintf(hint, sizeof hint, "the profiles are: %s (see "
-                 "`daytona-validate profiles`)", list);
-    problem(p, CLI_EX_USAGE, hint, "unknown profile \"%s\"", name);
+                 "`daytona-validate profiles`), or give a profile file "
+                 "(a path: ./myprofile.json)", list);
+    problem(p, CLI_EX_USAGE, hint, "unknown profile \"%s\"", *name);
     return -1;
+}
+
+/* FNV-1a of the text, as 8 hex digits: the derived names below. */
+static void stamp(const char *s, char out[16])
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    snprintf(out, 16, "%08x", (unsigned)(h ^ (h >> 32)));
+}
+
+/* --image REF: the profile over another base image, registered under a
+ * name of its own so that its snapshot and sandbox are its own too. */
+int apply_image(const char **name, const char *image, cli_problem *p)
+{
+    const dval_profile *base = dval_profile_find(*name);
+    if (!image || !base)
+        return 0;
+    static char nm[300], snap[300], sb[300];
+    char st[16];
+    stamp(image, st);
+    snprintf(nm, sizeof nm, "%.100s.image-%s", base->name, st);
+    snprintf(snap, sizeof snap, "%.150s-image-%s", base->snapshot_name, st);
+    snprintf(sb, sizeof sb, "%.150s-image-%s", base->sandbox_name, st);
+    dval_profile d = *base;
+    d.name = nm;
+    d.image = image;
+    d.snapshot_name = snap;
+    d.sandbox_name = sb;
+    int rc = dval_profile_register(&d);
+    if (rc) {
+        problem(p, CLI_EX_USAGE, "an image is a reference such as "
+                "debian:12-slim or registry.example.com/team/jdk:25",
+                "--image %s: %s", image, dval_strerror(rc));
+        return -1;
+    }
+    *name = nm;
+    return 0;
 }
 
 int check_executor(const char *name, cli_problem *p)

@@ -124,7 +124,12 @@ void report_json(FILE *f, const run_report *r);
 void run_info_verdict(run_info *ri, const char *summary);
 
 /* check.c: argument checks before any remote work; 0 or -1 with *p set */
-int check_profile(const char *name, cli_problem *p);
+/* A profile name, or a profile file (a path) loaded and registered: *name
+ * becomes its name. */
+int check_profile(const char **name, cli_problem *p);
+/* With an image (not NULL): the profile over that base image, registered
+ * under a derived name, *name becoming it. */
+int apply_image(const char **name, const char *image, cli_problem *p);
 int check_executor(const char *name, cli_problem *p);
 int check_source_dir(const char *dir, cli_problem *p);
 /* --service names the library knows, --seed files readable, and seeds

@@ -24,7 +24,9 @@ static const char run_usage[] =
     "DVAL_THREAD_ID, DVAL_WORKDIR and DVAL_RESULTS_DIR set, and brings back\n"
     "every *.json the program wrote under $DVAL_RESULTS_DIR.\n"
     "\n"
-    "  --profile NAME          java, dotnet, shell (see `profiles`)\n"
+    "  --profile NAME|FILE     java, dotnet, shell (see `profiles`), or a\n"
+    "                          profile file (./p.json: dval_profile_load(3))\n"
+    "  --image REF             the profile over another base image\n"
     "  --executor local|daytona  default: daytona when DAYTONA_API_KEY is set\n"
     "  --thread ID             thread id ([A-Za-z0-9._-], default generated)\n"
     "  --results FILE          write the results JSON to FILE, not stdout\n"
@@ -181,7 +183,7 @@ static int parse_release(const char *s, int32_t *out)
 enum { OPT_PROFILE = OPT_FIRST_CMD, OPT_THREAD, OPT_RESULTS, OPT_JSON,
        OPT_TIMEOUT, OPT_RELEASE, OPT_LABEL, OPT_ALLOW_MISSING,
        OPT_ISOLATION, OPT_JOBS, OPT_CPU, OPT_MEMORY, OPT_DISK, OPT_SERVICE,
-       OPT_SEED };
+       OPT_SEED, OPT_IMAGE };
 
 static const struct option longopts[] = {
     CLI_COMMON_LONGOPTS,
@@ -200,6 +202,7 @@ static const struct option longopts[] = {
     {"disk", 1, NULL, OPT_DISK},
     {"service", 1, NULL, OPT_SERVICE},
     {"seed", 1, NULL, OPT_SEED},
+    {"image", 1, NULL, OPT_IMAGE},
     {NULL, 0, NULL, 0},
 };
 
@@ -211,6 +214,7 @@ typedef struct run_args {
     const char *seeds[MAX_SEEDS + 1];
     size_t nservices, nseeds;
     const char *results_file;
+    const char *image;         /* --image: the profile over another base */
     int json;
     int32_t jobs;
     char **dirs;               /* several DIRs: a batch */
@@ -267,6 +271,7 @@ static int parse_option(run_args *a, int opt, size_t *nlabels,
     case OPT_PROFILE: a->req.profile = optarg; return -1;
     case OPT_THREAD: a->req.thread_id = optarg; return -1;
     case OPT_RESULTS: a->results_file = optarg; return -1;
+    case OPT_IMAGE: a->image = optarg; return -1;
     case OPT_JSON: a->json = 1; return -1;
     case OPT_ALLOW_MISSING: a->req.allow_missing_results = 1; return -1;
     case OPT_TIMEOUT: {
@@ -364,10 +369,11 @@ static int check_dirs(const run_args *a, cli_problem *pb)
 }
 
 /* Every argument, before any remote work (-1: all good). */
-static int check_args(const run_args *a, cli_problem *pb)
+static int check_args(run_args *a, cli_problem *pb)
 {
     if (check_executor(a->co.executor, pb) ||
-        check_profile(a->req.profile, pb) ||
+        check_profile(&a->req.profile, pb) ||
+        apply_image(&a->req.profile, a->image, pb) ||
         (a->req.thread_id && check_thread_id(a->req.thread_id, pb)) ||
         check_dirs(a, pb) ||
         check_services(a->services, a->seeds, pb) ||

@@ -24,10 +24,10 @@ static int build_log(const char *data, size_t len, void *ud)
 
 static int ensure(dval_client *c, const char *profile, dval_snapshot **out)
 {
-    const dval_profile *p = dval_profile_find(profile);
     cli_problem pb;
+    const dval_profile *p = check_profile(&profile, &pb) ? NULL
+                            : dval_profile_find(profile);
     if (!p) {
-        check_profile(profile, &pb);
         term_problem(pb.message, pb.hint);
         return CLI_EX_USAGE;
     }
@@ -53,10 +53,10 @@ static int ensure(dval_client *c, const char *profile, dval_snapshot **out)
 /* rm looks the snapshot up without building it (dval_snapshot_get). */
 static int remove_one(dval_client *c, const char *profile)
 {
-    const dval_profile *p = dval_profile_find(profile);
     cli_problem pb;
+    const dval_profile *p = check_profile(&profile, &pb) ? NULL
+                            : dval_profile_find(profile);
     if (!p) {
-        check_profile(profile, &pb);
         term_problem(pb.message, pb.hint);
         return CLI_EX_USAGE;
     }

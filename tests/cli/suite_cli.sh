@@ -321,6 +321,21 @@ $(diag badjson)"
     run_cli nested run --executor local --state-dir "$S" --profile shell --results "$T/nested.results" "$T/nested"
     [ "$(rc nested)" = 0 ] && [ "$(json_get "$T/nested.results" 'd["n.json"]["n"]')" = 42 ] && ok "nested files uploaded with relative paths" || bad "nested upload" "$(diag nested)"
 
+    # a profile file: its files are in the snapshot, its run command runs
+    mkdir -p "$T/pf/src" && printf '#!/bin/sh\necho "{\\"from\\":\\"pfile\\"}"\n' >"$T/pf/hello.sh"
+    printf '{"name": "cli-pfile", "image": "debian:12-slim", "files": [{"from": "hello.sh", "to": "/opt/p/hello.sh", "mode": "0755"}],\n "run_command": "/opt/p/hello.sh > $DVAL_RESULTS_DIR/r.json"}\n' >"$T/pf/p.json"
+    run_cli pfile run --executor local --state-dir "$S" --profile "$T/pf/p.json" --json "$T/pf/src"
+    [ "$(rc pfile)" = 0 ] && [ "$(json_get "$T/pfile.out" 'd["results"]["r.json"]["from"], d["profile"], d["sandbox"].startswith("cli-pfile-sandbox-")')" = "('pfile', 'cli-pfile', True)" ] &&
+        ok "--profile FILE: a profile file's files and run command" || bad "--profile FILE" "$(diag pfile)"
+    printf '{"name": "cli-pfile", "image": "debian:12-slim", "run_comand": "true"}\n' >"$T/pf/typo.json"
+    run_cli pftypo run --executor local --state-dir "$S" --profile "$T/pf/typo.json" "$T/pf/src"
+    [ "$(rc pftypo)" = 64 ] && grep -q 'typo.json: unknown field "run_comand"' "$T/pftypo.err" &&
+        ok "--profile FILE with a mistake: exit 64, the field named" || bad "--profile FILE mistake" "$(diag pftypo)"
+    # --image: the profile over another image, under a name of its own
+    run_cli pimage run --executor local --state-dir "$S" --profile shell --image debian:12-slim --json "$T/nested"
+    [ "$(rc pimage)" = 0 ] && [ "$(json_get "$T/pimage.out" 'd["profile"].startswith("shell.image-"), "-image-" in d["sandbox"], d["results"]["n.json"]["n"]')" = "(True, True, 42)" ] &&
+        ok "--image REF: the profile over that image, its own snapshot and sandbox" || bad "--image" "$(diag pimage)"
+
     run_cli verbose run --executor local --state-dir "$S" --profile shell --verbose examples/validation/shell
     grep -q '^>> run' "$T/verbose.err" && ! grep -q '^>>' "$T/verbose.out" && ! grep -q $'\033' "$T/verbose.err" &&
         ok "--verbose: progress on stderr only, no colours off a terminal" || bad "--verbose" "$(diag verbose)"
@@ -397,7 +412,7 @@ sys.exit(0 if ok and not any(c in b.replace(b"\xc3\x9b", b"") for c in b"\x9b\x9
     [ "$(rc sbrmsp)" = 64 ] && grep -q 'invalid sandbox name' "$T/sbrmsp.err" && ok "sandbox rm of a name the library refuses: exit 64, not 66" || bad "sandbox rm a?b c" "$(diag sbrmsp)"
     run_cli sbrm sandbox rm --executor local --state-dir "$S" "$shellsb"
     run_cli sbls2 sandbox ls --executor local --state-dir "$S"
-    [ "$(rc sbrm)" = 0 ] && ! grep -q 'shell-sandbox' "$T/sbls2.out" && ok "sandbox rm NAME reaps it" || bad "sandbox rm" "$(diag sbrm)
+    [ "$(rc sbrm)" = 0 ] && ! grep -qE "^$shellsb[[:space:]]" "$T/sbls2.out" && ok "sandbox rm NAME reaps it" || bad "sandbox rm" "$(diag sbrm)
 $(diag sbls2)"
 
     if command -v dotnet >/dev/null; then
@@ -439,7 +454,7 @@ else
             # lacks the profile's scripts, which is the infrastructure's
             # fault, not the program's
             run_cli djava run --executor daytona --profile java --thread djava --json examples/validation/java-javac
-            r=$(json_get "$T/djava.out" 'd["verdict"], d["executor"], "lacks the scripts of its profile" in d["verdict_detail"]')
+            r=$(json_get "$T/djava.out" 'd["verdict"], d["executor"], "the scripts of this profile (/opt/dval-javac) are not in this sandbox" in d["verdict_detail"]')
             [ "$(rc djava)" = 70 ] && [ "$r" = "('infrastructure_error', 'daytona', True)" ] && ok "daytona java profile on a snapshot without its scripts: infrastructure_error, exit 70" || bad "daytona java sample" "$r
 $(diag djava)"
 

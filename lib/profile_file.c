@@ -1,0 +1,308 @@
+/* Profile files (dval_profile_load(3)): a JSON description of a profile
+ * that a user writes, turned into a dval_profile and registered. Its
+ * "files" travel into the snapshot in its build steps (carry.h); its
+ * snapshot and sandbox are named for what the snapshot holds, as the
+ * built-in profiles' are (profile.c), so an edited file builds a new
+ * snapshot instead of reusing a stale one. */
+#include <jansson.h>
+#include <libgen.h>
+#include <string.h>
+
+#include "carry.h"
+#include "internal.h"
+#include "profile_stamp.h"
+
+#define FILES_MAX_BYTES (1024 * 1024)
+
+static const char *const fields[] = {
+    "name", "image", "run_command", "build_command", "build_steps",
+    "local_build_steps", "files", "channel_prefix", "runtime", "description",
+    NULL};
+
+typedef struct pfile {
+    const char *path;
+    json_t *doc;
+    char *err;
+    size_t errcap;
+    dval_profile p;
+    const char **build, **local;  /* owned arrays of borrowed/owned text */
+    char **carried;               /* the files' steps (owned) */
+    char *runtime_step;
+    char channel[160], snapshot[DVAL_ID_MAX], sandbox[DVAL_ID_MAX];
+} pfile;
+
+static int fail(pfile *f, int rc, const char *fmt, const char *a,
+                const char *b)
+{
+    if (f->err && f->errcap) {
+        char m[900];
+        dval__fmt(m, sizeof m, fmt, a ? a : "", b ? b : "");
+        dval__fmt(f->err, f->errcap, "%s: %s", f->path, m);
+    }
+    return rc;
+}
+
+static int known_fields(pfile *f)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(f->doc, key, v) {
+        size_t i = 0;
+        while (fields[i] && strcmp(fields[i], key))
+            i++;
+        if (!fields[i])
+            return fail(f, DVAL_EINVAL, "unknown field \"%s\" (the fields "
+                        "are name, image, run_command, build_command, "
+                        "build_steps, local_build_steps, files, "
+                        "channel_prefix, runtime, description)%s", key, "");
+    }
+    return DVAL_OK;
+}
+
+/* A string member; required: absent is an error. */
+static int text(pfile *f, const char *key, int required, const char **out)
+{
+    json_t *v = json_object_get(f->doc, key);
+    *out = NULL;
+    if (!v && !required)
+        return DVAL_OK;
+    if (!json_is_string(v) || !json_string_length(v))
+        return fail(f, DVAL_EINVAL, "\"%s\" must be a non-empty string%s",
+                    key, v ? "" : " (it is required)");
+    *out = json_string_value(v);
+    return DVAL_OK;
+}
+
+/* The steps of an array member, after `before` (NULL-terminated, may be
+ * NULL) and followed by `after` (may be NULL). */
+static int steps(pfile *f, const char *key, const char *const *before,
+                 const char *after, const char ***out)
+{
+    json_t *a = json_object_get(f->doc, key);
+    if (a && !json_is_array(a))
+        return fail(f, DVAL_EINVAL, "\"%s\" must be an array of shell "
+                    "commands%s", key, "");
+    size_t nb = 0, na = json_array_size(a);
+    while (before && before[nb])
+        nb++;
+    const char **v = dval__calloc(nb + na + 2, sizeof *v);
+    if (!v)
+        return fail(f, DVAL_ENOMEM, "out of memory%s%s", NULL, NULL);
+    memcpy(v, before, nb * sizeof *v);
+    for (size_t i = 0; i < na; i++) {
+        json_t *s = json_array_get(a, i);
+        if (!json_is_string(s) || !json_string_length(s)) {
+            dval__free(v);
+            return fail(f, DVAL_EINVAL, "\"%s\": every step must be a "
+                        "non-empty string%s", key, "");
+        }
+        v[nb + i] = json_string_value(s);
+    }
+    v[nb + na] = after;
+    *out = v;
+    return DVAL_OK;
+}
+
+/* "0755" or 493 → 0755; -1 when neither. */
+static long file_mode(json_t *m)
+{
+    if (!m)
+        return 0644;
+    if (json_is_integer(m))
+        return json_integer_value(m);
+    const char *s = json_string_value(m);
+    char *end;
+    long v = s && *s ? strtol(s, &end, 8) : -1;
+    return s && *s && !*end ? v : -1;
+}
+
+static int one_file(pfile *f, json_t *e, const char *dir, dval__carried *c,
+                    char *from, size_t cap)
+{
+    const char *src = json_string_value(json_object_get(e, "from"));
+    const char *to = json_string_value(json_object_get(e, "to"));
+    long mode = file_mode(json_object_get(e, "mode"));
+    if (!json_is_object(e) || !src || !*src || !to || json_object_size(e) >
+        (size_t)(2 + !!json_object_get(e, "mode")))
+        return fail(f, DVAL_EINVAL, "each of \"files\" is {\"from\": host "
+                    "path, \"to\": snapshot path, \"mode\": \"0644\"}%s%s",
+                    NULL, NULL);
+    if (mode < 0 || mode > 07777)
+        return fail(f, DVAL_EINVAL, "\"files\": %s: the mode must be octal "
+                    "text such as \"0755\"%s", src, "");
+    dval__fmt(from, cap, src[0] == '/' ? "%s" : "%s/%s",
+              src[0] == '/' ? src : dir, src);
+    *c = (dval__carried){ from, to, (unsigned)mode };
+    return DVAL_OK;
+}
+
+/* The "files" member as build steps; paths relative to the file's
+ * directory. */
+static int files(pfile *f)
+{
+    json_t *a = json_object_get(f->doc, "files");
+    if (!a)
+        return DVAL_OK;
+    if (!json_is_array(a))
+        return fail(f, DVAL_EINVAL, "\"files\" must be an array%s%s", NULL,
+                    NULL);
+    size_t n = json_array_size(a);
+    char *copy = dval__strdup(f->path);
+    dval__carried *c = dval__calloc(n + 1, sizeof *c);
+    char (*from)[4096] = dval__calloc(n + 1, sizeof *from);
+    int rc = copy && c && from ? DVAL_OK
+             : fail(f, DVAL_ENOMEM, "out of memory%s%s", NULL, NULL);
+    const char *dir = copy ? dirname(copy) : ".";
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = one_file(f, json_array_get(a, i), dir, &c[i], from[i],
+                      sizeof from[i]);
+    char msg[600];
+    if (!rc && n &&
+        (rc = dval__carry_steps(c, n, FILES_MAX_BYTES, "profile file",
+                                &f->carried, msg, sizeof msg)))
+        fail(f, rc, "%s%s", msg, NULL);
+    dval__free(copy);
+    dval__free(c);
+    dval__free(from);
+    return rc;
+}
+
+/* "NAME_SANDBOX_" in capitals unless the file names a prefix. */
+static int channel(pfile *f)
+{
+    const char *given;
+    int rc = text(f, "channel_prefix", 0, &given);
+    if (rc)
+        return rc;
+    if (given) {
+        if (strlen(given) >= sizeof f->channel ||
+            given[strspn(given, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")])
+            return fail(f, DVAL_EINVAL, "\"channel_prefix\" must be capital "
+                        "letters, digits and _ (e.g. \"MY_SANDBOX_\")%s%s",
+                        NULL, NULL);
+        dval__strlcpy(f->channel, given, sizeof f->channel);
+    } else {
+        dval__fmt(f->channel, sizeof f->channel, "%.100s_SANDBOX_",
+                  f->p.name);
+        for (char *c = f->channel; *c; c++)
+            *c = *c >= 'a' && *c <= 'z' ? *c - 32 : strchr(".-", *c) ? '_'
+                                                                      : *c;
+    }
+    f->p.channel_prefix = f->channel;
+    return DVAL_OK;
+}
+
+/* The snapshot records the runtime inside, in its own words, as the
+ * built-in profiles' do (dval_snapshot_runtime(3)). */
+static int runtime(pfile *f)
+{
+    const char *cmd;
+    int rc = text(f, "runtime", 0, &cmd);
+    if (rc || !cmd)
+        return rc;
+    dval__buf b = {0};
+    if (dval__buf_appendf(&b, "mkdir -p /etc/dval && { %s; } 2>&1 | "
+                          "head -n 1 > /etc/dval/runtime", cmd) ||
+        dval__buf_append(&b, "", 1))
+        return fail(f, DVAL_ENOMEM, "out of memory%s%s", NULL, NULL);
+    f->runtime_step = b.data;
+    return DVAL_OK;
+}
+
+static int parse(pfile *f)
+{
+    char msg[256];
+    int rc = known_fields(f);
+    rc = rc ? rc : text(f, "name", 1, &f->p.name);
+    if (!rc && dval__check_component("profile name", f->p.name, msg,
+                                     sizeof msg))
+        rc = fail(f, DVAL_EINVAL, "\"name\": %s%s", msg, NULL);
+    rc = rc ? rc : text(f, "image", 1, &f->p.image);
+    rc = rc ? rc : text(f, "run_command", 1, &f->p.run_command);
+    rc = rc ? rc : text(f, "build_command", 0, &f->p.build_command);
+    const char *ignored;
+    rc = rc ? rc : text(f, "description", 0, &ignored);
+    rc = rc ? rc : channel(f);
+    rc = rc ? rc : files(f);
+    rc = rc ? rc : runtime(f);
+    rc = rc ? rc : steps(f, "build_steps", (const char *const *)f->carried,
+                         f->runtime_step, &f->build);
+    if (!rc && json_object_get(f->doc, "local_build_steps"))
+        rc = steps(f, "local_build_steps",
+                   (const char *const *)f->carried, f->runtime_step,
+                   &f->local);
+    f->p.build_commands = f->build;
+    f->p.local_build_commands = f->local;
+    return rc;
+}
+
+/* Named for the image and every step (profile_stamp.h). */
+static void names(pfile *f)
+{
+    char stamp[16];
+    dval__profile_stamp(&f->p, stamp);
+    dval__fmt(f->snapshot, sizeof f->snapshot, "validation-snapshot-%.150s-%s",
+              f->p.name, stamp);
+    dval__fmt(f->sandbox, sizeof f->sandbox, "%.150s-sandbox-%s", f->p.name,
+              stamp);
+    f->p.snapshot_name = f->snapshot;
+    f->p.sandbox_name = f->sandbox;
+}
+
+static void pfile_free(pfile *f)
+{
+    for (size_t i = 0; f->carried && f->carried[i]; i++)
+        dval__free(f->carried[i]);
+    dval__free(f->carried);
+    dval__free(f->build);
+    dval__free(f->local);
+    dval__free(f->runtime_step);
+    json_decref(f->doc);
+}
+
+static int load(pfile *f)
+{
+    json_error_t je;
+    f->doc = json_load_file(f->path, JSON_REJECT_DUPLICATES, &je);
+    if (!f->doc) {
+        char where[64];
+        dval__fmt(where, sizeof where, "line %d", je.line);
+        return fail(f, je.line > 0 ? DVAL_EINVAL : DVAL_EIO, "%s: %s",
+                    je.line > 0 ? where : "cannot read it", je.text);
+    }
+    if (!json_is_object(f->doc))
+        return fail(f, DVAL_EINVAL, "a profile file is one JSON object%s%s",
+                    NULL, NULL);
+    f->p.struct_size = sizeof f->p;
+    int rc = parse(f);
+    if (rc)
+        return rc;
+    names(f);
+    rc = dval_profile_register(&f->p);
+    return rc ? fail(f, rc, "cannot register the profile: %s%s",
+                     dval_strerror(rc), NULL)
+              : DVAL_OK;
+}
+
+DVAL_API int dval_profile_load(const char *path, const char **name,
+                               char *errbuf, size_t errcap)
+{
+    if (name)
+        *name = NULL;
+    if (errbuf && errcap)
+        errbuf[0] = '\0';
+    if (!path || !*path)
+        return DVAL_EINVAL;
+    pfile f;
+    memset(&f, 0, sizeof f);
+    f.path = path;
+    f.err = errbuf;
+    f.errcap = errcap;
+    int rc = load(&f);
+    if (!rc && name) {
+        const dval_profile *p = dval_profile_find(f.p.name);
+        *name = p ? p->name : NULL;
+    }
+    pfile_free(&f);
+    return rc;
+}
