@@ -604,7 +604,10 @@ typedef struct dval_validation {
     /* Resources of a sandbox this validation creates, in Daytona's units
      * (CPUs, GiB; the CLI's --cpu/--memory/--disk); 0 → the executor's
      * default (local: no CPU quota, 2 GiB memory, 10 GiB writable disk).
-     * A sandbox that already exists keeps its own (appended in 0.1.1). */
+     * A sandbox that already exists keeps its own, so a request for
+     * resources without a sandbox_name shares a sandbox of exactly those
+     * (the profile's name + "-c<cpu>m<memory>d<disk>"), never the
+     * profile's default one (appended in 0.1.1). */
     int32_t cpu;
     int32_t memory_gib;
     int32_t disk_gib;

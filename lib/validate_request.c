@@ -33,6 +33,21 @@ static int thread_id(dval__vctx *v)
     return DVAL_OK;
 }
 
+/* A validation that asks for resources on the profile's shared sandbox
+ * gets a shared sandbox of those resources ("-c1m1d1"), never one made
+ * with others: an existing sandbox keeps the resources it was made
+ * with, so sharing it would drop the request's silently. A sandbox the
+ * caller names is the caller's to size (dval_validation(3)). */
+static void resources_tag(dval__vctx *v)
+{
+    const dval_validation *q = &v->req;
+    if (q->sandbox_name || v->ls || !(q->cpu || q->memory_gib || q->disk_gib))
+        return;
+    size_t n = strlen(v->sandbox_base);
+    dval__fmt(v->sandbox_base + n, sizeof v->sandbox_base - n, "-c%dm%dd%d",
+              (int)q->cpu, (int)q->memory_gib, (int)q->disk_gib);
+}
+
 /* The request's services and seeds (or the pool's, loaded once), and
  * the snapshot and sandbox names they give (a pool's slot names carry
  * the tag already). */
@@ -57,6 +72,7 @@ static int services(dval__vctx *v)
                       sizeof v->snapshot_name);
     dval__svcset_name(pool ? NULL : v->svc, sb, v->sandbox_base,
                       sizeof v->sandbox_base);
+    resources_tag(v);
     return DVAL_OK;
 }
 
