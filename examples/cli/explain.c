@@ -89,9 +89,11 @@ static void program_failed(run_info *ri)
     const char *h = output_hint(ri);
     if (h)
         snprintf(p->hint, sizeof p->hint, "%s", h);
-    else
+    else if (ri->thread_id)
         snprintf(p->hint, sizeof p->hint, "see the program's output above, "
                  "or `daytona-validate logs %s`", ri->thread_id);
+    else
+        snprintf(p->hint, sizeof p->hint, "see the program's output above");
     ri->status = "program_failed";
     snprintf(ri->phase, sizeof ri->phase, "run");
     p->exit_status = ri->exit_code > 255 ? 255 : ri->exit_code;
