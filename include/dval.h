@@ -509,6 +509,11 @@ typedef struct dval_profile {
      * starts only after it exited 0. NULL: the profile has no build
      * phase. */
     const char *build_command;
+    /* The services and seeds (as dval_validation.services and .seeds) of
+     * a validation or pool of this profile whose request names neither;
+     * NULL: none (appended in 0.1.2). */
+    const char *const *services;
+    const char *const *seeds;
 } dval_profile;
 
 /* Built-in or registered profile by name; NULL when unknown. Borrowed. */

@@ -103,16 +103,17 @@ static int piece(steps *s, const char *to, int first,
         return DVAL_ENOMEM;
     int rc = s->cur.len ? dval__buf_appendf(&s->cur, " && ") : DVAL_OK;
     if (!rc && first)
-        rc = dval__buf_appendf(&s->cur, "mkdir -p \"$(dirname '%s')\" && "
-                               ": > '%s' && ", to, to);
+        rc = dval__buf_appendf(&s->cur, "mkdir -p \"$(dirname \"%s\")\" && "
+                               ": > \"%s\" && ", to, to);
     if (rc || !n)
         return rc ? rc : dval__buf_appendf(&s->cur, ":");
     rc = dval__buf_appendf(&s->cur, "echo ");
     rc = rc ? rc : base64(&s->cur, p, n);
-    return rc ? rc : dval__buf_appendf(&s->cur, " | base64 -d >> '%s'", to);
+    return rc ? rc : dval__buf_appendf(&s->cur, " | base64 -d >> \"%s\"", to);
 }
 
-/* A snapshot path the steps can quote plainly: absolute, no "..". */
+/* A snapshot path the steps can quote plainly (nothing that expands in
+ * double quotes): absolute, no "..". */
 static int plain_path(const char *p)
 {
     if (p[0] != '/' || strstr(p, "/../") || strstr(p, "/./") ||
@@ -144,7 +145,7 @@ static int file_steps(steps *s, const char *what, const dval__carried *f,
         at += n;
         first = 0;
     }
-    return rc ? rc : dval__buf_appendf(&s->cur, " && chmod %o '%s'",
+    return rc ? rc : dval__buf_appendf(&s->cur, " && chmod %o \"%s\"",
                                        f->mode & 07777, f->to);
 }
 

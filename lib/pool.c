@@ -58,8 +58,14 @@ static int load_services(dval_pool *p, const dval_pool_options *o)
     int has = o->struct_size >= offsetof(dval_pool_options, seeds) +
                                     sizeof o->seeds;
     char msg[512];
-    int rc = dval__svcset_load(&p->svc, has ? o->services : NULL,
-                               has ? o->seeds : NULL, msg, sizeof msg);
+    const char *const *svc = has ? o->services : NULL;
+    const char *const *seeds = has ? o->seeds : NULL;
+    const dval_profile *prof = dval_profile_find(o->profile);
+    if (!svc && !seeds && prof) { /* the pool's profile's, if it has any */
+        svc = prof->services;
+        seeds = prof->seeds;
+    }
+    int rc = dval__svcset_load(&p->svc, svc, seeds, msg, sizeof msg);
     if (rc)
         dval__client_seterr(p->client, "pool: %s", msg);
     return rc;

@@ -110,18 +110,19 @@ static dval_profile builtins[] = {
         sizeof(dval_profile), "dotnet", "dotnet-10-sandbox",
         "validation-snapshot-dotnet", "mcr.microsoft.com/dotnet/sdk:10.0",
         dotnet_build, "DOTNET_SANDBOX_", DOTNET_RUN, dotnet_build,
-        "command -v dotnet >/dev/null 2>&1", NULL, DOTNET_BUILD,
+        "command -v dotnet >/dev/null 2>&1", NULL, DOTNET_BUILD, NULL, NULL,
     },
     {
         sizeof(dval_profile), "java", "java-25-sandbox",
         "validation-snapshot-java", "bellsoft/liberica-openjdk-debian:25-cds",
         java_build, "JAVA_SANDBOX_", JAVA_RUN, java_local_build, NULL, NULL,
-        JAVA_BUILD,
+        JAVA_BUILD, NULL, NULL,
     },
     {
         sizeof(dval_profile), "shell", "shell-sandbox",
         "validation-snapshot-shell", "debian:12-slim", NULL,
         "SHELL_SANDBOX_", "exec sh run.sh", empty_steps, NULL, NULL, NULL,
+        NULL, NULL,
     },
 };
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
@@ -214,6 +215,8 @@ static void reg_free(reg *r)
     dval__free((char *)p->local_requires);
     dval__free((char *)p->local_unavailable_msg);
     dval__free((char *)p->build_command);
+    free_strv((char **)p->services);
+    free_strv((char **)p->seeds);
     dval__free(r);
 }
 
@@ -265,7 +268,9 @@ static reg *reg_copy(const dval_profile *src)
         dup_strv(&p->local_build_commands, src->local_build_commands) ||
         dup_str(&p->local_requires, src->local_requires) ||
         dup_str(&p->local_unavailable_msg, src->local_unavailable_msg) ||
-        dup_str(&p->build_command, src->build_command)) {
+        dup_str(&p->build_command, src->build_command) ||
+        dup_strv(&p->services, src->services) ||
+        dup_strv(&p->seeds, src->seeds)) {
         reg_free(r);
         return NULL;
     }

@@ -4,9 +4,11 @@
  * snapshot and sandbox are named for what the snapshot holds, as the
  * built-in profiles' are (profile.c), so an edited file builds a new
  * snapshot instead of reusing a stale one. */
+#include <errno.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "carry.h"
 #include "internal.h"
@@ -17,7 +19,7 @@
 static const char *const fields[] = {
     "name", "image", "run_command", "build_command", "build_steps",
     "local_build_steps", "files", "channel_prefix", "runtime", "description",
-    NULL};
+    "services", "seeds", NULL};
 
 typedef struct pfile {
     const char *path;
@@ -27,6 +29,8 @@ typedef struct pfile {
     dval_profile p;
     const char **build, **local;  /* owned arrays of borrowed/owned text */
     char **carried;               /* the files' steps (owned) */
+    const char **services;        /* borrowed from doc */
+    char **seeds;                 /* absolute paths (owned) */
     char *runtime_step;
     char channel[160], snapshot[DVAL_ID_MAX], sandbox[DVAL_ID_MAX];
 } pfile;
@@ -54,7 +58,8 @@ static int known_fields(pfile *f)
             return fail(f, DVAL_EINVAL, "unknown field \"%s\" (the fields "
                         "are name, image, run_command, build_command, "
                         "build_steps, local_build_steps, files, "
-                        "channel_prefix, runtime, description)%s", key, "");
+                        "channel_prefix, runtime, description, services, "
+                        "seeds)%s", key, "");
     }
     return DVAL_OK;
 }
@@ -209,6 +214,77 @@ static int runtime(pfile *f)
     return DVAL_OK;
 }
 
+/* The strings of an array member (NULL when absent): *n of them. */
+static int strings(pfile *f, const char *key, json_t **arr, size_t *n)
+{
+    *arr = json_object_get(f->doc, key);
+    *n = json_array_size(*arr);
+    if (*arr && !json_is_array(*arr))
+        return fail(f, DVAL_EINVAL, "\"%s\" must be an array of names%s",
+                    key, "");
+    for (size_t i = 0; i < *n; i++) {
+        json_t *s = json_array_get(*arr, i);
+        if (!json_is_string(s) || !json_string_length(s))
+            return fail(f, DVAL_EINVAL, "\"%s\": every entry must be a "
+                        "non-empty string%s", key, "");
+    }
+    return DVAL_OK;
+}
+
+/* "services": names dval_service_names() knows. */
+static int services(pfile *f)
+{
+    json_t *a;
+    size_t n;
+    int rc = strings(f, "services", &a, &n);
+    if (rc || !a)
+        return rc;
+    const char *const *known = NULL;
+    dval_service_names(&known);
+    if (!(f->services = dval__calloc(n + 1, sizeof *f->services)))
+        return fail(f, DVAL_ENOMEM, "out of memory%s%s", NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = json_string_value(json_array_get(a, i));
+        size_t k = 0;
+        while (known && known[k] && strcmp(known[k], name))
+            k++;
+        if (!known || !known[k])
+            return fail(f, DVAL_EINVAL, "unknown service \"%s\" (see "
+                        "dval_service_names(3))%s", name, "");
+        f->services[i] = name;
+    }
+    return DVAL_OK;
+}
+
+/* "seeds": SQL files, relative to the profile file's directory. */
+static int seeds(pfile *f)
+{
+    json_t *a;
+    size_t n;
+    int rc = strings(f, "seeds", &a, &n);
+    if (rc || !a)
+        return rc;
+    if (!f->services)
+        return fail(f, DVAL_EINVAL, "\"seeds\" without \"services\" (a "
+                    "seed is loaded into the services' databases)%s%s",
+                    NULL, NULL);
+    char *copy = dval__strdup(f->path);
+    f->seeds = dval__calloc(n + 1, sizeof *f->seeds);
+    const char *dir = copy ? dirname(copy) : ".";
+    for (size_t i = 0; !rc && i < n; i++) {
+        const char *s = json_string_value(json_array_get(a, i));
+        char path[4096];
+        dval__fmt(path, sizeof path, s[0] == '/' ? "%s" : "%s/%s",
+                  s[0] == '/' ? s : dir, s);
+        if (!copy || !f->seeds || !(f->seeds[i] = dval__strdup(path)))
+            rc = fail(f, DVAL_ENOMEM, "out of memory%s%s", NULL, NULL);
+        else if (access(path, R_OK))
+            rc = fail(f, DVAL_EIO, "seed %s: %s", path, strerror(errno));
+    }
+    dval__free(copy);
+    return rc;
+}
+
 static int parse(pfile *f)
 {
     char msg[256];
@@ -231,8 +307,12 @@ static int parse(pfile *f)
         rc = steps(f, "local_build_steps",
                    (const char *const *)f->carried, f->runtime_step,
                    &f->local);
+    rc = rc ? rc : services(f);
+    rc = rc ? rc : seeds(f);
     f->p.build_commands = f->build;
     f->p.local_build_commands = f->local;
+    f->p.services = f->services;
+    f->p.seeds = (const char *const *)f->seeds;
     return rc;
 }
 
@@ -254,6 +334,10 @@ static void pfile_free(pfile *f)
     for (size_t i = 0; f->carried && f->carried[i]; i++)
         dval__free(f->carried[i]);
     dval__free(f->carried);
+    for (size_t i = 0; f->seeds && f->seeds[i]; i++)
+        dval__free(f->seeds[i]);
+    dval__free(f->seeds);
+    dval__free(f->services);
     dval__free(f->build);
     dval__free(f->local);
     dval__free(f->runtime_step);

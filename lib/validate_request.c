@@ -58,8 +58,12 @@ static int services(dval__vctx *v)
         v->svc = v->ls->svc;
     } else {
         char msg[512];
-        int rc = dval__svcset_load(&v->own_svc, v->req.services,
-                                   v->req.seeds, msg, sizeof msg);
+        /* a request that names none gets the profile's */
+        int own = v->req.services || v->req.seeds;
+        int rc = dval__svcset_load(&v->own_svc,
+                                   own ? v->req.services : v->prof->services,
+                                   own ? v->req.seeds : v->prof->seeds, msg,
+                                   sizeof msg);
         if (rc)
             return bad(v, rc, msg);
         v->svc = &v->own_svc;

@@ -49,8 +49,10 @@ static int load_err(const char *text, char *err, size_t cap)
 TEST(test_profile_file__a_valid_file_registers_its_profile)
 {
     put("tool.sh", "echo hello\n");
+    put("seed.sql", "CREATE TABLE t (a int);\n");
     const char *path = put("p.json",
         "{\"name\": \"myjava\", \"image\": \"debian-12\",\n"
+        " \"services\": [\"postgres\", \"sqlite\"], \"seeds\": [\"seed.sql\"],\n"
         " \"run_command\": \"sh run.sh\", \"build_command\": \"true\",\n"
         " \"build_steps\": [\"echo built\"],\n"
         " \"files\": [{\"from\": \"tool.sh\", \"to\": \"/opt/t/tool.sh\","
@@ -67,6 +69,13 @@ TEST(test_profile_file__a_valid_file_registers_its_profile)
     CHECK_STR(p->run_command, "sh run.sh");
     CHECK_STR(p->build_command, "true");
     CHECK_STR(p->channel_prefix, "MYJAVA_SANDBOX_");
+    CHECK(p->services && p->services[2] == NULL);
+    CHECK_STR(p->services[0], "postgres");
+    CHECK_STR(p->services[1], "sqlite");
+    char seed_path[700];
+    snprintf(seed_path, sizeof seed_path, "%s/seed.sql", dir);
+    CHECK(p->seeds && p->seeds[1] == NULL);
+    CHECK_STR(p->seeds[0], seed_path);
     CHECK_CONTAINS(p->snapshot_name, "validation-snapshot-myjava-");
     CHECK_CONTAINS(p->sandbox_name, "myjava-sandbox-");
     /* the carried file comes first, the file's own steps after it */
@@ -143,6 +152,16 @@ TEST(test_profile_file__each_mistake_is_named)
         {"{\"name\": \"a\", \"image\": \"i\", \"run_command\": \"t\", "
          "\"files\": [{\"from\": \"bad.json\", \"to\": \"/x\", \"mode\": "
          "\"rwx\"}]}", "octal", DVAL_EINVAL},
+        {"{\"name\": \"a\", \"image\": \"i\", \"run_command\": \"t\", "
+         "\"services\": [\"mongodb\"]}", "unknown service \"mongodb\"",
+         DVAL_EINVAL},
+        {"{\"name\": \"a\", \"image\": \"i\", \"run_command\": \"t\", "
+         "\"services\": \"postgres\"}", "must be an array", DVAL_EINVAL},
+        {"{\"name\": \"a\", \"image\": \"i\", \"run_command\": \"t\", "
+         "\"seeds\": [\"bad.json\"]}", "without \"services\"", DVAL_EINVAL},
+        {"{\"name\": \"a\", \"image\": \"i\", \"run_command\": \"t\", "
+         "\"services\": [\"sqlite\"], \"seeds\": [\"nope.sql\"]}",
+         "nope.sql", DVAL_EIO},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         char err[512];

@@ -272,3 +272,54 @@ TEST(test_services__a_failed_service_is_started_again)
     rmdir(empty);
     cleanup();
 }
+
+/* A profile's services and seeds (a profile file's "services" and
+ * "seeds") are a validation's when its request names none, and a pool's
+ * when its options name none; a request that names its own keeps them. */
+TEST(test_services__a_profile_s_services_when_the_request_names_none)
+{
+    const char *svc[] = {"sqlite", NULL};
+    const char *seeds[] = {seed("p.sql", "CREATE TABLE p (a int);"), NULL};
+    dval_profile p = *dval_profile_find("shell");
+    p.name = "shell-with-db";
+    p.services = svc;
+    p.seeds = seeds;
+    CHECK_INT(dval_profile_register(&p), DVAL_OK);
+    dval__svcset s;
+    load(&s, svc, seeds);
+    char want[DVAL_ID_MAX];
+    dval__svcset_name(&s, p.snapshot_name, want, sizeof want);
+    char empty[] = "/tmp/dval-unit-services-src-XXXXXX";
+    CHECK(mkdtemp(empty) != NULL);
+    for (int own = 0; own < 2; own++) {
+        fake f;
+        fake_init(&f);
+        f.mkdir_ok = 1;
+        dval_client *c = fake_client(&f, 0);
+        dval_validation v;
+        dval_validation_init(&v, sizeof v);
+        v.profile = "shell-with-db";
+        v.source_dir = empty;
+        v.run_command = "echo hi";
+        v.allow_missing_results = 1;
+        const char *pg[] = {"postgres", NULL};
+        v.services = own ? pg : NULL;
+        char *sum = NULL;
+        if (dval_validate(c, &v, NULL, NULL, &sum))
+            th_fail(__FILE__, __LINE__, "%s", dval_client_errmsg(c));
+        if (own) {
+            CHECK(strcmp(f.snap.name, want) != 0);
+            CHECK(strstr(f.all_started, "sqlite/provision") == NULL);
+            CHECK_CONTAINS(f.all_started, "postgres/provision");
+        } else {
+            CHECK_STR(f.snap.name, want);
+            CHECK_CONTAINS(f.all_started, "(exec sh /opt/dval-svc/sqlite/"
+                           "provision sh -c 'echo hi')");
+        }
+        dval_free(sum);
+        dval_client_free(c);
+    }
+    dval__svcset_free(&s);
+    rmdir(empty);
+    cleanup();
+}
