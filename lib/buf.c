@@ -28,8 +28,8 @@ int dval__buf_append(dval__buf *b, const void *data, size_t len)
 
 /* Makes room for len more bytes (and the NUL) in one allocation, for a
  * body whose size is announced: grown by doubling, a 64 KiB download went
- * through 32, 64 and 128 KiB blocks and the copies between them (~150
- * KiB more peak heap than the body). A hint only: on failure appends
+ * through 32, 64 and 128 KiB blocks and the copies between them, a peak
+ * heap of several times the body. A hint only: on failure appends
  * still grow the buffer as before. */
 int dval__buf_reserve(dval__buf *b, size_t len)
 {

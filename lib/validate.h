@@ -8,8 +8,20 @@
  *   validate_exec.c     the build and run phases' commands
  *   validate_results.c  the results download and the JSON summary
  *   verdict.c           the verdict, from what the phases came to
- * Only public dval_* calls (and the core's own helpers) reach the executor
- * from here, so a host that writes its own loop gets the same behaviour. */
+ * Most of the way to the executor goes through public calls
+ * (dval_snapshot_ensure, dval_session_open, dval_sandbox_upload_file,
+ * dval_sandbox_mkdir, dval_sandbox_download, dval_session_exec), but not
+ * all: these files also use private core hooks that a host writing its own
+ * loop cannot call: dval__sandbox_acquire with the pool's lease
+ * (sandbox_acquire.h, recycle.h), dval__sandbox_lost (recover.h), the
+ * per-thread-id claim and the results listing from outside the session
+ * (dval__sandbox_claim/_release, dval__sandbox_file_list: workdir.h),
+ * commands started from argv (dval__session_exec_command: core.h), the
+ * sandbox's users for the release policy (dval__users_enter/_leave), the
+ * cancel token's scope and attachment (dval__cancel_scope/_attach:
+ * internal.h) and the profile's services (service_start.h).
+ * jansson: through this header every file listed above uses it (the
+ * results and the summary are jansson trees). */
 #ifndef DVAL_VALIDATE_H
 #define DVAL_VALIDATE_H
 

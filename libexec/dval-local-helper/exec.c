@@ -13,7 +13,8 @@
  *       it detached itself (setsid, double fork)
  *       └ sh -c command: own session, unprivileged uid, seccomp
  * A pid namespace per command would do the same, but a /proc for it
- * needs a mount namespace whose teardown waits for RCU: ~5 ms each.
+ * needs a mount namespace whose teardown waits for RCU, a wait paid by
+ * every command.
  * The waiter's first parent and the command are vforked (they share
  * their parent's memory until they exit or exec): of the three process
  * starts only the waiter copies page tables; see start_vforked.
@@ -301,7 +302,7 @@ typedef void (*vforked_fn)(const struct exec_req *r, int fd);
 
 /* Starts fn(r, fd) in a vforked child; its pid, or -1. Why not fork: a
  * fork copies this process's page tables and the child's exit (or exec)
- * tears them down again, ~0.1 ms of CPU each in this VM, for a process
+ * tears them down again, CPU spent on every command for a process
  * that lives only to exit (the waiter's first parent) or to exec (the
  * command). Kept tiny: nothing of ours lives across the vfork. */
 static pid_t start_vforked(vforked_fn fn, const struct exec_req *r, int fd)

@@ -137,8 +137,8 @@ static int attached(const char *path)
  * both 0. A mount writes them (through the loop device, into the file)
  * before it returns, so an image that a previous init may still hold
  * never reads as unmounted here; a fresh image (every new sandbox's)
- * skips the scan of every loop device on the host (attached(): ~5% of
- * the CPU of a creation). */
+ * skips the scan of every loop device on the host (attached(), a
+ * visible part of a creation's CPU). */
 static int never_mounted(int ifd)
 {
     unsigned char sb[0x38];

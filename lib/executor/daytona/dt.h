@@ -1,7 +1,15 @@
 /* Daytona executor: declarations shared by its files (not by the core).
- * Layering: members (api_*.c) → transport (http*.c, the only curl users)
- * and JSON mapping (json_map.c, the only jansson user); pure codecs
- * (ws_frame.c, multipart.c, sha1.c, url.c) do no I/O. */
+ * Layering: members (api_*.c) → transport (http*.c; with config.c, which
+ * only calls curl_global_init/cleanup, this executor's curl users) and
+ * JSON mapping (json_map.c, json_list.c, envelope.c: its jansson users);
+ * pure codecs (ws_frame.c, multipart.c, sha1.c, url.c) do no I/O.
+ * Outside this directory curl is also used by the local executor's
+ * pull_http.c, and jansson by the core and the local executor
+ * (lib/README.md has the list).
+ * From the core it takes the helpers of internal.h (dval__call_fail,
+ * dval__vlog, dval__check_remote_path, dval__config) and one private hook:
+ * api_files.c recognises the core's in-memory download by its sink
+ * (dval__download_sink, files.c) and sizes it with dval__download_hint. */
 #ifndef DVAL_DT_H
 #define DVAL_DT_H
 

@@ -21,10 +21,9 @@
 /* A download body this large marks the client as one that moves big
  * files: its later downloads get DT_XFER_BUFFER. Before, curl's 16 KiB.
  * A 256 KiB receive buffer is filled as far as the socket has data, so
- * every small download (a validation's results) touched up to 256 KiB
- * instead of 16: +64 KiB of peak RSS in the Daytona loop (64 KiB result,
- * `BENCH_ONLY=loop make bench`), while only large bodies gain from it
- * (256 MiB: 623 -> 478 ms CPU). */
+ * given to every download it made each small one (a validation's results)
+ * touch up to 256 KiB instead of 16 and raised the loop's peak RSS, while
+ * only large bodies save CPU with it (`make bench`, tests/bench/). */
 #define DT_BIG_BODY (4 * DT_XFER_BUFFER)
 
 struct dt_http {

@@ -1,4 +1,5 @@
-/* JSON ↔ dval structs for the Daytona API (the only jansson user).
+/* JSON ↔ dval structs for the Daytona API (json_map.c and json_list.c;
+ * with envelope.c this executor's only jansson users).
  * Parsers are tolerant: unknown fields are ignored, optional fields may
  * be missing or null; a needed field of the wrong type, truncated JSON,
  * HTML or an empty body give DVAL_EPROTOCOL with a message naming what

@@ -380,8 +380,9 @@ int lx_command_status(void *ud, dval_call *c, const char *sb,
     if (rc != DVAL_OK)
         return rc;
     /* The caller polls again in 10 ms when the stream has closed but the
-     * command is not finished (the usual case: the EOF comes first): a
-     * `true` took 12 ms instead of 1.6. Wait for the exit here instead. */
+     * command is not finished (the usual case: the EOF comes first), so a
+     * short command would wait that poll out, several times what it took
+     * to run. Wait for the exit here instead. */
     lx_cmd exiting = { .helper = 0, .ctl = -1 };
     if (!m.finished && (m.helper > 0 || m.ctl >= 0)) {
         pthread_mutex_lock(&x->lock);

@@ -344,7 +344,7 @@ int lx_uid_forget(dval_call *c, const char *sbdir);
  * kept, which the next claim takes by rename. A name no thread id can
  * have ('+'). Why: a file made per validation is a new inode on the
  * host's filesystem, whose allocator scans past recently deleted ones
- * (~3% of the machine's CPU at 64 validations at once). */
+ * (a cost that grows with the number of validations at once). */
 #define LX_CLAIM_SPARE "+spare"
 /* The mark of a sandbox whose every per-validation uid was given: it is
  * retired (error, not recoverable) at its next open. */

@@ -2,7 +2,8 @@
  * kernel's boot id when its init last started).
  *
  * The uid table (sandbox_uids.c) is appended without a sync: a sync per
- * validation cost ~0.4 ms of its wall. Within a boot nothing is lost
+ * validation would add a disk flush to every validation's wall time.
+ * Within a boot nothing is lost
  * (the page cache outlives any process), but a crash could cut lines
  * whose uids' files the disk kept, and the next validation given such a
  * slot would own them. A volatile overlay's upper layer is not to be

@@ -30,7 +30,8 @@ static int valid_top(const char *name)
  * crash): not a slot yet. Read in large blocks and compared by length
  * first: a long-lived shared sandbox's table has tens of thousands of
  * lines, and every file operation and command looks its directory up
- * (fgets and strcmp per line took ~3.7 ms at 65,000 lines). */
+ * (fgets and strcmp per line made that lookup grow with the table into a
+ * visible part of each operation). */
 static long find_slot(int fd, const char *name)
 {
     char buf[65536];

@@ -2,7 +2,8 @@
  * crypto library: the library links only libcurl, jansson and libuuid,
  * and a pull hashes each blob once, as it arrives (pull_blob.c). On x86
  * with the SHA extensions the compression runs on them (a registry
- * blob is hundreds of MB: ~4x faster than the portable rounds). */
+ * blob can be hundreds of MB, and the extensions are several times
+ * faster than the portable rounds). */
 #include "sha256.h"
 
 #include <stdio.h>

@@ -320,7 +320,7 @@ again:;
             return dval__call_fail(c, DVAL_ETIMEOUT, "waiting for %s", path);
         }
         /* flock cannot wait and watch cancel_fd at once: poll, 1 ms at
-         * first (a create or start holds the lock for ~10-20 ms), backing
+         * first (a create or start holds the lock only briefly), backing
          * off to 50 ms */
         struct pollfd p = { c ? c->cancel_fd : -1, POLLIN, 0 };
         if (poll(&p, 1, nap) > 0 && (p.revents & POLLIN)) {

@@ -4,9 +4,10 @@
  * writes past the size fail inside with ENOSPC while the host keeps its
  * space, and deleting the sandbox directory leaves no layer behind.
  *
- * mkfs.ext4 costs ~15 ms, too much for every acquire: each size is made
- * once as a template (<state>/disks/ext4-<N>g.img, ~150 KiB of metadata)
- * and copied sparsely (SEEK_DATA/copy_file_range, ~0.2 ms); a delete leaves
+ * mkfs.ext4 is a process start and a filesystem written, too much for
+ * every acquire: each size is made once as a template
+ * (<state>/disks/ext4-<N>g.img, metadata only) and copied sparsely
+ * (SEEK_DATA/copy_file_range, so only that metadata); a delete leaves
  * one such copy ready (disks/spare-<N>g.img) for the next creation, which
  * then only renames it. Only root can
  * attach loop devices; for other callers the helper bounds the layer
@@ -24,7 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The most data a template of this version holds (it has ~170 KiB). */
+/* The most data a template of this version holds (well above what
+ * run_mkfs's options produce). */
 #define LX_TEMPLATE_MAX (1024 * 1024)
 
 /* skel: a directory whose upper/, work/ and tmp/ go into the image, so
@@ -38,13 +40,13 @@ static int run_mkfs(const char *path, const char *skel, int gib, char *err,
     /* a journal, the smallest (4 MiB, never zeroed): without one, ext4
      * skips every inode freed in the last 60-360 s when it allocates one,
      * reading each one's deletion time, and a sandbox reset several
-     * times a second frees a dozen each time (its allocations took 18%
-     * of the machine's CPU after 3 minutes, and more by the minute).
-     * Few inodes: a 10 GiB image then has ~40 MiB of inode tables, never
-     * zeroed (lazy init, and the init mounts with noinit_itable) */
+     * times a second frees a dozen each time (its allocations then took
+     * a growing share of the machine's CPU, more by the minute).
+     * Few inodes: a smaller inode table, never zeroed (lazy init, and the
+     * init mounts with noinit_itable) */
     /* no resize inode and no backup superblocks (the layer never grows
-     * and is never repaired): the template then has ~150 KiB of data
-     * instead of ~4.3 MiB, which every sandbox copies */
+     * and is never repaired): the template then holds far less data,
+     * which every sandbox copies */
     char *argv[] = { "mkfs.ext4", "-q", "-F", "-t", "ext4", "-O",
                      "has_journal,^resize_inode,sparse_super2", "-J",
                      "size=4", "-E", "nodiscard,lazy_itable_init=1,"
