@@ -771,6 +771,12 @@ typedef struct dval_call {
      * covers it): the executor's own reading of a failure, which the
      * core's retry policy follows; 0 leaves the decision to the status. */
     int32_t failure;             /* enum dval_failure */
+    /* Appended in 0.1.2 (written only when struct_size covers it):
+     * file_download's reading of the file's size at most, set before the
+     * first byte is delivered when the executor knows it (a body's
+     * Content-Length), so a download into memory is one allocation; -1
+     * (the default): not known. */
+    int64_t size_hint;
 } dval_call;
 
 /* How a failed executor call may be retried (dval_call.failure). */

@@ -147,25 +147,27 @@ typedef struct dl {
     dval_data_fn user;
     void *ud;
     const dval_client *client; /* for the reentrancy guard */
+    const dval_call *call;    /* the running attempt's (its size hint) */
     uint64_t bytes;
     int64_t max;              /* memory limit */
     int toobig, stopped, io_errno;
 } dl;
 
-/* An executor that knows the size before the first byte (a body's
- * Content-Length) and sees its sink is this one tells it here: a memory
- * destination makes it the size of its one allocation, within the limit.
- * Not through the sink itself: the vtable's sink carries data only. */
-void dval__download_hint(void *ud, size_t len)
+/* Before the first byte into memory: the size the executor read off the
+ * wire (dval_call.size_hint) becomes the one allocation, within the
+ * limit. */
+static void reserve(dl *d)
 {
-    dl *d = ud;
-    if (d->mem && (d->max <= 0 || len <= (uint64_t)d->max))
-        (void)dval__buf_reserve(d->mem, len);
+    int64_t n = d->call ? d->call->size_hint : -1;
+    if (n > 0 && (d->max <= 0 || n <= d->max))
+        (void)dval__buf_reserve(d->mem, (size_t)n);
 }
 
-int dval__download_sink(const char *data, size_t len, void *ud)
+static int download_sink(const char *data, size_t len, void *ud)
 {
     dl *d = ud;
+    if (d->mem && !d->bytes && !d->mem->len)
+        reserve(d);
     d->bytes += len;
     if (d->mem) {
         if (d->max > 0 && d->bytes > (uint64_t)d->max) {
@@ -224,8 +226,9 @@ static int download(dval_sandbox *sb, const char *path, dl *d)
 {
     dval__ex_op op;
     stream_op(&op, sb, "download", path, dl_rewind, dl_failed, d);
+    d->call = &op.call;       /* each attempt's call is op.call */
     int rc = dval__ex_file_download(sb->client, &op, sb->info.id, path,
-                                    dval__download_sink, d);
+                                    download_sink, d);
     if (d->toobig) {
         dval__fmt(sb->errmsg, sizeof sb->errmsg, "%s is larger than the "
                   "limit of %lld bytes", path, (long long)d->max);

@@ -30,11 +30,6 @@ typedef struct dval__buf {
 int dval__buf_append(dval__buf *b, const void *data, size_t len);
 /* room for len more bytes in one allocation (a size known in advance) */
 int dval__buf_reserve(dval__buf *b, size_t len);
-/* files.c: the core's download sink (what executors' file_download get)
- * and its size hint, for an executor that knows the size in advance and
- * sees that its sink is dval__download_sink (ud is then its sink_ud) */
-int dval__download_sink(const char *data, size_t len, void *ud);
-void dval__download_hint(void *ud, size_t len);
 int dval__buf_appendf(dval__buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void dval__buf_free(dval__buf *b);

@@ -79,6 +79,7 @@ void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
     call->log_fn = c->cfg.log_fn;
     call->log_userdata = c->cfg.log_userdata;
     call->retry_after_ms = -1;
+    call->size_hint = -1;
 }
 
 void dval__backoff_defaults(dval__backoff *b)

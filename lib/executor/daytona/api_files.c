@@ -1,5 +1,6 @@
 /* File members against the toolbox (PROTOCOL 7): streamed multipart
  * upload, streamed multipart download with a single-file fallback. */
+#include <stddef.h>
 #include <string.h>
 
 #include "dt.h"
@@ -68,18 +69,19 @@ typedef struct dl {
     dval__buf err;
 } dl;
 
-/* Before the file's first byte, tells the core's download sink
- * (lib/files.c) how large the file is at most, so a download into memory
- * is one allocation instead of a doubling chain. The bound is the body's
+/* Before the file's first byte, tells the caller how large the file is
+ * at most (dval_call.size_hint), so a download into memory is one
+ * allocation instead of a doubling chain. The bound is the body's
  * Content-Length (for bulk-download the file plus the multipart framing);
- * no hint when the server sends none, nor to any other sink. */
+ * no hint when the server sends none. */
 static void size_hint(dl *d)
 {
-    if (d->hinted++ || d->sink != dval__download_sink || !d->rs ||
-        d->rs->content_length <= 0 ||
-        d->rs->content_length > d->ex->max_download + 65536)
+    dval_call *c = d->c;
+    if (d->hinted++ || !d->rs || d->rs->content_length <= 0 ||
+        d->rs->content_length > d->ex->max_download + 65536 ||
+        c->struct_size < offsetof(dval_call, size_hint) + sizeof c->size_hint)
         return;
-    dval__download_hint(d->sink_ud, (size_t)d->rs->content_length);
+    c->size_hint = d->rs->content_length;
 }
 
 static int file_bytes(dl *d, const char *p, size_t n)

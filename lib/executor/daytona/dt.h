@@ -6,10 +6,9 @@
  * Outside this directory curl is also used by the local executor's
  * pull_http.c, and jansson by the core and the local executor
  * (lib/README.md has the list).
- * From the core it takes the helpers of internal.h (dval__call_fail,
- * dval__vlog, dval__check_remote_path, dval__config) and one private hook:
- * api_files.c recognises the core's in-memory download by its sink
- * (dval__download_sink, files.c) and sizes it with dval__download_hint. */
+ * From the core it takes only the helpers of internal.h (dval__call_fail,
+ * dval__vlog, dval__check_remote_path, dval__config); a download's size
+ * goes back through dval_call.size_hint like any executor's. */
 #ifndef DVAL_DT_H
 #define DVAL_DT_H
 

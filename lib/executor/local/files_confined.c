@@ -9,6 +9,7 @@
 #include <linux/openat2.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -294,6 +295,8 @@ int lx_file_download(void *ud, dval_call *c, const char *sbid,
                                path, S_ISREG(st.st_mode) ? " (it has other "
                                "hard links: refused)" : "");
     }
+    if (c->struct_size >= offsetof(dval_call, size_hint) + sizeof c->size_hint)
+        c->size_hint = st.st_size;   /* a download into memory: one block */
     for (;;) {
         if (canceled(c)) {
             rc = dval__call_fail(c, DVAL_ECANCELED, "canceled");
