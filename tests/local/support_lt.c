@@ -1,6 +1,8 @@
 /* Shared helpers of the local executor tests (see lt.h). */
 #include "lt.h"
 
+#include <jansson.h>
+
 #include <dirent.h>
 #include <sys/mount.h>
 #include <errno.h>
@@ -399,4 +401,17 @@ void lt_mini_root(const char *dir)
              "mkdir -p \"$R$(dirname $l)\"; cp -L \"$l\" \"$R$l\"; "
              "done; done", dir);
     lt_sh(cmd);
+}
+
+json_t *lt_validate(lt *t, const dval_validation *req)
+{
+    char *sum = NULL;
+    int rc = dval_validate(lt_client(t), req, NULL, NULL, &sum);
+    if (rc)
+        fprintf(stderr, "%s\n", sum ? sum : dval_client_errmsg(lt_client(t)));
+    CHECK_INT(rc, DVAL_OK);
+    json_t *j = json_loads(sum, 0, NULL);
+    dval_free(sum);
+    CHECK(j != NULL);
+    return j;
 }

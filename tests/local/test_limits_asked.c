@@ -25,14 +25,7 @@ static const char *disk_of(lt *t, const char *src, int disk_gib,
     req.memory_gib = disk_gib ? 1 : 0;
     req.run_command = "df -Pk . | tail -n 1 | awk '{print \"{\\\"kib\\\":\" "
                       "$2 \"}\"}' > \"$DVAL_RESULTS_DIR/df.json\"";
-    char *sum = NULL;
-    int rc = dval_validate(lt_client(t), &req, NULL, NULL, &sum);
-    if (rc)
-        fprintf(stderr, "%s\n", sum ? sum : dval_client_errmsg(lt_client(t)));
-    CHECK_INT(rc, DVAL_OK);
-    json_t *j = json_loads(sum, 0, NULL);
-    dval_free(sum);
-    CHECK(j != NULL);
+    json_t *j = lt_validate(t, &req);
     json_t *df = json_object_get(json_object_get(j, "results"), "df.json");
     *kib = json_integer_value(json_object_get(df, "kib"));
     snprintf(sandbox, sizeof sandbox, "%s",

@@ -47,15 +47,7 @@ static json_t *validate(lt *t, const char *src)
     dval_validation_init(&req, sizeof req);
     req.profile = "greeter";
     req.source_dir = src;
-    char *sum = NULL;
-    int rc = dval_validate(lt_client(t), &req, NULL, NULL, &sum);
-    if (rc)
-        fprintf(stderr, "%s\n", sum ? sum : dval_client_errmsg(lt_client(t)));
-    CHECK_INT(rc, DVAL_OK);
-    json_t *j = json_loads(sum, 0, NULL);
-    dval_free(sum);
-    CHECK(j != NULL);
-    return j;
+    return lt_validate(t, &req);
 }
 
 static const char *greeting(json_t *j)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "tmpfiles.h"
 
 #include <dval.h>
 
@@ -16,25 +17,12 @@ static char dir[] = "/tmp/dval-unit-pfile-XXXXXX";
 
 static const char *put(const char *name, const char *text)
 {
-    static char paths[8][600];
-    static int n;
-    if (strstr(dir, "XXXXXX"))
-        CHECK(mkdtemp(dir) != NULL);
-    char *p = paths[n++ % 8];
-    snprintf(p, 600, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    CHECK(f != NULL);
-    fputs(text, f);
-    fclose(f);
-    return p;
+    return tmp_put(dir, name, text);
 }
 
 static void cleanup(void)
 {
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (!strstr(dir, "XXXXXX") && system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
+    tmp_remove(dir);
 }
 
 /* The error dval_profile_load gives for a file holding text. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "tmpfiles.h"
 #include "services.h"
 #include "support_fake.h"
 
@@ -16,25 +17,12 @@ static char dir[] = "/tmp/dval-unit-services-XXXXXX";
 
 static const char *seed(const char *name, const char *text)
 {
-    static char paths[8][600];
-    static int n;
-    if (!strchr(dir, '/') || strstr(dir, "XXXXXX"))
-        CHECK(mkdtemp(dir) != NULL);
-    char *p = paths[n++ % 8];
-    snprintf(p, 600, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    CHECK(f != NULL);
-    fputs(text, f);
-    fclose(f);
-    return p;
+    return tmp_put(dir, name, text);
 }
 
 static void cleanup(void)
 {
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (!strstr(dir, "XXXXXX") && system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
+    tmp_remove(dir);
 }
 
 static void load(dval__svcset *s, const char *const *svc,
