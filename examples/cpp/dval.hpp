@@ -568,6 +568,18 @@ inline std::vector<std::string> service_names()
     return out;
 }
 
+// Loads a profile file (JSON: name, image, run_command, build steps,
+// files, services, ...; dval_profile_load(3)) and registers it for this
+// process; returns its name, for validation::profile. Throws dval::error
+// naming the file and the mistake.
+inline std::string profile_load(const std::string &path)
+{
+    const char *name = nullptr;
+    char err[1024];
+    detail::check(dval_profile_load(path.c_str(), &name, err, sizeof err), err);
+    return name;
+}
+
 // The whole loop in one call: snapshot → sandbox → session → upload → exec
 // (live output) → results → close. Returns the result when the program ran
 // (whatever its exit code; status DVAL_ERESULTS when its results were

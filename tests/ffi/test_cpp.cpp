@@ -257,6 +257,29 @@ int main(int argc, char **argv)
                    "dval::service_names");
             req.services.clear();
         }
+        // a profile file: a mistake throws naming the file and the field
+        {
+            std::string path = "/tmp/ffi-cpp-profile-" + executor + ".json";
+            std::ofstream(path) << "{\"name\": \"cpp-bad\", \"image\": "
+                                   "\"debian:12-slim\", \"run_comand\": \"true\"}";
+            std::string msg;
+            int st = 0;
+            try {
+                dval::profile_load(path);
+            } catch (const dval::error &e) {
+                msg = e.what();
+                st = e.status();
+            }
+            expect(st == DVAL_EINVAL && msg.find(".json: unknown field \"run_comand\"") !=
+                                            std::string::npos,
+                   "dval::profile_load throws the file's mistake: " + msg);
+            std::ofstream(path) << "{\"name\": \"cpp-good\", \"image\": "
+                                   "\"debian:12-slim\", \"run_command\": \"sh run.sh\"}";
+            expect(dval::profile_load(path) == "cpp-good" &&
+                       dval_profile_find("cpp-good") != nullptr,
+                   "dval::profile_load registers the profile and returns its name");
+            std::remove(path.c_str());
+        }
         // isolation=sandbox: a sandbox of its own, deleted after it (the
         // end of the sandbox phase names it: "<name> (<state>)")
         {

@@ -585,12 +585,38 @@ def t_validate_dotnet(c, snap, sb, tmp):
     check(r.stdout == "fibonacci(50) = 12586269025\n", "stdout %r" % r.stdout)
 
 
+def t_profile_load(c, snap, sb, tmp):
+    """A profile file: its mistakes raise naming it; on the local executor
+    a validation runs over it (the emulator runs no snapshot build step,
+    so the carried file would not be there)."""
+    d = os.path.join(tmp, "pfile")
+    os.makedirs(os.path.join(d, "src"), exist_ok=True)
+    with open(os.path.join(d, "bad.json"), "w") as f:
+        f.write('{"name": "py-bad", "image": "debian:12-slim", "run_comand": "true"}')
+    e = expect_raises(dval.DvalError, dval.profile_load, os.path.join(d, "bad.json"))
+    check(e.status is dval.Status.EINVAL and 'bad.json: unknown field "run_comand"' in str(e),
+          "%r %s" % (e.status, e))
+    if c.executor_name != "local":
+        return
+    with open(os.path.join(d, "hi.sh"), "w") as f:
+        f.write('echo "{\\"hi\\": \\"%s\\"}"\n' % WHICH)
+    with open(os.path.join(d, "p.json"), "w") as f:
+        json.dump({"name": "py-pfile-" + WHICH, "image": "debian:12-slim",
+                   "files": [{"from": "hi.sh", "to": "/opt/py/hi.sh", "mode": "0755"}],
+                   "run_command": "/opt/py/hi.sh > $DVAL_RESULTS_DIR/r.json"}, f)
+    name = dval.profile_load(os.path.join(d, "p.json"))
+    check(name == "py-pfile-" + WHICH and name in dval.profile_names(), name)
+    r = dval.validate(name, os.path.join(d, "src"), client=c, labels=[LABEL],
+                      release=dval.Release.DELETE)
+    check(r.ok and r.results["r.json"] == {"hi": WHICH}, "%r" % r)
+
+
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
          t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
          t_validate_only_stop_stops,
          t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent,
          t_validate_isolation_sandbox, t_pool_concurrent, t_pool_busy_and_cancel,
-         t_validate_dotnet]
+         t_validate_dotnet, t_profile_load]
 
 
 def run_executor(executor):

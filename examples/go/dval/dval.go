@@ -256,6 +256,23 @@ func ServiceNames() []string {
 	return goStrings(names)
 }
 
+// LoadProfile loads a profile file (JSON: name, image, run_command,
+// build steps, files, services, ...; see dval_profile_load(3)) and
+// registers it for this process. It returns the profile's name, for
+// Validation.Profile; an *Error names the file and the mistake.
+func LoadProfile(path string) (string, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var name *C.char
+	errbuf := (*C.char)(C.calloc(1, 1024))
+	defer C.free(unsafe.Pointer(errbuf))
+	rc := C.dval_profile_load(cpath, &name, errbuf, 1024)
+	if rc != 0 {
+		return "", mkerr(rc, errbuf)
+	}
+	return C.GoString(name), nil
+}
+
 // goStrings copies a NULL-terminated C string array.
 func goStrings(names **C.char) []string {
 	if names == nil {

@@ -88,6 +88,41 @@ func TestServicesReachTheLibrary(t *testing.T) {
 	}
 }
 
+// A profile file: a mistake is an *Error naming the file; a good one
+// runs a validation on the local executor with its carried file.
+func TestLoadProfile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"name": "go-bad", "image": "debian:12-slim", "run_comand": "true"}`), 0o644)
+	if _, err := LoadProfile(bad); !errors.Is(err, ErrInvalid) ||
+		!strings.Contains(err.Error(), `bad.json: unknown field "run_comand"`) {
+		t.Fatalf("want invalid naming the field, got %v", err)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("local sandboxes here need root")
+	}
+	os.WriteFile(filepath.Join(dir, "hi.sh"), []byte("echo '{\"hi\": \"go\"}'\n"), 0o644)
+	good := filepath.Join(dir, "p.json")
+	os.WriteFile(good, []byte(`{"name": "go-pfile", "image": "debian:12-slim",
+ "files": [{"from": "hi.sh", "to": "/opt/go/hi.sh", "mode": "0755"}],
+ "run_command": "/opt/go/hi.sh > $DVAL_RESULTS_DIR/r.json"}`), 0o644)
+	name, err := LoadProfile(good)
+	if err != nil || name != "go-pfile" {
+		t.Fatalf("LoadProfile: %q %v", name, err)
+	}
+	c, err := NewClient(bg, ClientOptions{Executor: "local", StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	src := filepath.Join(dir, "src")
+	os.Mkdir(src, 0o755)
+	r, err := c.Validate(bg, Validation{Profile: name, SourceDir: src, Release: ReleaseDelete})
+	if err != nil || !r.OK() || string(r.Results["r.json"]) != `{"hi":"go"}` {
+		t.Fatalf("validate: %v %+v", err, r)
+	}
+}
+
 // env is one executor's client, snapshot and sandbox.
 type env struct {
 	c     *Client

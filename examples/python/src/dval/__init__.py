@@ -28,7 +28,7 @@ between threads::
         r = pool.validate("examples/validation/shell", thread_id="t1")
 """
 from ._core import (Client, Sandbox, SandboxInfo, Session, Snapshot, profile_names,
-                    service_names, strerror, version)
+                    profile_load, service_names, strerror, version)
 from ._enums import (STOP, EventType, LogLevel, Network, Release, SandboxState, SnapshotState, Status,
                      Stream, to_enum)
 from ._pool import Pool, PoolStats
@@ -43,7 +43,7 @@ __version__ = "0.1.0"
 __all__ = [
     "STOP", "validate", "avalidate", "Pool", "PoolStats", "ValidationResult", "Event", "CancelToken", "supports_cancel",
     "ISOLATION_LEVELS", "Client", "Snapshot", "Sandbox", "Session", "SandboxInfo",
-    "version", "strerror", "profile_names", "service_names", "Status", "SandboxState", "SnapshotState",
+    "version", "strerror", "profile_names", "service_names", "profile_load", "Status", "SandboxState", "SnapshotState",
     "Stream", "Release", "Network", "LogLevel", "EventType", "to_enum", "BACKENDS",
     "SONAME", "backend_name", "library_path", "use_backend", "DvalError",
     "LibraryNotFoundError", "error_for", "STATUS_CLASSES",

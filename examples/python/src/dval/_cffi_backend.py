@@ -160,6 +160,9 @@ int dval_pool_stats_get(dval_pool *pool, dval_pool_stats *stats, size_t size);
 _SERVICES_FUNCS = """
 int dval_service_names(const char *const **names);
 """
+_PROFILE_LOAD_FUNCS = """
+int dval_profile_load(const char *path, const char **name, char *errbuf, size_t errcap);
+"""
 # the fields a library with the database services appends
 _SERVICES_FIELDS = "\n    const char *const *services; const char *const *seeds;"
 
@@ -203,12 +206,14 @@ class Backend:
         # ... and those with services their services and seeds after it
         self.has_services = self.has_verdicts and _has_symbol(path, "dval_service_names")
         more = _SERVICES_FIELDS if self.has_services else ""
+        self.has_profile_load = _has_symbol(path, "dval_profile_load")
         self.ffi = ffi = FFI()
         ffi.cdef(_STRUCTS + _VALIDATION % (tail + more)
                  + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else "")
                  + (_POOL % more if self.has_pool else "")
                  + (_POOL_STATS if self.has_pool_stats else "")
-                 + (_SERVICES_FUNCS if self.has_services else ""))
+                 + (_SERVICES_FUNCS if self.has_services else "")
+                 + (_PROFILE_LOAD_FUNCS if self.has_profile_load else ""))
         self.lib = ffi.dlopen(path)
         self.NULL = ffi.NULL
 
@@ -266,6 +271,12 @@ class Backend:
 
     def service_names(self) -> List[str]:
         return self._names(self.lib.dval_service_names) if self.has_services else []
+
+    def profile_load(self, path: str) -> Tuple[int, str, str]:
+        name = self.ffi.new("const char **")
+        err = self.ffi.new("char[]", 1024)
+        rc = self.lib.dval_profile_load(path.encode(), name, err, 1024)
+        return rc, self._s(name[0]) if rc == 0 else "", self._s(err)
 
     def _names(self, fn: Any) -> List[str]:
         p = self.ffi.new("const char *const **")

@@ -10,6 +10,7 @@ raises; whatever else it returns (a print function's count, ``True``) lets
 the call go on. A raised exception is re-raised when the call returns.
 """
 import json
+import os
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ._enums import STOP, Network, Release, SandboxState, SnapshotState, Stream, to_enum
@@ -17,7 +18,7 @@ from ._loader import get_backend
 from .errors import DvalError, error_for
 
 __all__ = ["Client", "Snapshot", "Sandbox", "Session", "SandboxInfo", "version",
-           "strerror", "profile_names", "service_names"]
+           "strerror", "profile_names", "service_names", "profile_load"]
 
 OutputFn = Callable[[Stream, str, bytes], Any]
 
@@ -41,6 +42,21 @@ def service_names(backend: Optional[str] = None) -> List[str]:
     """Names of the services a validation may ask for (``services=``):
     "postgres", "sqlite"; empty with a library that has none."""
     return get_backend(backend).service_names()
+
+
+def profile_load(path: str, backend: Optional[str] = None) -> str:
+    """Loads a profile file (JSON: name, image, run_command, build steps,
+    files, services, ...; see dval_profile_load(3)) and registers it for
+    this process; returns its name, for ``validate(name, ...)``. Raises
+    :class:`DvalError` naming the file and the mistake."""
+    b = get_backend(backend)
+    if not getattr(b, "has_profile_load", False):
+        raise NotImplementedError("this library cannot load profile files "
+                                  "(it has no dval_profile_load)")
+    rc, name, err = b.profile_load(os.fspath(path))
+    if rc:
+        _raise(b, rc, err)
+    return name
 
 
 def _raise(b: Any, rc: int, msg: str = "") -> None:

@@ -186,6 +186,8 @@ _POOL_PROTOS = [("dval_pool_options_init", I, [V, Z]),
                 ("dval_pool_free", None, [V])]
 _POOL_STATS_PROTOS = [("dval_pool_stats_get", I, [V, C.POINTER(PoolStats), Z])]
 _SERVICES_PROTOS = [("dval_service_names", I, [C.POINTER(C.POINTER(C.c_char_p))])]
+_PROFILE_LOAD_PROTOS = [("dval_profile_load", I, [C.c_char_p, C.POINTER(C.c_char_p),
+                                                  C.c_char_p, Z])]
 
 
 def _b(s: Optional[str]) -> Optional[bytes]:
@@ -258,6 +260,11 @@ class Backend:
             for fname, res, args in _SERVICES_PROTOS:
                 f = getattr(lib, fname)
                 f.restype, f.argtypes = res, args
+        self.has_profile_load = hasattr(lib, "dval_profile_load")
+        if self.has_profile_load:
+            for fname, res, args in _PROFILE_LOAD_PROTOS:
+                f = getattr(lib, fname)
+                f.restype, f.argtypes = res, args
 
     # ---- layout (tests compare it with the C compiler's)
     def layout(self, struct: str, field: str) -> int:
@@ -286,6 +293,12 @@ class Backend:
 
     def service_names(self) -> List[str]:
         return self._names("dval_service_names") if self.has_services else []
+
+    def profile_load(self, path: str) -> Tuple[int, str, str]:
+        name = C.c_char_p()
+        err = C.create_string_buffer(1024)
+        rc = self.lib.dval_profile_load(_b(path), C.byref(name), err, C.sizeof(err))
+        return rc, _s(name.value) if rc == 0 else "", _s(err.value)
 
     def _names(self, fname: str) -> List[str]:
         p = C.POINTER(C.c_char_p)()
