@@ -36,5 +36,5 @@ void dval__hold_wait(dval_client *c, int cancel_fd)
         return;
     DVAL__LOG(c, DVAL_LOG_INFO, "client held back for %lld ms (rate limit or "
               "quota reported by another call)", (long long)left);
-    dval__sleep_ms(left + jitter(c, left), dval__cancel_fd(cancel_fd));
+    dval__sleep_ms(left + jitter(c, left), cancel_fd);
 }

@@ -20,10 +20,6 @@ struct dval_cancel {
     dval_session *session;    /* the exec in progress, or NULL */
 };
 
-/* The token of the validation running on this thread, for the waits that
- * take no cancel descriptor of their own (snapshot, sandbox, upload). */
-static _Thread_local int ambient_fd = -1;
-
 DVAL_API int dval_cancel_new(dval_cancel **out)
 {
     if (!out)
@@ -90,18 +86,13 @@ void dval__cancel_attach(dval_cancel *t, dval_session *s)
     pthread_mutex_unlock(&t->lock);
 }
 
-void dval__cancel_scope(const dval_cancel *t)
+int dval__cancel_fd(const dval_cancel *t)
 {
-    ambient_fd = t ? t->pipe[0] : -1;
+    return t ? t->pipe[0] : -1;
 }
 
-int dval__cancel_fd(int fd)
+int dval__fd_readable(int fd)
 {
-    return fd >= 0 ? fd : ambient_fd;
-}
-
-int dval__cancel_pending(void)
-{
-    struct pollfd p = { .fd = ambient_fd, .events = POLLIN };
-    return ambient_fd >= 0 && poll(&p, 1, 0) > 0;
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    return fd >= 0 && poll(&p, 1, 0) > 0;
 }

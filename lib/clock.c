@@ -26,7 +26,6 @@ int64_t dval__now_ms(void)
 
 int dval__sleep_ms(int64_t ms, int cancel_fd)
 {
-    cancel_fd = dval__cancel_fd(cancel_fd);   /* dval_cancel token */
     if (fake_sleep)
         return fake_sleep(ms, cancel_fd);
     int64_t end = dval__now_ms() + (ms > 0 ? ms : 0);

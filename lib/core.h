@@ -44,6 +44,10 @@ struct dval_sandbox {
     char **owned;                  /* NULL-terminated list of owned strings */
     dval_sandbox_info info;
     char errmsg[DVAL_ERRMSG_MAX];
+    /* Ends this handle's waits and calls when readable (-1: nothing
+     * does): a validation's token, given explicitly by dval_validate for
+     * the acquire, the upload and the results' download. */
+    int cancel_fd;
 };
 
 struct dval_session {
@@ -70,6 +74,13 @@ int dval__users_enter(dval_client *c, const char *name);
 /* Returns how many other validations of the client still use it. */
 int dval__users_leave(dval_client *c, const char *name);
 void dval__users_free(dval_client *c);
+
+/* snapshot.c: dval_snapshot_ensure whose waits and calls end when the
+ * validation's token fires (NULL: never). */
+int dval__snapshot_ensure(dval_snapshot **out, dval_client *c,
+                          const dval_snapshot_spec *spec,
+                          dval_data_fn on_build_log, void *userdata,
+                          const dval_cancel *cancel);
 
 /* retry.c (with the retry loop of retry.h) */
 /* Prepares a dval_call for the executor: timeout, cancel fd, logging. */

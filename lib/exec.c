@@ -158,7 +158,7 @@ static int64_t slice(run *r, int64_t want)
 
 /* A call about the running command. Live calls (stream, status, start)
  * end with its cancel pipe and its deadline; the kill and the final log
- * run after either, with the ambient cancel token only. Stream reads and
+ * run after either, with no cancel descriptor. Stream reads and
  * the kill are single attempts that do not wait out a 429 hold. */
 #define ONE_SHOT (DVAL__NO_RETRY | DVAL__NO_HOLD)
 static void prep(run *r, dval__ex_op *op, const char *what, int flags,

@@ -25,6 +25,7 @@ static dval__ex_op *op_init(dval__ex_op *op, dval_sandbox *sb,
                             const char *what, const char *path)
 {
     dval__ex_op_init(op, what, DVAL__IDEMPOTENT, sb->errmsg, sizeof sb->errmsg);
+    op->cancel_fd = sb->cancel_fd;
     op->subject = path;
     return op;
 }

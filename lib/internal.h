@@ -76,13 +76,11 @@ void dval__backoff_defaults(dval__backoff *b);
 /* Registers the session whose exec dval_cancel_fire must cancel (NULL:
  * none); after it returns, fire no longer touches the old session. */
 void dval__cancel_attach(dval_cancel *t, dval_session *s);
-/* Sets (NULL: clears) this thread's ambient token: waits and executor
- * calls given no cancel descriptor then end when it fires. */
-void dval__cancel_scope(const dval_cancel *t);
-/* fd itself when >= 0, else the ambient token's descriptor (or -1). */
-int dval__cancel_fd(int fd);
-/* 1 when this thread's ambient token has fired. */
-int dval__cancel_pending(void);
+/* The descriptor that becomes readable when t fires (-1 for NULL): what
+ * a wait or an executor call of t's validation is given explicitly. */
+int dval__cancel_fd(const dval_cancel *t);
+/* 1 when fd (>= 0) is readable now: a token's descriptor has fired. */
+int dval__fd_readable(int fd);
 
 /* ---- validation of names and paths (policy shared by all executors) */
 /* Sandbox/snapshot/session names: 1..255 bytes, no '/', no "..", no

@@ -75,7 +75,7 @@ void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
     memset(call, 0, sizeof *call);
     call->struct_size = sizeof *call;
     call->timeout_ms = timeout_ms;
-    call->cancel_fd = dval__cancel_fd(cancel_fd);   /* dval_cancel token */
+    call->cancel_fd = cancel_fd;
     call->log_fn = c->cfg.log_fn;
     call->log_userdata = c->cfg.log_userdata;
     call->retry_after_ms = -1;

@@ -54,6 +54,7 @@ static dval__ex_op *op_init(dval__ex_op *op, dval_sandbox *sb, const char *what,
                             int flags, int64_t timeout)
 {
     dval__ex_op_init(op, what, flags, sb->errmsg, sizeof sb->errmsg);
+    op->cancel_fd = sb->cancel_fd;
     op->subject = sb->opts.name;
     op->timeout_ms = timeout;
     return op;
@@ -116,7 +117,7 @@ static int wait_stable(dval_sandbox *sb, int64_t timeout)
                         dval_sandbox_state_name(sb->info.state),
                         (long long)waited);
         interval = next_poll(interval, waited);
-        if (dval__sleep_ms(interval, -1) == DVAL_ECANCELED)   /* dval_cancel */
+        if (dval__sleep_ms(interval, sb->cancel_fd) == DVAL_ECANCELED)
             return fail(sb, DVAL_ECANCELED, "canceled while sandbox %s was "
                         "%s", sb->opts.name,
                         dval_sandbox_state_name(sb->info.state));
@@ -179,7 +180,7 @@ static int fix_zombie(dval_sandbox *sb, int *rounds)
     if (rc)
         return rc;
     if (sb->opts.zombie_pause_ms > 0)
-        dval__sleep_ms(sb->opts.zombie_pause_ms, -1);
+        dval__sleep_ms(sb->opts.zombie_pause_ms, sb->cancel_fd);
     sb->info.id[0] = '\0';
     sb->info.state = DVAL_SANDBOX_DESTROYED;
     return DVAL_OK;
@@ -261,6 +262,7 @@ static int new_handle(dval_sandbox **out, dval_client *c,
         return rc;
     }
     atomic_init(&sb->refs, 1);
+    sb->cancel_fd = -1;
     sb->client = c;
     dval__client_ref(c);
     *out = sb;
@@ -293,6 +295,7 @@ int dval__sandbox_acquire(dval_sandbox **out, dval_client *c,
         return rc;
     dval__strlcpy(sb->info.name, sb->opts.name, sizeof sb->info.name);
     const dval_sandbox_info *known = hint ? hint->known : NULL;
+    sb->cancel_fd = dval__cancel_fd(hint ? hint->cancel : NULL);
     if (known && known->id[0] && known->state == DVAL_SANDBOX_STARTED) {
         adopt(sb, known);
     } else if ((rc = acquire_ladder(sb, 0, hint && hint->fresh))) {
@@ -300,6 +303,7 @@ int dval__sandbox_acquire(dval_sandbox **out, dval_client *c,
         dval_sandbox_free(sb);
         return rc;
     }
+    sb->cancel_fd = -1; /* the token ended the acquire's waits only */
     *out = sb;
     return DVAL_OK;
 }

@@ -14,6 +14,8 @@ typedef struct dval__acquire_hint {
      * with no request; the caller recovers when it turns out stopped or
      * gone (dval__sandbox_lost, then an acquire without it). */
     const dval_sandbox_info *known;
+    /* Ends the acquire's waits and calls when fired (NULL: nothing). */
+    const dval_cancel *cancel;
 } dval__acquire_hint;
 
 /* dval_sandbox_acquire with a hint (NULL: none). */

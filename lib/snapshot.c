@@ -23,6 +23,7 @@ typedef struct ensure {
     dval_snapshot_info info;
     char msg[DVAL_ERRMSG_MAX];  /* why the last step failed */
     int64_t retry_after_ms;     /* the last call's server hint (-1 none) */
+    int cancel_fd;              /* the caller's token (-1: none) */
 } ensure;
 
 static int log_sink(int stream, const char *data, size_t len, void *ud)
@@ -50,6 +51,7 @@ static dval__ex_op *op_init(dval__ex_op *op, ensure *e, const char *what,
                             int flags)
 {
     dval__ex_op_init(op, what, flags, e->msg, sizeof e->msg);
+    op->cancel_fd = e->cancel_fd;
     return op;
 }
 
@@ -102,16 +104,17 @@ static void wait_a_while(ensure *e, int64_t ms)
         dval__ex_op op; /* no retry: a failure falls back to sleeping */
         dval__ex_op_init(&op, "follow snapshot logs", DVAL__NO_RETRY, NULL, 0);
         op.timeout_ms = ms;
+        op.cancel_fd = e->cancel_fd;
         int rc = dval__ex_snapshot_logs(e->c, &op, e->info.id, e->log_offset,
                                         log_sink, e);
         if (rc == DVAL_OK || rc == DVAL_ETIMEOUT) {
             int64_t left = ms - (dval__now_ms() - t0);
             if (left > 0 && rc == DVAL_OK)
-                dval__sleep_ms(left, -1);
+                dval__sleep_ms(left, e->cancel_fd);
             return;
         }
     }
-    dval__sleep_ms(ms, -1);
+    dval__sleep_ms(ms, e->cancel_fd);
 }
 
 static int wait_terminal(ensure *e)
@@ -139,7 +142,7 @@ static int wait_terminal(ensure *e)
             return fail(e, DVAL_ETIMEOUT, "snapshot %s did not become active "
                         "in time", name);
         wait_a_while(e, SNAP_POLL_MS);
-        if (dval__cancel_pending())   /* dval_cancel fired */
+        if (dval__fd_readable(e->cancel_fd))   /* dval_cancel fired */
             return fail(e, DVAL_ECANCELED, "canceled while waiting for "
                         "snapshot %s", name);
         int rc = x_get(e, e->info.id[0] ? e->info.id : name);
@@ -156,7 +159,7 @@ static int wait_gone(ensure *e)
         if (dval__now_ms() >= e->deadline)
             return fail(e, DVAL_ETIMEOUT, "snapshot %s was not removed in time",
                         e->spec.name);
-        dval__sleep_ms(SNAP_POLL_MS, -1);
+        dval__sleep_ms(SNAP_POLL_MS, e->cancel_fd);
         int rc = x_get(e, e->spec.name);
         if (rc == DVAL_ENOTFOUND)
             return DVAL_OK;
@@ -268,9 +271,10 @@ static int new_handle(dval_snapshot **out, ensure *e, const char *name)
     return s ? DVAL_OK : DVAL_ENOMEM;
 }
 
-DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
-                                  const dval_snapshot_spec *spec,
-                                  dval_data_fn on_build_log, void *userdata)
+int dval__snapshot_ensure(dval_snapshot **out, dval_client *c,
+                          const dval_snapshot_spec *spec,
+                          dval_data_fn on_build_log, void *userdata,
+                          const dval_cancel *cancel)
 {
     if (out)
         *out = NULL;
@@ -284,6 +288,7 @@ DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
     if (!e)
         return DVAL_ENOMEM;
     e->c = c;
+    e->cancel_fd = dval__cancel_fd(cancel);
     int rc = check_spec(c, e, spec);
     if (rc) {
         dval__free(e);
@@ -307,7 +312,11 @@ DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
         int64_t delay = dval__backoff_ms(c, attempt, e->retry_after_ms);
         DVAL__LOG(c, DVAL_LOG_INFO, "snapshot %s: retrying in %lld ms",
                   e->spec.name, (long long)delay);
-        dval__sleep_ms(delay, -1);
+        if (dval__sleep_ms(delay, e->cancel_fd) == DVAL_ECANCELED) {
+            rc = fail(e, DVAL_ECANCELED, "canceled before snapshot %s's "
+                      "next attempt", e->spec.name);
+            break;
+        }
     }
     if (rc) {
         dval__client_seterr(c, "snapshot %s: %s", e->spec.name,
@@ -318,6 +327,13 @@ DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
     DVAL__LOG(c, DVAL_LOG_INFO, "snapshot %s: active",
               e->info.name[0] ? e->info.name : e->spec.name);
     return new_handle(out, e, e->spec.name);
+}
+
+DVAL_API int dval_snapshot_ensure(dval_snapshot **out, dval_client *c,
+                                  const dval_snapshot_spec *spec,
+                                  dval_data_fn on_build_log, void *userdata)
+{
+    return dval__snapshot_ensure(out, c, spec, on_build_log, userdata, NULL);
 }
 
 DVAL_API int dval_snapshot_get(dval_snapshot **out, dval_client *c,
@@ -341,6 +357,7 @@ DVAL_API int dval_snapshot_get(dval_snapshot **out, dval_client *c,
     if (!e)
         return DVAL_ENOMEM;
     e->c = c;
+    e->cancel_fd = -1;
     rc = x_get(e, name_or_id);
     if (rc) {
         dval__client_seterr(c, "snapshot %s: %s", name_or_id,

@@ -121,11 +121,7 @@ static int build_and_run(dval__vctx *v)
 /* sandbox → download once. */
 static int run_once(dval__vctx *v)
 {
-    /* the sandbox wait takes no descriptor of its own: the token ends it
-     * through the thread's ambient scope */
-    dval__cancel_scope(v->req.cancel);
     int rc = run_phase(v, "sandbox", dval__validate_sandbox, sandbox_detail);
-    dval__cancel_scope(NULL);
     if (!rc)
         rc = run_phase(v, "session", dval__validate_session, session_detail);
     /* from here on, firing the token cancels the session's execs */
@@ -214,10 +210,8 @@ static int run_recovering(dval__vctx *v)
  * failure, with its message on the client. */
 static int run_all(dval__vctx *v)
 {
-    dval__cancel_scope(v->req.cancel);
     int rc = run_phase(v, "snapshot", dval__validate_snapshot,
                        snapshot_detail);
-    dval__cancel_scope(NULL);
     if (!rc)
         rc = run_recovering(v);
     /* keep the first failure's message: close must not overwrite it */

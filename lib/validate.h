@@ -18,8 +18,11 @@
  * (dval__sandbox_claim/_release, dval__sandbox_file_list: workdir.h),
  * commands started from argv (dval__session_exec_command: core.h), the
  * sandbox's users for the release policy (dval__users_enter/_leave), the
- * cancel token's scope and attachment (dval__cancel_scope/_attach:
- * internal.h) and the profile's services (service_start.h).
+ * cancel token given explicitly to the snapshot ensure
+ * (dval__snapshot_ensure: core.h), the acquire (its hint) and the
+ * handle's transfers (dval_sandbox.cancel_fd), its attachment to the
+ * session (dval__cancel_attach: internal.h) and the profile's services
+ * (service_start.h).
  * jansson: through this header every file listed above uses it (the
  * results and the summary are jansson trees). */
 #ifndef DVAL_VALIDATE_H

@@ -205,13 +205,13 @@ static int fetch_all(dval__vctx *v, char *text)
     char **names = parse_listing(text, &n);
     if (!names)
         return bad(v, DVAL_ENOMEM, NULL);
-    /* each fetch is short: the token is checked between them, and ends
-     * a long one through the thread's ambient scope */
-    dval__cancel_scope(v->req.cancel);
+    /* the token is checked between fetches, and ends a long one through
+     * the handle's calls */
+    v->sb->cancel_fd = dval__cancel_fd(v->req.cancel);
     for (size_t i = 0; i < n && !v->aborted &&
                        !dval_cancel_fired(v->req.cancel); i++)
         fetch_one(v, names[i]);
-    dval__cancel_scope(NULL);
+    v->sb->cancel_fd = -1;
     dval__free(names);
     return DVAL_OK;
 }

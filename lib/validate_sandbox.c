@@ -20,8 +20,9 @@ static int ensure_snapshot(dval__vctx *v)
                                          v->req.snapshot_name, v->svc, &spec,
                                          &hold);
     if (rc == DVAL_OK)
-        rc = dval_snapshot_ensure(&v->snap, v->client, &spec,
-                                  dval__validate_on_build_log, v);
+        rc = dval__snapshot_ensure(&v->snap, v->client, &spec,
+                                   dval__validate_on_build_log, v,
+                                   v->req.cancel);
     dval__free(hold.steps);
     if (rc)
         return dval__validate_fail(v, rc, "snapshot",
@@ -105,7 +106,7 @@ static int acquire(dval__vctx *v, const dval_sandbox_options *o,
     v->ls->snapshot_ready = 0;
     if (ensure_snapshot(v))
         return rc; /* the snapshot's failure explains it best: kept */
-    dval__acquire_hint again = { hint->fresh, NULL };
+    dval__acquire_hint again = { hint->fresh, NULL, hint->cancel };
     return dval__sandbox_acquire(&v->sb, v->client, o, &again);
 }
 
@@ -122,7 +123,7 @@ int dval__validate_sandbox(dval__vctx *v)
     dval_sandbox_options o;
     sandbox_options(v, &o);
     char own[DVAL_ID_MAX];
-    dval__acquire_hint hint = { 0, NULL };
+    dval__acquire_hint hint = { 0, NULL, v->req.cancel };
     if (isolated) {
         own_name(v, &o, own, sizeof own, &hint);
     } else if (v->ls) { /* the pool slot's shared sandbox, as last seen */

@@ -172,8 +172,8 @@ int dval__validate_upload(dval__vctx *v)
         rc = fresh_workdir(v);
     if (rc)
         return rc;
-    dval__cancel_scope(v->req.cancel);   /* a long upload ends when fired */
+    v->sb->cancel_fd = dval__cancel_fd(v->req.cancel); /* a long upload */
     rc = walk(v, v->root, "", 0);
-    dval__cancel_scope(NULL);
+    v->sb->cancel_fd = -1;
     return rc;
 }

@@ -21,6 +21,7 @@ int dval__sandbox_file_list(dval_sandbox *sb, const char *dir,
     dval__ex_op_init(&op, "list", DVAL__NO_RETRY, sb->errmsg,
                      sizeof sb->errmsg);
     op.subject = dir;
+    op.cancel_fd = sb->cancel_fd;
     return dval__ex_file_list(sb->client, &op, sb->info.id, dir, each, ud);
 }
 

@@ -44,7 +44,7 @@ TEST(acquire_hint__fresh_name_is_created_without_a_lookup)
     dval_client *c = setup();
     dval_sandbox_options o;
     options(&o);
-    dval__acquire_hint h = { 1, NULL };
+    dval__acquire_hint h = { 1, NULL, NULL };
     dval_sandbox *sb = NULL;
     CHECK_INT(dval__sandbox_acquire(&sb, c, &o, &h), DVAL_OK);
     CHECK_STR(F.trace, "sb_create ");
@@ -62,7 +62,7 @@ TEST(acquire_hint__fresh_name_taken_after_all_is_looked_up)
     F.sb.state = DVAL_SANDBOX_STARTED;
     dval_sandbox_options o;
     options(&o);
-    dval__acquire_hint h = { 1, NULL };
+    dval__acquire_hint h = { 1, NULL, NULL };
     dval_sandbox *sb = NULL;
     CHECK_INT(dval__sandbox_acquire(&sb, c, &o, &h), DVAL_OK);
     CHECK_STR(F.trace, "sb_create sb_get ");
@@ -97,7 +97,7 @@ TEST(acquire_hint__known_started_sandbox_needs_no_request)
     known.struct_size = sizeof known;
     snprintf(known.id, sizeof known.id, "id-pool-0");
     known.state = DVAL_SANDBOX_STARTED;
-    dval__acquire_hint h = { 0, &known };
+    dval__acquire_hint h = { 0, &known, NULL };
     dval_sandbox *sb = NULL;
     states_seen = 0;
     CHECK_INT(dval__sandbox_acquire(&sb, c, &o, &h), DVAL_OK);
@@ -123,7 +123,7 @@ TEST(acquire_hint__known_but_not_started_goes_through_the_ladder)
     options(&o);
     o.name = "pool-shell-0";
     dval_sandbox_info known = F.sb;
-    dval__acquire_hint h = { 0, &known };
+    dval__acquire_hint h = { 0, &known, NULL };
     dval_sandbox *sb = NULL;
     CHECK_INT(dval__sandbox_acquire(&sb, c, &o, &h), DVAL_OK);
     CHECK_STR(F.trace, "sb_get sb_start ");
