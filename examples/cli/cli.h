@@ -190,6 +190,10 @@ void jt_string(FILE *f, const char *s, size_t len);
  * not a string), cut to fit. */
 void jt_unquote(const char *val, size_t len, char *dst, size_t cap);
 
+/* atomic.c: writes file whole (emit's bytes, through a temporary file
+ * renamed over it) or not at all; -1 with errno on failure. */
+int write_atomic(const char *file, void (*emit)(FILE *, void *), void *ud);
+
 /* runlog.c: a transcript of each run, for `daytona-validate logs`. */
 void runlog_open(const cli_common *co, const char *thread_id);
 void runlog_write(const char *tag, const char *data, size_t len);

@@ -28,6 +28,8 @@ static const char run_usage[] =
     "  --executor local|daytona  default: daytona when DAYTONA_API_KEY is set\n"
     "  --thread ID             thread id ([A-Za-z0-9._-], default generated)\n"
     "  --results FILE          write the results JSON to FILE, not stdout\n"
+    "                          (whole or not at all: only a validation that\n"
+    "                          passed replaces FILE)\n"
     "  --json                  print one JSON summary on stdout instead\n"
     "  --timeout SECONDS       limit the program's run time\n"
     "  --release keep|stop|delete  what to do with the sandbox afterwards\n"
@@ -406,22 +408,35 @@ static int early_failure(const run_args *a, const cli_problem *pb,
     return pb->exit_status;
 }
 
+typedef struct json_text {
+    const char *val;
+    size_t len;
+} json_text;
+
+static void emit_json(FILE *f, void *ud)
+{
+    const json_text *t = ud;
+    jt_pretty(f, t->val, t->len);
+    fputc('\n', f);
+}
+
+/* To a --results file whole or not at all (atomic.c), else to stdout. */
 static int write_results(const char *summary, const char *file,
                          cli_problem *pb)
 {
-    const char *val = "{}";
-    size_t len = 2;
-    jt_member(summary, "results", &val, &len);
-    FILE *f = file ? fopen(file, "w") : stdout;
-    if (f) {
-        jt_pretty(f, val, len);
-        fputc('\n', f);
-        fflush(f);
+    json_text t = { "{}", 2 };
+    jt_member(summary, "results", &t.val, &t.len);
+    int bad;
+    if (file) {
+        bad = write_atomic(file, emit_json, &t) != 0;
+    } else {
+        emit_json(stdout, &t);
+        bad = fflush(stdout) || ferror(stdout);
     }
-    if (!f || ferror(f) || (file && fclose(f))) {
+    if (bad) {
         snprintf(pb->message, sizeof pb->message, "cannot write the results "
-                 "to %s: %s", file ? file : "standard output",
-                 strerror(errno));
+                 "to %s: %s%s", file ? file : "standard output",
+                 strerror(errno), file ? " (the file is as it was)" : "");
         snprintf(pb->hint, sizeof pb->hint, "choose another --results file");
         pb->exit_status = CLI_EX_NOINPUT;
         return -1;

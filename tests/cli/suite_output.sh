@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# What the CLI leaves on disk (issue 40): a --results file is written
+# whole or not at all (a write that fails half-way, here at the file size
+# limit, leaves the file as it was), a failed validation writes none, and
+# run transcripts are pruned. On the emulator (no local sandboxes: the
+# size limit would stop their disk images too).
+# Last line: "N passed, N failed, N skipped".
+. "$(dirname "$0")/common.sh" dval-output
+
+if ! "$PY" -c 'import aiohttp' 2>/dev/null; then
+    skipped "output suite" "python3-aiohttp missing"
+    echo "$pass passed, $fail failed, $skip skipped"
+    exit 0
+fi
+"$PY" tests/emulator/emulator.py --port-file "$T/port" --lifetime 600 2>"$T/emu.log" &
+EMU_PID=$!
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
+PORT=$(cat "$T/port")
+"$PY" -c 'import sys,urllib.request as u; u.urlopen(u.Request(sys.argv[1], data=b"{\"transition_ms\":10,\"snapshot_build_ms\":50}", method="POST"))' "http://127.0.0.1:$PORT/_emu/config"
+export DAYTONA_API_URL=http://127.0.0.1:$PORT/api DAYTONA_API_KEY=dtn_output
+export XDG_STATE_HOME=$T/xdg
+D=(--executor daytona --profile shell)
+
+mkdir -p "$T/big" "$T/bad" "$T/out"
+cat >"$T/big/run.sh" <<'EOS'
+mkdir -p $DVAL_RESULTS_DIR
+printf '{"big": "%s"}\n' "$(head -c 6000 /dev/zero | tr '\0' x)" > $DVAL_RESULTS_DIR/r.json
+EOS
+printf 'mkdir -p $DVAL_RESULTS_DIR; echo "{bad" > $DVAL_RESULTS_DIR/r.json\n' >"$T/bad/run.sh"
+
+# the whole document, when it can be written
+"$CLI" run "${D[@]}" --results "$T/out/whole.json" "$T/big" >/dev/null 2>"$T/whole.err" </dev/null
+rc=$?
+n=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["r.json"]["big"]))' "$T/out/whole.json" 2>&1)
+[ $rc = 0 ] && [ "$n" = 6000 ] && ok "--results: the whole document" ||
+    bad "--results: the whole document (rc $rc, $n)" "$(cat "$T/whole.err")"
+
+# a write cut off at 1 KiB (the file size limit: SIGXFSZ ignored, EFBIG)
+echo OLD >"$T/out/cut.json"
+( trap '' XFSZ; ulimit -f 1; exec "$CLI" run "${D[@]}" --results "$T/out/cut.json" "$T/big" ) \
+    >/dev/null 2>"$T/cut.err" </dev/null
+rc=$?
+left=$(ls -A "$T/out" | grep -v '^whole.json$' | tr '\n' ' ')
+if [ $rc = 66 ] && [ "$(cat "$T/out/cut.json")" = OLD ] && [ "$left" = "cut.json " ]; then
+    ok "--results: a write that fails leaves the file as it was, and no temporary file"
+else
+    bad "--results: a write that fails (rc $rc, files: $left)" \
+        "$(head -c 300 "$T/out/cut.json"; echo; cat "$T/cut.err")"
+fi
+
+# a validation that fails writes no results document at all
+"$CLI" run "${D[@]}" --results "$T/out/failed.json" "$T/bad" >/dev/null 2>"$T/bad.err" </dev/null
+rc=$?
+[ $rc = 65 ] && [ ! -e "$T/out/failed.json" ] && ok "--results: none after a failed validation (exit 65)" ||
+    bad "--results after a failed validation (rc $rc)" "$(ls -la "$T/out"; cat "$T/bad.err")"
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
