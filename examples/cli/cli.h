@@ -199,6 +199,12 @@ void runlog_open(const cli_common *co, const char *thread_id);
 void runlog_write(const char *tag, const char *data, size_t len);
 void runlog_close(void);
 int runlog_dir(const cli_common *co, char *buf, size_t cap);
+/* runlog_prune.c: removes the oldest transcripts of dir (never keep, the
+ * file name of the run's own) beyond the newest RUNLOG_KEEP, or beyond
+ * RUNLOG_KEEP_BYTES together. */
+#define RUNLOG_KEEP 200
+#define RUNLOG_KEEP_BYTES (256LL << 20)
+void runlog_prune(const char *dir, const char *keep);
 
 /* commands */
 int cmd_run(int argc, char **argv);

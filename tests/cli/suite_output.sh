@@ -2,7 +2,7 @@
 # What the CLI leaves on disk (issue 40): a --results file is written
 # whole or not at all (a write that fails half-way, here at the file size
 # limit, leaves the file as it was), a failed validation writes none, and
-# run transcripts are pruned. On the emulator (no local sandboxes: the
+# run transcripts are pruned (the newest 200, 256 MiB in all). On the emulator (no local sandboxes: the
 # size limit would stop their disk images too).
 # Last line: "N passed, N failed, N skipped".
 . "$(dirname "$0")/common.sh" dval-output
@@ -53,6 +53,35 @@ fi
 rc=$?
 [ $rc = 65 ] && [ ! -e "$T/out/failed.json" ] && ok "--results: none after a failed validation (exit 65)" ||
     bad "--results after a failed validation (rc $rc)" "$(ls -la "$T/out"; cat "$T/bad.err")"
+
+# transcripts: the newest 200 kept, 256 MiB in all; the run's own stays
+R=$XDG_STATE_HOME/daytona-validate/cli-runs
+mkdir -p "$T/quick" "$R"
+printf 'mkdir -p $DVAL_RESULTS_DIR; echo "{}" > $DVAL_RESULTS_DIR/r.json\n' >"$T/quick/run.sh"
+rm -f "$R"/*.log
+for i in $(seq 1 230); do
+    touch -d "@$(( $(date +%s) - 100000 + i ))" "$R/old$i.log"
+done
+echo keep >"$R/notes.txt"
+"$CLI" run "${D[@]}" --thread own1 "$T/quick" >/dev/null 2>"$T/own1.err" </dev/null
+n=$(ls "$R" | grep -c '\.log$')
+if [ "$n" = 200 ] && [ -s "$R/own1.log" ] && [ -e "$R/old230.log" ] && [ -e "$R/old32.log" ] &&
+   [ ! -e "$R/old31.log" ] && [ -e "$R/notes.txt" ]; then
+    ok "transcripts: the newest 200 are kept, the oldest go"
+else
+    bad "transcripts by count ($n left)" "$(ls -t "$R" | tail -n 5; cat "$T/own1.err")"
+fi
+rm -f "$R"/*.log
+for i in 1 2 3; do   # 100 MiB each on paper (sparse)
+    truncate -s 100M "$R/big$i.log"
+    touch -d "@$(( $(date +%s) - 1000 + i ))" "$R/big$i.log"
+done
+"$CLI" run "${D[@]}" --thread own2 "$T/quick" >/dev/null 2>"$T/own2.err" </dev/null
+if [ ! -e "$R/big1.log" ] && [ -e "$R/big2.log" ] && [ -e "$R/big3.log" ] && [ -s "$R/own2.log" ]; then
+    ok "transcripts: at most 256 MiB together, the oldest go"
+else
+    bad "transcripts by size" "$(ls -la "$R")"
+fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
