@@ -2,7 +2,8 @@
  * beside it (same directory, so same filesystem), which replaces the file
  * by rename only once every byte is written and synced. A failure at any
  * point (disk full, file size limit, a signal) leaves the old file, or no
- * file, never a truncated one that looks complete. */
+ * file, never a truncated one that looks complete. The file gets the
+ * mode a plain create would (0666 less the umask). */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -24,6 +25,21 @@ static int temp_name(const char *file, char *tmp, size_t cap)
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
+/* The umask, read without changing it (umask(2) can only set it, and a
+ * batch writes from several threads): 022 when it cannot be read. */
+static mode_t process_umask(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    unsigned m = 022;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", &m) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (mode_t)m;
+}
+
 int write_atomic(const char *file, void (*emit)(FILE *, void *), void *ud)
 {
     char tmp[PATH_MAX + 16];
@@ -34,9 +50,7 @@ int write_atomic(const char *file, void (*emit)(FILE *, void *), void *ud)
     int fd = mkstemp(tmp);
     if (fd < 0)
         return -1;
-    mode_t um = umask(0);
-    umask(um);
-    FILE *f = fchmod(fd, 0666 & ~um) ? NULL : fdopen(fd, "w");
+    FILE *f = fchmod(fd, 0666 & ~process_umask()) ? NULL : fdopen(fd, "w");
     if (!f) {
         close(fd);
     } else {
@@ -51,4 +65,27 @@ int write_atomic(const char *file, void (*emit)(FILE *, void *), void *ud)
     unlink(tmp);
     errno = e;
     return -1;
+}
+
+typedef struct json_text {
+    const char *val;
+    size_t len;
+} json_text;
+
+static void emit_json(FILE *f, void *ud)
+{
+    const json_text *t = ud;
+    jt_pretty(f, t->val, t->len);
+    fputc('\n', f);
+}
+
+int write_results_doc(const char *file, const char *summary)
+{
+    json_text t = { "{}", 2 };
+    jt_member(summary, "results", &t.val, &t.len);
+    if (!file) {
+        emit_json(stdout, &t);
+        return fflush(stdout) || ferror(stdout) ? -1 : 0;
+    }
+    return write_atomic(file, emit_json, &t);
 }

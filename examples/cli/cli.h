@@ -113,6 +113,7 @@ typedef struct batch_opts {
     int ndirs;
     int jobs;
     int json;
+    const char *results_dir;      /* one <name>.json per folder, or NULL */
 } batch_opts;
 int batch_run(const batch_opts *o);
 /* cmd_run.c: what a finished phase event tells about the run */
@@ -132,6 +133,7 @@ int check_source_dir(const char *dir, cli_problem *p);
 int check_services(const char *const *services, const char *const *seeds,
                    cli_problem *p);
 int check_output_file(const char *opt, const char *file, cli_problem *p);
+int check_output_dir(const char *opt, const char *dir, cli_problem *p);
 int check_thread_id(const char *id, cli_problem *p);
 int check_sandbox_name(const char *name, cli_problem *p);
 
@@ -193,6 +195,9 @@ void jt_unquote(const char *val, size_t len, char *dst, size_t cap);
 /* atomic.c: writes file whole (emit's bytes, through a temporary file
  * renamed over it) or not at all; -1 with errno on failure. */
 int write_atomic(const char *file, void (*emit)(FILE *, void *), void *ud);
+/* The "results" member of a validation's summary, pretty, to file (so)
+ * or to stdout (file NULL); -1 with errno on failure. */
+int write_results_doc(const char *file, const char *summary);
 
 /* runlog.c: a transcript of each run, for `daytona-validate logs`. */
 void runlog_open(const cli_common *co, const char *thread_id);

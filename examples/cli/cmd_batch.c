@@ -3,7 +3,9 @@
  * prefixed with the folder's name and written whole under a lock, so two
  * validations never interleave within a line; a terminal gets a progress
  * line; the end is a summary table (or, with --json, one run document per
- * validation per line). Exit 0 iff every validation succeeded. */
+ * validation per line); --results DIR gets each passed folder's results
+ * document. Exit 0 iff every validation succeeded. */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -24,6 +26,7 @@ typedef struct item {
     const char *status;
     int64_t wall_ms;
     dval_cancel *token;
+    char results[96];          /* its file in --results DIR */
 } item;
 
 typedef struct batch {
@@ -115,6 +118,24 @@ static void flush_partial(batch *b, item *it)
             emit_line(b, it, s, it->line[s], it->line_len[s]);
 }
 
+/* --results DIR: the results of a validation that passed, whole or not
+ * at all; one that cannot be written fails the folder. */
+static void save_results(batch *b, item *it, const char *summary,
+                         run_info *ri)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", b->o->results_dir, it->results);
+    if (!write_results_doc(path, summary))
+        return;
+    snprintf(ri->pb.message, sizeof ri->pb.message, "cannot write the "
+             "results to %.1900s: %s", path, strerror(errno));
+    snprintf(ri->pb.hint, sizeof ri->pb.hint, "choose another --results "
+             "directory");
+    ri->pb.exit_status = CLI_EX_NOINPUT;
+    ri->status = status_for_exit(CLI_EX_NOINPUT);
+    emit_line(b, it, 1, ri->pb.message, strlen(ri->pb.message));
+}
+
 /* Words and JSON for one finished validation, as the single run has;
  * why: the failure of one never started (NULL: the client's message). */
 static void report(batch *b, item *it, int rc, const char *summary,
@@ -132,6 +153,8 @@ static void report(batch *b, item *it, int rc, const char *summary,
     ri.exit_code = it->st->exit_code;
     run_info_verdict(&ri, summary);
     explain_run(&ri);
+    if (b->o->results_dir && summary && !ri.pb.exit_status)
+        save_results(b, it, summary, &ri);
     it->exit_status = ri.pb.exit_status;
     it->status = ri.status;
     if (!b->o->json)
@@ -250,6 +273,20 @@ static int make_pool(batch *b)
     return dval_pool_new(&b->pool, b->client, &po);
 }
 
+/* "<name>.json"; "<name>-<index>.json" when an earlier folder of the
+ * batch has the same name. */
+static void results_name(batch *b, int i)
+{
+    item *it = &b->items[i];
+    int seen = 0;
+    for (int j = 0; j < i && !seen; j++)
+        seen = !strcmp(b->items[j].name, it->name);
+    if (seen)
+        snprintf(it->results, sizeof it->results, "%s-%d.json", it->name, i);
+    else
+        snprintf(it->results, sizeof it->results, "%s.json", it->name);
+}
+
 static int setup_items(batch *b)
 {
     b->items = calloc((size_t)b->o->ndirs, sizeof *b->items);
@@ -269,6 +306,7 @@ static int setup_items(batch *b)
         }
         if (!it->name[0])
             snprintf(it->name, sizeof it->name, "%s", base ? base + 1 : it->dir);
+        results_name(b, i);
         it->st = calloc(1, sizeof *it->st);
         if (!it->st || dval_cancel_new(&it->token))
             return -1;

@@ -29,11 +29,12 @@ EOS
 printf 'mkdir -p $DVAL_RESULTS_DIR; echo "{bad" > $DVAL_RESULTS_DIR/r.json\n' >"$T/bad/run.sh"
 
 # the whole document, when it can be written
-"$CLI" run "${D[@]}" --results "$T/out/whole.json" "$T/big" >/dev/null 2>"$T/whole.err" </dev/null
+( umask 027; exec "$CLI" run "${D[@]}" --results "$T/out/whole.json" "$T/big" ) >/dev/null 2>"$T/whole.err" </dev/null
 rc=$?
 n=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["r.json"]["big"]))' "$T/out/whole.json" 2>&1)
-[ $rc = 0 ] && [ "$n" = 6000 ] && ok "--results: the whole document" ||
-    bad "--results: the whole document (rc $rc, $n)" "$(cat "$T/whole.err")"
+mode=$(stat -c %a "$T/out/whole.json" 2>&1)
+[ $rc = 0 ] && [ "$n" = 6000 ] && [ "$mode" = 640 ] && ok "--results: the whole document, mode as the umask says" ||
+    bad "--results: the whole document (rc $rc, $n, mode $mode)" "$(cat "$T/whole.err")"
 
 # a write cut off at 1 KiB (the file size limit: SIGXFSZ ignored, EFBIG)
 echo OLD >"$T/out/cut.json"
@@ -53,6 +54,28 @@ fi
 rc=$?
 [ $rc = 65 ] && [ ! -e "$T/out/failed.json" ] && ok "--results: none after a failed validation (exit 65)" ||
     bad "--results after a failed validation (rc $rc)" "$(ls -la "$T/out"; cat "$T/bad.err")"
+
+# a batch's --results DIR: one document per folder that passed, named
+# after the folder (a repeated name with its index), none for a failure
+mkdir -p "$T/b1/same" "$T/b2/same" "$T/resdir"
+for w in one two; do
+    d=$([ $w = one ] && echo b1 || echo b2)
+    printf 'mkdir -p $DVAL_RESULTS_DIR; echo %s > $DVAL_RESULTS_DIR/r.json\n' "'{\"who\": \"$w\"}'" >"$T/$d/same/run.sh"
+done
+"$CLI" run "${D[@]}" --results "$T/resdir" "$T/b1/same" "$T/bad" "$T/b2/same" \
+    >"$T/batch.out" 2>"$T/batch.err" </dev/null
+rc=$?
+got=$(cd "$T/resdir" && ls -A | tr '\n' ' ')
+w1=$(json_who() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["r.json"]["who"])' "$1" 2>&1; }; \
+     echo "$(json_who "$T/resdir/same.json") $(json_who "$T/resdir/same-2.json")")
+if [ $rc = 1 ] && [ "$got" = "same-2.json same.json " ] && [ "$w1" = "one two" ]; then
+    ok "batch --results DIR: one document per folder that passed"
+else
+    bad "batch --results DIR (rc $rc, files: $got, $w1)" "$(cat "$T/batch.out" "$T/batch.err")"
+fi
+"$CLI" run "${D[@]}" --results "$T/out/whole.json" "$T/b1/same" "$T/b2/same" >/dev/null 2>"$T/notdir.err" </dev/null
+[ $? = 66 ] && grep -q 'not a directory' "$T/notdir.err" && ok "batch --results FILE: exit 66, a directory is needed" ||
+    bad "batch --results FILE" "$(cat "$T/notdir.err")"
 
 # transcripts: the newest 200 kept, 256 MiB in all; the run's own stays
 R=$XDG_STATE_HOME/daytona-validate/cli-runs
