@@ -160,6 +160,7 @@ int cli_exit_for(int status);
  * kept); out has room for SAFETERM_OUT(n) bytes; the state carries a
  * sequence split between calls; flush ends it (shown inert). */
 typedef struct safeterm {
+    int inert_cr;               /* set by the caller: "\r" shown as ^M */
     int state, need;
     size_t n;
     char seq[32];

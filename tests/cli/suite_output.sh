@@ -77,6 +77,39 @@ fi
 [ $? = 66 ] && grep -q 'not a directory' "$T/notdir.err" && ok "batch --results FILE: exit 66, a directory is needed" ||
     bad "batch --results FILE" "$(cat "$T/notdir.err")"
 
+# the live view of a batch on a terminal: a line per running validation
+# (folder, phase, elapsed) and the counts, redrawn in place; a program's
+# carriage return or cursor movement shown inert, never moving the
+# "[folder] " prefix; on a pipe no view at all
+for d in slowa slowb; do
+    mkdir -p "$T/$d"
+    printf 'echo start\nprintf "\\r\\033[2A[other] fake\\n"\nsleep 1.5\nmkdir -p $DVAL_RESULTS_DIR; echo "{}" > $DVAL_RESULTS_DIR/r.json\n' >"$T/$d/run.sh"
+done
+if command -v script >/dev/null; then
+    script -qec "$CLI run ${D[*]} $T/slowa $T/slowb" "$T/view.ts" >/dev/null 2>&1 </dev/null
+    rc=$?
+    if [ $rc = 0 ] && grep -aEq '^  slowa +run +[0-9]+\.[0-9] s' "$T/view.ts" &&
+       grep -aEq '^  slowb +run +[0-9]+\.[0-9] s' "$T/view.ts" &&
+       grep -aq 'batch: 0 queued, 2 running, 0 passed, 0 failed; ' "$T/view.ts" &&
+       grep -aq $'\033\[J' "$T/view.ts"; then
+        ok "batch on a terminal: a live line per running validation and the counts"
+    else
+        bad "batch live view (rc $rc)" "$(tail -c 1500 "$T/view.ts" | cat -v)"
+    fi
+    if grep -aq '\[slowa\] ^M^\[\[2A\[other\] fake' "$T/view.ts" &&
+       ! grep -aq $'\r\033\[2A\[other\]' "$T/view.ts"; then
+        ok "batch on a terminal: a program's \\r and cursor movement cannot move the folder's prefix"
+    else
+        bad "batch prefix on a terminal" "$(grep -a 'fake' "$T/view.ts" | od -c | head)"
+    fi
+else
+    skipped "batch live view" "no script(1)"
+fi
+"$CLI" run "${D[@]}" "$T/slowa" "$T/slowb" >"$T/pipe.out" 2>"$T/pipe.err" </dev/null
+! grep -q 'batch:' "$T/pipe.err" && ! grep -aq $'\033' "$T/pipe.err" &&
+    grep -q '^\[slowa\] start$' "$T/pipe.out" && ok "batch on a pipe: plain lines, no view" ||
+    bad "batch on a pipe" "$(cat -v "$T/pipe.err" "$T/pipe.out")"
+
 # transcripts: the newest 200 kept, 256 MiB in all; the run's own stays
 R=$XDG_STATE_HOME/daytona-validate/cli-runs
 mkdir -p "$T/quick" "$R"
