@@ -963,6 +963,17 @@ struct dval_executor {
                               const char *session_id, const char *cwd,
                               const char *const *argv,
                               const char *const *env, char *cmd_id);
+    /* Appended in 0.1.4: how many sessions whose id starts with prefix
+     * are open in the sandbox now, whoever opened them (another client,
+     * process or host): *count. Before a release policy stops or deletes
+     * a shared sandbox, the core closes its own session and asks with
+     * the prefix of its validations' sessions (a profile's long-lived
+     * services run in sessions named otherwise, never closed): a sandbox
+     * with such sessions open is kept for the last of them to release.
+     * NULL member: the core cannot see other clients' validations and
+     * applies the policy. */
+    int (*sandbox_sessions)(void *ud, dval_call *c, const char *sandbox_id,
+                            const char *prefix, int *count);
 };
 
 /* Initialises an executor struct (all members NULL). */

@@ -74,6 +74,10 @@ int dval__users_enter(dval_client *c, const char *name);
 /* Returns how many other validations of the client still use it. */
 int dval__users_leave(dval_client *c, const char *name);
 void dval__users_free(dval_client *c);
+/* 1 when sessions of other clients (processes, hosts) are open in sb, by
+ * the executor's sandbox_sessions, or when it could not be asked: a
+ * release policy then keeps the sandbox for the last of them. */
+int dval__sandbox_used_elsewhere(dval_client *c, dval_sandbox *sb);
 
 /* snapshot.c: dval_snapshot_ensure whose waits and calls end when the
  * validation's token fires (NULL: never). */
@@ -120,8 +124,16 @@ int dval__session_exec_command(dval_session *s, const dval__command *cmd,
 /* 1 when the session's executor can start a program without a shell */
 int dval__session_can_exec_argv(const dval_session *s);
 
-/* session.c: "<sandbox name>-<uuid4>" into out */
+/* session.c: "<sandbox name>-<uuid4>" into out; a service's session is
+ * DVAL__SERVICE_SESSION "<sandbox name>-<uuid4>", so that it never starts
+ * with dval__session_prefix ("<sandbox name>-", "-" being no character of
+ * DVAL__SERVICE_SESSION): the sessions of validations are told apart from
+ * services' by their ids alone (dval__sandbox_used_elsewhere). */
+#define DVAL__SERVICE_SESSION "service."
 void dval__session_name(char *out, size_t cap, const char *sandbox_name);
+void dval__service_session_name(char *out, size_t cap,
+                                const char *sandbox_name);
+void dval__session_prefix(char *out, size_t cap, const char *sandbox_name);
 
 /* sandbox.c */
 void dval__sandbox_ref(dval_sandbox *sb);

@@ -10,7 +10,8 @@ enum member {
     M_SNAPSHOT_GET, M_SNAPSHOT_CREATE, M_SNAPSHOT_ACTIVATE, M_SNAPSHOT_DELETE,
     M_SNAPSHOT_LOGS,
     M_SANDBOX_GET, M_SANDBOX_CREATE, M_SANDBOX_START, M_SANDBOX_STOP,
-    M_SANDBOX_RECOVER, M_SANDBOX_DELETE, M_SANDBOX_RESET, M_SANDBOX_LIST,
+    M_SANDBOX_RECOVER, M_SANDBOX_DELETE, M_SANDBOX_RESET,
+    M_SANDBOX_SESSIONS, M_SANDBOX_LIST,
     M_SESSION_CREATE, M_SESSION_DELETE, M_COMMAND_START, M_COMMAND_START_IN,
     M_COMMAND_START_ARGV, M_COMMAND_STATUS,
     M_COMMAND_CANCEL, M_COMMAND_LOGS, M_STREAM_OPEN, M_STREAM_READ,
@@ -95,6 +96,9 @@ static int call_sandbox(const struct dval_executor *x, dval_call *k,
         return x->sandbox_delete(x->userdata, k, a->name);
     case M_SANDBOX_RESET:
         return x->sandbox_reset(x->userdata, k, a->name);
+    case M_SANDBOX_SESSIONS:
+        return x->sandbox_sessions(x->userdata, k, a->name, a->session,
+                                   a->out);
     default:
         return x->sandbox_list(x->userdata, k, a->in, a->fn.each, a->fn_ud);
     }
@@ -328,6 +332,15 @@ int dval__ex_sandbox_reset(dval_client *c, dval__ex_op *op, const char *id)
 {
     args a = { .m = M_SANDBOX_RESET, .name = id };
     return run(c, op, OFF(sandbox_reset), &a);
+}
+
+int dval__ex_sandbox_sessions(dval_client *c, dval__ex_op *op,
+                              const char *id, const char *prefix, int *count)
+{
+    *count = 0;
+    args a = { .m = M_SANDBOX_SESSIONS, .name = id, .session = prefix,
+               .out = count };
+    return run(c, op, OFF(sandbox_sessions), &a);
 }
 
 int dval__ex_sandbox_list(dval_client *c, dval__ex_op *op,

@@ -95,6 +95,10 @@ int dval__ex_sandbox_delete(dval_client *c, dval__ex_op *op, const char *id);
 /* The executor's guaranteed reset for reuse (DVAL_EUNSUPPORTED when it has
  * none: the caller deletes and creates instead). */
 int dval__ex_sandbox_reset(dval_client *c, dval__ex_op *op, const char *id);
+/* How many sessions whose id starts with prefix are open in the sandbox,
+ * whoever opened them. */
+int dval__ex_sandbox_sessions(dval_client *c, dval__ex_op *op,
+                              const char *id, const char *prefix, int *count);
 int dval__ex_sandbox_list(dval_client *c, dval__ex_op *op,
                           const char *const *labels, dval_sandbox_info_fn each,
                           void *each_ud);

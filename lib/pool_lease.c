@@ -137,11 +137,11 @@ void dval__pool_reap_idle(dval_pool *p)
         pthread_mutex_unlock(&p->lock);
         if (!idle)
             continue;
-        dval__recycle_release(p->client, s->name, p->release);
+        dval__recycle_release(p->client, s->name, p->release, 1);
         /* releasing: no validation leases the slot, none holds it */
         if (s->recycled[0])
             dval__recycle_release(p->client, s->recycled,
-                                  DVAL_RELEASE_DELETE);
+                                  DVAL_RELEASE_DELETE, 0);
         pthread_mutex_lock(&p->lock);
         s->recycled[0] = '\0';
         s->shared.id[0] = '\0';

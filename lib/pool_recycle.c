@@ -7,13 +7,17 @@
 #include "recycle.h"
 
 int dval__recycle_release(dval_client *client, const char *name,
-                          int release)
+                          int release, int shared)
 {
     if (release == DVAL_RELEASE_KEEP)
         return DVAL_OK;
     dval_sandbox *sb = NULL;
     int rc = dval_sandbox_get(&sb, client, name);
-    if (rc == DVAL_OK)
+    /* a shared slot's sandbox may serve another process's pool of the
+     * same name: kept while its sessions are open */
+    if (rc == DVAL_OK && shared && dval__sandbox_used_elsewhere(client, sb))
+        release = DVAL_RELEASE_KEEP;
+    else if (rc == DVAL_OK)
         rc = release == DVAL_RELEASE_DELETE ? dval_sandbox_delete(sb)
                                             : dval_sandbox_stop(sb);
     if (rc && rc != DVAL_ENOTFOUND)
@@ -51,7 +55,7 @@ int dval__recycle_after(dval_client *client, dval__lease *ls)
     if (ls->id[0] && reset(client, ls) == DVAL_OK)
         return 1;
     /* no guarantee: it never serves another validation */
-    dval__recycle_release(client, ls->name, DVAL_RELEASE_DELETE);
+    dval__recycle_release(client, ls->name, DVAL_RELEASE_DELETE, 0);
     ls->name[0] = ls->id[0] = '\0';
     return 0;
 }

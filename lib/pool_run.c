@@ -235,11 +235,11 @@ DVAL_API void dval_pool_free(dval_pool *pool)
     for (int i = 0; pool->slots && i < pool->max_sb; i++) {
         if (pool->slots[i].used && pool->slots[i].may_exist)
             dval__recycle_release(pool->client, pool->slots[i].name,
-                                  pool->release);
+                                  pool->release, 1);
         /* a recycled sandbox is a validation's own: never left behind */
         if (pool->slots[i].recycled[0])
             dval__recycle_release(pool->client, pool->slots[i].recycled,
-                                  DVAL_RELEASE_DELETE);
+                                  DVAL_RELEASE_DELETE, 0);
     }
     dval__pool_destroy(pool);
 }

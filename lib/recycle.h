@@ -50,8 +50,9 @@ int dval__recycle_supported(const dval_client *client);
  * validation never acquired it). Only when dval__recycle_supported. */
 int dval__recycle_after(dval_client *client, dval__lease *ls);
 /* Applies release policy (DVAL_RELEASE_*) to the sandbox named name;
- * gone already counts as done, a failure is logged. */
+ * gone already counts as done, a failure is logged. shared: a slot's
+ * shared sandbox, kept while other clients' sessions are open in it. */
 int dval__recycle_release(dval_client *client, const char *name,
-                          int release);
+                          int release, int shared);
 
 #endif

@@ -91,7 +91,7 @@ static int send_start(dval_client *c, const char *sbid, const char *sbname,
                       const char *cmd, char *msg, size_t cap)
 {
     char sid[DVAL_ID_MAX], cmd_id[DVAL_ID_MAX];
-    dval__session_name(sid, sizeof sid, sbname);
+    dval__service_session_name(sid, sizeof sid, sbname);
     dval__ex_cmd at = { sbid, sid, NULL };
     dval__ex_op op;
     dval__ex_op_init(&op, "create the service's session", DVAL__IDEMPOTENT |

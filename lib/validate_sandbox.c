@@ -208,15 +208,27 @@ static int close_session(dval__vctx *v)
  * is deleted right after gets no delete of its own; should the sandbox
  * delete fail, the session is closed after all. A sandbox that stays
  * (shared, stopped, or recycled by the pool) has its session closed
- * first: what the program left running must not outlive it. */
+ * first: what the program left running must not outlive it. So does a
+ * shared one about to be stopped or deleted: the sessions the executor
+ * then sees open are other runs'. */
 static int release_sandbox(dval__vctx *v)
 {
+    int rc = DVAL_OK;
     /* a release policy applies when the last validation using the sandbox
-     * has ended: never stopped or deleted under another */
-    if (dval__validate_leave(v) > 0)
+     * has ended: never stopped or deleted under another of this client,
+     * nor under another client's (another process, another host) */
+    if (dval__validate_leave(v) > 0) {
         v->sb->opts.release = DVAL_RELEASE_KEEP;
+    } else if (v->user_of[0] && v->sb->opts.release != DVAL_RELEASE_KEEP) {
+        rc = close_session(v);
+        if (dval__sandbox_used_elsewhere(v->client, v->sb))
+            v->sb->opts.release = DVAL_RELEASE_KEEP;
+    }
     int deleting = v->sb->opts.release == DVAL_RELEASE_DELETE;
-    int rc = deleting ? DVAL_OK : close_session(v);
+    if (!deleting) {
+        int r = close_session(v);
+        rc = rc ? rc : r;
+    }
     if (v->claim) { /* the session's processes are gone, or go now */
         dval__sandbox_release(v->sb, v->claim);
         v->claim = NULL;

@@ -272,6 +272,26 @@ int check_output_file(const char *opt, const char *file, cli_problem *p)
     return 0;
 }
 
+/* A batch's --results: an existing directory files can be made in
+ * (one per folder). */
+int check_output_dir(const char *opt, const char *dir, cli_problem *p)
+{
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        problem(p, CLI_EX_NOINPUT, "with several DIRs --results names a "
+                "directory: create it first", "%s %s is not a directory",
+                opt, dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK)) {
+        problem(p, CLI_EX_NOINPUT, "choose a directory you can write",
+                "%s %s: cannot create files in it: %s", opt, dir,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* The library's rule for thread ids: [A-Za-z0-9._-]{1,128}, not "."/".." */
 int check_thread_id(const char *id, cli_problem *p)
 {

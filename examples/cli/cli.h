@@ -113,6 +113,7 @@ typedef struct batch_opts {
     int ndirs;
     int jobs;
     int json;
+    const char *results_dir;      /* one <name>.json per folder, or NULL */
 } batch_opts;
 int batch_run(const batch_opts *o);
 /* cmd_run.c: what a finished phase event tells about the run */
@@ -137,6 +138,7 @@ int check_source_dir(const char *dir, cli_problem *p);
 int check_services(const char *const *services, const char *const *seeds,
                    cli_problem *p);
 int check_output_file(const char *opt, const char *file, cli_problem *p);
+int check_output_dir(const char *opt, const char *dir, cli_problem *p);
 int check_thread_id(const char *id, cli_problem *p);
 int check_sandbox_name(const char *name, cli_problem *p);
 
@@ -163,6 +165,7 @@ int cli_exit_for(int status);
  * kept); out has room for SAFETERM_OUT(n) bytes; the state carries a
  * sequence split between calls; flush ends it (shown inert). */
 typedef struct safeterm {
+    int inert_cr;               /* set by the caller: "\r" shown as ^M */
     int state, need;
     size_t n;
     char seq[32];
@@ -195,11 +198,24 @@ void jt_string(FILE *f, const char *s, size_t len);
  * not a string), cut to fit. */
 void jt_unquote(const char *val, size_t len, char *dst, size_t cap);
 
+/* atomic.c: writes file whole (emit's bytes, through a temporary file
+ * renamed over it) or not at all; -1 with errno on failure. */
+int write_atomic(const char *file, void (*emit)(FILE *, void *), void *ud);
+/* The "results" member of a validation's summary, pretty, to file (so)
+ * or to stdout (file NULL); -1 with errno on failure. */
+int write_results_doc(const char *file, const char *summary);
+
 /* runlog.c: a transcript of each run, for `daytona-validate logs`. */
 void runlog_open(const cli_common *co, const char *thread_id);
 void runlog_write(const char *tag, const char *data, size_t len);
 void runlog_close(void);
 int runlog_dir(const cli_common *co, char *buf, size_t cap);
+/* runlog_prune.c: removes the oldest transcripts of dir (never keep, the
+ * file name of the run's own) beyond the newest RUNLOG_KEEP, or beyond
+ * RUNLOG_KEEP_BYTES together. */
+#define RUNLOG_KEEP 200
+#define RUNLOG_KEEP_BYTES (256LL << 20)
+void runlog_prune(const char *dir, const char *keep);
 
 /* commands */
 int cmd_run(int argc, char **argv);

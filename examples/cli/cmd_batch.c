@@ -1,9 +1,11 @@
 /* `run` with several DIRs: each folder is one validation with its own
  * thread id, at most --jobs at once through a dval_pool. Output lines are
  * prefixed with the folder's name and written whole under a lock, so two
- * validations never interleave within a line; a terminal gets a progress
- * line; the end is a summary table (or, with --json, one run document per
- * validation per line). Exit 0 iff every validation succeeded. */
+ * validations never interleave within a line; a terminal gets a live
+ * view below them (batch_view.c); the end is a summary table (or, with --json, one run document per
+ * validation per line); --results DIR gets each passed folder's results
+ * document. Exit 0 iff every validation succeeded. */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -12,53 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-
-typedef struct item {
-    const char *dir;
-    char name[64];             /* the folder's base name, for prefixes */
-    run_state *st;
-    char line[2][4096];        /* a partial line per stream */
-    size_t line_len[2];
-    int exit_status;
-    const char *status;
-    int64_t wall_ms;
-    dval_cancel *token;
-} item;
-
-typedef struct batch {
-    const batch_opts *o;
-    dval_client *client;
-    dval_pool *pool;
-    item *items;
-    atomic_int next, done, failed, running;
-    int64_t t0;
-    pthread_mutex_t out_lock;  /* whole lines, progress and JSON lines */
-    dval_cancel *master;       /* fired by SIGINT/SIGTERM */
-    int progress;
-} batch;
+#include "batch.h"
 
 typedef struct ectx {
     batch *b;
     item *it;
 } ectx;
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void progress_line(batch *b)
-{
-    if (!b->progress)
-        return;
-    fprintf(stderr, "\r\033[K%d done, %d running, %d failed, %.1f s",
-            atomic_load(&b->done), atomic_load(&b->running),
-            atomic_load(&b->failed), (double)(now_ms() - b->t0) / 1000.0);
-    fflush(stderr);
-}
 
 /* One whole line "[name] text" on the stream's fd; on a terminal the
  * program's text made inert (safeterm.c), unless --raw-output. */
@@ -67,17 +28,16 @@ static void emit_line(batch *b, item *it, int err, const char *s, size_t n)
     char inert[SAFETERM_OUT(sizeof it->line[0])];
     FILE *f = err || b->o->json ? stderr : stdout;
     if (!b->o->co->raw_output && isatty(fileno(f))) {
-        safeterm st = { 0 };
+        safeterm st = { .inert_cr = 1 }; /* "[name] " stays first */
         size_t m = safeterm_filter(&st, s, n, inert);
         n = m + safeterm_flush(&st, inert + m);
         s = inert;
     }
     pthread_mutex_lock(&b->out_lock);
-    if (b->progress)
-        fputs("\r\033[K", stderr);
+    view_clear(b);
     fprintf(f, "[%s] %.*s\n", it->name, (int)n, s);
     fflush(f);
-    progress_line(b);
+    view_draw(b);
     pthread_mutex_unlock(&b->out_lock);
 }
 
@@ -105,6 +65,12 @@ static int on_event(const dval_event *ev, void *ud)
         emit_line(e->b, e->it, 1, "(sandbox lost: output restarts)", 31);
     else if (ev->type == DVAL_EVENT_PHASE && ev->done)
         run_note_phase(e->it->st, ev);
+    if (ev->type == DVAL_EVENT_PHASE) { /* for the live view */
+        pthread_mutex_lock(&e->b->out_lock);
+        snprintf(e->it->phase, sizeof e->it->phase, "%s",
+                 ev->done || !ev->phase ? "" : ev->phase);
+        pthread_mutex_unlock(&e->b->out_lock);
+    }
     return 0;
 }
 
@@ -113,6 +79,24 @@ static void flush_partial(batch *b, item *it)
     for (int s = 0; s < 2; s++)
         if (it->line_len[s])
             emit_line(b, it, s, it->line[s], it->line_len[s]);
+}
+
+/* --results DIR: the results of a validation that passed, whole or not
+ * at all; one that cannot be written fails the folder. */
+static void save_results(batch *b, item *it, const char *summary,
+                         run_info *ri)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", b->o->results_dir, it->results);
+    if (!write_results_doc(path, summary))
+        return;
+    snprintf(ri->pb.message, sizeof ri->pb.message, "cannot write the "
+             "results to %.1900s: %s", path, strerror(errno));
+    snprintf(ri->pb.hint, sizeof ri->pb.hint, "choose another --results "
+             "directory");
+    ri->pb.exit_status = CLI_EX_NOINPUT;
+    ri->status = status_for_exit(CLI_EX_NOINPUT);
+    emit_line(b, it, 1, ri->pb.message, strlen(ri->pb.message));
 }
 
 /* Words and JSON for one finished validation, as the single run has;
@@ -132,6 +116,8 @@ static void report(batch *b, item *it, int rc, const char *summary,
     ri.exit_code = it->st->exit_code;
     run_info_verdict(&ri, summary);
     explain_run(&ri);
+    if (b->o->results_dir && summary && !ri.pb.exit_status)
+        save_results(b, it, summary, &ri);
     it->exit_status = ri.pb.exit_status;
     it->status = ri.status;
     if (!b->o->json)
@@ -155,11 +141,18 @@ static void run_one(batch *b, item *it, dval_cancel *token)
     req.cancel = token;
     ectx e = {b, it};
     char *summary = NULL;
-    int64_t t0 = now_ms();
+    int64_t t0 = batch_now_ms();
+    pthread_mutex_lock(&b->out_lock);
+    it->started_ms = t0;
+    snprintf(it->phase, sizeof it->phase, "queued");
     atomic_fetch_add(&b->running, 1);
+    pthread_mutex_unlock(&b->out_lock);
     int rc = dval_pool_validate(b->pool, &req, on_event, &e, &summary);
-    it->wall_ms = now_ms() - t0;
+    it->wall_ms = batch_now_ms() - t0;
+    pthread_mutex_lock(&b->out_lock);
     atomic_fetch_sub(&b->running, 1);
+    it->phase[0] = '\0';
+    pthread_mutex_unlock(&b->out_lock);
     flush_partial(b, it);
     if (summary && sscanf(strstr(summary, "\"exit_code\":") ?
                           strstr(summary, "\"exit_code\":") : "",
@@ -198,6 +191,7 @@ static void *worker(void *arg)
 static void *interrupt_relay(void *arg)
 {
     batch *b = arg;
+    unsigned ticks = 0;
     while (atomic_load(&b->done) < b->o->ndirs) {
         if (dval_cancel_fired(b->master)) {
             for (int i = 0; i < b->o->ndirs; i++)
@@ -205,8 +199,11 @@ static void *interrupt_relay(void *arg)
             break;
         }
         usleep(20000);
+        if (++ticks % 10) /* the view: redrawn 5 times a second */
+            continue;
         pthread_mutex_lock(&b->out_lock);
-        progress_line(b);
+        view_clear(b);
+        view_draw(b);
         pthread_mutex_unlock(&b->out_lock);
     }
     return NULL;
@@ -250,6 +247,20 @@ static int make_pool(batch *b)
     return dval_pool_new(&b->pool, b->client, &po);
 }
 
+/* "<name>.json"; "<name>-<index>.json" when an earlier folder of the
+ * batch has the same name. */
+static void results_name(batch *b, int i)
+{
+    item *it = &b->items[i];
+    int seen = 0;
+    for (int j = 0; j < i && !seen; j++)
+        seen = !strcmp(b->items[j].name, it->name);
+    if (seen)
+        snprintf(it->results, sizeof it->results, "%s-%d.json", it->name, i);
+    else
+        snprintf(it->results, sizeof it->results, "%s.json", it->name);
+}
+
 static int setup_items(batch *b)
 {
     b->items = calloc((size_t)b->o->ndirs, sizeof *b->items);
@@ -269,6 +280,7 @@ static int setup_items(batch *b)
         }
         if (!it->name[0])
             snprintf(it->name, sizeof it->name, "%s", base ? base + 1 : it->dir);
+        results_name(b, i);
         it->st = calloc(1, sizeof *it->st);
         if (!it->st || dval_cancel_new(&it->token))
             return -1;
@@ -291,8 +303,7 @@ static int run_all(batch *b)
         pthread_join(th[i], NULL);
     atomic_store(&b->done, b->o->ndirs);
     pthread_join(relay, NULL);
-    if (b->progress)
-        fputs("\r\033[K", stderr);
+    view_clear(b);
     summary_table(b);
     /* interrupted: as the single run, 128 + the signal */
     if (intr_signal())
@@ -305,7 +316,7 @@ int batch_run(const batch_opts *o)
     batch b;
     memset(&b, 0, sizeof b);
     b.o = o;
-    b.t0 = now_ms();
+    b.t0 = batch_now_ms();
     b.progress = isatty(2) && !o->co->verbose;
     pthread_mutex_init(&b.out_lock, NULL);
     signal(SIGPIPE, SIG_IGN);

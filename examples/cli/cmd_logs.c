@@ -12,7 +12,9 @@ static const char logs_usage[] =
     "usage: daytona-validate logs [--state-dir DIR] [THREAD_ID]\n"
     "\n"
     "Prints the transcript of the run with THREAD_ID (default: the last\n"
-    "run), kept under <state dir>/cli-runs/. On a terminal, control\n"
+    "run), kept under <state dir>/cli-runs/: the newest 200 runs' and at\n"
+    "most 256 MiB together (each at most 16 MiB); every run removes the\n"
+    "oldest beyond that. On a terminal, control\n"
     "sequences other than colour are shown inert (^[...) unless\n"
     "--raw-output.\n";
 

@@ -30,6 +30,10 @@ static const char run_usage[] =
     "  --executor local|daytona  default: daytona when DAYTONA_API_KEY is set\n"
     "  --thread ID             thread id ([A-Za-z0-9._-], default generated)\n"
     "  --results FILE          write the results JSON to FILE, not stdout\n"
+    "                          (whole or not at all: only a validation that\n"
+    "                          passed replaces FILE); with several DIRs, a\n"
+    "                          directory: NAME.json for each folder that\n"
+    "                          passed (NAME-INDEX.json for a repeated NAME)\n"
     "  --json                  print one JSON summary on stdout instead\n"
     "  --timeout SECONDS       limit the program's run time\n"
     "  --release keep|stop|delete  what to do with the sandbox afterwards\n"
@@ -353,13 +357,13 @@ static int parse_args(run_args *a, int argc, char **argv, cli_problem *pb)
     return -1;
 }
 
-/* Every DIR; a batch refuses --thread and --results (one each would
- * clash) . */
+/* Every DIR; a batch refuses --thread (one would clash), and its
+ * --results names a directory. */
 static int check_dirs(const run_args *a, cli_problem *pb)
 {
-    if (a->ndirs > 1 && (a->req.thread_id || a->results_file)) {
-        usage_error(pb, "%s", "--thread and --results take one DIR (each "
-                    "of several gets its own thread id; use --json)");
+    if (a->ndirs > 1 && a->req.thread_id) {
+        usage_error(pb, "%s", "--thread takes one DIR (each of several "
+                    "gets its own thread id; use --json)");
         return -1;
     }
     for (int i = 0; i < a->ndirs; i++)
@@ -377,7 +381,9 @@ static int check_args(run_args *a, cli_problem *pb)
         (a->req.thread_id && check_thread_id(a->req.thread_id, pb)) ||
         check_dirs(a, pb) ||
         check_services(a->services, a->seeds, pb) ||
-        (a->results_file &&
+        (a->results_file && a->ndirs > 1 &&
+         check_output_dir("--results", a->results_file, pb)) ||
+        (a->results_file && a->ndirs == 1 &&
          check_output_file("--results", a->results_file, pb)))
         return pb->exit_status;
     return -1;
@@ -412,22 +418,14 @@ static int early_failure(const run_args *a, const cli_problem *pb,
     return pb->exit_status;
 }
 
+/* To a --results file whole or not at all (atomic.c), else to stdout. */
 static int write_results(const char *summary, const char *file,
                          cli_problem *pb)
 {
-    const char *val = "{}";
-    size_t len = 2;
-    jt_member(summary, "results", &val, &len);
-    FILE *f = file ? fopen(file, "w") : stdout;
-    if (f) {
-        jt_pretty(f, val, len);
-        fputc('\n', f);
-        fflush(f);
-    }
-    if (!f || ferror(f) || (file && fclose(f))) {
+    if (write_results_doc(file, summary)) {
         snprintf(pb->message, sizeof pb->message, "cannot write the results "
-                 "to %s: %s", file ? file : "standard output",
-                 strerror(errno));
+                 "to %s: %s%s", file ? file : "standard output",
+                 strerror(errno), file ? " (the file is as it was)" : "");
         snprintf(pb->hint, sizeof pb->hint, "choose another --results file");
         pb->exit_status = CLI_EX_NOINPUT;
         return -1;
@@ -544,7 +542,7 @@ int cmd_run(int argc, char **argv)
     if (a.ndirs > 1) {
         batch_opts bo = {.co = &a.co, .req = &a.req, .dirs = a.dirs,
                          .ndirs = a.ndirs, .jobs = a.jobs ? a.jobs : 4,
-                         .json = a.json};
+                         .json = a.json, .results_dir = a.results_file};
         term_init(a.co.verbose, a.co.raw_output);
         return batch_run(&bo);
     }

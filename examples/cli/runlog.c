@@ -59,6 +59,8 @@ void runlog_open(const cli_common *co, const char *thread_id)
         return;
     snprintf(path, sizeof path, "%s/%s.log", dir, thread_id);
     runlog_fp = fopen(path, "w");
+    snprintf(path, sizeof path, "%s.log", thread_id);
+    runlog_prune(dir, path);
     logged = 0;
     truncated = 0;
     snprintf(path, sizeof path, "%s/last", dir);

@@ -4,7 +4,8 @@
  * window title, a screen clear or cursor move hides or rewrites what came
  * before, the CLI's own verdict lines included. On a terminal (unless
  * --raw-output) output goes through this filter: text, tab, newline and
- * carriage return pass, and so does colour (SGR: ESC [ params m); every
+ * carriage return pass (not a carriage return with inert_cr: a batch's
+ * line, whose prefix it would move back over), and so does colour (SGR: ESC [ params m); every
  * other control is shown inert, ESC as ^[, BEL as ^G, a C1 control as its
  * ESC form (CSI as ^[[): U+0080 to U+009F in UTF-8 (C2 80..C2 9F) and a
  * raw byte 0x80..0x9F that is not part of a UTF-8 character (a terminal
@@ -67,7 +68,8 @@ static size_t text_byte(safeterm *st, char *out, size_t o, unsigned char c)
         st->state = SAW_C2;
     else if (c >= 0x80 && c <= 0x9f && !cont)
         o = c1(out, o, c);
-    else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+    else if ((c < 0x20 && c != '\t' && c != '\n' &&
+              (c != '\r' || st->inert_cr)) || c == 0x7f)
         o = caret(out, o, c);
     else
         out[o++] = (char)c;

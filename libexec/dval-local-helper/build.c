@@ -97,8 +97,9 @@ static int build_child(void *p)
     struct build_args *a = p;
     build_root(a->argv);
     for (int i = 5; i < a->argc; i++) {
-        char hdr[4200];
-        snprintf(hdr, sizeof hdr, "$ %s\n", a->argv[i]);
+        char hdr[4200], shown[640];
+        build_step_show(a->argv[i], shown, sizeof shown);
+        snprintf(hdr, sizeof hdr, "$ %s\n", shown);
         write_str(1, hdr);
         pid_t pid = fork();
         if (pid == 0) {

@@ -31,6 +31,9 @@ typedef int (*ns_child_fn)(void *arg);
 void die_fd(int fd, const char *what) __attribute__((noreturn));
 int write_all(int fd, const char *s, size_t n);
 int write_str(int fd, const char *s);
+/* build_show.c: how a snapshot build step is shown in its build log (a
+ * long one summarized), into out (cap > 500). */
+void build_step_show(const char *step, char *out, size_t cap);
 int write_file(const char *path, const char *s);
 /* clone() fn into new namespaces (flags, plus CLONE_NEWUSER with id maps
  * when not root), then let it run. Returns the child's pid or -1. */

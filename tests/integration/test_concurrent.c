@@ -71,6 +71,74 @@ TEST(concurrent__delete_waits_for_the_last_user)
     emu_stop(&e);
 }
 
+/* Two clients know nothing of each other's validations (as two processes,
+ * two hosts): the one that ends first sees the other's session open in
+ * the sandbox and keeps it; the last one deletes it. */
+TEST(concurrent__another_clients_session_keeps_the_sandbox)
+{
+    emu e;
+    dval_client *c = emu_fast(&e);
+    dval_client *other = emu_client(&e, NULL, 20, NULL);
+    char quick[32], slow[32];
+    emu_program(quick, QUICK);
+    emu_program(slow, SLOW);
+    job warm = { c, quick, -1, NULL };
+    validate(&warm);
+    CHECK_INT(warm.rc, DVAL_OK);
+    dval_free(warm.summary);
+    int deletes0 = emu_count(&e, "DELETE", "^/api/sandbox/[^/]+$");
+    job jobs[2] = { { other, slow, -1, NULL }, { c, quick, -1, NULL } };
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) {
+        CHECK(pthread_create(&t[i], NULL, validate, &jobs[i]) == 0);
+        usleep(400000); /* the slow one is in its program first */
+    }
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        if (jobs[i].rc != DVAL_OK || !strstr(jobs[i].summary,
+                                             "\"verdict\":\"passed\""))
+            th_fail(__FILE__, __LINE__, "validation %d: rc %d %s", i,
+                    jobs[i].rc, jobs[i].summary ? jobs[i].summary : "");
+        dval_free(jobs[i].summary);
+    }
+    CHECK_INT(emu_count(&e, "DELETE", "^/api/sandbox/[^/]+$") - deletes0, 1);
+    /* created by the warm-up and once again by the slow one: a sandbox
+     * deleted under it would have been created a third time (a re-run) */
+    CHECK_INT(emu_count(&e, "POST", "^/api/sandbox$"), 2);
+    emu_program_rm(quick);
+    emu_program_rm(slow);
+    dval_client_free(other);
+    dval_client_free(c);
+    emu_stop(&e);
+}
+
+/* The java profile's service runs in a session of its own that is never
+ * closed (closing it would kill the service): it is no validation, and
+ * the stop of the last validation's release policy happens all the same
+ * (it was kept for good while every open session counted). */
+TEST(concurrent__a_service_session_is_no_user)
+{
+    emu e;
+    dval_client *c = emu_fast(&e);
+    char dir[32];
+    emu_program(dir, QUICK);
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.profile = "java";
+    req.source_dir = dir;
+    req.run_command = "mkdir -p results && echo {} > results/r.json";
+    req.release = DVAL_RELEASE_STOP;
+    char *sum = NULL;
+    CHECK_INT(dval_validate(c, &req, NULL, NULL, &sum), DVAL_OK);
+    dval_free(sum);
+    /* its service was started: a session left open in the sandbox */
+    CHECK(emu_count(&e, "POST", "/process/session$") >= 2);
+    CHECK_INT(emu_count(&e, "POST", "^/api/sandbox/[^/]+/stop$"), 1);
+    emu_program_rm(dir);
+    dval_client_free(c);
+    emu_stop(&e);
+}
+
 TEST(concurrent__a_failed_acquire_is_not_a_user)
 {
     emu e;

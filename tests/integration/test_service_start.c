@@ -102,8 +102,9 @@ TEST(service_start__once_per_sandbox_never_waited_for)
     CHECK_INT(starts(&e, sids, &all), 2);
     CHECK(strcmp(sids[0], sids[1]) != 0);
     for (int i = 0; i < 2; i++) {
-        /* its own session, named after its sandbox */
-        CHECK(!strncmp(sids[i], "java-", 5));
+        /* its own session, named after its sandbox, and never taken
+         * for a validation's ("<sandbox name>-..." ) */
+        CHECK(!strncmp(sids[i], "service.java-", 13));
         /* never polled, followed nor deleted: nobody waits for it */
         CHECK_INT(later_use(all, sids[i]), 0);
     }

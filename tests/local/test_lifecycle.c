@@ -282,3 +282,51 @@ TEST(test_local_lifecycle__build_stopped_by_its_log_leaves_no_snapshot)
     CHECK_INT(info.state, DVAL_SNAPSHOT_ACTIVE);
     lt_close(&t);
 }
+
+static int keep_log(int stream, const char *d, size_t n, void *ud)
+{
+    (void)stream;
+    return dval__buf_append(ud, d, n) ? 1 : 0;
+}
+
+/* A profile's scripts go into the snapshot as base64 in a build step;
+ * the build log shows what the step does (files and sizes), not KBs of
+ * base64 (a 4.7 KB line in `make demo`); the files are written all the
+ * same. */
+TEST(test_local_lifecycle__long_build_steps_shown_short)
+{
+    lt t;
+    lt_open(&t, "lc-show");
+    char b64[6001], step[13000];
+    memset(b64, 'Q', 6000); /* "QQQQ" is 3 bytes: 4500 in all */
+    b64[6000] = '\0';
+    snprintf(step, sizeof step, "mkdir -p /opt/s && echo %s | base64 -d > "
+             "/opt/s/a.bin && echo %s | base64 -d > /opt/s/b.bin && "
+             "chmod 0644 /opt/s/a.bin", b64, b64);
+    char unpack[6100];
+    snprintf(unpack, sizeof unpack, "echo %s | base64 -d | wc -c", b64);
+    const char *steps[] = { "echo short step", step, unpack, NULL };
+    dval_snapshot_spec s = { .struct_size = sizeof s, .name = "show:1",
+                             .image = "debian:12", .build_commands = steps };
+    dval_snapshot_info info = { .struct_size = sizeof info };
+    dval__buf log = { 0 };
+    CHECK_INT(t.ex.snapshot_create(t.ex.userdata, lt_call(&t), &s, &info,
+                                   keep_log, &log), DVAL_OK);
+    CHECK_INT(info.state, DVAL_SNAPSHOT_ACTIVE);
+    CHECK(dval__buf_append(&log, "", 1) == 0);
+    CHECK_CONTAINS(log.data, "$ echo short step\n");
+    CHECK_CONTAINS(log.data, "$ mkdir -p /opt/s && write 2 files to /opt/s "
+                   "(8.8 KiB): a.bin, b.bin && chmod 0644 /opt/s/a.bin\n");
+    CHECK_CONTAINS(log.data, "$ echo [5.9 KiB of text] | base64 -d | wc -c\n"
+                   "4500\n");
+    CHECK(strstr(log.data, "QQQQQQQQ") == NULL);
+    dval__buf_free(&log);
+    dval_sandbox_options o = { .struct_size = sizeof o, .snapshot = "show:1" };
+    lt_sandbox(&t, "a", &o);
+    lt_out out = { 0 };
+    CHECK_INT(lt_run(&t, "a", "cat /opt/s/a.bin /opt/s/b.bin | wc -c", &out),
+              0);
+    CHECK_STR(out.out.data, "9000\n");
+    lt_out_free(&out);
+    lt_close(&t);
+}

@@ -60,6 +60,25 @@ int dt_session_delete(void *ud, dval_call *c, const char *sb,
     return rc;
 }
 
+/* The sessions the daemon has whose id starts with prefix, whoever
+ * opened them (the entrypoint's is not listed): other processes' or
+ * hosts' validations in the sandbox. */
+int dt_sandbox_sessions(void *ud, dval_call *c, const char *sb,
+                        const char *prefix, int *count)
+{
+    dt_exec *ex = ud;
+    dval__buf url = {0};
+    dt_session_count sc = { prefix ? prefix : "", 0 };
+    int rc = tb_url(ex, c, &url, sb, "/process/session", NULL, NULL);
+    if (!rc) {
+        dt_req rq = {.method = "GET", .url = url.data};
+        rc = dt_json_call(ex, c, &rq, dt_json_session_count, &sc);
+    }
+    *count = sc.count;
+    dval__buf_free(&url);
+    return rc;
+}
+
 /* The toolbox's exec takes one shell string and no directory: cwd
  * becomes a "cd" at its head, inside the child shell. */
 int dt_command_start_in(void *ud, dval_call *c, const char *sb,

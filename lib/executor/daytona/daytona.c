@@ -89,6 +89,7 @@ static void members(struct dval_executor *out)
     out->sandbox_list = dt_sandbox_list;
     out->session_create = dt_session_create;
     out->session_delete = dt_session_delete;
+    out->sandbox_sessions = dt_sandbox_sessions;
     out->command_start = dt_command_start;
     out->command_start_in = dt_command_start_in;
     out->command_status = dt_command_status;

@@ -174,6 +174,8 @@ int dt_sandbox_list(void *ud, dval_call *c, const char *const *labels,
                     dval_sandbox_info_fn each, void *each_ud);
 int dt_session_create(void *ud, dval_call *c, const char *sb,
                       const char *sid);
+int dt_sandbox_sessions(void *ud, dval_call *c, const char *sb,
+                        const char *prefix, int *count);
 int dt_session_delete(void *ud, dval_call *c, const char *sb,
                       const char *sid);
 int dt_command_start(void *ud, dval_call *c, const char *sb, const char *sid,

@@ -1,5 +1,7 @@
-/* The reply of GET /files (PROTOCOL 7.5): an array of FileInfo, each
- * passed on as a name, a kind and a size; no jansson type leaves here. */
+/* The toolbox's lists: the reply of GET /files (PROTOCOL 7.5), an array
+ * of FileInfo, each passed on as a name, a kind and a size; and of GET
+ * /process/session (5.5), the sessions whose id starts with a prefix
+ * counted. No jansson type leaves here. */
 #include <jansson.h>
 #include <string.h>
 
@@ -64,6 +66,26 @@ int dt_json_dir(const char *body, size_t len, void *out, char *err,
     json_array_foreach(j, i, e) {
         if ((rc = one_entry(e, i, pg, err, errlen)) != DVAL_OK)
             break;
+    }
+    json_decref(j);
+    return rc;
+}
+
+int dt_json_session_count(const char *body, size_t len, void *out,
+                          char *err, size_t errlen)
+{
+    dt_session_count *sc = out;
+    json_t *j = json_loadb(body, len, 0, NULL);
+    int rc = json_is_array(j) ? DVAL_OK : DVAL_EPROTOCOL;
+    if (rc)
+        dval__fmt(err, errlen, "GET /process/session: expected a JSON "
+                  "array");
+    size_t i, plen = strlen(sc->prefix);
+    json_t *e;
+    sc->count = 0;
+    json_array_foreach(j, i, e) {
+        const char *id = json_string_value(json_object_get(e, "sessionId"));
+        sc->count += id && !strncmp(id, sc->prefix, plen);
     }
     json_decref(j);
     return rc;

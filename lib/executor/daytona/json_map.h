@@ -44,6 +44,14 @@ typedef struct dt_dir_page {
 int dt_json_dir(const char *body, size_t len, void *page, char *err,
                 size_t errlen);
 
+/* out: dt_session_count: how many sessions the array lists whose
+ * sessionId starts with prefix */
+typedef struct dt_session_count {
+    const char *prefix;
+    int count;
+} dt_session_count;
+int dt_json_session_count(const char *body, size_t len, void *out,
+                          char *err, size_t errlen);
 /* out: char[DVAL_ID_MAX] (cmdId) */
 int dt_json_cmd_id(const char *body, size_t len, void *out, char *err,
                    size_t errlen);

@@ -256,6 +256,7 @@ static void fill(struct dval_executor *out, lx *x)
     out->sandbox_list = lx_sandbox_list;
     out->session_create = lx_session_create;
     out->session_delete = lx_session_delete;
+    out->sandbox_sessions = lx_sandbox_sessions;
     out->command_start = lx_command_start;
     out->command_start_in = lx_command_start_in;
     out->command_start_argv = lx_command_start_argv;

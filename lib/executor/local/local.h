@@ -283,6 +283,8 @@ int lx_snapshot_active(lx *x, dval_call *c, const char *name);
 /* ---- session.c */
 int lx_session_create(void *ud, dval_call *c, const char *sb,
                       const char *sid);
+int lx_sandbox_sessions(void *ud, dval_call *c, const char *sb,
+                        const char *prefix, int *count);
 int lx_session_delete(void *ud, dval_call *c, const char *sb,
                       const char *sid);
 int lx_command_start(void *ud, dval_call *c, const char *sb, const char *sid,

@@ -1,5 +1,6 @@
 /* Sessions and commands of the local executor. Sessions live in this
- * process (like Daytona's, they do not survive a restart of the daemon).
+ * process (like Daytona's, they do not survive a restart of the daemon);
+ * each holds a lease that tells other processes it is open.
  * A command is started by the sandbox's init (its connection to the init
  * is its life line) or by the helper "exec" joined to the sandbox's
  * namespaces (its process group is killable); its stdout/stderr are
@@ -208,6 +209,7 @@ static void sweep(const struct lx_session *s)
 static void free_session(struct lx_session *s)
 {
     sweep(s);
+    lx_lease_drop(s); /* once its processes are gone */
     for (lx_cmd *m = s->cmds; m;) {
         lx_cmd *next = m->next;
         lx_cmd_kill(m);
@@ -222,6 +224,22 @@ static void free_session(struct lx_session *s)
     dval__free(s);
 }
 
+/* How many sessions whose id starts with prefix are open in it, opened
+ * by any process (session_lease.c). */
+int lx_sandbox_sessions(void *ud, dval_call *c, const char *sb,
+                        const char *prefix, int *count)
+{
+    lx_sb s;
+    int rc = lx_sb_open(ud, c, sb, &s, NULL);
+    if (rc != DVAL_OK)
+        return rc;
+    if (lx_leases_count(s.dir, prefix, count) < 0)
+        rc = dval__call_fail(c, DVAL_EIO, "sandbox %s: its sessions: %s",
+                             sb, strerror(errno));
+    lx_sb_close(&s);
+    return rc;
+}
+
 int lx_session_create(void *ud, dval_call *c, const char *sb,
                       const char *sid)
 {
@@ -234,6 +252,10 @@ int lx_session_create(void *ud, dval_call *c, const char *sb,
     if (rc == DVAL_OK)
         lx_sb_touch(&s);
     struct lx_session *n = rc == DVAL_OK ? dval__calloc(1, sizeof *n) : NULL;
+    if (n) {
+        dval__strlcpy(n->id, sid, sizeof n->id);
+        lx_lease_take(n, s.dir);
+    }
     if (n && s.isolated) {
         lx_limits l;
         lx_sb_limits(x, &s, &l);
@@ -246,10 +268,13 @@ int lx_session_create(void *ud, dval_call *c, const char *sb,
     if (!n)
         return DVAL_ENOMEM;
     dval__strlcpy(n->sb, sb, sizeof n->sb);
-    dval__strlcpy(n->id, sid, sizeof n->id);
     pthread_mutex_lock(&x->lock);
     if (lx_session_find(x, sb, sid)) {
         rc = dval__call_fail(c, DVAL_EEXISTS, "session %s exists", sid);
+        /* the file is that session's lease: left as it is */
+        if (n->lease_fd >= 0)
+            close(n->lease_fd);
+        dval__free(n->lease_path);
         dval__free(n);
     } else {
         n->next = x->sessions;

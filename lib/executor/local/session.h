@@ -25,7 +25,21 @@ struct lx_session {
      * is listed there (none can leave it), so the sweep reads only those
      * instead of every process on the host; "" → /proc */
     char procs[4096];
+    /* <sandbox dir>/sessions/<id>, flock'd shared while the session is
+     * open (session_lease.c): other processes see it, and the kernel
+     * drops the lock with a process that dies; -1/NULL when not had */
+    int lease_fd;
+    char *lease_path;
 };
+
+/* ---- session_lease.c */
+/* Takes n's lease in sandbox directory sbdir (none on failure: the
+ * session works, unseen by other processes). */
+void lx_lease_take(struct lx_session *n, const char *sbdir);
+void lx_lease_drop(struct lx_session *n);
+/* *count: the sessions whose id starts with prefix that some process
+ * holds open in the sandbox at sbdir. -1 (errno) when it cannot tell. */
+int lx_leases_count(const char *sbdir, const char *prefix, int *count);
 
 /* Call with x->lock held. */
 struct lx_session *lx_session_find(lx *x, const char *sb, const char *sid);
