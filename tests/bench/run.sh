@@ -16,7 +16,7 @@
 # BENCH_PULL_REPS=3 (registry pull + unpack, library vs skopeo + umoci),
 # BENCH_DOTNET_N=30 BENCH_DOTNET_COLD=5 (C# time to verdict: warm runs,
 # cold sandboxes), BENCH_DB_N=30 (database services: provisions, validations),
-# BENCH_ONLY="loop latency local scale xfer java pool pull corpus dotnet db" (subset).
+# BENCH_ONLY="loop latency local scale xfer java pool pull corpus dotnet db batch" (subset).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -33,7 +33,7 @@ SCALE_LEVELS=${BENCH_SCALE_LEVELS:-1,4,16,64}
 SCALE_LOOPS=${BENCH_SCALE_LOOPS:-3}
 XFER_MIB=${BENCH_XFER_MIB:-256}
 export BENCH_XFER_REPS=${BENCH_XFER_REPS:-2}
-ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull corpus dotnet db}
+ONLY=${BENCH_ONLY:-loop latency local scale xfer java pool pull corpus dotnet db batch}
 PY=/usr/bin/python3
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "bench: $*" >&2; }
@@ -217,6 +217,13 @@ if want db; then
     say "11. database services: a fresh database per validation, the service's start"
     "$here/db.sh" "$B" "$out" "$state" "$res" "${BENCH_DB_N:-30}" ||
         say "db bench failed (isolation? root?)"
+fi
+
+# ---- 12. a batch of N equal programs on N slots (tests/bench/batch.sh)
+if want batch; then
+    say "12. batch: 6 programs of 3 s on 6 slots (run --jobs 6), cold and warm"
+    TMPDIR=$tmp "$here/batch.sh" "$B" "$state" "$res" 6 3 3 ||
+        say "batch bench failed (isolation? root?)"
 fi
 
 for l in "$tmp"/*.log; do
