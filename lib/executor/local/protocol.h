@@ -41,6 +41,11 @@
 #define LX_OPT_UID "-u"             /* exec: the unprivileged host uid/gid;
                                      * init, reset: the sandbox range's first */
 #define LX_OPT_CGROUP "-g"          /* init, exec: a cgroup.procs to join */
+#define LX_OPT_CMD_CGROUP "-G"      /* exec: a cgroup.procs the command
+                                     * joins itself (its own cgroup), the
+                                     * helper opening it; over the init's
+                                     * socket the library sends each one
+                                     * opened, after the other fds */
 #define LX_OPT_DISK_GIB "-d"        /* init: the bounded disk, GiB */
 #define LX_OPT_OWNED "-o"           /* init ("1"): the sandbox is removed
                                      * when the process that started the
