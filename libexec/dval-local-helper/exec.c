@@ -172,6 +172,8 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
             i++;
         else if (!strcmp(argv[i], LX_OPT_CMD_CGROUP) && r->ncg < MAX_CMD_CG)
             r->cg_path[r->ncg++] = argv[++i];
+        else if (!strcmp(argv[i], LX_OPT_CG_VIEW))
+            r->cg_view = atoi(argv[++i]);
     }
     /* a program run without a shell sees the PWD a shell's cd sets;
      * unisolated, its cwd is below root on the host (see run_command) */
@@ -278,6 +280,8 @@ static void run_command(const struct exec_req *r, int isolated)
      * kernel without them (EINVAL) only shows more */
     if (isolated && unshare(CLONE_NEWCGROUP) < 0 && errno != EINVAL)
         _exit(126);
+    if (isolated && r->ncg && r->cg_view)
+        cgroup_view(r->cg_view == 2);
     if (isolated && drop_privileges(r->uid) < 0) {
         char msg[128];
         snprintf(msg, sizeof msg, "dval-local-helper: cannot drop "

@@ -36,6 +36,7 @@ struct exec_req {
     const char *cg_path[MAX_CMD_CG];
     int cg[MAX_CMD_CG];
     int ncg;
+    int cg_view;                /* LX_OPT_CG_VIEW: 0 none, 1 v1, 2 v2 */
 };
 
 /* The exec verb's arguments (<pid|-> <root> <cwd> [opts] -- cmd | --argv

@@ -136,6 +136,7 @@ int lx_cmdcg_make(lx *x, dval_call *c, const lx_sb *sb,
         return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
     name_dirs(g, kind, v2dir, key, m->id);
     g->cpu_ms = lim->cpu_ms;
+    g->view = lim->memory_bytes > 0;
     int e = 0;
     if (make_dirs(g) < 0 ||
         (g->v2 ? limit_v2(g, lim) : limit_v1(g, lim)) < 0)
@@ -156,6 +157,10 @@ void lx_cmdcg_args(const lx_cmdcg *g, char **argv, int *n, char bufs[3][4200])
         dval__fmt(bufs[i], sizeof bufs[i], "%s/cgroup.procs", g->dir[i]);
         argv[(*n)++] = LX_OPT_CMD_CGROUP;
         argv[(*n)++] = bufs[i];
+    }
+    if (g && g->view) {
+        argv[(*n)++] = LX_OPT_CG_VIEW;
+        argv[(*n)++] = g->v2 ? "2" : "1";
     }
 }
 

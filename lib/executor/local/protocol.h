@@ -52,6 +52,9 @@
                                      * init ends (isolation=sandbox) */
 #define LX_OPT_SERVICES "-S"        /* init: the snapshot's shared services'
                                      * directory (bound in, not started) */
+#define LX_OPT_CG_VIEW "-V"        /* exec: "1"/"2": the command sees its
+                                     * own cgroup (v1/v2) at /sys/fs/cgroup
+                                     * (a mount namespace of its own) */
 #define LX_OPT_END "--"             /* exec: the command follows */
 #define LX_OPT_ARGV "--argv"        /* exec: the program and its arguments
                                      * follow, run without a shell in

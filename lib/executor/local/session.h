@@ -56,6 +56,8 @@ typedef struct lx_cmdcg {
     char dir[3][4096];          /* v2: one; v1: memory, pids, cpuacct */
     int n, v2;
     long long cpu_ms;           /* its CPU limit, 0: none */
+    int view;                   /* shown at /sys/fs/cgroup (a memory
+                                 * limit: the runtimes size from it) */
 } lx_cmdcg;
 /* For command m of a session whose limits are lim: its cgroup made and
  * bounded, in m->cg (DVAL_OK without one when the sandbox has no
