@@ -661,6 +661,10 @@ typedef struct dval_validation {
     int32_t memory_mib;
     int32_t max_processes;
     int64_t cpu_time_ms;
+    /* The most each phase may print (stdout and stderr together, bytes);
+     * past it the phase is stopped: verdict "output_limit", status
+     * DVAL_ETOOBIG. 0: no limit (appended in 0.1.5). */
+    int64_t output_bytes;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */

@@ -43,6 +43,8 @@ typedef struct dval__phase {
     /* what its command used (-1: unknown; has_usage 0: not asked) */
     int has_usage;
     dval_usage usage;
+    int64_t printed;        /* bytes of output so far */
+    int over_output;        /* it printed past the output limit */
 } dval__phase;
 
 typedef struct dval__vctx {

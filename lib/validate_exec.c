@@ -176,6 +176,13 @@ static int run_phase_command(dval__vctx *v, dval__phase *p, const char *cmd,
     int rc = run_command(v, cmd, wrap, &eo, &code, &ran);
     v->cur = NULL;
     p->ms = dval__now_ms() - t0;
+    if (rc == DVAL_EABORTED && p->over_output && !v->aborted) {
+        char why[128];
+        dval__fmt(why, sizeof why, "printed more than its output limit "
+                  "(%lld bytes)", (long long)v->req.output_bytes);
+        p->status = DVAL_ETOOBIG;
+        return dval__validate_fail(v, DVAL_ETOOBIG, p->name, why);
+    }
     p->status = rc;
     if (rc)
         return dval__validate_fail(v, rc, p->name,

@@ -115,6 +115,12 @@ static int failed(const dval__vctx *v, const dval__phase *p, int dflt,
 static int cut(const dval__vctx *v, const dval__phase *p, int status,
                char *detail, size_t cap)
 {
+    if (p->over_output) {
+        dval__fmt(detail, cap, "the %s phase printed more than its output "
+                  "limit (%lld bytes)", p->name,
+                  (long long)v->req.output_bytes);
+        return DVAL_VERDICT_OUTPUT_LIMIT;
+    }
     if (status == DVAL_ETIMEOUT || p->status == DVAL_ETIMEOUT) {
         dval__fmt(detail, cap, "the %s phase ran past its wall-clock limit "
                   "(wall: %lld ms)", p->name, (long long)p->ms);

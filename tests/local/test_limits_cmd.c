@@ -244,3 +244,34 @@ TEST(test_limits_cmd__the_jvm_sizes_its_heap_from_the_limit)
     dval_client_free(c);
     lt_close(&t);
 }
+
+/* Printing past the output limit stops the phase: output_limit, with
+ * the output up to the limit kept. */
+TEST(test_limits_cmd__printing_past_the_output_limit_is_output_limit)
+{
+    lt t;
+    lt_open(&t, "limits-output");
+    dval_client *c = lt_client(&t);
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.profile = "shell";
+    req.source_dir = shell_dir(&t, "chatty", "yes 0123456789 | head -c "
+                               "10000000\nsleep 30\n");
+    req.output_bytes = 100000;
+    req.allow_missing_results = 1;
+    char *sum = NULL;
+    int64_t t0 = dval__now_ms();
+    CHECK_INT(dval_validate(c, &req, NULL, NULL, &sum), DVAL_ETOOBIG);
+    CHECK(dval__now_ms() - t0 < 20000);
+    json_t *j = json_loads(sum, 0, NULL);
+    dval_free(sum);
+    CHECK(j != NULL);
+    CHECK_STR(str(j, "verdict"), "output_limit");
+    CHECK_CONTAINS(str(j, "verdict_detail"), "100000 bytes");
+    const char *out = str(json_object_get(json_object_get(j, "phases"),
+                                          "run"), "stdout");
+    CHECK(out && strlen(out) == 100000);
+    json_decref(j);
+    dval_client_free(c);
+    lt_close(&t);
+}
