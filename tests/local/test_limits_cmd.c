@@ -275,3 +275,26 @@ TEST(test_limits_cmd__printing_past_the_output_limit_is_output_limit)
     dval_client_free(c);
     lt_close(&t);
 }
+
+/* A process limit of 10: the 30 sleeps do not all start. */
+TEST(test_limits_cmd__processes_past_the_limit_are_not_started)
+{
+    lt t;
+    lt_open(&t, "limits-pids");
+    vreq r = { .c = lt_client(&t), .pids = 10 };
+    const char *script = "n=0; while [ $n -lt 30 ]; do sleep 2 & "
+                         "n=$((n+1)); done; wait\n";
+    r.dir = shell_dir(&t, "pids", script);
+    validate(&r);
+    json_t *run = json_object_get(json_object_get(r.sum, "phases"), "run");
+    CHECK_STR(str(r.sum, "verdict"), "runtime_error");
+    CHECK_CONTAINS(str(run, "stderr"), "fork");
+    json_decref(r.sum);
+    r.pids = 0; /* the same without it: all 30 run */
+    r.dir = shell_dir(&t, "pids-ok", script);
+    validate(&r);
+    CHECK_STR(str(r.sum, "verdict"), "passed");
+    json_decref(r.sum);
+    dval_client_free(r.c);
+    lt_close(&t);
+}
