@@ -449,6 +449,32 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb);
 DVAL_API const char *dval_session_id(const dval_session *s);
 DVAL_API const char *dval_session_errmsg(const dval_session *s);
 
+/* Limits of one command's processes together (dval_exec_options.limits,
+ * appended in 0.1.5): struct_size = sizeof, 0 in a field: no limit of
+ * that kind. */
+typedef struct dval_limits {
+    size_t struct_size;
+    int64_t memory_bytes;        /* RAM, swap not allowed (memory.max) */
+    int64_t cpu_ms;              /* CPU time, user + system, all processes */
+    int32_t max_processes;       /* processes and threads (pids.max) */
+} dval_limits;
+
+/* What a command used (dval_exec_options.usage, appended in 0.1.5; the
+ * caller sets struct_size = sizeof); -1 in a field: not known (e.g.
+ * Daytona measures none of them). */
+typedef struct dval_usage {
+    size_t struct_size;
+    int64_t wall_ms;             /* from its start to its exit status */
+    int64_t cpu_ms;              /* user + system, all its processes */
+    int64_t user_ms;
+    int64_t sys_ms;
+    int64_t peak_memory_bytes;   /* its processes' memory together */
+    /* processes the kernel killed at the memory limit (its OOM count) */
+    int32_t oom_kills;
+    /* 1: it was ended because its CPU time limit was spent, 0: not */
+    int32_t cpu_limit_hit;
+} dval_usage;
+
 typedef struct dval_exec_options {
     size_t struct_size;
     /* Channel names are <prefix>COMMAND_EXECUTION_STDOUT/_STDERR, e.g.
@@ -461,6 +487,13 @@ typedef struct dval_exec_options {
      * name, at most 256 entries, 32 KiB in all). The values are data:
      * no shell expands them. */
     const char *const *env;
+    /* Appended in 0.1.5: limits of this command's own processes together
+     * (a cgroup of its own on the local executor, inside the sandbox's),
+     * or NULL: the sandbox's limits only. Borrowed for the call. */
+    const dval_limits *limits;
+    /* Appended in 0.1.5: filled with what the command used once it
+     * exited (fields -1 where the executor cannot tell), or NULL. */
+    dval_usage *usage;
 } dval_exec_options;
 
 DVAL_API int dval_exec_options_init(dval_exec_options *opts, size_t size);
@@ -634,6 +667,19 @@ typedef struct dval_validation {
      * every service's seeded template when the snapshot is built (at
      * most 1 MiB together), or NULL (appended in 0.1.2). */
     const char *const *seeds;
+    /* Limits of each phase's command (build, then run), its processes
+     * together, enforced on the local executor by a cgroup per command
+     * even in a shared sandbox, and seen by the runtimes inside (a JVM
+     * sizes its heap from memory_mib); 0: none beyond the sandbox's.
+     * Exceeding memory gives the verdict "memory_limit", CPU time
+     * "time_limit" (appended in 0.1.5). timeout_ms bounds wall time. */
+    int32_t memory_mib;
+    int32_t max_processes;
+    int64_t cpu_time_ms;
+    /* The most each phase may print (stdout and stderr together, bytes);
+     * past it the phase is stopped: verdict "output_limit", status
+     * DVAL_ETOOBIG. 0: no limit (appended in 0.1.5). */
+    int64_t output_bytes;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */
@@ -974,6 +1020,18 @@ struct dval_executor {
      * applies the policy. */
     int (*sandbox_sessions)(void *ud, dval_call *c, const char *sandbox_id,
                             const char *prefix, int *count);
+    /* Appended in 0.1.5: the commands this session starts from now on run
+     * in a cgroup of their own (each command its own), bounded by limits
+     * (zeros: measured only); NULL limits: back to none. NULL member:
+     * per-command limits are not enforced (the core says so). */
+    int (*session_limits)(void *ud, dval_call *c, const char *sandbox_id,
+                          const char *session_id, const dval_limits *limits);
+    /* Appended in 0.1.5: what a finished command used (out's fields -1
+     * where unknown; its struct_size set by the core). NULL member: all
+     * unknown. */
+    int (*command_usage)(void *ud, dval_call *c, const char *sandbox_id,
+                         const char *session_id, const char *cmd_id,
+                         dval_usage *out);
 };
 
 /* Initialises an executor struct (all members NULL). */

@@ -58,6 +58,8 @@ struct dval_session {
     atomic_int canceled;
     atomic_int busy;               /* an exec is running (reentrancy) */
     char errmsg[DVAL_ERRMSG_MAX];
+    int limited;                   /* the executor holds per-command limits
+                                      for it (exec_limits.c) */
 };
 
 /* client.c */
@@ -121,6 +123,12 @@ int dval__session_exec_command(dval_session *s, const dval__command *cmd,
                                const dval_exec_options *opts,
                                dval_output_fn on_output, void *userdata,
                                int *exit_code);
+/* exec_limits.c: before a command starts, the session's per-command
+ * limits as o asks (its limits, or a measure only for its usage); after
+ * it exited, its usage into o->usage (wall_ms: what the core saw). */
+int dval__exec_limits_apply(dval_session *s, const dval_exec_options *o);
+void dval__exec_usage(dval_session *s, const dval_exec_options *o,
+                      const char *cmd_id, int64_t wall_ms);
 /* 1 when the session's executor can start a program without a shell */
 int dval__session_can_exec_argv(const dval_session *s);
 

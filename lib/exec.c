@@ -522,11 +522,14 @@ DVAL_API int dval_exec_options_init(dval_exec_options *o, size_t size)
 static int exec_locked(dval_session *s, run *r, const dval__command *cmd,
                        const dval_exec_options *o)
 {
-    int rc = start(r, cmd, o);
+    int rc = dval__exec_limits_apply(s, o);
+    rc = rc ? rc : start(r, cmd, o);
     if (rc)
-        return rc;   /* start() worded it */
+        return rc;   /* worded */
     r->last_data = dval__now_ms();
     rc = follow(r);
+    if (o->usage && r->finished)
+        dval__exec_usage(s, o, r->cmd_id, dval__now_ms() - r->started);
     if (rc == DVAL_OK) {
         reconcile(r);
         if (!r->aborted && dval__demux_finish(&r->demux, emit, r))

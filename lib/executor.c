@@ -16,7 +16,7 @@ enum member {
     M_COMMAND_START_ARGV, M_COMMAND_STATUS,
     M_COMMAND_CANCEL, M_COMMAND_LOGS, M_STREAM_OPEN, M_STREAM_READ,
     M_FILE_UPLOAD, M_FILE_DOWNLOAD, M_FOLDER_CREATE, M_FILE_LIST,
-    M_WORKDIR_CLAIM
+    M_WORKDIR_CLAIM, M_SESSION_LIMITS, M_COMMAND_USAGE
 };
 
 /* The arguments of one member call, by role. */
@@ -157,9 +157,23 @@ static int call_file(const struct dval_executor *x, dval_call *k,
     }
 }
 
+/* The members appended in 0.1.5: a session's per-command limits and a
+ * command's usage */
+static int call_limits(const struct dval_executor *x, dval_call *k,
+                       const args *a)
+{
+    if (a->m == M_SESSION_LIMITS)
+        return x->session_limits(x->userdata, k, a->sandbox, a->session,
+                                 a->in);
+    return x->command_usage(x->userdata, k, a->sandbox, a->session, a->name,
+                            a->out);
+}
+
 static int call_member(const struct dval_executor *x, dval_call *k,
                        args *a)
 {
+    if (a->m >= M_SESSION_LIMITS)
+        return call_limits(x, k, a);
     if (a->info_size) {
         memset(a->out, 0, a->info_size);
         *(size_t *)a->out = a->info_size; /* struct_size comes first */
@@ -517,4 +531,19 @@ void dval__ex_destroy(dval_client *c)
     if (c->ex.destroy)
         c->ex.destroy(c->ex.userdata);
     c->ex.destroy = NULL;
+}
+
+int dval__ex_session_limits(dval_client *c, dval__ex_op *op,
+                            const dval__ex_cmd *at, const dval_limits *lim)
+{
+    args a = { .m = M_SESSION_LIMITS, .sandbox = at->sandbox,
+               .session = at->session, .in = lim };
+    return run(c, op, OFF(session_limits), &a);
+}
+
+int dval__ex_command_usage(dval_client *c, dval__ex_op *op,
+                           const dval__ex_cmd *at, dval_usage *out)
+{
+    args a = { .m = M_COMMAND_USAGE, AT(at), .out = out };
+    return run(c, op, OFF(command_usage), &a);
 }

@@ -142,6 +142,12 @@ int dval__ex_stream_open(dval_client *c, dval__ex_op *op,
 int dval__ex_stream_read(dval_client *c, dval__ex_op *op, void *stream,
                          dval_chunk_fn sink, void *sink_ud, int *closed);
 void dval__ex_stream_close(dval_client *c, void *stream);
+/* The session's commands from now on each in a cgroup of their own with
+ * these limits (NULL: none); what a finished command used. */
+int dval__ex_session_limits(dval_client *c, dval__ex_op *op,
+                            const dval__ex_cmd *at, const dval_limits *lim);
+int dval__ex_command_usage(dval_client *c, dval__ex_op *op,
+                           const dval__ex_cmd *at, dval_usage *out);
 
 /* ---- files */
 int dval__ex_file_upload(dval_client *c, dval__ex_op *op,

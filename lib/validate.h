@@ -55,6 +55,11 @@ typedef struct dval__phase {
     int64_t ms;
     dval__buf out, err;     /* up to DVAL__CAPTURE_MAX each */
     int truncated;
+    /* what its command used (-1: unknown; has_usage 0: not asked) */
+    int has_usage;
+    dval_usage usage;
+    int64_t printed;        /* bytes of output so far */
+    int over_output;        /* it printed past the output limit */
 } dval__phase;
 
 typedef struct dval__vctx {

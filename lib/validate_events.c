@@ -76,14 +76,33 @@ static void capture(dval__phase *p, int stream, const char *data, size_t len)
         p->truncated = 1;
 }
 
+/* Past the output limit: what fits is kept and shown, then the phase
+ * is stopped (run_phase_command words it). 1: stop now. */
+static int over_limit(dval__vctx *v, size_t *len)
+{
+    dval__phase *p = v->cur;
+    int64_t lim = v->req.output_bytes;
+    if (!p || lim <= 0)
+        return 0;
+    int64_t room = lim > p->printed ? lim - p->printed : 0;
+    p->printed += (int64_t)*len;
+    if (p->printed <= lim)
+        return 0;
+    p->over_output = 1;
+    *len = (size_t)room;
+    return 1;
+}
+
 int dval__validate_on_output(int stream, const char *channel,
                              const char *data, size_t len, void *ud)
 {
     dval__vctx *v = ud;
+    int over = over_limit(v, &len);
     if (v->cur)
         capture(v->cur, stream, data, len);
-    return emit_data(v, DVAL_EVENT_OUTPUT, v->cur ? v->cur->name : "run",
-                     stream, channel, data, len);
+    int stop = len ? emit_data(v, DVAL_EVENT_OUTPUT, v->cur ? v->cur->name
+                               : "run", stream, channel, data, len) : 0;
+    return stop || over;
 }
 
 void dval__validate_on_state(const char *name, int state, void *ud)

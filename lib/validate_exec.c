@@ -155,6 +155,18 @@ static int run_phase_command(dval__vctx *v, dval__phase *p, const char *cmd,
     eo.channel_prefix = v->prof->channel_prefix;
     eo.cwd = v->workdir;
     eo.timeout_ms = timeout_ms > 0 ? timeout_ms : DEFAULT_WALL_MS;
+    /* the validation's limits bound each phase's own processes; always
+     * asked, so the phase is measured (zeros: no limit) */
+    dval_limits lim = { .struct_size = sizeof lim,
+                        .memory_bytes = (int64_t)v->req.memory_mib << 20,
+                        .cpu_ms = v->req.cpu_time_ms,
+                        .max_processes = v->req.max_processes };
+    eo.limits = &lim;
+    memset(&p->usage, 0xff, sizeof p->usage);
+    p->usage.struct_size = sizeof p->usage;
+    p->usage.cpu_limit_hit = 0;
+    eo.usage = &p->usage;
+    p->has_usage = 1;
     int code = -1, ran = 0;
     /* the program's run gets its databases; its build none */
     int wrap = p == &v->run && v->svc->n;
@@ -164,6 +176,13 @@ static int run_phase_command(dval__vctx *v, dval__phase *p, const char *cmd,
     int rc = run_command(v, cmd, wrap, &eo, &code, &ran);
     v->cur = NULL;
     p->ms = dval__now_ms() - t0;
+    if (rc == DVAL_EABORTED && p->over_output && !v->aborted) {
+        char why[128];
+        dval__fmt(why, sizeof why, "printed more than its output limit "
+                  "(%lld bytes)", (long long)v->req.output_bytes);
+        p->status = DVAL_ETOOBIG;
+        return dval__validate_fail(v, DVAL_ETOOBIG, p->name, why);
+    }
     p->status = rc;
     if (rc)
         return dval__validate_fail(v, rc, p->name,

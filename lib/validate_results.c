@@ -260,11 +260,34 @@ static json_t *json_text(const char *data, size_t len)
     return s;
 }
 
+static json_t *known(int64_t v)
+{
+    return v >= 0 ? json_integer(v) : json_null();
+}
+
+/* What the phase's command used, as its executor measured it (null:
+ * not known, e.g. on Daytona) */
+static json_t *usage_json(const dval__phase *p)
+{
+    if (!p->has_usage)
+        return json_null();
+    const dval_usage *u = &p->usage;
+    json_t *o = json_object();
+    json_object_set_new(o, "cpu_ms", known(u->cpu_ms));
+    json_object_set_new(o, "user_ms", known(u->user_ms));
+    json_object_set_new(o, "sys_ms", known(u->sys_ms));
+    json_object_set_new(o, "peak_memory_bytes", known(u->peak_memory_bytes));
+    json_object_set_new(o, "wall_ms", known(u->wall_ms));
+    json_object_set_new(o, "oom_kills", known(u->oom_kills));
+    return o;
+}
+
 /* A phase as the summary shows it: its exit code (null: it did not run
- * to one), wall time and output. */
+ * to one), wall time, output and usage. */
 static json_t *phase_json(const dval__phase *p)
 {
     json_t *o = json_object();
+    json_object_set_new(o, "usage", usage_json(p));
     json_object_set_new(o, "exit_code", p->done ? json_integer(p->exit_code)
                                                 : json_null());
     json_object_set_new(o, "wall_ms", json_integer(p->ms));

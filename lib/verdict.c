@@ -58,10 +58,43 @@ static int said(const dval__phase *p, int code, const char *marker,
     return 0;
 }
 
-/* A phase that exited non-zero: its own failure (dflt), unless its
- * scripts said the runtime or a service was at fault. */
-static int failed(const dval__phase *p, int dflt, char *detail, size_t cap)
+/* A phase that its limits ended, as the executor's measure says: the
+ * kernel killed one of its processes at the memory limit (its cgroup's
+ * OOM count, never a guess from an exit 137), or its CPU time was spent.
+ * 0: neither. */
+static int limited(const dval__vctx *v, const dval__phase *p, char *detail,
+                   size_t cap)
 {
+    if (!p->has_usage)
+        return 0;
+    if (p->usage.oom_kills > 0) {
+        char lim[64] = "the sandbox's";
+        if (v->req.memory_mib > 0)
+            dval__fmt(lim, sizeof lim, "its %d MiB", (int)v->req.memory_mib);
+        dval__fmt(detail, cap, "the %s phase ran out of memory: the kernel "
+                  "killed %d process(es) at %s memory limit", p->name,
+                  (int)p->usage.oom_kills, lim);
+        return DVAL_VERDICT_MEMORY_LIMIT;
+    }
+    if (p->usage.cpu_limit_hit > 0) {
+        dval__fmt(detail, cap, "the %s phase used up its CPU time limit "
+                  "(cpu: %lld ms of CPU, limit %lld ms)", p->name,
+                  (long long)p->usage.cpu_ms,
+                  (long long)v->req.cpu_time_ms);
+        return DVAL_VERDICT_TIME_LIMIT;
+    }
+    return 0;
+}
+
+/* A phase that exited non-zero: its own failure (dflt), unless its
+ * limits ended it or its scripts said the runtime or a service was at
+ * fault. */
+static int failed(const dval__vctx *v, const dval__phase *p, int dflt,
+                  char *detail, size_t cap)
+{
+    int lim = limited(v, p, detail, cap);
+    if (lim)
+        return lim;
     if (said(p, 78, "dval: runtime unsupported:", detail, cap))
         return DVAL_VERDICT_RUNTIME_UNSUPPORTED;
     if (said(p, 70, "dval: infrastructure:", detail, cap))
@@ -82,9 +115,15 @@ static int failed(const dval__phase *p, int dflt, char *detail, size_t cap)
 static int cut(const dval__vctx *v, const dval__phase *p, int status,
                char *detail, size_t cap)
 {
+    if (p->over_output) {
+        dval__fmt(detail, cap, "the %s phase printed more than its output "
+                  "limit (%lld bytes)", p->name,
+                  (long long)v->req.output_bytes);
+        return DVAL_VERDICT_OUTPUT_LIMIT;
+    }
     if (status == DVAL_ETIMEOUT || p->status == DVAL_ETIMEOUT) {
         dval__fmt(detail, cap, "the %s phase ran past its wall-clock limit "
-                  "(%lld ms)", p->name, (long long)p->ms);
+                  "(wall: %lld ms)", p->name, (long long)p->ms);
         return DVAL_VERDICT_TIME_LIMIT;
     }
     dval__fmt(detail, cap, "%s", dval_client_errmsg(v->client));
@@ -116,12 +155,18 @@ int dval__verdict(const dval__vctx *v, int status, char *detail, size_t cap)
     if (v->build.started && !v->build.done)
         return cut(v, &v->build, status, detail, cap);
     if (v->build.done && v->build.exit_code != 0)
-        return failed(&v->build, DVAL_VERDICT_COMPILE_ERROR, detail, cap);
+        return failed(v, &v->build, DVAL_VERDICT_COMPILE_ERROR, detail,
+                      cap);
     if (!v->run.done)
         return cut(v, &v->run, status, detail, cap);
     if (v->run.exit_code != 0)
-        return failed(&v->run, DVAL_VERDICT_RUNTIME_ERROR, detail, cap);
-    int r = results(v, detail, cap);
+        return failed(v, &v->run, DVAL_VERDICT_RUNTIME_ERROR, detail, cap);
+    /* a program that went on after the kernel killed one of its
+     * processes at the limit still went past it */
+    int r = limited(v, &v->run, detail, cap);
+    if (r)
+        return r;
+    r = results(v, detail, cap);
     if (r)
         return r;
     if (status != DVAL_OK) {

@@ -35,7 +35,13 @@ static const char run_usage[] =
     "                          directory: NAME.json for each folder that\n"
     "                          passed (NAME-INDEX.json for a repeated NAME)\n"
     "  --json                  print one JSON summary on stdout instead\n"
-    "  --timeout SECONDS       limit the program's run time\n"
+    "  --timeout SECONDS       limit each phase's wall time (default 600)\n"
+    "  --memory-mib N --cpu-seconds S --pids N  limits of the validation's\n"
+    "                          own processes (each phase's command, its\n"
+    "                          processes together: memory without swap,\n"
+    "                          CPU time, processes); local: a cgroup per\n"
+    "                          command, also in a shared sandbox\n"
+    "  --output-bytes N        the most each phase may print\n"
     "  --release keep|stop|delete  what to do with the sandbox afterwards\n"
     "  --isolation session|sandbox  share the profile's sandbox (a session\n"
     "                          each, default) or get a sandbox of its own,\n"
@@ -187,7 +193,8 @@ static int parse_release(const char *s, int32_t *out)
 enum { OPT_PROFILE = OPT_FIRST_CMD, OPT_THREAD, OPT_RESULTS, OPT_JSON,
        OPT_TIMEOUT, OPT_RELEASE, OPT_LABEL, OPT_ALLOW_MISSING,
        OPT_ISOLATION, OPT_JOBS, OPT_CPU, OPT_MEMORY, OPT_DISK, OPT_SERVICE,
-       OPT_SEED, OPT_IMAGE };
+       OPT_SEED, OPT_IMAGE, OPT_MEMORY_MIB, OPT_CPU_SECONDS, OPT_PIDS,
+       OPT_OUTPUT };
 
 static const struct option longopts[] = {
     CLI_COMMON_LONGOPTS,
@@ -207,6 +214,10 @@ static const struct option longopts[] = {
     {"service", 1, NULL, OPT_SERVICE},
     {"seed", 1, NULL, OPT_SEED},
     {"image", 1, NULL, OPT_IMAGE},
+    {"memory-mib", 1, NULL, OPT_MEMORY_MIB},
+    {"cpu-seconds", 1, NULL, OPT_CPU_SECONDS},
+    {"pids", 1, NULL, OPT_PIDS},
+    {"output-bytes", 1, NULL, OPT_OUTPUT},
     {NULL, 0, NULL, 0},
 };
 
@@ -267,6 +278,31 @@ static int parse_repeated(run_args *a, int opt, size_t *nlabels,
     return -1;
 }
 
+/* The limits of the validation's own processes (each phase's command) */
+static int parse_limit(run_args *a, int opt, cli_problem *pb)
+{
+    if (opt == OPT_MEMORY_MIB)
+        return parse_count(pb, "--memory-mib needs MiB 1..1048576, not '%s'",
+                           1, 1048576, &a->req.memory_mib);
+    if (opt == OPT_PIDS)
+        return parse_count(pb, "--pids needs processes 1..65536, not '%s'",
+                           1, 65536, &a->req.max_processes);
+    if (opt == OPT_OUTPUT) {
+        int32_t n;
+        int rc = parse_count(pb, "--output-bytes needs bytes 1..2147483647, "
+                             "not '%s'", 1, 2147483647L, &n);
+        a->req.output_bytes = n;
+        return rc;
+    }
+    char *end;
+    double s = strtod(optarg, &end);
+    if (*end || end == optarg || !(s > 0) || s > 1e7)
+        return usage_error(pb, "--cpu-seconds needs seconds > 0, not '%s'",
+                           optarg);
+    a->req.cpu_time_ms = (int64_t)(s * 1000);
+    return -1;
+}
+
 static int parse_option(run_args *a, int opt, size_t *nlabels,
                         cli_problem *pb)
 {
@@ -314,6 +350,11 @@ static int parse_option(run_args *a, int opt, size_t *nlabels,
     case OPT_SERVICE:
     case OPT_SEED:
         return parse_repeated(a, opt, nlabels, pb);
+    case OPT_MEMORY_MIB:
+    case OPT_CPU_SECONDS:
+    case OPT_PIDS:
+    case OPT_OUTPUT:
+        return parse_limit(a, opt, pb);
     default:
         return usage_error(pb, "unknown or incomplete option '%s'",
                            optarg && opt != '?' ? optarg : "?");

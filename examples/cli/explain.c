@@ -233,7 +233,7 @@ static int verdict_failed(run_info *ri)
         {"runtime_unsupported", "runtime_unsupported", "build",
          "use a snapshot whose image has a newer runtime (see "
          "`daytona-validate profiles`)", CLI_EX_UNSUPPORTED},
-        {"memory_limit", "memory_limit", "run", "raise --memory, or look "
+        {"memory_limit", "memory_limit", "run", "raise --memory-mib, or look "
          "for what the program keeps allocating", CLI_EX_MEMORY},
         {"output_limit", "output_limit", "run", "print less, or raise the "
          "output limit", CLI_EX_OUTPUT},

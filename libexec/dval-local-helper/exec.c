@@ -134,6 +134,8 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
 {
     int nenv = 0;
     memset(r, 0, sizeof *r);
+    for (int i = 0; i < MAX_CMD_CG; i++)
+        r->cg[i] = -1;
     r->caller = -1;
     r->out = r->err = -1;
     r->pid = argv[0];
@@ -169,6 +171,10 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
             r->uid = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], LX_OPT_CGROUP))
             i++;
+        else if (!strcmp(argv[i], LX_OPT_CMD_CGROUP) && r->ncg < MAX_CMD_CG)
+            r->cg_path[r->ncg++] = argv[++i];
+        else if (!strcmp(argv[i], LX_OPT_CG_VIEW))
+            r->cg_view = atoi(argv[++i]);
     }
     /* a program run without a shell sees the PWD a shell's cd sets;
      * unisolated, its cwd is below root on the host (see run_command) */
@@ -275,6 +281,8 @@ static void run_command(const struct exec_req *r, int isolated)
      * kernel without them (EINVAL) only shows more */
     if (isolated && unshare(CLONE_NEWCGROUP) < 0 && errno != EINVAL)
         _exit(126);
+    if (isolated && r->ncg && r->cg_view)
+        cgroup_view(r->cg_view == 2);
     if (isolated && drop_privileges(r->uid) < 0) {
         char msg[128];
         snprintf(msg, sizeof msg, "dval-local-helper: cannot drop "
@@ -315,6 +323,25 @@ static pid_t start_vforked(vforked_fn fn, const struct exec_req *r, int fd)
     return pid;
 }
 
+int exec_open_cgroups(struct exec_req *r)
+{
+    for (int i = 0; i < r->ncg; i++)
+        if ((r->cg[i] = open(r->cg_path[i], O_WRONLY | O_CLOEXEC)) < 0)
+            return -1;
+    return 0;
+}
+
+/* Moves the calling process into its own cgroup ("0": the writer), before
+ * it starts anything: whatever it forks is born there. Vforked: no
+ * memory written. A cgroup it cannot join fails it (fail closed). */
+static void join_own_cgroups(const struct exec_req *r)
+{
+    for (int i = 0; i < r->ncg; i++)
+        if (r->cg[i] < 0 || write(r->cg[i], "0", 1) != 1)
+            exec_failed("cgroup", "cannot join the command's own cgroup",
+                        125);
+}
+
 /* The command: its output on 1 and 2 when it came on other descriptors
  * (the init's case: nothing of the init's may reach it), every signal
  * unblocked (the waiter and the init block SIGCHLD for their
@@ -324,6 +351,7 @@ static void command_child(const struct exec_req *r, int unused)
     (void)unused;
     if (r->out >= 0 && (dup2(r->out, 1) < 0 || dup2(r->err, 2) < 0))
         _exit(125);
+    join_own_cgroups(r);
     if (r->out >= 0 && syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
         for (int i = 3; i < 1024; i++)
             close(i);
@@ -490,6 +518,7 @@ static void first_child(const struct exec_req *r, int alive)
     if (r->isolated)
         start_waiter(r, alive);
     die_with_parent(alive, SIGKILL);
+    join_own_cgroups(r);
     run_command(r, 0);
 }
 
@@ -509,6 +538,8 @@ int helper_exec(int argc, char **argv)
         r.uid = LX_UID_DEFAULT;
     }
     r.ncpu = sysconf(_SC_NPROCESSORS_CONF); /* /sys: before the chroot */
+    if (exec_open_cgroups(&r) < 0)
+        die_fd(2, "the command's cgroup");
     if (isolated)
         join_ns(r.pid);
     else if (chdir(r.root) < 0)

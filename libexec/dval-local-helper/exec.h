@@ -8,6 +8,7 @@
 
 #define MAX_ENV 256
 #define MAX_LIMITS 3
+#define MAX_CMD_CG 3
 
 struct exec_req {
     const char *pid, *root, *cwd, *cmd;
@@ -29,6 +30,13 @@ struct exec_req {
     } lim[MAX_LIMITS];          /* rlimits: set by the command's process
                                  * alone, not by whoever starts it */
     int nlim;
+    /* The command's own cgroup (LX_OPT_CMD_CGROUP): its cgroup.procs
+     * files, opened (close-on-exec) before the sandbox's root is
+     * entered; the command writes itself into each first thing. */
+    const char *cg_path[MAX_CMD_CG];
+    int cg[MAX_CMD_CG];
+    int ncg;
+    int cg_view;                /* LX_OPT_CG_VIEW: 0 none, 1 v1, 2 v2 */
 };
 
 /* The exec verb's arguments (<pid|-> <root> <cwd> [opts] -- cmd | --argv
@@ -51,6 +59,10 @@ void exec_waiter(const struct exec_req *r, int alive)
  * signals, then the rlimits, the unprivileged uid, seccomp and the
  * exec. Its pid, or -1. */
 pid_t exec_start_command(const struct exec_req *r);
+
+/* Opens r's cgroup.procs paths into r->cg (the helper's exec verb, on
+ * the host's side); -1 with errno when one cannot be. */
+int exec_open_cgroups(struct exec_req *r);
 
 /* The caller's children's pids, space-separated, into buf (cap bytes) */
 void exec_list_children(char *buf, size_t cap);

@@ -103,6 +103,10 @@ void budget_start(struct budget *b, long long cpu_ms, long ncpu);
 int budget_wait(const struct budget *b);
 int budget_spent(struct budget *b, long long (*used)(void *ctx), void *ctx);
 
+/* cgroup_view.c: a mount namespace of the command's own with its
+ * cgroup (its cgroup namespace's root) at /sys/fs/cgroup, v2 or v1. */
+void cgroup_view(int v2);
+
 /* seccomp.c: no_new_privs + the command filter (fails off x86_64). */
 int seccomp_install(void);
 /* privs.c: new session, own keyring, uid/gid uid (> 0) or, with uid 0

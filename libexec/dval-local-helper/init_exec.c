@@ -46,13 +46,23 @@ void init_exec_ncpu(long n)
  * them). Returns the pidfd's number, or -1. */
 static int waiter_fds(int c, const int fds[INIT_EXEC_FDS])
 {
+    int cg[MAX_CMD_CG]; /* 5.. next: first out of the way of 1..7 */
+    for (int i = 0; i < MAX_CMD_CG; i++)
+        cg[i] = fds[3 + i] >= 0 ? fcntl(fds[3 + i], F_DUPFD_CLOEXEC, 64)
+                                : -1;
     if (dup2(fds[0], 1) < 0 || dup2(fds[1], 2) < 0 ||
         dup3(c, 3, O_CLOEXEC) < 0 ||
         (fds[2] >= 0 && dup3(fds[2], 4, O_CLOEXEC) < 0))
         _exit(125);
-    if (syscall(SYS_close_range, 5U, ~0U, 0U) < 0)
-        for (int i = 5; i < 1024; i++)
+    for (int i = 0; i < MAX_CMD_CG; i++)
+        if (cg[i] >= 0 && dup3(cg[i], 5 + i, O_CLOEXEC) < 0)
+            _exit(125);
+    if (syscall(SYS_close_range, 5U + MAX_CMD_CG, ~0U, 0U) < 0)
+        for (int i = 5 + MAX_CMD_CG; i < 1024; i++)
             close(i);
+    for (int i = 0; i < MAX_CMD_CG; i++)
+        if (cg[i] < 0)
+            close(5 + i);
     if (fds[2] < 0)
         close(4);
     return fds[2] >= 0 ? 4 : -1;
@@ -87,11 +97,15 @@ static int split(char *args, size_t n, char **argv, int max)
 
 /* The request's words into r, as the waiter and the init run them;
  * -1 when malformed. argv (MAX_ARGS) holds the words r points to. */
-static int parse(char *args, size_t n, struct exec_req *r, char **argv)
+static int parse(char *args, size_t n, struct exec_req *r, char **argv,
+                 const int cg[MAX_CMD_CG])
 {
     int argc = split(args, n, argv, MAX_ARGS);
     if (argc < 3 || exec_parse(argc, argv, r) < 0)
         return -1;
+    for (int i = 0; i < r->ncg; i++)
+        if ((r->cg[i] = cg[i]) < 0)
+            return -1; /* named, not sent */
     if (r->uid <= 0) /* root joins no user namespace: never run as root */
         r->uid = LX_UID_DEFAULT;
     r->ncpu = ncpu;
@@ -109,8 +123,9 @@ static void waiter_main(int c, char *args, size_t n,
     helper_retitle(title);
     default_signals();
     int caller = waiter_fds(c, fds);
+    static const int cg[MAX_CMD_CG] = { 5, 6, 7 };
     struct exec_req r;
-    if (parse(args, n, &r, argv) < 0) {
+    if (parse(args, n, &r, argv, cg) < 0) {
         write_str(3, LX_REPLY_ERR "exec: a malformed request\n");
         _exit(125);
     }
@@ -127,7 +142,7 @@ static int run_here(int c, char *args, size_t n, int fds[INIT_EXEC_FDS])
 {
     static char *argv[MAX_ARGS];
     struct exec_req r;
-    if (parse(args, n, &r, argv) < 0) {
+    if (parse(args, n, &r, argv, fds + 3) < 0) {
         write_str(c, LX_REPLY_ERR "exec: a malformed request\n");
         return 0;
     }
@@ -152,8 +167,44 @@ static int not_a_pidfd(int fd)
            errno == EBADF;
 }
 
+/* The request's count of LX_OPT_CMD_CGROUP options */
+static int cgroups_named(const char *args, size_t n)
+{
+    int k = 0;
+    for (size_t i = 0; i < n; i += strlen(args + i) + 1)
+        k += !strcmp(args + i, LX_OPT_CMD_CGROUP);
+    return k;
+}
+
+/* The fds as received (out, err, the pidfd if any, the cgroups') into
+ * their places: fds[2] the pidfd or -1, fds[3..] the cgroups'; -1 when
+ * there are more than a request has (as an older init, which took at
+ * most three, dropped such a request unanswered). Too few are left for
+ * init_exec_start to say so. */
+static int sort_fds(const char *args, size_t n, int fds[INIT_EXEC_FDS])
+{
+    int got = 0, ncg = cgroups_named(args, n);
+    while (got < INIT_EXEC_FDS && fds[got] >= 0)
+        got++;
+    int base = got - ncg;
+    if (ncg > MAX_CMD_CG || base > 3)
+        return -1;
+    if (base < 2)
+        return 0;
+    int cg[MAX_CMD_CG] = { -1, -1, -1 };
+    for (int i = 0; i < ncg; i++)
+        cg[i] = fds[base + i];
+    if (base == 2)
+        fds[2] = -1;
+    for (int i = 0; i < MAX_CMD_CG; i++)
+        fds[3 + i] = cg[i];
+    return 0;
+}
+
 int init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS])
 {
+    if (sort_fds(args, n, fds) < 0)
+        return 0;
     if (fds[0] < 0 || fds[1] < 0) {
         write_str(c, LX_REPLY_ERR "exec: no output descriptors\n");
         return 0;

@@ -111,7 +111,7 @@ void init_reset_serve(int lfd, int share_net, long uid_base)
     int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     if (c < 0)
         return;
-    int fds[INIT_EXEC_FDS] = { -1, -1, -1 };
+    int fds[INIT_EXEC_FDS] = { -1, -1, -1, -1, -1, -1 };
     ssize_t n = receive(c, req, sizeof req, fds);
     size_t verb = sizeof LX_VERB_EXEC;
     int kept = 0;

@@ -75,7 +75,9 @@ void init_reset_serve(int lfd, int share_net, long uid_base);
  * fds); replies on c. 1: c is the init's now (its command's), else the
  * caller closes it. init_exec_ncpu: the host's CPUs, read before the
  * pivot. */
-#define INIT_EXEC_FDS 3
+/* fds[3..5]: the command's own cgroup.procs files (LX_OPT_CMD_CGROUP),
+ * sent after the others (init_exec.c sorts them) */
+#define INIT_EXEC_FDS 6
 int init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS]);
 void init_exec_ncpu(long ncpu);
 

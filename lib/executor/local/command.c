@@ -91,6 +91,7 @@ typedef struct exec_argv {
     int n;
     lx_limits l;
     char pid[32], root[4200], lim[4][32], mark[600], uid[32];
+    char cg[3][4200];
 } exec_argv;
 
 /* What runs: shell text, or (argv set) a program in cwd with env added */
@@ -124,6 +125,8 @@ static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
                       char *home, const lx_what *w, exec_argv *a)
 {
     lx_sb_limits(x, sb, &a->l);
+    if (m->cg && m->cg->cpu_ms > 0 && m->cg->cpu_ms < a->l.cpu_ms)
+        a->l.cpu_ms = m->cg->cpu_ms; /* the command's own, if lower */
     dval__fmt(a->pid, sizeof a->pid, "%d", (int)sb->pid);
     dval__fmt(a->root, sizeof a->root, "%s/plain", sb->dir);
     a->n = 1;
@@ -133,6 +136,7 @@ static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
     /* shell text changes directory itself ("cd" first, see spawn_cmd) */
     a->v[a->n++] = (char *)(w->argv && w->cwd ? w->cwd : "/home/daytona");
     lx_limits_args(&a->l, a->v, &a->n, a->lim);
+    lx_cmdcg_args(m->cg, a->v, &a->n, a->cg);
     if (uid > 0) {
         dval__fmt(a->uid, sizeof a->uid, "%ld", uid);
         a->v[a->n++] = LX_OPT_UID;
@@ -272,6 +276,7 @@ static int adopt(lx *x, dval_call *c, const char *sbid, const char *sid,
         lx_cmd_reap(m, 1);
         close(m->out);
         close(m->err);
+        lx_cmdcg_drop(m);
         dval__free(m);
         return dval__call_fail(c, DVAL_ENOTFOUND, "session %s deleted", sid);
     }
@@ -283,8 +288,12 @@ static int start_what(lx *x, dval_call *c, const char *sbid,
                       const char *sid, const lx_what *what, char *cmd_id)
 {
     lx_sb sb;
+    dval_limits lim;
     pthread_mutex_lock(&x->lock);
-    int ok = lx_session_find(x, sbid, sid) != NULL;
+    struct lx_session *s = lx_session_find(x, sbid, sid);
+    int ok = s != NULL, limited = s && s->limited;
+    if (limited)
+        lim = s->lim;
     unsigned long seq = ++x->next_cmd;
     pthread_mutex_unlock(&x->lock);
     if (!ok)
@@ -302,10 +311,13 @@ static int start_what(lx *x, dval_call *c, const char *sbid,
         m->ctl = -1;
         dval__fmt(m->id, sizeof m->id, "cmd-%lu", seq);
         dval__strlcpy(m->session, sid, sizeof m->session);
-        rc = spawn_cmd(x, c, &sb, what, m);
+        rc = limited ? lx_cmdcg_make(x, c, &sb, &lim, m) : DVAL_OK;
+        rc = rc ? rc : spawn_cmd(x, c, &sb, what, m);
     }
     lx_sb_close(&sb);
     if (rc != DVAL_OK) {
+        if (m)
+            lx_cmdcg_drop(m);
         dval__free(m);
         return rc;
     }

@@ -64,20 +64,20 @@ int lx_init_evict(lx *x, const char *sbdir)
     return -1;
 }
 
-/* Kills every pid listed in a cgroup.procs file; the number found. */
+static int kill_one(int pid, void *unused)
+{
+    (void)unused;
+    if (pid <= 1 || pid == getpid())
+        return 0;
+    kill(pid, SIGKILL);
+    return 1;
+}
+
+/* Kills every pid listed in a cgroup.procs file and in the cgroups of
+ * the sandbox's commands; the number found. */
 static int kill_listed(const char *procs)
 {
-    FILE *f = fopen(procs, "re");
-    if (!f)
-        return 0;
-    int n = 0, pid;
-    while (fscanf(f, "%d", &pid) == 1)
-        if (pid > 1 && pid != getpid()) {
-            kill(pid, SIGKILL);
-            n++;
-        }
-    fclose(f);
-    return n;
+    return lx_cg_each_pid(procs, kill_one, NULL);
 }
 
 void lx_cgroup_sweep(lx *x, const lx_limits *l)

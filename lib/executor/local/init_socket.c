@@ -66,19 +66,39 @@ static int helper_forced(void)
  * this process: the waiter also ends the command when this process ends,
  * even while a child forked without an exec still holds a copy of the
  * connection (a kernel without pidfds: the connection alone). */
-static int send_request(int s, const dval__buf *msg, int out, int err)
+/* The command's own cgroup.procs files the request names (LX_OPT_CMD_
+ * CGROUP), opened into fds[*n...]: sent after the others, in order. */
+static int open_cgroups(char **args, int *fds, size_t *n)
+{
+    for (size_t i = 0; args[i] && args[i + 1]; i++)
+        if (!strcmp(args[i], LX_OPT_CMD_CGROUP)) {
+            int fd = open(args[i + 1], O_WRONLY | O_CLOEXEC);
+            if (fd < 0)
+                return -1;
+            fds[(*n)++] = fd;
+        }
+    return 0;
+}
+
+static int send_request(int s, const dval__buf *msg, char **args, int out,
+                        int err)
 {
     union {
         struct cmsghdr h;
-        char space[CMSG_SPACE(3 * sizeof(int))];
+        char space[CMSG_SPACE(6 * sizeof(int))];
     } ctl;
     memset(&ctl, 0, sizeof ctl);
     struct iovec iov = { msg->data, msg->len };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
                         .msg_control = ctl.space,
                         .msg_controllen = sizeof ctl.space };
-    int fds[3] = { out, err, (int)syscall(SYS_pidfd_open, getpid(), 0) };
+    int fds[6] = { out, err, (int)syscall(SYS_pidfd_open, getpid(), 0) };
     size_t nfds = fds[2] >= 0 ? 3 : 2;
+    if (open_cgroups(args, fds, &nfds) < 0) {
+        for (size_t i = 2; i < nfds; i++)
+            close(fds[i]);
+        return -1;
+    }
     m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
     h->cmsg_level = SOL_SOCKET;
@@ -88,8 +108,8 @@ static int send_request(int s, const dval__buf *msg, int out, int err)
     ssize_t n;
     while ((n = sendmsg(s, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
         ;
-    if (fds[2] >= 0)
-        close(fds[2]);
+    for (size_t i = 2; i < nfds; i++) /* the pidfd, the cgroups' */
+        close(fds[i]);
     return n == (ssize_t)msg->len ? 0 : -1;
 }
 
@@ -102,7 +122,7 @@ static int request(const lx_sb *sb, char **args, int out, int err)
             return -1;
         }
     int s = msg.len <= LX_INIT_EXEC_MAX ? lx_init_connect(sb) : -1;
-    if (s >= 0 && send_request(s, &msg, out, err) < 0) {
+    if (s >= 0 && send_request(s, &msg, args, out, err) < 0) {
         close(s);
         s = -1;
     }

@@ -7,6 +7,7 @@
 #include "local.h"
 #include "protocol.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -91,8 +92,15 @@ static int setup_v2(const char *root, const char *key, lx_limits *l)
     dval__fmt(v, sizeof v, "%lld", l->pids);
     if (put(dir, "pids.max", v) < 0)
         return -1;
+    /* the processes in a leaf, so each command may have a cgroup beside
+     * it with the controllers (cmd_cgroup.c: no internal processes) */
+    put(dir, "cgroup.subtree_control", l->cpus > 0 ? "+memory +pids +cpu"
+                                                   : "+memory +pids");
+    dval__fmt(base, sizeof base, "%s/sandbox", dir);
+    if (mkdir(base, 0755) < 0 && errno != EEXIST)
+        return -1;
     dval__fmt(l->procs[l->nprocs++], sizeof l->procs[0], "%s/cgroup.procs",
-              dir);
+              base);
     return 0;
 }
 
@@ -174,20 +182,44 @@ void lx_limits_setup(lx *x, const char *key, lx_limits *l)
     }
 }
 
+static void remove_dir(const char *dir)
+{
+    /* EBUSY: a killed process is still leaving (cgroup.procs no longer
+     * lists it) */
+    for (int us = 100, t = 0; rmdir(dir) < 0 && errno == EBUSY &&
+         t < 1000000; t += us, us = us < 5000 ? us * 2 : us)
+        usleep((useconds_t)us);
+}
+
+/* The cgroups below dir first: the v2 leaf, the commands' own (a
+ * command's is removed when its usage is read or its session ends;
+ * what a killed caller left is removed here) */
+static void remove_tree(const char *dir)
+{
+    char sub[4500];
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+            dval__fmt(sub, sizeof sub, "%s/%s", dir, e->d_name);
+            remove_dir(sub);
+        }
+    if (d)
+        closedir(d);
+    remove_dir(dir);
+}
+
 void lx_limits_remove(const char *key)
 {
     static const char *roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified",
                                    "/sys/fs/cgroup/memory",
                                    "/sys/fs/cgroup/pids",
-                                   "/sys/fs/cgroup/cpu" };
+                                   "/sys/fs/cgroup/cpu",
+                                   "/sys/fs/cgroup/cpuacct" };
     char dir[4200];
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         dval__fmt(dir, sizeof dir, "%s/daytona-validate/%s", roots[i], key);
-        /* EBUSY: a killed process is still leaving (cgroup.procs no
-         * longer lists it) */
-        for (int us = 100, t = 0; rmdir(dir) < 0 && errno == EBUSY &&
-             t < 1000000; t += us, us = us < 5000 ? us * 2 : us)
-            usleep((useconds_t)us);
+        remove_tree(dir);
     }
 }
 

@@ -270,6 +270,7 @@ static void fill(struct dval_executor *out, lx *x)
     out->folder_create = lx_folder_create;
     out->command_cancel = lx_command_cancel;
     lx_files_list_install(out);
+    lx_cmd_limits_install(out);
     lx_profile_install(out);
 }
 

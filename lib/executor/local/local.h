@@ -113,6 +113,14 @@ void lx_limits_remove(const char *key);
 void lx_limits_args(const lx_limits *l, char **argv, int *n,
                     char bufs[4][32]);
 
+/* ---- cmd_cgroup.c: a cgroup per command (session.h) */
+/* Calls fn on each pid listed in procs (a sandbox's cgroup.procs file)
+ * and in its commands' cgroups; the sum of what fn returned. */
+int lx_cg_each_pid(const char *procs, int (*fn)(int pid, void *ud),
+                   void *ud);
+/* cmd_usage.c: the members session_limits and command_usage into ex. */
+void lx_cmd_limits_install(struct dval_executor *ex);
+
 /* ---- sandbox_state.c (state, init process) and sandbox.c (members) */
 typedef struct lx_sb {
     char dir[4096];

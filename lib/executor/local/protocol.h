@@ -41,12 +41,20 @@
 #define LX_OPT_UID "-u"             /* exec: the unprivileged host uid/gid;
                                      * init, reset: the sandbox range's first */
 #define LX_OPT_CGROUP "-g"          /* init, exec: a cgroup.procs to join */
+#define LX_OPT_CMD_CGROUP "-G"      /* exec: a cgroup.procs the command
+                                     * joins itself (its own cgroup), the
+                                     * helper opening it; over the init's
+                                     * socket the library sends each one
+                                     * opened, after the other fds */
 #define LX_OPT_DISK_GIB "-d"        /* init: the bounded disk, GiB */
 #define LX_OPT_OWNED "-o"           /* init ("1"): the sandbox is removed
                                      * when the process that started the
                                      * init ends (isolation=sandbox) */
 #define LX_OPT_SERVICES "-S"        /* init: the snapshot's shared services'
                                      * directory (bound in, not started) */
+#define LX_OPT_CG_VIEW "-V"        /* exec: "1"/"2": the command sees its
+                                     * own cgroup (v1/v2) at /sys/fs/cgroup
+                                     * (a mount namespace of its own) */
 #define LX_OPT_END "--"             /* exec: the command follows */
 #define LX_OPT_ARGV "--argv"        /* exec: the program and its arguments
                                      * follow, run without a shell in

@@ -161,17 +161,25 @@ static int sweep_pid(int pid, const char *mark, size_t mlen, killed *k)
     return 1;
 }
 
+typedef struct sweep_ctx {
+    const char *mark;
+    size_t mlen;
+    killed *k;
+} sweep_ctx;
+
+static int sweep_listed(int pid, void *ud)
+{
+    sweep_ctx *s = ud;
+    return sweep_pid(pid, s->mark, s->mlen, s->k);
+}
+
 static int sweep_round(const char *procs, const char *mark, size_t mlen,
                        killed *k)
 {
-    int hits = 0, pid;
-    if (*procs) {
-        FILE *f = fopen(procs, "re");
-        while (f && fscanf(f, "%d", &pid) == 1)
-            hits += sweep_pid(pid, mark, mlen, k);
-        if (f)
-            fclose(f);
-        return hits;
+    int hits = 0;
+    if (*procs) { /* the commands' own cgroups (cmd_cgroup.c) too */
+        sweep_ctx s = { mark, mlen, k };
+        return lx_cg_each_pid(procs, sweep_listed, &s);
     }
     DIR *d = opendir("/proc");
     struct dirent *e;
@@ -218,6 +226,7 @@ static void free_session(struct lx_session *s)
         lx_cmd_reap(m, 1);
         close(m->out);
         close(m->err);
+        lx_cmdcg_drop(m);
         dval__free(m);
         m = next;
     }

@@ -14,6 +14,7 @@ typedef struct lx_cmd {
                                  * connection (init_socket.c); else -1 */
     int out, err;
     int finished, code;
+    struct lx_cmdcg *cg;        /* its own cgroup (cmd_cgroup.c), or NULL */
 } lx_cmd;
 
 struct lx_session {
@@ -30,6 +31,9 @@ struct lx_session {
      * drops the lock with a process that dies; -1/NULL when not had */
     int lease_fd;
     char *lease_path;
+    /* its commands each get a cgroup with these limits (cmd_cgroup.c) */
+    int limited;
+    dval_limits lim;
 };
 
 /* ---- session_lease.c */
@@ -60,5 +64,23 @@ void lx_cmd_kill(lx_cmd *m);
 /* Once output ended, waits (at most ~100 ms) until the status can be
  * collected without blocking. */
 void lx_cmd_await(const lx_cmd *m);
+
+/* ---- cmd_cgroup.c: a cgroup per command, inside the sandbox's */
+typedef struct lx_cmdcg {
+    char dir[3][4096];          /* v2: one; v1: memory, pids, cpuacct */
+    int n, v2;
+    long long cpu_ms;           /* its CPU limit, 0: none */
+    int view;                   /* shown at /sys/fs/cgroup (a memory
+                                 * limit: the runtimes size from it) */
+} lx_cmdcg;
+/* For command m of a session whose limits are lim: its cgroup made and
+ * bounded, in m->cg (DVAL_OK without one when the sandbox has no
+ * cgroups: then said once in the log). */
+int lx_cmdcg_make(lx *x, dval_call *c, const lx_sb *sb,
+                  const dval_limits *lim, lx_cmd *m);
+/* The helper's options for it (-G procs file, each), at argv[*n]. */
+void lx_cmdcg_args(const lx_cmdcg *g, char **argv, int *n, char bufs[3][4200]);
+/* Removes m's cgroup (its processes are gone) and frees it. */
+void lx_cmdcg_drop(lx_cmd *m);
 
 #endif
