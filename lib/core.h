@@ -127,6 +127,8 @@ int dval__session_exec_command(dval_session *s, const dval__command *cmd,
  * limits as o asks (its limits, or a measure only for its usage); after
  * it exited, its usage into o->usage (wall_ms: what the core saw). */
 int dval__exec_limits_apply(dval_session *s, const dval_exec_options *o);
+/* 1 when the client's executor can limit a command's own processes. */
+int dval__exec_limits_enforced(dval_client *c);
 void dval__exec_usage(dval_session *s, const dval_exec_options *o,
                       const char *cmd_id, int64_t wall_ms);
 /* 1 when the session's executor can start a program without a shell */

@@ -1,8 +1,8 @@
 /* Per-command limits and usage around a session's exec: the executor
  * keeps the session's limits (session_limits) for the commands it starts
  * next, and tells what a finished command used (command_usage). An
- * executor without them enforces none and measures nothing: the limits
- * are then said not to hold (a warning), the usage is unknown (-1). */
+ * executor without them measures nothing (the usage is unknown, -1) and
+ * enforces none: a command that asks for limits there is refused. */
 #include <string.h>
 
 #include "core.h"
@@ -34,6 +34,11 @@ static int copy_limits(dval_session *s, const dval_limits *in,
     return DVAL_OK;
 }
 
+int dval__exec_limits_enforced(dval_client *c)
+{
+    return DVAL__EX_HAS(c, session_limits);
+}
+
 int dval__exec_limits_apply(dval_session *s, const dval_exec_options *o)
 {
     dval_client *c = s->sandbox->client;
@@ -43,11 +48,14 @@ int dval__exec_limits_apply(dval_session *s, const dval_exec_options *o)
     if (rc || (!want && !s->limited))
         return rc;
     if (!DVAL__EX_HAS(c, session_limits)) {
-        if (!zero_limits(o->limits))
-            DVAL__LOG(c, DVAL_LOG_WARN, "executor %s does not limit a "
-                      "command's own processes: only the sandbox's limits "
-                      "hold", c->executor_name);
-        return DVAL_OK;
+        if (zero_limits(o->limits))
+            return DVAL_OK; /* usage only: unknown */
+        /* asked-for limits are had or refused, never dropped */
+        dval__fmt(s->errmsg, sizeof s->errmsg, "executor %s cannot limit a "
+                  "command's own processes (memory, CPU time, processes): "
+                  "leave those limits 0 here, or use an executor that "
+                  "enforces them (local)", c->executor_name);
+        return DVAL_EUNSUPPORTED;
     }
     dval__ex_op op;
     dval__ex_op_init(&op, "set the command's limits", DVAL__IDEMPOTENT,

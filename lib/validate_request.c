@@ -112,6 +112,27 @@ static void commands(dval__vctx *v)
     v->run.name = "run";
 }
 
+/* Limits of the validation's own processes are had or refused before
+ * any work, never dropped: an executor that cannot enforce them (no
+ * session_limits) refuses the request. */
+static int limits(dval__vctx *v)
+{
+    const dval_validation *q = &v->req;
+    if (q->memory_mib < 0 || q->max_processes < 0 || q->cpu_time_ms < 0 ||
+        q->output_bytes < 0)
+        return bad(v, DVAL_EINVAL, "memory_mib, max_processes, cpu_time_ms "
+                   "and output_bytes must be >= 0 (0: no limit)");
+    if (!(q->memory_mib || q->max_processes || q->cpu_time_ms) ||
+        dval__exec_limits_enforced(v->client))
+        return DVAL_OK;
+    char msg[300];
+    dval__fmt(msg, sizeof msg, "executor %s cannot limit a validation's own "
+              "processes (memory_mib, max_processes, cpu_time_ms): leave them "
+              "0, or use an executor that enforces them (local)",
+              dval_client_executor_name(v->client));
+    return bad(v, DVAL_EUNSUPPORTED, msg);
+}
+
 int dval__validate_request(dval__vctx *v, const dval_validation *req)
 {
     v->svc = &v->own_svc; /* none, until the request says */
@@ -137,7 +158,7 @@ int dval__validate_request(dval__vctx *v, const dval_validation *req)
     if (v->req.release < DVAL_RELEASE_KEEP ||
         v->req.release > DVAL_RELEASE_DELETE)
         return bad(v, DVAL_EINVAL, "release is not a dval_release value");
-    if ((rc = services(v)))
+    if ((rc = services(v)) || (rc = limits(v)))
         return rc;
     return source_dir(v);
 }
