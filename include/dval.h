@@ -810,6 +810,14 @@ typedef int (*dval_chunk_fn)(int stream, const char *data, size_t len,
                              void *userdata);
 typedef int (*dval_sandbox_info_fn)(const dval_sandbox_info *info,
                                     void *userdata);
+typedef int (*dval_snapshot_info_fn)(const dval_snapshot_info *info,
+                                     void *userdata);
+
+/* Calls each once per snapshot the client's executor has (made by any
+ * profile, profile file or dval_snapshot_ensure), in no set order; a
+ * non-zero return from each stops the listing (DVAL_EABORTED). */
+DVAL_API int dval_snapshot_list(dval_client *client,
+                                dval_snapshot_info_fn each, void *userdata);
 
 /*
  * The primitive operations an executor performs. The core implements every
@@ -957,6 +965,11 @@ struct dval_executor {
                               const char *session_id, const char *cwd,
                               const char *const *argv,
                               const char *const *env, char *cmd_id);
+    /* Appended in 0.1.4: every snapshot there is, each reported once
+     * (info as snapshot_get fills it); a non-zero return from each stops
+     * the listing with DVAL_EABORTED. Not retried once each has run. */
+    int (*snapshot_list)(void *ud, dval_call *c, dval_snapshot_info_fn each,
+                         void *each_ud);
 };
 
 /* Initialises an executor struct (all members NULL). */

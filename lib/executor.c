@@ -15,7 +15,8 @@ enum member {
     M_COMMAND_START_ARGV, M_COMMAND_STATUS,
     M_COMMAND_CANCEL, M_COMMAND_LOGS, M_STREAM_OPEN, M_STREAM_READ,
     M_FILE_UPLOAD, M_FILE_DOWNLOAD, M_FOLDER_CREATE, M_FILE_LIST,
-    M_WORKDIR_CLAIM
+    M_WORKDIR_CLAIM,
+    M_SNAPSHOT_LIST     /* appended members: call_appended */
 };
 
 /* The arguments of one member call, by role. */
@@ -33,6 +34,7 @@ typedef struct args {
         dval_data_fn data;
         dval_sandbox_info_fn each;
         dval_file_list_fn list;
+        dval_snapshot_info_fn snapshots;
     } fn;
     void *fn_ud;
     uint64_t from;
@@ -153,6 +155,16 @@ static int call_file(const struct dval_executor *x, dval_call *k,
     }
 }
 
+/* The members appended after workdir_claim, one case each. */
+static int call_appended(const struct dval_executor *x, dval_call *k,
+                         const args *a)
+{
+    switch (a->m) {
+    default:
+        return x->snapshot_list(x->userdata, k, a->fn.snapshots, a->fn_ud);
+    }
+}
+
 static int call_member(const struct dval_executor *x, dval_call *k,
                        args *a)
 {
@@ -166,7 +178,9 @@ static int call_member(const struct dval_executor *x, dval_call *k,
         return call_sandbox(x, k, a);
     if (a->m <= M_STREAM_READ)
         return call_command(x, k, a);
-    return call_file(x, k, a);
+    if (a->m <= M_WORKDIR_CLAIM)
+        return call_file(x, k, a);
+    return call_appended(x, k, a);
 }
 
 static int word(dval__ex_op *op, int rc)
@@ -497,6 +511,14 @@ void dval__ex_workdir_release(dval_client *c, void *claim)
 {
     if (claim && c->ex.workdir_release)
         c->ex.workdir_release(c->ex.userdata, claim);
+}
+
+int dval__ex_snapshot_list(dval_client *c, dval__ex_op *op,
+                           dval_snapshot_info_fn each, void *each_ud)
+{
+    args a = { .m = M_SNAPSHOT_LIST, .fn.snapshots = each, .fn_ud = each_ud };
+    op->flags |= DVAL__NO_RETRY;
+    return run(c, op, OFF(snapshot_list), &a);
 }
 
 void dval__ex_destroy(dval_client *c)

@@ -158,6 +158,11 @@ int dval__ex_workdir_claim(dval_client *c, dval__ex_op *op,
                            void **claim);
 void dval__ex_workdir_release(dval_client *c, void *claim);
 
+/* ---- appended members */
+/* Every snapshot, each once; never retried (names were delivered). */
+int dval__ex_snapshot_list(dval_client *c, dval__ex_op *op,
+                           dval_snapshot_info_fn each, void *each_ud);
+
 /* ---- lifetime (client.c) */
 void dval__ex_destroy(dval_client *c);
 

@@ -204,6 +204,8 @@ int runlog_dir(const cli_common *co, char *buf, size_t cap);
 /* commands */
 int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+/* cmd_snapshot_ls.c: `snapshot ls`; the exit status. */
+int snapshot_ls(dval_client *c);
 int cmd_sandbox(int argc, char **argv);
 int cmd_reap(int argc, char **argv);
 int cmd_logs(int argc, char **argv);

@@ -327,6 +327,19 @@ $(diag badjson)"
     run_cli pfile run --executor local --state-dir "$S" --profile "$T/pf/p.json" --json "$T/pf/src"
     [ "$(rc pfile)" = 0 ] && [ "$(json_get "$T/pfile.out" 'd["results"]["r.json"]["from"], d["profile"], d["sandbox"].startswith("cli-pfile-sandbox-")')" = "('pfile', 'cli-pfile', True)" ] &&
         ok "--profile FILE: a profile file's files and run command" || bad "--profile FILE" "$(diag pfile)"
+    # snapshot ls shows the profile file's snapshot (PROFILE "-": this
+    # process loaded no profile file), snapshot rm NAME removes it
+    run_cli pfls snapshot ls --executor local --state-dir "$S"
+    pfsnap=$(awk -F'\t' '$1 == "-" && $2 ~ /^validation-snapshot-cli-pfile-/ {print $2}' "$T/pfls.out")
+    [ "$(rc pfls)" = 0 ] && [ -n "$pfsnap" ] && grep -q "^-"$'\t'"$pfsnap"$'\t'"active"$'\t' "$T/pfls.out" &&
+        ok "snapshot ls: a profile file's snapshot, active" || bad "snapshot ls of a profile file's snapshot" "$(diag pfls)"
+    run_cli pfrm snapshot rm --executor local --state-dir "$S" "${pfsnap:-none}"
+    run_cli pfls2 snapshot ls --executor local --state-dir "$S"
+    [ "$(rc pfrm)" = 0 ] && grep -q "^$pfsnap"$'\t'"removed$" "$T/pfrm.out" && ! grep -q "cli-pfile" "$T/pfls2.out" &&
+        ok "snapshot rm NAME: the profile file's snapshot is gone" || bad "snapshot rm NAME" "$(diag pfrm; diag pfls2)"
+    run_cli pfrm2 snapshot rm --executor local --state-dir "$S" no-such-snapshot
+    [ "$(rc pfrm2)" = 64 ] && grep -q 'no snapshot is named "no-such-snapshot"' "$T/pfrm2.err" &&
+        ok "snapshot rm of an unknown name: exit 64, said so" || bad "snapshot rm unknown" "$(diag pfrm2)"
     printf '{"name": "cli-pfile", "image": "debian:12-slim", "run_comand": "true"}\n' >"$T/pf/typo.json"
     run_cli pftypo run --executor local --state-dir "$S" --profile "$T/pf/typo.json" "$T/pf/src"
     [ "$(rc pftypo)" = 64 ] && grep -q 'typo.json: unknown field "run_comand"' "$T/pftypo.err" &&

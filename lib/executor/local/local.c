@@ -4,6 +4,7 @@
 #include "local.h"
 #include "files_list.h"
 #include "profile_local.h"
+#include "snapshot_list.h"
 #include "protocol.h"
 
 #include <dlfcn.h>
@@ -270,6 +271,7 @@ static void fill(struct dval_executor *out, lx *x)
     out->command_cancel = lx_command_cancel;
     lx_files_list_install(out);
     lx_profile_install(out);
+    lx_snapshot_list_install(out);
 }
 
 int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
