@@ -862,6 +862,37 @@ typedef int (*dval_chunk_fn)(int stream, const char *data, size_t len,
                              void *userdata);
 typedef int (*dval_sandbox_info_fn)(const dval_sandbox_info *info,
                                     void *userdata);
+typedef int (*dval_snapshot_info_fn)(const dval_snapshot_info *info,
+                                     void *userdata);
+
+/* Calls each once per snapshot the client's executor has (made by any
+ * profile, profile file or dval_snapshot_ensure), in no set order; a
+ * non-zero return from each stops the listing (DVAL_EABORTED). */
+DVAL_API int dval_snapshot_list(dval_client *client,
+                                dval_snapshot_info_fn each, void *userdata);
+
+/* An image in the executor's image cache (dval_image_list). */
+#define DVAL_IMAGE_REF_MAX 1024
+typedef struct dval_image_info {
+    size_t struct_size;
+    char ref[DVAL_IMAGE_REF_MAX]; /* the reference, in full:
+                                     "docker.io/library/debian:12" */
+    char digest[DVAL_ID_MAX];    /* what it named when pulled (an index
+                                    or a manifest): "sha256:<hex>" */
+    char manifest[DVAL_ID_MAX];  /* the host platform's manifest */
+    int64_t pulled_ms;           /* when, milliseconds since the epoch */
+} dval_image_info;
+typedef int (*dval_image_info_fn)(const dval_image_info *info,
+                                  void *userdata);
+
+/* The image cache (the local executor's; DVAL_EUNSUPPORTED on Daytona,
+ * which pulls images itself when it builds a snapshot). on_progress (may
+ * be NULL) gets the pull's progress as text lines, one per layer step. */
+DVAL_API int dval_image_pull(dval_client *client, const char *ref,
+                             dval_data_fn on_progress, void *userdata);
+DVAL_API int dval_image_list(dval_client *client, dval_image_info_fn each,
+                             void *userdata);
+DVAL_API int dval_image_remove(dval_client *client, const char *ref);
 
 /*
  * The primitive operations an executor performs. The core implements every
@@ -1032,6 +1063,24 @@ struct dval_executor {
     int (*command_usage)(void *ud, dval_call *c, const char *sandbox_id,
                          const char *session_id, const char *cmd_id,
                          dval_usage *out);
+    /* Appended in 0.1.6: every snapshot there is, each reported once
+     * (info as snapshot_get fills it); a non-zero return from each stops
+     * the listing with DVAL_EABORTED. Not retried once each has run. */
+    int (*snapshot_list)(void *ud, dval_call *c, dval_snapshot_info_fn each,
+                         void *each_ud);
+    /* Appended in 0.1.6: an image cache. image_pull fetches ref into it
+     * (progress: text lines, stream DVAL_STDOUT; may be NULL) and fills
+     * out (may be NULL); image_list reports each cached image once (a
+     * non-zero return from each stops it: DVAL_EABORTED); image_remove
+     * drops ref and the blobs no other cached image uses (DVAL_ENOTFOUND
+     * when ref is not cached). NULL: the dval_image_* functions answer
+     * DVAL_EUNSUPPORTED. */
+    int (*image_pull)(void *ud, dval_call *c, const char *ref,
+                      dval_chunk_fn progress, void *progress_ud,
+                      dval_image_info *out);
+    int (*image_list)(void *ud, dval_call *c, dval_image_info_fn each,
+                      void *each_ud);
+    int (*image_remove)(void *ud, dval_call *c, const char *ref);
 };
 
 /* Initialises an executor struct (all members NULL). */

@@ -16,7 +16,10 @@ enum member {
     M_COMMAND_START_ARGV, M_COMMAND_STATUS,
     M_COMMAND_CANCEL, M_COMMAND_LOGS, M_STREAM_OPEN, M_STREAM_READ,
     M_FILE_UPLOAD, M_FILE_DOWNLOAD, M_FOLDER_CREATE, M_FILE_LIST,
-    M_WORKDIR_CLAIM, M_SESSION_LIMITS, M_COMMAND_USAGE
+    M_WORKDIR_CLAIM,
+    M_SNAPSHOT_LIST,    /* appended members: call_appended */
+    M_IMAGE_PULL, M_IMAGE_LIST, M_IMAGE_REMOVE,
+    M_SESSION_LIMITS, M_COMMAND_USAGE /* call_limits: out not cleared */
 };
 
 /* The arguments of one member call, by role. */
@@ -34,6 +37,8 @@ typedef struct args {
         dval_data_fn data;
         dval_sandbox_info_fn each;
         dval_file_list_fn list;
+        dval_snapshot_info_fn snapshots;
+        dval_image_info_fn images;
     } fn;
     void *fn_ud;
     uint64_t from;
@@ -169,6 +174,23 @@ static int call_limits(const struct dval_executor *x, dval_call *k,
                             a->out);
 }
 
+/* The members appended after workdir_claim, one case each. */
+static int call_appended(const struct dval_executor *x, dval_call *k,
+                         const args *a)
+{
+    switch (a->m) {
+    case M_IMAGE_PULL:
+        return x->image_pull(x->userdata, k, a->name, a->fn.chunk, a->fn_ud,
+                             a->out);
+    case M_IMAGE_LIST:
+        return x->image_list(x->userdata, k, a->fn.images, a->fn_ud);
+    case M_IMAGE_REMOVE:
+        return x->image_remove(x->userdata, k, a->name);
+    default:
+        return x->snapshot_list(x->userdata, k, a->fn.snapshots, a->fn_ud);
+    }
+}
+
 static int call_member(const struct dval_executor *x, dval_call *k,
                        args *a)
 {
@@ -184,7 +206,9 @@ static int call_member(const struct dval_executor *x, dval_call *k,
         return call_sandbox(x, k, a);
     if (a->m <= M_STREAM_READ)
         return call_command(x, k, a);
-    return call_file(x, k, a);
+    if (a->m <= M_WORKDIR_CLAIM)
+        return call_file(x, k, a);
+    return call_appended(x, k, a);
 }
 
 static int word(dval__ex_op *op, int rc)
@@ -524,6 +548,37 @@ void dval__ex_workdir_release(dval_client *c, void *claim)
 {
     if (claim && c->ex.workdir_release)
         c->ex.workdir_release(c->ex.userdata, claim);
+}
+
+int dval__ex_snapshot_list(dval_client *c, dval__ex_op *op,
+                           dval_snapshot_info_fn each, void *each_ud)
+{
+    args a = { .m = M_SNAPSHOT_LIST, .fn.snapshots = each, .fn_ud = each_ud };
+    op->flags |= DVAL__NO_RETRY;
+    return run(c, op, OFF(snapshot_list), &a);
+}
+
+int dval__ex_image_pull(dval_client *c, dval__ex_op *op, const char *ref,
+                        dval_chunk_fn progress, void *progress_ud,
+                        dval_image_info *out)
+{
+    args a = { .m = M_IMAGE_PULL, .name = ref, .fn.chunk = progress,
+               .fn_ud = progress_ud, .out = out, .info_size = sizeof *out };
+    return run(c, op, OFF(image_pull), &a);
+}
+
+int dval__ex_image_list(dval_client *c, dval__ex_op *op,
+                        dval_image_info_fn each, void *each_ud)
+{
+    args a = { .m = M_IMAGE_LIST, .fn.images = each, .fn_ud = each_ud };
+    op->flags |= DVAL__NO_RETRY;
+    return run(c, op, OFF(image_list), &a);
+}
+
+int dval__ex_image_remove(dval_client *c, dval__ex_op *op, const char *ref)
+{
+    args a = { .m = M_IMAGE_REMOVE, .name = ref };
+    return run(c, op, OFF(image_remove), &a);
 }
 
 void dval__ex_destroy(dval_client *c)

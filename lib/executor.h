@@ -168,6 +168,19 @@ int dval__ex_workdir_claim(dval_client *c, dval__ex_op *op,
                            void **claim);
 void dval__ex_workdir_release(dval_client *c, void *claim);
 
+/* ---- appended members */
+/* Every snapshot, each once; never retried (names were delivered). */
+int dval__ex_snapshot_list(dval_client *c, dval__ex_op *op,
+                           dval_snapshot_info_fn each, void *each_ud);
+/* The image cache: a pull (its own retries inside; *out reset first), a
+ * listing (never retried), a removal. */
+int dval__ex_image_pull(dval_client *c, dval__ex_op *op, const char *ref,
+                        dval_chunk_fn progress, void *progress_ud,
+                        dval_image_info *out);
+int dval__ex_image_list(dval_client *c, dval__ex_op *op,
+                        dval_image_info_fn each, void *each_ud);
+int dval__ex_image_remove(dval_client *c, dval__ex_op *op, const char *ref);
+
 /* ---- lifetime (client.c) */
 void dval__ex_destroy(dval_client *c);
 

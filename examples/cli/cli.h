@@ -220,6 +220,10 @@ void runlog_prune(const char *dir, const char *keep);
 /* commands */
 int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+/* cmd_snapshot_ls.c: `snapshot ls`; the exit status. */
+int snapshot_ls(dval_client *c);
+/* cmd_image.c: `image pull|ls|rm`. */
+int cmd_image(int argc, char **argv);
 int cmd_sandbox(int argc, char **argv);
 int cmd_reap(int argc, char **argv);
 int cmd_logs(int argc, char **argv);

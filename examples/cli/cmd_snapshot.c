@@ -1,4 +1,5 @@
-/* `daytona-validate snapshot ensure|ls|rm`: the profiles' snapshots. */
+/* `daytona-validate snapshot ensure|ls|rm`: the profiles' snapshots, and
+ * (ls, rm) every other snapshot the executor has. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +9,13 @@
 static const char snap_usage[] =
     "usage: daytona-validate snapshot ensure PROFILE...\n"
     "       daytona-validate snapshot ls\n"
-    "       daytona-validate snapshot rm PROFILE...\n"
+    "       daytona-validate snapshot rm PROFILE|SNAPSHOT...\n"
     "\n"
     "ensure builds (or finds) the profile's snapshot and waits until it is\n"
-    "active; rm deletes it. Options: --executor, --state-dir, --verbose.\n";
+    "active; ls shows the profiles' snapshots, then every other snapshot\n"
+    "(made by a profile file or the API; PROFILE \"-\"); rm deletes a\n"
+    "profile's snapshot, or a snapshot by its name. A PROFILE may be a\n"
+    "profile file (./p.json). Options: --executor, --state-dir, --verbose.\n";
 
 static int build_log(const char *data, size_t len, void *ud)
 {
@@ -50,31 +54,44 @@ static int ensure(dval_client *c, const char *profile, dval_snapshot **out)
     return 0;
 }
 
-/* rm looks the snapshot up without building it (dval_snapshot_get). */
-static int remove_one(dval_client *c, const char *profile)
+/* Deletes snapshot name; 1 when there is none (nothing printed). */
+static int delete_named(dval_client *c, const char *name, int *ex)
 {
-    cli_problem pb;
-    const dval_profile *p = check_profile(&profile, &pb) ? NULL
-                            : dval_profile_find(profile);
-    if (!p) {
-        term_problem(pb.message, pb.hint);
-        return CLI_EX_USAGE;
-    }
     dval_snapshot *s = NULL;
-    int rc = dval_snapshot_get(&s, c, p->snapshot_name);
-    if (rc == DVAL_ENOTFOUND) {
-        printf("%s\tabsent\n", p->snapshot_name);
-        return 0;
-    }
+    int rc = dval_snapshot_get(&s, c, name);
+    if (rc == DVAL_ENOTFOUND || rc == DVAL_EINVAL)
+        return 1;
     if (rc == DVAL_OK)
         rc = dval_snapshot_delete(s);
     dval_snapshot_free(s);
-    if (rc) {
-        cli_err("rm %s: %s", p->snapshot_name, dval_client_errmsg(c));
-        return cli_exit_for(rc);
-    }
-    printf("%s\tremoved\n", p->snapshot_name);
+    *ex = rc ? cli_exit_for(rc) : 0;
+    if (rc)
+        cli_err("rm %s: %s", name, dval_client_errmsg(c));
+    else
+        printf("%s\tremoved\n", name);
     return 0;
+}
+
+/* rm looks the snapshot up without building it (dval_snapshot_get): a
+ * profile's (or profile file's) snapshot, else a snapshot by its name. */
+static int remove_one(dval_client *c, const char *arg)
+{
+    cli_problem pb;
+    const char *name = arg;
+    const dval_profile *p = check_profile(&name, &pb) ? NULL
+                            : dval_profile_find(name);
+    int ex = 0;
+    if (!delete_named(c, p ? p->snapshot_name : arg, &ex))
+        return ex;
+    if (p) {
+        printf("%s\tabsent\n", p->snapshot_name);
+        return 0;
+    }
+    char msg[2200];
+    snprintf(msg, sizeof msg, "%s, and no snapshot is named \"%s\" "
+             "(see `daytona-validate snapshot ls`)", pb.message, arg);
+    term_problem(msg, pb.hint);
+    return CLI_EX_USAGE;
 }
 
 static int each_profile(dval_client *c, int rm, int argc, char **argv)
@@ -97,30 +114,6 @@ static int each_profile(dval_client *c, int rm, int argc, char **argv)
             worst = ex;
     }
     return worst;
-}
-
-/* ls shows each profile's snapshot and its current state, building nothing. */
-static int list(dval_client *c)
-{
-    const char *const *names = NULL;
-    dval_profile_names(&names);
-    printf("PROFILE\tSNAPSHOT\tSTATE\tIMAGE\tRUNTIME\n");
-    for (size_t i = 0; names && names[i]; i++) {
-        const dval_profile *p = dval_profile_find(names[i]);
-        if (!p)
-            continue;
-        dval_snapshot *s = NULL;
-        int rc = dval_snapshot_get(&s, c, p->snapshot_name);
-        const char *state = rc == DVAL_OK ? dval_snapshot_state_name(
-                                                dval_snapshot_state(s))
-                            : rc == DVAL_ENOTFOUND ? "absent"
-                                                   : "unknown";
-        const char *rt = s ? dval_snapshot_runtime(s) : "";
-        printf("%s\t%s\t%s\t%s\t%s\n", p->name, p->snapshot_name, state,
-               p->image ? p->image : "-", *rt ? rt : "-");
-        dval_snapshot_free(s);
-    }
-    return 0;
 }
 
 int cmd_snapshot(int argc, char **argv)
@@ -147,7 +140,7 @@ int cmd_snapshot(int argc, char **argv)
     int ex = cli_client(&c, &co, NULL);
     if (ex)
         return ex;
-    ex = ls ? list(c) : each_profile(c, rm, argc - optind, argv + optind);
+    ex = ls ? snapshot_ls(c) : each_profile(c, rm, argc - optind, argv + optind);
     dval_client_free(c);
     return ex;
 }

@@ -19,7 +19,9 @@ static const char usage[] =
     "commands:\n"
     "  run --profile NAME [options] DIR  upload DIR, run it, fetch results\n"
     "  snapshot ensure|rm PROFILE...     build or delete a profile's snapshot\n"
-    "  snapshot ls                       the profiles' snapshots and states\n"
+    "  snapshot ls                       every snapshot, its state, runtime\n"
+    "  snapshot rm SNAPSHOT...           delete snapshots by name\n"
+    "  image pull|rm REF... | image ls   the local image cache (progress)\n"
     "  sandbox ls [--label K=V]... [--all]        list sandboxes\n"
     "  sandbox stop|rm [--label K=V]... [--all] [NAME...]  reap sandboxes\n"
     "  reap [--pool NAME] [--label K=V]...  delete this library's sandboxes\n"
@@ -192,6 +194,8 @@ int main(int argc, char **argv)
         return cmd_sandbox(argc - 1, argv + 1);
     if (!strcmp(cmd, "reap"))
         return cmd_reap(argc - 1, argv + 1);
+    if (!strcmp(cmd, "image"))
+        return cmd_image(argc - 1, argv + 1);
     if (!strcmp(cmd, "logs"))
         return cmd_logs(argc - 1, argv + 1);
     if (!strcmp(cmd, "profiles"))

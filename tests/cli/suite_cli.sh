@@ -327,6 +327,27 @@ $(diag badjson)"
     run_cli pfile run --executor local --state-dir "$S" --profile "$T/pf/p.json" --json "$T/pf/src"
     [ "$(rc pfile)" = 0 ] && [ "$(json_get "$T/pfile.out" 'd["results"]["r.json"]["from"], d["profile"], d["sandbox"].startswith("cli-pfile-sandbox-")')" = "('pfile', 'cli-pfile', True)" ] &&
         ok "--profile FILE: a profile file's files and run command" || bad "--profile FILE" "$(diag pfile)"
+    # snapshot ls shows the profile file's snapshot (PROFILE "-": this
+    # process loaded no profile file), snapshot rm NAME removes it
+    run_cli pfls snapshot ls --executor local --state-dir "$S"
+    pfsnap=$(awk -F'\t' '$1 == "-" && $2 ~ /^validation-snapshot-cli-pfile-/ {print $2}' "$T/pfls.out")
+    [ "$(rc pfls)" = 0 ] && [ -n "$pfsnap" ] && grep -q "^-"$'\t'"$pfsnap"$'\t'"active"$'\t' "$T/pfls.out" &&
+        ok "snapshot ls: a profile file's snapshot, active" || bad "snapshot ls of a profile file's snapshot" "$(diag pfls)"
+    run_cli pfrm snapshot rm --executor local --state-dir "$S" "${pfsnap:-none}"
+    run_cli pfls2 snapshot ls --executor local --state-dir "$S"
+    [ "$(rc pfrm)" = 0 ] && grep -q "^$pfsnap"$'\t'"removed$" "$T/pfrm.out" && ! grep -q "cli-pfile" "$T/pfls2.out" &&
+        ok "snapshot rm NAME: the profile file's snapshot is gone" || bad "snapshot rm NAME" "$(diag pfrm; diag pfls2)"
+    run_cli pfrm2 snapshot rm --executor local --state-dir "$S" no-such-snapshot
+    [ "$(rc pfrm2)" = 64 ] && grep -q 'no snapshot is named "no-such-snapshot"' "$T/pfrm2.err" &&
+        ok "snapshot rm of an unknown name: exit 64, said so" || bad "snapshot rm unknown" "$(diag pfrm2)"
+    # image pull|ls|rm (a pull from a registry: tests/local/test_image_cache.c)
+    run_cli imgls image ls --executor local --state-dir "$S"
+    [ "$(rc imgls)" = 0 ] && head -n 1 "$T/imgls.out" | grep -q $'^REF\tMANIFEST\tPULLED$' &&
+        ok "image ls: a header, exit 0" || bad "image ls" "$(diag imgls)"
+    run_cli imgbad image pull --executor local --state-dir "$S" /not/a/ref
+    run_cli imgnone image pull --executor local --state-dir "$S"
+    [ "$(rc imgbad)" = 64 ] && grep -q 'not a registry reference' "$T/imgbad.err" && [ "$(rc imgnone)" = 64 ] &&
+        ok "image pull of a path, or of nothing: exit 64" || bad "image pull usage" "$(diag imgbad; diag imgnone)"
     printf '{"name": "cli-pfile", "image": "debian:12-slim", "run_comand": "true"}\n' >"$T/pf/typo.json"
     run_cli pftypo run --executor local --state-dir "$S" --profile "$T/pf/typo.json" "$T/pf/src"
     [ "$(rc pftypo)" = 64 ] && grep -q 'typo.json: unknown field "run_comand"' "$T/pftypo.err" &&
@@ -463,6 +484,9 @@ $(diag djava)"
 
             run_cli dsbls sandbox ls --executor daytona
             [ "$(rc dsbls)" = 0 ] && grep -q 'shell-sandbox' "$T/dsbls.out" && ok "daytona sandbox ls" || bad "daytona sandbox ls" "$(diag dsbls)"
+            run_cli dimg image ls --executor daytona
+            [ "$(rc dimg)" = 69 ] && grep -q 'pulls an image itself' "$T/dimg.err" &&
+                ok "image ls on daytona: exit 69, Daytona pulls images itself" || bad "image ls on daytona" "$(diag dimg)"
 
             DAYTONA_API_KEY= run_cli dnokey run --executor daytona --profile shell --json examples/validation/shell
             [ "$(rc dnokey)" = 69 ] && grep -q 'DAYTONA_API_KEY' "$T/dnokey.err" && [ "$(json_get "$T/dnokey.out" 'd["status"], d["error"]["phase"]')" = "('unavailable', 'client')" ] &&

@@ -93,3 +93,45 @@ int dt_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
     dval__buf_free(&logs);
     return rc;
 }
+
+typedef struct list_ctx {
+    dval_call *c;
+    dval_snapshot_info_fn each;
+    void *each_ud;
+} list_ctx;
+
+static int list_item(const dval_snapshot_info *info, void *ud)
+{
+    list_ctx *l = ud;
+    if (l->each(info, l->each_ud))
+        return dval__call_fail(l->c, DVAL_EABORTED, "list callback stopped "
+                               "the listing");
+    return 0;
+}
+
+/* GET /snapshots page by page (200 a page, the API's most) until
+ * totalPages; bounded, whatever the server claims. */
+int dt_snapshot_list(void *ud, dval_call *c, dval_snapshot_info_fn each,
+                     void *each_ud)
+{
+    dt_exec *ex = ud;
+    list_ctx l = {.c = c, .each = each, .each_ud = each_ud};
+    dt_snapshot_page pg = {.item = list_item, .ud = &l};
+    int rc = DVAL_OK;
+    for (int page = 1; !rc && page <= 10000; page++) {
+        char num[16];
+        dval__buf url = {0};
+        dval__fmt(num, sizeof num, "%d", page);
+        if ((rc = dt_url(&url, ex->api_url, "/snapshots?page=%S&limit=200",
+                         num)) != 0) {
+            rc = dt_build_fail(c, rc);
+        } else {
+            dt_req rq = {.method = "GET", .url = url.data};
+            rc = dt_json_call(ex, c, &rq, dt_json_snapshot_page, &pg);
+        }
+        dval__buf_free(&url);
+        if (page >= pg.total_pages)
+            break;
+    }
+    return rc;
+}

@@ -103,6 +103,7 @@ static void members(struct dval_executor *out)
     out->file_list = dt_file_list;
     /* NULL: the core deletes the session to stop a command */
     out->command_cancel = NULL;
+    out->snapshot_list = dt_snapshot_list;
 }
 
 int dval__daytona_executor(struct dval_executor *out, const dval__config *cfg,

@@ -157,6 +157,9 @@ int dt_snapshot_create(void *ud, dval_call *c, const dval_snapshot_spec *s,
 int dt_snapshot_activate(void *ud, dval_call *c, const char *id,
                          dval_snapshot_info *out);
 int dt_snapshot_delete(void *ud, dval_call *c, const char *id);
+/* Every snapshot, following the pages (GET /snapshots?page=). */
+int dt_snapshot_list(void *ud, dval_call *c, dval_snapshot_info_fn each,
+                     void *each_ud);
 int dt_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
                      dval_chunk_fn log, void *log_ud);
 int dt_sandbox_get(void *ud, dval_call *c, const char *name,

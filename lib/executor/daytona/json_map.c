@@ -213,6 +213,57 @@ int dt_json_sandbox_page(const char *body, size_t len, void *out,
     return rc;
 }
 
+static int snapshot_items(json_t *items, dt_snapshot_page *pg, char *err,
+                          size_t errlen)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(items, i, e) {
+        if (!json_is_object(e))
+            return perr(err, errlen, "items[%zu] is %s, expected an object",
+                        i, type_name(e));
+        dval_snapshot_info info = {.struct_size = sizeof info};
+        int rc = snapshot_obj(e, &info, err, errlen);
+        if (rc == DVAL_OK)
+            rc = pg->item(&info, pg->ud);
+        if (rc)
+            return rc;
+    }
+    return DVAL_OK;
+}
+
+/* totalPages: a non-negative integer (a missing one ends the listing). */
+static int total_pages(json_t *j, int64_t *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(j, "totalPages");
+    *out = 0;
+    if (!v || json_is_null(v))
+        return DVAL_OK;
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return perr(err, errlen, "field \"totalPages\" is %s, expected a "
+                    "non-negative integer", type_name(v));
+    *out = (int64_t)json_integer_value(v);
+    return DVAL_OK;
+}
+
+int dt_json_snapshot_page(const char *body, size_t len, void *out,
+                          char *err, size_t errlen)
+{
+    dt_snapshot_page *pg = out;
+    json_t *j;
+    int rc = load(body, len, &j, err, errlen);
+    if (rc)
+        return rc;
+    json_t *items = json_object_get(j, "items");
+    if (!json_is_array(items))
+        rc = perr(err, errlen, "field \"items\" is %s, expected an array",
+                  items ? type_name(items) : "missing");
+    else if (!(rc = total_pages(j, &pg->total_pages, err, errlen)))
+        rc = snapshot_items(items, pg, err, errlen);
+    json_decref(j);
+    return rc;
+}
+
 int dt_json_cmd_id(const char *body, size_t len, void *out, char *err,
                    size_t errlen)
 {

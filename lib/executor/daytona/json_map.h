@@ -34,6 +34,16 @@ typedef struct dt_sandbox_page {
 int dt_json_sandbox_page(const char *body, size_t len, void *page,
                          char *err, size_t errlen);
 
+/* GET /snapshots?page= (PROTOCOL 2): each SnapshotDto of the page in
+ * order (non-zero from item stops, returned as is) and totalPages. */
+typedef struct dt_snapshot_page {
+    int (*item)(const dval_snapshot_info *info, void *ud);
+    void *ud;
+    int64_t total_pages;         /* 0 when the reply has none */
+} dt_snapshot_page;
+int dt_json_snapshot_page(const char *body, size_t len, void *page,
+                          char *err, size_t errlen);
+
 /* GET /files (json_list.c): each entry in order; non-zero from each
  * stops (returned as is). size is -1 but for a regular file. */
 enum { DT_ENT_FILE, DT_ENT_DIR, DT_ENT_OTHER };

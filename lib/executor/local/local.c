@@ -4,6 +4,8 @@
 #include "local.h"
 #include "files_list.h"
 #include "profile_local.h"
+#include "snapshot_list.h"
+#include "image_cache.h"
 #include "protocol.h"
 
 #include <dlfcn.h>
@@ -272,6 +274,8 @@ static void fill(struct dval_executor *out, lx *x)
     lx_files_list_install(out);
     lx_cmd_limits_install(out);
     lx_profile_install(out);
+    lx_snapshot_list_install(out);
+    lx_image_cache_install(out);
 }
 
 int dval__local_executor(struct dval_executor *out, const dval__config *cfg,

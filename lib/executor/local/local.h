@@ -265,6 +265,10 @@ int lx_image_import(lx *x, dval_call *c, const char *snapdir,
  * paths[*n...] (at most max), for the helper's OCI import. */
 int lx_pull_layers(lx *x, dval_call *c, const char *image, int64_t end,
                    lx_build_io *io, char (*paths)[4200], int max, int *n);
+/* The blobs (digests, "sha256:<hex>") the cached image uses, read from
+ * its manifest in the cache (DVAL_ENOTFOUND when that is not there). */
+int lx_pull_blobs_of(lx *x, dval_call *c, const char *image,
+                     const char *manifest, char (*out)[72], int max, int *n);
 
 /* ---- snapshot_build.c */
 int lx_snapshot_get(void *ud, dval_call *c, const char *id,

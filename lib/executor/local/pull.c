@@ -188,3 +188,36 @@ int lx_pull_layers(lx *x, dval_call *c, const char *image, int64_t end,
     dval__free(p);
     return rc;
 }
+
+/* The blobs the cached image ref uses, from its pinned manifest (which
+ * must be in the cache: no request is made for it): the manifest, its
+ * config and its layers, into out[*n...] (at most max). */
+int lx_pull_blobs_of(lx *x, dval_call *c, const char *image,
+                     const char *manifest, char (*out)[LX_DIGEST_MAX],
+                     int max, int *n)
+{
+    lx_pull *p = dval__calloc(1, sizeof *p);
+    if (!p)
+        return DVAL_ENOMEM;
+    *p = (lx_pull){ .x = x, .c = c, .end = dval__now_ms() + 60000 };
+    int rc = setup(p, image);
+    if (rc == DVAL_OK && (!lx_digest_valid(manifest) ||
+                          !lx_blob_present(p, manifest)))
+        rc = dval__call_fail(c, DVAL_ENOTFOUND, "image %s: its manifest is "
+                             "not in the cache", p->ref.canon);
+    if (rc == DVAL_OK)
+        rc = lx_manifest_resolve(p, manifest);
+    if (rc == DVAL_OK && *n + p->nlayers + 2 > max)
+        rc = dval__call_fail(c, DVAL_ETOOBIG, "image %s: too many blobs",
+                             p->ref.canon);
+    if (rc == DVAL_OK) {
+        dval__fmt(out[(*n)++], LX_DIGEST_MAX, "%s", manifest);
+        dval__fmt(out[(*n)++], LX_DIGEST_MAX, "%s", p->config);
+        for (int i = 0; i < p->nlayers; i++)
+            dval__fmt(out[(*n)++], LX_DIGEST_MAX, "%s", p->layers[i].digest);
+    }
+    lx_http_close(p);
+    explicit_bzero(p, sizeof *p);
+    dval__free(p);
+    return rc;
+}
