@@ -530,6 +530,48 @@ DVAL_API int dval_profile_snapshot_ensure(dval_snapshot **out,
                                           dval_data_fn on_build_log,
                                           void *userdata);
 
+/* ---------------------------------------------------------------- compare */
+
+/* How an expected result is compared with what a program produced
+ * (dval_compare_options.mode). */
+enum dval_compare_mode {
+    /* JSON for a results file named *.json, else TEXT (dval_compare and
+     * dval_diff: JSON) */
+    DVAL_COMPARE_AUTO = 0,
+    DVAL_COMPARE_EXACT = 1,     /* the same bytes */
+    /* the same text but for whitespace at the end of each line and blank
+     * lines at the end */
+    DVAL_COMPARE_TEXT = 2,
+    /* equal JSON values: members in any order, numbers within the
+     * tolerances, paths of the ignore list left out */
+    DVAL_COMPARE_JSON = 3
+};
+
+typedef struct dval_compare_options {
+    size_t struct_size;
+    int32_t mode;                /* enum dval_compare_mode */
+    /* NULL-terminated JSON paths left out of a JSON comparison, each with
+     * everything below it: "$.a.b", "$.rows[*].id", "$[\"a key\"]",
+     * "$..generated_at" (a member of that name at any depth). NULL: none */
+    const char *const *ignore;
+    /* Two numbers are equal when they differ by at most abs_tolerance, or
+     * by at most rel_tolerance times the larger magnitude (0: exactly) */
+    double abs_tolerance;
+    double rel_tolerance;
+    int32_t max_diffs;           /* differences listed; 0 → 20 */
+} dval_compare_options;
+
+DVAL_API int dval_compare_options_init(dval_compare_options *opts,
+                                       size_t size);
+/* Compares actual with expected as opts says (NULL: defaults, JSON) and
+ * stores the number of differences in *differences (0: equal) and, in
+ * *diff_json (dval_free), a JSON array of the first max_diffs of them:
+ * {"path","kind","expected","actual"} (see dval_compare(3)). */
+DVAL_API int dval_compare(char **diff_json, size_t *differences,
+                          const char *expected, size_t expected_len,
+                          const char *actual, size_t actual_len,
+                          const dval_compare_options *opts);
+
 /* --------------------------------------------------------------- validate */
 
 enum dval_event_type {
@@ -619,6 +661,17 @@ typedef struct dval_validation {
      * every service's seeded template when the snapshot is built (at
      * most 1 MiB together), or NULL (appended in 0.1.2). */
     const char *const *seeds;
+    /* Appended in 0.1.5: an expected result, expected_len bytes at
+     * expected (NULL: none), compared as compare says (NULL: defaults,
+     * mode DVAL_COMPARE_AUTO) with the program's stdout (expected_file
+     * NULL: AUTO is TEXT) or with the results file of that name (a
+     * *.json file: always JSON). The verdict is then passed or
+     * wrong_results, the summary's "comparison" the differences (see
+     * dval_validate(3), EXPECTED RESULTS). */
+    const char *expected;
+    size_t expected_len;
+    const char *expected_file;
+    const dval_compare_options *compare;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */

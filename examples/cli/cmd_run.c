@@ -48,6 +48,18 @@ static const char run_usage[] =
     "                          creates (Daytona's units; local defaults: no\n"
     "                          CPU quota, 2 GiB memory, 10 GiB disk)\n"
     "  --allow-missing-results  no results file is not an error\n"
+    "  --expect FILE           the expected result: the program's stdout is\n"
+    "                          compared with FILE (text: trailing whitespace\n"
+    "                          ignored), or --expect-file's file; a difference\n"
+    "                          is the verdict wrong_results, with a diff\n"
+    "  --expect-file NAME      compare the results file NAME (*.json) instead,\n"
+    "                          as JSON\n"
+    "  --expect-mode json|text|bytes  how to compare (default: text for the\n"
+    "                          output, json for a results file)\n"
+    "  --ignore PATH           a JSON path left out of a JSON comparison\n"
+    "                          ($.a.b, $.rows[*].id, $..name; repeatable)\n"
+    "  --tolerance X           numbers within X of each other are equal\n"
+    "  --rel-tolerance X       ... or within X times the larger one\n"
     "  --state-dir DIR         local executor state (and run transcripts)\n"
     "  --verbose               progress, build logs and library logs\n"
     "\n"
@@ -200,6 +212,8 @@ static const struct option longopts[] = {
     {"disk", 1, NULL, OPT_DISK},
     {"service", 1, NULL, OPT_SERVICE},
     {"seed", 1, NULL, OPT_SEED},
+    {"expect", 1, NULL, OPT_EXPECT},
+    CLI_COMPARE_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -212,6 +226,7 @@ typedef struct run_args {
     size_t nservices, nseeds;
     const char *results_file;
     int json;
+    cli_expect expect;
     int32_t jobs;
     char **dirs;               /* several DIRs: a batch */
     int ndirs;
@@ -328,7 +343,11 @@ static int parse_args(run_args *a, int argc, char **argv, cli_problem *pb)
         if (opt == '?' || opt == ':')
             return usage_error(pb, "unknown or incomplete option '%s'",
                                argv[optind - 1]);
-        int ex = parse_option(a, opt, &nlabels, pb);
+        int ex = expect_option(&a->expect, opt, optarg, pb, "run");
+        if (ex > 0)
+            return ex;
+        if (ex == 0)
+            ex = parse_option(a, opt, &nlabels, pb);
         if (ex >= 0)
             return ex;
     }
@@ -364,7 +383,7 @@ static int check_dirs(const run_args *a, cli_problem *pb)
 }
 
 /* Every argument, before any remote work (-1: all good). */
-static int check_args(const run_args *a, cli_problem *pb)
+static int check_args(run_args *a, cli_problem *pb)
 {
     if (check_executor(a->co.executor, pb) ||
         check_profile(a->req.profile, pb) ||
@@ -374,7 +393,7 @@ static int check_args(const run_args *a, cli_problem *pb)
         (a->results_file &&
          check_output_file("--results", a->results_file, pb)))
         return pb->exit_status;
-    return -1;
+    return expect_apply(&a->expect, &a->req, pb);
 }
 
 /* --json is honoured even when the arguments around it are wrong. */
@@ -461,6 +480,8 @@ static int finish(const run_args *a, run_state *st, dval_client *client,
     term_done();
     if (ri.verdict[0])
         term_verdict(ri.verdict, ri.verdict_detail);
+    if (!strcmp(ri.verdict, "wrong_results"))
+        report_diff(stderr, summary);
     cli_problem wp;
     /* a results document only of a validation that passed: never a
      * partial one that looks complete */
@@ -525,6 +546,7 @@ int cmd_run(int argc, char **argv)
     run_args a;
     memset(&a, 0, sizeof a);
     dval_validation_init(&a.req, sizeof a.req);
+    dval_compare_options_init(&a.expect.cmp, sizeof a.expect.cmp);
     a.json = wants_json(argc, argv);
     cli_problem pb;
     memset(&pb, 0, sizeof pb);
