@@ -143,6 +143,8 @@ typedef struct batch_opts {
 int batch_run(const batch_opts *o);
 /* cmd_run.c: what a finished phase event tells about the run */
 void run_note_phase(run_state *st, const dval_event *ev);
+/* Keeps the last RUN_TAIL bytes of the program's output in st->tail. */
+void run_tail_add(run_state *st, const char *data, size_t len);
 
 /* report.c */
 void report_json(FILE *f, const run_report *r);
@@ -226,6 +228,7 @@ int runlog_dir(const cli_common *co, char *buf, size_t cap);
 
 /* commands */
 int cmd_run(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_sandbox(int argc, char **argv);
 int cmd_reap(int argc, char **argv);

@@ -81,7 +81,7 @@ static const char run_usage[] =
     "84 wrong results, 124 time limit, 130 SIGINT, 143 SIGTERM.\n";
 
 /* The last RUN_TAIL bytes of program output: hints look at them. */
-static void tail_add(run_state *st, const char *data, size_t len)
+void run_tail_add(run_state *st, const char *data, size_t len)
 {
     if (len >= RUN_TAIL) {
         data += len - RUN_TAIL;
@@ -137,7 +137,7 @@ static int on_event(const dval_event *ev, void *ud)
     if (ev->type == DVAL_EVENT_OUTPUT) {
         int err = ev->stream == DVAL_STDERR;
         runlog_write(err ? "stderr" : "stdout", ev->data, ev->len);
-        tail_add(st, ev->data, ev->len);
+        run_tail_add(st, ev->data, ev->len);
         if (ev->phase && !strcmp(ev->phase, "build")) {
             /* the build's diagnostics: stdout is the program's alone */
             term_out(2, ev->data, ev->len);

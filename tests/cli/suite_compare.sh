@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
-# `daytona-validate run --expect` on the local executor with shell
-# programs: passed and wrong_results (exit 84) with the diff, JSON
-# comparison of a results file with --ignore and --tolerance, and the
+# `daytona-validate run --expect` and `daytona-validate diff` on the local
+# executor: passed and wrong_results (exit 84) with the diff, JSON
+# comparison of a results file with --ignore and --tolerance; diff of
+# equal and unequal shell pairs (run side by side) and of a java pair;
 # option mistakes refused before any work.
 # Last line: "N passed, N failed, N skipped".
 . "$(dirname "$0")/common.sh" dval-clicmp
 
 S=$T/state
+# the java snapshot's shared compile service mounts a tmpfs in the state
+# directory: unmounted (lazily: its helper leaves with the last sandbox)
+# so the directory goes too
+cleanup_all() {
+    cleanup
+    local m
+    for m in $(awk -v t="$T/" 'index($2, t) == 1 { print $2 }' /proc/mounts); do
+        umount -l "$m" 2>/dev/null
+    done
+    rm -rf "$T"
+}
+trap cleanup_all EXIT
 # cli NAME ARGS...: $T/NAME.{out,err,rc}
 cli() {
     local name=$1; shift
@@ -59,6 +72,52 @@ cli jbad run "${LOCAL[@]}" --expect "$T/bad.json" --expect-file out.json --ignor
 if [ "$(rc jbad)" = 84 ] && [ "$(js "$T/jbad.out" 'd["verdict"], d["status"], d["comparison"]["diff"]')" = "('wrong_results', 'wrong_results', [{'path': '\$.rows[1]', 'kind': 'changed', 'expected': 3, 'actual': 2}])" ]; then
     ok "results file differs: wrong_results with the structural diff in --json"
 else bad "results file differs" "$(diag jbad)"; fi
+
+# ---------------------------------------------------------------- diff
+# side NAME ROWS SLEEP: a shell program writing out.json
+side() {
+    mkdir -p "$T/$1"
+    printf 'echo "{\\"rows\\":[%s],\\"total\\":10,\\"at\\":\\"$(date +%%s%%N)\\"}" >"$DVAL_RESULTS_DIR/out.json"\nsleep %s\n' "$2" "$3" >"$T/$1/run.sh"
+}
+side o "1,2" 0; side same "1,2" 0; side other "1,3" 0
+mkdir -p "$T/fails" "$T/nothing" && printf 'echo boom >&2; exit 3\n' >"$T/fails/run.sh"
+DL=(--executor local --state-dir "$S")
+
+cli dsame diff "${DL[@]}" --ignore '$..at' "$T/o" "$T/same"
+[ "$(rc dsame)" = 0 ] && [ "$(cat "$T/dsame.out")" = equivalent ] && grep -q 'verdict equivalent' "$T/dsame.err" && ok "diff of an equal shell pair: equivalent, exit 0" || bad "diff equal pair" "$(diag dsame)"
+cli dnoign diff "${DL[@]}" "$T/o" "$T/same"
+[ "$(rc dnoign)" = 84 ] && grep -q '"path": "\$\[\\"out.json\\"\].at"' "$T/dnoign.out" && ok "without --ignore the timestamps differ: differs, exit 84" || bad "diff without --ignore" "$(diag dnoign)"
+cli dother diff "${DL[@]}" --ignore '$..at' --json "$T/o" "$T/other"
+if [ "$(rc dother)" = 84 ] && [ "$(js "$T/dother.out" 'd["verdict"], d["differences"], d["diff"], d["original"]["schema"], d["original"]["verdict"], d["translation"]["folder_path"].endswith("/other")')" = "('differs', 1, [{'path': '\$[\"out.json\"].rows[1]', 'kind': 'changed', 'expected': 2, 'actual': 3}], 'daytona-validate-run/2', 'passed', True)" ]; then
+    ok "diff --json of an unequal pair: differs, the structural diff, both run documents"
+else bad "diff --json unequal" "$(diag dother)"; fi
+cli dfail diff "${DL[@]}" --json "$T/o" "$T/fails"
+if [ "$(rc dfail)" = 3 ] && [ "$(js "$T/dfail.out" 'd["verdict"], d["verdict_detail"], d["diff"], d["translation"]["stderr"]')" = "('runtime_error', 'the translation did not pass: the run phase exited with code 3', [], 'boom\n')" ]; then
+    ok "a translation that fails: its own verdict (runtime_error), its exit status"
+else bad "diff with a failing side" "$(diag dfail)"; fi
+cli dguess diff "${DL[@]}" "$T/o" "$T/nothing"
+[ "$(rc dguess)" = 64 ] && grep -q 'cannot tell the profile of' "$T/dguess.err" && grep -q 'profile2' "$T/dguess.err" && ok "a folder of no known kind: exit 64, --profile2 suggested" || bad "diff profile guess" "$(diag dguess)"
+cli dargs diff "${DL[@]}" "$T/o"
+[ "$(rc dargs)" = 64 ] && ok "diff with one folder: exit 64" || bad "diff one folder" "$(diag dargs)"
+
+# side by side: two programs of 3 s each take about 3 s, not 6
+side slow1 "1" 3; side slow2 "1" 3
+t0=$(date +%s%N)
+cli dpar diff "${DL[@]}" --ignore '$..at' "$T/slow1" "$T/slow2"
+par_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$(rc dpar)" = 0 ] && [ "$par_ms" -lt 5500 ] && ok "the two sides run at the same time (2 x 3 s in $par_ms ms)" || bad "diff in parallel ($par_ms ms)" "$(diag dpar)"
+
+# a java pair: the sample and a translation that sums one number less
+J=examples/validation/java-javac
+if [ -d "$J" ]; then
+    cp -r "$J" "$T/j2" && sed -i 's/i <= 1000; i++)/i < 1000; i++)/' "$T/j2/Main.java"
+    cli jsame diff "${DL[@]}" --ignore '$..java_version' "$J" "$J"
+    cli jdiff diff "${DL[@]}" --json "$J" "$T/j2"
+    if [ "$(rc jsame)" = 0 ] && [ "$(rc jdiff)" = 84 ] &&
+       [ "$(js "$T/jdiff.out" 'd["diff"][0]["path"], d["diff"][0]["expected"], d["diff"][0]["actual"], d["original"]["profile"]')" = "('\$[\"results.json\"].sum_1_to_1000', 500500, 499500, 'java')" ]; then
+        ok "java pair (profile recognised from *.java): equivalent with itself, differs from a wrong translation"
+    else bad "java pair" "$(diag jsame; diag jdiff)"; fi
+else skipped "java pair" "no $J"; fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
