@@ -54,23 +54,31 @@ static int ignored(const dval__cmp *c)
     return 0;
 }
 
+static double larger(double x, double y)
+{
+    return fabs(x) > fabs(y) ? fabs(x) : fabs(y);
+}
+
 static int numbers_equal(const dval__cmp *c, const json_t *e,
                          const json_t *a)
 {
-    /* long double holds any two json_int_t's difference exactly (x86's
-     * 64-bit mantissa), so integers a double cannot tell apart differ */
-    long double x, y;
+    double d, m;
     if (json_is_integer(e) && json_is_integer(a)) {
-        x = (long double)json_integer_value(e);
-        y = (long double)json_integer_value(a);
+        json_int_t x = json_integer_value(e), y = json_integer_value(a), k;
+        if (x == y)
+            return 1;
+        /* the difference in integers, exact: two integers one double
+         * cannot tell apart (2^53 + 1 and 2^53) still differ */
+        d = __builtin_sub_overflow(x, y, &k) ? fabs((double)x - (double)y)
+                                              : fabs((double)k);
+        m = larger((double)x, (double)y);
     } else {
-        x = json_number_value(e);
-        y = json_number_value(a);
+        double x = json_number_value(e), y = json_number_value(a);
+        if (x == y)
+            return 1;
+        d = fabs(x - y);
+        m = larger(x, y);
     }
-    if (x == y)
-        return 1;
-    long double d = fabsl(x - y), m = fabsl(x) > fabsl(y) ? fabsl(x)
-                                                          : fabsl(y);
     return d <= c->abs_tol || d <= c->rel_tol * m;
 }
 
