@@ -278,6 +278,9 @@ static int diff_run(diff_args *a, dval_client *client)
         s[i].client = client;
     }
     run_both(s, master);
+    /* both validations are over: only the master may still be held */
+    dval_cancel_free(s[0].token);
+    dval_cancel_free(s[1].token);
     outcome o;
     conclude(s, a, &o);
     if (a->json)

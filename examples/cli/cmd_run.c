@@ -541,6 +541,42 @@ static int run(run_args *a, dval_client *client)
     return ex;
 }
 
+/* `run` with *a set up: the exit status. */
+static int run_main(run_args *a, int argc, char **argv)
+{
+    cli_problem pb;
+    memset(&pb, 0, sizeof pb);
+    int ex = parse_args(a, argc, argv, &pb);
+    if (ex == 0)
+        return 0;
+    if (ex < 0)
+        ex = check_args(a, &pb);
+    if (ex > 0)
+        return early_failure(a, &pb, "arguments");
+    if (a->ndirs > 1) {
+        batch_opts bo = {.co = &a->co, .req = &a->req, .dirs = a->dirs,
+                         .ndirs = a->ndirs, .jobs = a->jobs ? a->jobs : 4,
+                         .json = a->json};
+        term_init(a->co.verbose, a->co.raw_output);
+        return batch_run(&bo);
+    }
+    char tid[64];
+    if (!a->req.thread_id) {
+        if (default_thread_id(tid, sizeof tid) < 0) {
+            cli_err("run: no random thread id: %s", strerror(errno));
+            return CLI_EX_INFRA;
+        }
+        a->req.thread_id = tid;
+    }
+    term_init(a->co.verbose, a->co.raw_output);
+    dval_client *client = NULL;
+    if ((ex = cli_client_pb(&client, &a->co, &pb, NULL)))
+        return early_failure(a, &pb, "client");
+    ex = run(a, client);
+    dval_client_free(client);
+    return ex;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -548,35 +584,7 @@ int cmd_run(int argc, char **argv)
     dval_validation_init(&a.req, sizeof a.req);
     dval_compare_options_init(&a.expect.cmp, sizeof a.expect.cmp);
     a.json = wants_json(argc, argv);
-    cli_problem pb;
-    memset(&pb, 0, sizeof pb);
-    int ex = parse_args(&a, argc, argv, &pb);
-    if (ex == 0)
-        return 0;
-    if (ex < 0)
-        ex = check_args(&a, &pb);
-    if (ex > 0)
-        return early_failure(&a, &pb, "arguments");
-    if (a.ndirs > 1) {
-        batch_opts bo = {.co = &a.co, .req = &a.req, .dirs = a.dirs,
-                         .ndirs = a.ndirs, .jobs = a.jobs ? a.jobs : 4,
-                         .json = a.json};
-        term_init(a.co.verbose, a.co.raw_output);
-        return batch_run(&bo);
-    }
-    char tid[64];
-    if (!a.req.thread_id) {
-        if (default_thread_id(tid, sizeof tid) < 0) {
-            cli_err("run: no random thread id: %s", strerror(errno));
-            return CLI_EX_INFRA;
-        }
-        a.req.thread_id = tid;
-    }
-    term_init(a.co.verbose, a.co.raw_output);
-    dval_client *client = NULL;
-    if ((ex = cli_client_pb(&client, &a.co, &pb, NULL)))
-        return early_failure(&a, &pb, "client");
-    ex = run(&a, client);
-    dval_client_free(client);
+    int ex = run_main(&a, argc, argv);
+    free(a.expect.data);
     return ex;
 }
