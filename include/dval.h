@@ -798,6 +798,11 @@ typedef struct dval_result dval_result;
 DVAL_API int dval_validate_result(dval_result **result, dval_client *client,
                                   const dval_validation *req,
                                   dval_event_fn on_event, void *userdata);
+/* The same for dval_pool_validate. */
+DVAL_API int dval_pool_validate_result(dval_result **result, dval_pool *pool,
+                                       const dval_validation *req,
+                                       dval_event_fn on_event,
+                                       void *userdata);
 DVAL_API void dval_result_free(dval_result *r);
 /* The status the validating call returned. */
 DVAL_API int dval_result_status(const dval_result *r);

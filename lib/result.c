@@ -115,6 +115,15 @@ int dval__result_new(dval_result **out, int status, char *summary)
     return DVAL_OK;
 }
 
+/* The result of a validation that returned rc and summary. */
+static int made(dval_result **result, int rc, char *summary)
+{
+    if (!summary)
+        return rc;
+    int m = dval__result_new(result, rc, summary);
+    return m ? m : rc;
+}
+
 DVAL_API int dval_validate_result(dval_result **result, dval_client *client,
                                   const dval_validation *req,
                                   dval_event_fn on_event, void *userdata)
@@ -124,8 +133,18 @@ DVAL_API int dval_validate_result(dval_result **result, dval_client *client,
     *result = NULL;
     char *summary = NULL;
     int rc = dval_validate(client, req, on_event, userdata, &summary);
-    if (!summary)
-        return rc;
-    int made = dval__result_new(result, rc, summary);
-    return made ? made : rc;
+    return made(result, rc, summary);
+}
+
+DVAL_API int dval_pool_validate_result(dval_result **result, dval_pool *pool,
+                                       const dval_validation *req,
+                                       dval_event_fn on_event,
+                                       void *userdata)
+{
+    if (!result)
+        return DVAL_EINVAL;
+    *result = NULL;
+    char *summary = NULL;
+    int rc = dval_pool_validate(pool, req, on_event, userdata, &summary);
+    return made(result, rc, summary);
 }

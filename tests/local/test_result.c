@@ -140,3 +140,30 @@ TEST(test_result__signal_differences_and_bad_requests)
     dval_client_free(c);
     lt_close(&t);
 }
+
+TEST(test_result__through_a_pool)
+{
+    lt t;
+    lt_open(&t, "result-pool");
+    dval_client *c = lt_client(&t);
+    dval_pool_options o;
+    dval_pool_options_init(&o, sizeof o);
+    o.profile = "shell";
+    dval_pool *pool = NULL;
+    CHECK_INT(dval_pool_new(&pool, c, &o), DVAL_OK);
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.source_dir = dir_with(&t, "pool", WRITES);
+    dval_result *r = NULL;
+    CHECK_INT(dval_pool_validate_result(&r, pool, &req, NULL, NULL),
+              DVAL_OK);
+    CHECK(r != NULL);
+    CHECK_INT(dval_result_verdict(r), DVAL_VERDICT_PASSED);
+    CHECK_INT(dval_result_file_count(r), 2);
+    dval_result_free(r);
+    CHECK_INT(dval_pool_validate_result(NULL, pool, &req, NULL, NULL),
+              DVAL_EINVAL);
+    dval_pool_free(pool);
+    dval_client_free(c);
+    lt_close(&t);
+}
