@@ -41,7 +41,10 @@ int dval__path_text(dval__buf *out, const dval__seg *path, size_t n)
     return rc;
 }
 
-/* ---- parsing: one step at *p, its key's bytes appended to keys */
+/* ---- parsing: one step at *p, its key's bytes appended to keys; each
+ * returns 0, BAD (not a path) or DVAL_ENOMEM */
+
+#define BAD 1
 
 /* The quoted name at s ('"' ... '"', JSON escapes): its length in *used,
  * the decoded name appended to keys (NUL-terminated). */
@@ -51,12 +54,13 @@ static int quoted(const char *s, size_t *used, dval__buf *keys)
     while (s[i] && s[i] != '"')
         i += s[i] == '\\' && s[i + 1] ? 2 : 1;
     if (s[i] != '"')
-        return -1;
+        return BAD;
     json_t *k = json_loadb(s, i + 1, JSON_DECODE_ANY, NULL);
-    int rc = json_is_string(k) && !memchr(json_string_value(k), 0,
-                                          json_string_length(k))
-                 ? dval__buf_append(keys, json_string_value(k),
-                                    json_string_length(k) + 1) : -1;
+    int rc = !json_is_string(k) || memchr(json_string_value(k), 0,
+                                          json_string_length(k)) ? BAD
+             : dval__buf_append(keys, json_string_value(k),
+                                json_string_length(k) + 1) ? DVAL_ENOMEM
+                                                           : 0;
     json_decref(k);
     *used = i + 1;
     return rc;
@@ -75,8 +79,11 @@ static int bracket(const char *s, dval__seg *g, size_t *used,
     if (s[1] == '"') {
         g->kind = DVAL__SEG_KEY;
         g->index = keys->len; /* an offset until the keys are all in */
-        if (quoted(s + 1, &q, keys) || s[1 + q] != ']')
-            return -1;
+        int rc = quoted(s + 1, &q, keys);
+        if (rc)
+            return rc;
+        if (s[1 + q] != ']')
+            return BAD;
         *used = q + 2;
         return 0;
     }
@@ -84,7 +91,7 @@ static int bracket(const char *s, dval__seg *g, size_t *used,
     for (; s[i] >= '0' && s[i] <= '9' && i < 19; i++)
         n = n * 10 + (size_t)(s[i] - '0');
     if (i == 1 || s[i] != ']')
-        return -1;
+        return BAD;
     g->kind = DVAL__SEG_INDEX;
     g->index = n;
     *used = i + 1;
@@ -104,12 +111,12 @@ static int dotted(const char *s, dval__seg *g, size_t *used,
     }
     size_t n = strcspn(s + at, ".[");
     if (n == 0 || (s[at] == '*' && n == 1))
-        return -1;
+        return BAD;
     g->index = keys->len;
     *used = at + n;
-    if (dval__buf_append(keys, s + at, n))
-        return -1;
-    return dval__buf_append(keys, "", 1);
+    if (dval__buf_append(keys, s + at, n) || dval__buf_append(keys, "", 1))
+        return DVAL_ENOMEM;
+    return 0;
 }
 
 static int bad_path(const char *text, char *msg, size_t cap)
@@ -150,17 +157,17 @@ int dval__pattern_parse(dval__pattern *p, const char *text, char *msg,
     int rc = 0;
     for (const char *s = text + 1; *s && !rc; s += used) {
         if (n == sizeof seg / sizeof *seg)
-            rc = -1;
+            rc = BAD;
         else if (*s == '[')
             rc = bracket(s, &seg[n++], &used, &keys);
         else if (*s == '.')
             rc = dotted(s, &seg[n++], &used, &keys);
         else
-            rc = -1;
+            rc = BAD;
     }
     if (rc == 0)
         rc = settle(p, seg, n, &keys);
-    else
+    else if (rc == BAD)
         rc = bad_path(text, msg, cap);
     dval__buf_free(&keys);
     return rc;

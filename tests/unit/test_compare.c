@@ -341,3 +341,50 @@ TEST(compare__text_ignores_trailing_whitespace_only)
     CHECK_STR(val(&r, 0, "actual"), "\"caf\xef\xbf\xbd\"");
     json_decref(r.diff);
 }
+
+/* ---- allocation failures (the library's own allocations, in turn) */
+
+void dval__alloc_fail_at(long n);
+long dval__alloc_count(void);
+
+/* One JSON and one text comparison; DVAL_ERROR when a finished one
+ * found other than the known differences. */
+static int compare_twice(void)
+{
+    const char *ign[] = { "$..at", "$.rows[*].id", NULL };
+    const char *e = "{\"a\":{\"b\":[1,2,3]},\"rows\":[{\"id\":1}],\"s\":\"x\","
+                    "\"at\":1}";
+    const char *a = "{\"a\":{\"b\":[1,5]},\"rows\":[{\"id\":2}],\"t\":1,"
+                    "\"at\":2}";
+    dval_compare_options o = opts(0);
+    o.ignore = ign;
+    char *d = NULL;
+    size_t n = 0;
+    int rc = dval_compare(&d, &n, e, strlen(e), a, strlen(a), &o);
+    dval_free(d);
+    if (rc)
+        return rc;
+    if (n != 5)
+        return DVAL_ERROR;
+    o = opts(DVAL_COMPARE_TEXT);
+    d = NULL;
+    rc = dval_compare(&d, &n, "a\nb\nc\n", 6, "a\nB\n", 4, &o);
+    dval_free(d);
+    return rc ? rc : n == 2 ? DVAL_OK : DVAL_ERROR;
+}
+
+TEST(compare__every_allocation_may_fail)
+{
+    dval__alloc_fail_at(0);
+    CHECK_INT(compare_twice(), DVAL_OK);
+    long total = dval__alloc_count();
+    CHECK(total > 5);
+    for (long k = 1; k <= total; k++) {
+        dval__alloc_fail_at(k);
+        int rc = compare_twice();
+        if (rc != DVAL_OK && rc != DVAL_ENOMEM)
+            th_fail(__FILE__, __LINE__, "allocation %ld failed: %s", k,
+                    dval_status_name(rc));
+    }
+    dval__alloc_fail_at(0);
+}
