@@ -119,5 +119,29 @@ if [ -d "$J" ]; then
     else bad "java pair" "$(diag jsame; diag jdiff)"; fi
 else skipped "java pair" "no $J"; fi
 
+# a C# translation of a Java program over the same seeded database (the
+# snapshots kept where suite_db.sh keeps them), and a Java "translation"
+# that orders a query the other way
+DB=${DVAL_LOCAL_TEST_ROOT:-/tmp/dval-local-tests}/db
+DBOPTS=(--executor local --state-dir "$DB" --service postgres --service sqlite
+        --seed examples/validation/db/schema.sql --seed examples/validation/db/data.sql)
+if [ "$(id -u)" != 0 ]; then
+    skipped "diff over a seeded database" "services run only as root"
+else
+    mkdir -p "$DB"
+    cp -r examples/validation/java-jdbc-db "$T/jbug"
+    sed -i 's/ORDER BY total_cents DESC, o.id/ORDER BY total_cents ASC, o.id/' "$T/jbug/Main.java"
+    cli dbne diff "${DBOPTS[@]}" --json examples/validation/java-jdbc-db "$T/jbug"
+    if [ "$(rc dbne)" = 84 ] && [ "$(js "$T/dbne.out" 'd["verdict"], d["diff"][0]["path"].startswith("$[\"results.json\"].order_totals["), d["translation"]["verdict"]')" = "('differs', True, 'passed')" ]; then
+        ok "java pair over the seeded database: a query ordered the other way differs"
+    else bad "java pair over the seeded database" "$(diag dbne)"; fi
+    if command -v dotnet >/dev/null 2>&1; then
+        cli dbeq diff "${DBOPTS[@]}" --json examples/validation/java-jdbc-db examples/validation/dotnet-efcore-db
+        if [ "$(rc dbeq)" = 0 ] && [ "$(js "$T/dbeq.out" 'd["verdict"], d["original"]["profile"], d["translation"]["profile"], len(d["original"]["results"]["results.json"])')" = "('equivalent', 'java', 'dotnet', 8)" ]; then
+            ok "Java and its C# translation over the same seeded database: equivalent"
+        else bad "java/dotnet pair over the seeded database" "$(diag dbeq)"; fi
+    else skipped "java/dotnet pair over the seeded database" "no dotnet on this host"; fi
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
