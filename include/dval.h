@@ -535,8 +535,8 @@ DVAL_API int dval_profile_snapshot_ensure(dval_snapshot **out,
 /* How an expected result is compared with what a program produced
  * (dval_compare_options.mode). */
 enum dval_compare_mode {
-    /* JSON for a results file named *.json, else TEXT (dval_compare and
-     * dval_diff: JSON) */
+    /* in a validation: JSON for a results file, TEXT for stdout;
+     * dval_compare: JSON */
     DVAL_COMPARE_AUTO = 0,
     DVAL_COMPARE_EXACT = 1,     /* the same bytes */
     /* the same text but for whitespace at the end of each line and blank

@@ -1,8 +1,7 @@
-/* The comparisons as public calls: dval_compare (two texts) and
- * dval_diff (two validations' summaries: an original program and its
- * translation). Both only compare; running the validations, in parallel
- * or not, is the caller's (the library starts no thread). */
-#include <stdlib.h>
+/* The comparison as a public call: dval_compare (two texts). It only
+ * compares; a host that compares two validations (an original program
+ * and its translation, as the CLI's diff does) runs them as it likes and
+ * compares their "results" members with it. */
 #include <string.h>
 
 #include "compare.h"
