@@ -575,6 +575,48 @@ DVAL_API int dval_profile_snapshot_ensure(dval_snapshot **out,
                                           dval_data_fn on_build_log,
                                           void *userdata);
 
+/* ---------------------------------------------------------------- compare */
+
+/* How an expected result is compared with what a program produced
+ * (dval_compare_options.mode). */
+enum dval_compare_mode {
+    /* in a validation: JSON for a results file, TEXT for stdout;
+     * dval_compare: JSON */
+    DVAL_COMPARE_AUTO = 0,
+    DVAL_COMPARE_EXACT = 1,     /* the same bytes */
+    /* the same text but for whitespace at the end of each line and blank
+     * lines at the end */
+    DVAL_COMPARE_TEXT = 2,
+    /* equal JSON values: members in any order, numbers within the
+     * tolerances, paths of the ignore list left out */
+    DVAL_COMPARE_JSON = 3
+};
+
+typedef struct dval_compare_options {
+    size_t struct_size;
+    int32_t mode;                /* enum dval_compare_mode */
+    /* NULL-terminated JSON paths left out of a JSON comparison, each with
+     * everything below it: "$.a.b", "$.rows[*].id", "$[\"a key\"]",
+     * "$..generated_at" (a member of that name at any depth). NULL: none */
+    const char *const *ignore;
+    /* Two numbers are equal when they differ by at most abs_tolerance, or
+     * by at most rel_tolerance times the larger magnitude (0: exactly) */
+    double abs_tolerance;
+    double rel_tolerance;
+    int32_t max_diffs;           /* differences listed; 0 → 20 */
+} dval_compare_options;
+
+DVAL_API int dval_compare_options_init(dval_compare_options *opts,
+                                       size_t size);
+/* Compares actual with expected as opts says (NULL: defaults, JSON) and
+ * stores the number of differences in *differences (0: equal) and, in
+ * *diff_json (dval_free), a JSON array of the first max_diffs of them:
+ * {"path","kind","expected","actual"} (see dval_compare(3)). */
+DVAL_API int dval_compare(char **diff_json, size_t *differences,
+                          const char *expected, size_t expected_len,
+                          const char *actual, size_t actual_len,
+                          const dval_compare_options *opts);
+
 /* --------------------------------------------------------------- validate */
 
 enum dval_event_type {
@@ -680,6 +722,17 @@ typedef struct dval_validation {
      * past it the phase is stopped: verdict "output_limit", status
      * DVAL_ETOOBIG. 0: no limit (appended in 0.1.5). */
     int64_t output_bytes;
+    /* Appended in 0.1.6: an expected result, expected_len bytes at
+     * expected (NULL: none), compared as compare says (NULL: defaults,
+     * mode DVAL_COMPARE_AUTO) with the program's stdout (expected_file
+     * NULL: AUTO is TEXT) or with the results file of that name (a
+     * *.json file: always JSON). The verdict is then passed or
+     * wrong_results, the summary's "comparison" the differences (see
+     * dval_validate(3), EXPECTED RESULTS). */
+    const char *expected;
+    size_t expected_len;
+    const char *expected_file;
+    const dval_compare_options *compare;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */
@@ -791,6 +844,90 @@ DVAL_API int dval_pool_stats_get(dval_pool *pool, dval_pool_stats *stats,
                                  size_t size);
 /* No validation may still run on the pool. */
 DVAL_API void dval_pool_free(dval_pool *pool);
+
+/* ---------------------------------------------------------------- result */
+
+/* A validation's outcome as a value (appended in 0.1.5): read it with the
+ * accessors below, no JSON parser needed. Immutable: any thread may read
+ * it, at the same time; strings it hands out are borrowed from it, valid
+ * until dval_result_free. */
+typedef struct dval_result dval_result;
+
+/* dval_validate with the outcome as a dval_result (*result: NULL for a
+ * request that is not valid, else set whatever came of it; release it
+ * with dval_result_free). Same return value as dval_validate. */
+DVAL_API int dval_validate_result(dval_result **result, dval_client *client,
+                                  const dval_validation *req,
+                                  dval_event_fn on_event, void *userdata);
+/* The same for dval_pool_validate. */
+DVAL_API int dval_pool_validate_result(dval_result **result, dval_pool *pool,
+                                       const dval_validation *req,
+                                       dval_event_fn on_event,
+                                       void *userdata);
+DVAL_API void dval_result_free(dval_result *r);
+/* The status the validating call returned. */
+DVAL_API int dval_result_status(const dval_result *r);
+DVAL_API int dval_result_verdict(const dval_result *r);  /* dval_verdict */
+DVAL_API const char *dval_result_verdict_detail(const dval_result *r);
+/* The last phase's exit code (the run's, else the build's); -1 when none
+ * ran to one. */
+DVAL_API int dval_result_exit_code(const dval_result *r);
+/* The signal that ended that phase (an exit code of 128+N), else 0. */
+DVAL_API int dval_result_signal(const dval_result *r);
+/* dval_validate's JSON summary of the same validation. */
+DVAL_API const char *dval_result_summary(const dval_result *r);
+
+/* A phase of the validation (dval_result_phase). */
+typedef struct dval_phase_info {
+    size_t struct_size;
+    int32_t exited;              /* 1: it ran to an exit code */
+    int32_t exit_code;           /* -1 when it did not */
+    int32_t signal;              /* the signal that ended it, else 0 */
+    int64_t wall_ms;
+    /* its output as the summary keeps it (up to 1 MiB a stream; invalid
+     * UTF-8 replaced by U+FFFD), NUL-terminated after len */
+    const char *stdout_data;
+    size_t stdout_len;
+    const char *stderr_data;
+    size_t stderr_len;
+    int32_t output_truncated;    /* 1: cut at 1 MiB */
+} dval_phase_info;
+
+/* Fills *info (size: sizeof *info) with the phase "build" or "run";
+ * DVAL_ENOTFOUND when it did not start. */
+DVAL_API int dval_result_phase(const dval_result *r, const char *phase,
+                               dval_phase_info *info, size_t size);
+
+/* A results file (dval_result_file). */
+typedef struct dval_file_info {
+    size_t struct_size;
+    const char *name;            /* relative to the results directory */
+    const char *json;            /* its JSON document, compact */
+    size_t json_len;
+} dval_file_info;
+
+DVAL_API size_t dval_result_file_count(const dval_result *r);
+/* The results files in name order (index from 0); DVAL_ENOTFOUND past
+ * the last. */
+DVAL_API int dval_result_file(const dval_result *r, size_t index,
+                              dval_file_info *file, size_t size);
+
+/* One difference from the expected result (dval_result_diff). */
+typedef struct dval_diff_entry {
+    size_t struct_size;
+    const char *path;            /* "$.rows[2].total", "line 3" */
+    /* "changed", "type", "missing", "unexpected", "length", "invalid" */
+    const char *kind;
+    const char *expected;        /* JSON text; NULL when absent */
+    const char *actual;          /* JSON text; NULL when absent */
+} dval_diff_entry;
+
+/* How many differences the comparison with the expected result found
+ * (0: none, or no comparison) and the listed ones (at most the compare
+ * options' max_diffs) by index; DVAL_ENOTFOUND past the last listed. */
+DVAL_API size_t dval_result_differences(const dval_result *r);
+DVAL_API int dval_result_diff(const dval_result *r, size_t index,
+                              dval_diff_entry *entry, size_t size);
 
 /* ---------------------------------------------------------------- executor */
 

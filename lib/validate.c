@@ -79,6 +79,13 @@ static const char *run_detail(dval__vctx *v, char *buf, size_t cap)
     return buf;
 }
 
+static const char *compare_detail(dval__vctx *v, char *buf, size_t cap)
+{
+    (void)v;
+    dval__fmt(buf, cap, "as expected");
+    return buf;
+}
+
 static const char *download_detail(dval__vctx *v, char *buf, size_t cap)
 {
     size_t n = json_object_size(v->results);
@@ -115,6 +122,9 @@ static int build_and_run(dval__vctx *v)
     if (!rc)
         rc = run_phase(v, "download", dval__validate_download,
                        download_detail);
+    /* a program that failed gets its own verdict, not a comparison */
+    if (!rc && v->expect && v->run.exit_code == 0)
+        rc = run_phase(v, "compare", dval__validate_expect, compare_detail);
     return rc;
 }
 
@@ -164,6 +174,7 @@ static void drop_sandbox(dval__vctx *v)
     v->results_values = v->results_bytes = 0;
     json_array_clear(v->errors);
     v->results_missing = 0;
+    dval__expect_reset(v);
 }
 
 static int restart_event(dval__vctx *v)
@@ -233,6 +244,7 @@ static void free_ctx(dval__vctx *v)
     dval__phase_reset(&v->build);
     dval__phase_reset(&v->run);
     dval__svcset_free(&v->own_svc);
+    dval__cmp_free(&v->cmp);
     json_decref(v->timings);
     json_decref(v->results);
     json_decref(v->errors);

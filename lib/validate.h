@@ -7,6 +7,7 @@
  *   validate_upload.c   the upload of the source tree
  *   validate_exec.c     the build and run phases' commands
  *   validate_results.c  the results download and the JSON summary
+ *   validate_expect.c   the comparison with an expected result
  *   verdict.c           the verdict, from what the phases came to
  * Most of the way to the executor goes through public calls
  * (dval_snapshot_ensure, dval_session_open, dval_sandbox_upload_file,
@@ -31,6 +32,7 @@
 #include <jansson.h>
 #include <limits.h>
 
+#include "compare.h"
 #include "core.h"
 #include "recycle.h"
 #include "services.h"
@@ -103,6 +105,11 @@ typedef struct dval__vctx {
     const dval__svcset *svc;
     char snapshot_name[DVAL_ID_MAX];
     char sandbox_base[DVAL_ID_MAX];
+    /* an expected result to compare with (validate_expect.c): the
+     * comparison's options, then its differences */
+    int expect;
+    int compared;           /* it ran (the run exited 0, results came) */
+    dval__cmp cmp;
 } dval__vctx;
 
 /* ---- validate_events.c */
@@ -159,6 +166,19 @@ void dval__phase_reset(dval__phase *p);
 int dval__validate_download(dval__vctx *v);
 /* The JSON summary (dval_free()); NULL when out of memory. */
 char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start);
+
+/* ---- validate_expect.c */
+/* Checks the request's expected result and its compare options. */
+int dval__expect_check(dval__vctx *v);
+/* The "compare" phase: DVAL_ERESULTS (worded) when they differ. */
+int dval__validate_expect(dval__vctx *v);
+/* Forgets a comparison (the run is done again). */
+void dval__expect_reset(dval__vctx *v);
+/* The differences in words, for the verdict's detail. */
+void dval__expect_detail(const dval__vctx *v, char *detail, size_t cap);
+/* The summary's "comparison": what was compared and the differences,
+ * null when no comparison ran. */
+json_t *dval__expect_json(const dval__vctx *v);
 
 /* ---- verdict.c */
 /* The verdict of what the phases came to, given the validation's status,

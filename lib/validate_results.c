@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "diagnostics.h"
+#include "jsonutil.h"
 #include "results_json.h"
 #include "validate.h"
 #include "workdir.h"
@@ -226,40 +227,6 @@ int dval__validate_download(dval__vctx *v)
     return rc ? rc : results_status(v);
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), 0 when there is none. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-    size_t k = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2
-             : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (!k || k > n || !dval__utf8_valid((const char *)p, k))
-        return 0;
-    return k;
-}
-
-/* A JSON string of bytes a program printed: invalid UTF-8 sequences
- * become U+FFFD (jansson takes valid UTF-8 only). */
-static json_t *json_text(const char *data, size_t len)
-{
-    if (!data)
-        return json_string("");
-    if (dval__utf8_valid(data, len))
-        return json_stringn(data, len);
-    dval__buf b = { 0 };
-    const unsigned char *p = (const unsigned char *)data;
-    for (size_t i = 0; i < len;) {
-        size_t k = utf8_seq(p + i, len - i);
-        if (dval__buf_append(&b, k ? (const char *)p + i : "\xef\xbf\xbd",
-                             k ? k : 3)) {
-            dval__buf_free(&b);
-            return json_string("");
-        }
-        i += k ? k : 1;
-    }
-    json_t *s = json_stringn(b.data ? b.data : "", b.len);
-    dval__buf_free(&b);
-    return s;
-}
-
 static json_t *known(int64_t v)
 {
     return v >= 0 ? json_integer(v) : json_null();
@@ -291,9 +258,9 @@ static json_t *phase_json(const dval__phase *p)
     json_object_set_new(o, "exit_code", p->done ? json_integer(p->exit_code)
                                                 : json_null());
     json_object_set_new(o, "wall_ms", json_integer(p->ms));
-    json_object_set_new(o, "stdout", json_text(p->out.data,
+    json_object_set_new(o, "stdout", dval__json_text(p->out.data,
                                                      p->out.len));
-    json_object_set_new(o, "stderr", json_text(p->err.data,
+    json_object_set_new(o, "stderr", dval__json_text(p->err.data,
                                                      p->err.len));
     json_object_set_new(o, "output_truncated", json_boolean(p->truncated));
     return o;
@@ -343,7 +310,7 @@ static void outcome(dval__vctx *v, int status, json_t *o)
         first_error(diags, detail, sizeof detail);
     json_object_set_new(o, "verdict", json_string(dval_verdict_name(verdict)));
     json_object_set_new(o, "verdict_detail",
-                        json_text(detail, strlen(detail)));
+                        dval__json_text(detail, strlen(detail)));
     json_object_set_new(o, "phases", phases);
     json_object_set_new(o, "diagnostics", diags);
     const dval__phase *last = v->run.started ? &v->run : &v->build;
@@ -360,6 +327,8 @@ char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start)
         return NULL;
     outcome(v, status, o);
     json_object_set(o, "results", v->results);
+    if (v->expect)
+        json_object_set_new(o, "comparison", dval__expect_json(v));
     json_object_set_new(o, "thread_id", json_string(v->thread_id));
     json_object_set_new(o, "sandbox", json_string(
         *v->sb_name ? v->sb_name : v->req.sandbox_name ? v->req.sandbox_name

@@ -169,10 +169,15 @@ int dval__verdict(const dval__vctx *v, int status, char *detail, size_t cap)
     r = results(v, detail, cap);
     if (r)
         return r;
+    if (v->compared && v->cmp.count) {
+        dval__expect_detail(v, detail, cap);
+        return DVAL_VERDICT_WRONG_RESULTS;
+    }
     if (status != DVAL_OK) {
         dval__fmt(detail, cap, "%s", dval_client_errmsg(v->client));
         return DVAL_VERDICT_INFRASTRUCTURE_ERROR;
     }
-    dval__fmt(detail, cap, "built, ran and wrote its results");
+    dval__fmt(detail, cap, v->compared ? "built, ran and gave the expected "
+              "result" : "built, ran and wrote its results");
     return DVAL_VERDICT_PASSED;
 }

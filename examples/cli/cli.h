@@ -74,6 +74,32 @@ int cli_common_opt(cli_common *co, int opt, const char *arg);
 int cli_common_only(cli_common *co, int argc, char **argv, const char *cmd,
                     const char *usage);
 
+/* expect.c: the comparison options of `run` and `diff` */
+#define CLI_MAX_IGNORE 64
+enum { OPT_EXPECT = OPT_FIRST_CMD + 100, OPT_EXPECT_FILE, OPT_EXPECT_MODE,
+       OPT_IGNORE, OPT_TOLERANCE, OPT_REL_TOLERANCE };
+#define CLI_COMPARE_LONGOPTS                                  \
+    {"expect-file", 1, NULL, OPT_EXPECT_FILE},                \
+    {"expect-mode", 1, NULL, OPT_EXPECT_MODE},                \
+    {"ignore", 1, NULL, OPT_IGNORE},                          \
+    {"tolerance", 1, NULL, OPT_TOLERANCE},                    \
+    {"rel-tolerance", 1, NULL, OPT_REL_TOLERANCE}
+typedef struct cli_expect {
+    const char *path;             /* --expect FILE */
+    const char *results_name;     /* --expect-file NAME */
+    const char *ignore[CLI_MAX_IGNORE + 1];
+    size_t nignore;
+    dval_compare_options cmp;     /* dval_compare_options_init'ed */
+    char *data;                   /* FILE's bytes (expect_apply) */
+    size_t len;
+} cli_expect;
+/* Handles opt: 0 when it is not a comparison option, -1 when handled,
+ * else the usage exit status with *pb set (cmd names the command). */
+int expect_option(cli_expect *e, int opt, const char *arg, cli_problem *pb,
+                  const char *cmd);
+/* Reads --expect FILE into req (-1: done; else the exit status, *pb). */
+int expect_apply(cli_expect *e, dval_validation *req, cli_problem *pb);
+
 /* main.c */
 extern const char *cli_prog;
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -118,9 +144,13 @@ typedef struct batch_opts {
 int batch_run(const batch_opts *o);
 /* cmd_run.c: what a finished phase event tells about the run */
 void run_note_phase(run_state *st, const dval_event *ev);
+/* Keeps the last RUN_TAIL bytes of the program's output in st->tail. */
+void run_tail_add(run_state *st, const char *data, size_t len);
 
 /* report.c */
 void report_json(FILE *f, const run_report *r);
+/* The summary's comparison, its diff pretty-printed (nothing without). */
+void report_diff(FILE *f, const char *summary);
 /* The verdict and its detail from the library's summary (may be NULL). */
 void run_info_verdict(run_info *ri, const char *summary);
 
@@ -219,6 +249,7 @@ void runlog_prune(const char *dir, const char *keep);
 
 /* commands */
 int cmd_run(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 /* cmd_snapshot_ls.c: `snapshot ls`; the exit status. */
 int snapshot_ls(dval_client *c);

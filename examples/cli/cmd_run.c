@@ -60,6 +60,18 @@ static const char run_usage[] =
     "                          creates (Daytona's units; local defaults: no\n"
     "                          CPU quota, 2 GiB memory, 10 GiB disk)\n"
     "  --allow-missing-results  no results file is not an error\n"
+    "  --expect FILE           the expected result: the program's stdout is\n"
+    "                          compared with FILE (text: trailing whitespace\n"
+    "                          ignored), or --expect-file's file; a difference\n"
+    "                          is the verdict wrong_results, with a diff\n"
+    "  --expect-file NAME      compare the results file NAME (*.json) instead,\n"
+    "                          as JSON\n"
+    "  --expect-mode json|text|bytes  how to compare (default: text for the\n"
+    "                          output, json for a results file)\n"
+    "  --ignore PATH           a JSON path left out of a JSON comparison\n"
+    "                          ($.a.b, $.rows[*].id, $..name; repeatable)\n"
+    "  --tolerance X           numbers within X of each other are equal\n"
+    "  --rel-tolerance X       ... or within X times the larger one\n"
     "  --state-dir DIR         local executor state (and run transcripts)\n"
     "  --verbose               progress, build logs and library logs\n"
     "\n"
@@ -81,7 +93,7 @@ static const char run_usage[] =
     "84 wrong results, 124 time limit, 130 SIGINT, 143 SIGTERM.\n";
 
 /* The last RUN_TAIL bytes of program output: hints look at them. */
-static void tail_add(run_state *st, const char *data, size_t len)
+void run_tail_add(run_state *st, const char *data, size_t len)
 {
     if (len >= RUN_TAIL) {
         data += len - RUN_TAIL;
@@ -137,7 +149,7 @@ static int on_event(const dval_event *ev, void *ud)
     if (ev->type == DVAL_EVENT_OUTPUT) {
         int err = ev->stream == DVAL_STDERR;
         runlog_write(err ? "stderr" : "stdout", ev->data, ev->len);
-        tail_add(st, ev->data, ev->len);
+        run_tail_add(st, ev->data, ev->len);
         if (ev->phase && !strcmp(ev->phase, "build")) {
             /* the build's diagnostics: stdout is the program's alone */
             term_out(2, ev->data, ev->len);
@@ -218,6 +230,8 @@ static const struct option longopts[] = {
     {"cpu-seconds", 1, NULL, OPT_CPU_SECONDS},
     {"pids", 1, NULL, OPT_PIDS},
     {"output-bytes", 1, NULL, OPT_OUTPUT},
+    {"expect", 1, NULL, OPT_EXPECT},
+    CLI_COMPARE_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -231,6 +245,7 @@ typedef struct run_args {
     const char *results_file;
     const char *image;         /* --image: the profile over another base */
     int json;
+    cli_expect expect;
     int32_t jobs;
     char **dirs;               /* several DIRs: a batch */
     int ndirs;
@@ -378,7 +393,11 @@ static int parse_args(run_args *a, int argc, char **argv, cli_problem *pb)
         if (opt == '?' || opt == ':')
             return usage_error(pb, "unknown or incomplete option '%s'",
                                argv[optind - 1]);
-        int ex = parse_option(a, opt, &nlabels, pb);
+        int ex = expect_option(&a->expect, opt, optarg, pb, "run");
+        if (ex > 0)
+            return ex;
+        if (ex == 0)
+            ex = parse_option(a, opt, &nlabels, pb);
         if (ex >= 0)
             return ex;
     }
@@ -427,7 +446,7 @@ static int check_args(run_args *a, cli_problem *pb)
         (a->results_file && a->ndirs == 1 &&
          check_output_file("--results", a->results_file, pb)))
         return pb->exit_status;
-    return -1;
+    return expect_apply(&a->expect, &a->req, pb);
 }
 
 /* --json is honoured even when the arguments around it are wrong. */
@@ -506,6 +525,8 @@ static int finish(const run_args *a, run_state *st, dval_client *client,
     term_done();
     if (ri.verdict[0])
         term_verdict(ri.verdict, ri.verdict_detail);
+    if (!strcmp(ri.verdict, "wrong_results"))
+        report_diff(stderr, summary);
     cli_problem wp;
     /* a results document only of a validation that passed: never a
      * partial one that looks complete */
@@ -565,41 +586,50 @@ static int run(run_args *a, dval_client *client)
     return ex;
 }
 
+/* `run` with *a set up: the exit status. */
+static int run_main(run_args *a, int argc, char **argv)
+{
+    cli_problem pb;
+    memset(&pb, 0, sizeof pb);
+    int ex = parse_args(a, argc, argv, &pb);
+    if (ex == 0)
+        return 0;
+    if (ex < 0)
+        ex = check_args(a, &pb);
+    if (ex > 0)
+        return early_failure(a, &pb, "arguments");
+    if (a->ndirs > 1) {
+        batch_opts bo = {.co = &a->co, .req = &a->req, .dirs = a->dirs,
+                         .ndirs = a->ndirs, .jobs = a->jobs ? a->jobs : 4,
+                         .json = a->json, .results_dir = a->results_file};
+        term_init(a->co.verbose, a->co.raw_output);
+        return batch_run(&bo);
+    }
+    char tid[64];
+    if (!a->req.thread_id) {
+        if (default_thread_id(tid, sizeof tid) < 0) {
+            cli_err("run: no random thread id: %s", strerror(errno));
+            return CLI_EX_INFRA;
+        }
+        a->req.thread_id = tid;
+    }
+    term_init(a->co.verbose, a->co.raw_output);
+    dval_client *client = NULL;
+    if ((ex = cli_client_pb(&client, &a->co, &pb, NULL)))
+        return early_failure(a, &pb, "client");
+    ex = run(a, client);
+    dval_client_free(client);
+    return ex;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a;
     memset(&a, 0, sizeof a);
     dval_validation_init(&a.req, sizeof a.req);
+    dval_compare_options_init(&a.expect.cmp, sizeof a.expect.cmp);
     a.json = wants_json(argc, argv);
-    cli_problem pb;
-    memset(&pb, 0, sizeof pb);
-    int ex = parse_args(&a, argc, argv, &pb);
-    if (ex == 0)
-        return 0;
-    if (ex < 0)
-        ex = check_args(&a, &pb);
-    if (ex > 0)
-        return early_failure(&a, &pb, "arguments");
-    if (a.ndirs > 1) {
-        batch_opts bo = {.co = &a.co, .req = &a.req, .dirs = a.dirs,
-                         .ndirs = a.ndirs, .jobs = a.jobs ? a.jobs : 4,
-                         .json = a.json, .results_dir = a.results_file};
-        term_init(a.co.verbose, a.co.raw_output);
-        return batch_run(&bo);
-    }
-    char tid[64];
-    if (!a.req.thread_id) {
-        if (default_thread_id(tid, sizeof tid) < 0) {
-            cli_err("run: no random thread id: %s", strerror(errno));
-            return CLI_EX_INFRA;
-        }
-        a.req.thread_id = tid;
-    }
-    term_init(a.co.verbose, a.co.raw_output);
-    dval_client *client = NULL;
-    if ((ex = cli_client_pb(&client, &a.co, &pb, NULL)))
-        return early_failure(&a, &pb, "client");
-    ex = run(&a, client);
-    dval_client_free(client);
+    int ex = run_main(&a, argc, argv);
+    free(a.expect.data);
     return ex;
 }

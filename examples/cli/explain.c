@@ -237,8 +237,9 @@ static int verdict_failed(run_info *ri)
          "for what the program keeps allocating", CLI_EX_MEMORY},
         {"output_limit", "output_limit", "run", "print less, or raise the "
          "output limit", CLI_EX_OUTPUT},
-        {"wrong_results", "wrong_results", "download", "compare the "
-         "results with the expected ones", CLI_EX_WRONG},
+        {"wrong_results", "wrong_results", "compare", "the differences "
+         "are listed above (--json: \"comparison\"); --ignore and "
+         "--tolerance leave out what may differ", CLI_EX_WRONG},
         /* a profile's script said so: not the program's fault */
         {"infrastructure_error", "infrastructure_error", "run", "not the "
          "program's fault: retry; if it stays, rebuild the snapshot "

@@ -18,6 +18,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run --profile NAME [options] DIR  upload DIR, run it, fetch results\n"
+    "  diff ORIGINAL TRANSLATION         run both, compare their results\n"
     "  snapshot ensure|rm PROFILE...     build or delete a profile's snapshot\n"
     "  snapshot ls                       every snapshot, its state, runtime\n"
     "  snapshot rm SNAPSHOT...           delete snapshots by name\n"
@@ -188,6 +189,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "diff"))
+        return cmd_diff(argc - 1, argv + 1);
     if (!strcmp(cmd, "snapshot"))
         return cmd_snapshot(argc - 1, argv + 1);
     if (!strcmp(cmd, "sandbox"))

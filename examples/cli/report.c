@@ -88,6 +88,18 @@ static void folder(FILE *f, const run_report *r)
     fprintf(f, ",\"index\":%d", r->index);
 }
 
+void report_diff(FILE *f, const char *summary)
+{
+    const char *cmp, *diff;
+    size_t n;
+    if (!summary || jt_member(summary, "comparison", &cmp, &n) ||
+        jt_member(cmp, "diff", &diff, &n))
+        return;
+    fputs("differences (path, kind, expected, actual):\n", f);
+    jt_pretty(f, diff, n);
+    fputc('\n', f);
+}
+
 void report_json(FILE *f, const run_report *r)
 {
     const run_info *ri = r->ri;
@@ -115,6 +127,8 @@ void report_json(FILE *f, const run_report *r)
     member(f, r->summary, "errors", "[]");
     fputs(",\"results\":", f);
     member(f, r->summary, "results", "{}");
+    fputs(",\"comparison\":", f);
+    member(f, r->summary, "comparison", "null");
     fputs(",\"thread_id\":", f);
     if (ri->thread_id)
         str_or_null(f, ri->thread_id);
