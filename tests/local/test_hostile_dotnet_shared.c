@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TD "tests/local/dotnet/"
@@ -77,12 +78,17 @@ static int victim_ok(lt *t)
     return via;
 }
 
-/* A and B, B's program built once by the service (warm, and B's
- * sources written where A's attacks would look). */
+/* A and B on the shared service, B's program built once by it (warm,
+ * and B's sources written where A's attacks would look). */
 static void two_sandboxes(lt *t)
 {
     dn_sandbox(t, "a");
     dn_start(t, "b");
+    /* the service they reach is the snapshot's one, outside both */
+    char p[700];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/snapshots/dotnet/services/csc/sock", t->dir);
+    CHECK(stat(p, &st) == 0 && S_ISSOCK(st.st_mode));
     dn_put(t, "b", DIR, "V.csproj", CONSOLE);
     dn_put(t, "b", DIR, "Program.cs", VICTIM);
     dn_put(t, "b", DIR, "Secret.cs", "// " SECRET "\n");
