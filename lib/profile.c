@@ -73,7 +73,10 @@ static const char *const empty_steps[] = {NULL};
  * (profiles/dotnet/, libexec/dval-csc-service/: a tar.gz made at build
  * time) go to DOTNET_DIR; the package set is restored into its package
  * folder, the only source validations restore from; the service is
- * compiled with the image's own SDK and described as a profile service.
+ * compiled with the image's own SDK and described as a shared profile
+ * service: it takes sources as data and loads nothing of a validation,
+ * so one warm copy serves every sandbox of the snapshot and a sandbox's
+ * first validation does not wait for a compiler to start.
  * The same steps build the local image's snapshot and a Daytona one (the
  * SDK image). The run command is the build phase (the service, else a
  * full offline `dotnet build`: profiles/dotnet/build.sh) then the run
@@ -94,8 +97,8 @@ static const char *const dotnet_build[] = {
     "tar -xzf - --no-same-owner -C " DOTNET_DIR,
     "sh " DOTNET_DIR "/packages.sh " DOTNET_PACKAGES,
     "sh " DOTNET_DIR "/setup.sh",
-    DVAL_SERVICE_INSTALL("csc", DVAL_CSC_UID_S, "/run/dval-csc",
-                         "exec sh " DOTNET_DIR "/service.sh"),
+    DVAL_SERVICE_INSTALL_SHARED("csc", DVAL_CSC_UID_S, "/run/dval-csc",
+                                "exec sh " DOTNET_DIR "/service.sh"),
     NULL};
 #define DOTNET_BUILD                                                        \
     DVAL_PROFILE_NEEDS(DOTNET_DIR, "build.sh") "exec sh " DOTNET_DIR "/build.sh"

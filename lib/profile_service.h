@@ -12,7 +12,7 @@
  *   shared 1      (optional) it serves every sandbox of the snapshot
  *                 from outside them: only for a service that takes its
  *                 input as data from the socket and runs no code of a
- *                 validation (the java compile service)
+ *                 validation (the java and dotnet compile services)
  * Who starts them: on the local executor, a root caller's, a shared one
  * runs once per snapshot in the snapshot's services host (libexec/
  * dval-local-helper/services_host.c), its directory bound read-only into

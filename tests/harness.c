@@ -13,6 +13,7 @@
 
 static struct { const char *name; th_fn fn; } tests[TH_MAX];
 static int ntests;
+static unsigned timeout_scale = 1;
 
 void th_register(const char *name, th_fn fn)
 {
@@ -75,6 +76,11 @@ void th_skip(const char *why)
     _exit(TH_SKIP_CODE);
 }
 
+void th_timeout(unsigned s)
+{
+    alarm(s * timeout_scale);
+}
+
 static int run_one(int i, unsigned timeout)
 {
     fflush(stdout);
@@ -116,7 +122,8 @@ int main(int argc, char **argv)
     }
     const char *scale = getenv("DVAL_TEST_TIMEOUT_SCALE");
     if (scale && atoi(scale) > 1)
-        timeout *= (unsigned)atoi(scale);
+        timeout_scale = (unsigned)atoi(scale);
+    timeout *= timeout_scale;
     int passed = 0, failed = 0, skipped = 0;
     for (int i = 0; i < ntests; i++) {
         if (filter && !strstr(tests[i].name, filter))

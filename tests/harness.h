@@ -17,6 +17,10 @@ void th_skip(const char *why) __attribute__((noreturn));
  * registered runs first. th_at_end_drop removes a closed fixture's. */
 void th_at_end(void (*fn)(void *), void *ud);
 void th_at_end_drop(void *ud);
+/* Restarts the running test's timeout: s seconds from now, scaled as the
+ * harness's own (for a fixture whose set-up is slow, e.g. a snapshot
+ * build, before the test's own budget starts). */
+void th_timeout(unsigned s);
 
 #define TEST(name)                                                         \
     static void name(void);                                                \

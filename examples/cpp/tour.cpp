@@ -1,7 +1,7 @@
 // A tour of the C++ wrapper, from one call to the whole lifecycle.
 //
 //     c++ -std=c++14 tour.cpp $(pkg-config --cflags --libs daytona-validate) -o tour
-//     ./tour /tmp/dval-tour examples/validation/shell
+//     ./tour /tmp/dval-tour examples/validation/shell [examples/validation/dotnet]
 //
 // It uses the local executor (no account needed) and deletes everything it
 // creates before it exits.
@@ -14,8 +14,9 @@ static void step(const char *title) { std::cout << "\n== " << title << std::endl
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        std::cerr << "usage: tour STATE_DIR FOLDER (a folder with run.sh)\n";
+    if (argc != 3 && argc != 4) {
+        std::cerr << "usage: tour STATE_DIR FOLDER [CSHARP_FOLDER] (a folder with run.sh; one with a"
+                     " .csproj and Program.cs)\n";
         return 2;
     }
     try {
@@ -73,6 +74,25 @@ int main(int argc, char **argv)
             std::cout << "exit code " << code << "\n";
         }
         dval_snapshot_delete(snap.get());
+
+        // 5. C# is one profile more: "dotnet" compiles the folder's .csproj
+        //    and runs it. Its first use builds the profile's snapshot (the
+        //    .NET SDK, NuGet packages, a compile service: tens of seconds);
+        //    without a .NET 10 SDK on this machine it throws
+        //    DVAL_EUNSUPPORTED, saying how to get one.
+        if (argc == 4) {
+            step("5. a C# program");
+            dval::validation cs;
+            cs.profile = "dotnet";
+            cs.source_dir = argv[3];
+            cs.release = DVAL_RELEASE_DELETE;
+            cs.on_output = req.on_output;
+            dval::validation_result rc = dval::validate(c, cs);
+            std::cout << "exit code " << rc.exit_code << ", results.json: "
+                      << rc.result("results.json") << "\n";
+            if (!rc.ok())
+                return 1;
+        }
     } catch (const dval::error &e) {
         std::cerr << "tour: " << e.what() << "\n";
         return 1;

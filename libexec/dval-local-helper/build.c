@@ -3,7 +3,9 @@
  *       runs the snapshot's build steps inside overlay(lower = the image
  *       (or, "host", a skeleton over which the host allow-list is bound),
  *       upper = layer), pivoted into it, with the host's network (as a
- *       Daytona image build has) and an environment of its own;
+ *       Daytona image build has: its resolver, CAs and proxy settings),
+ *       the host's NuGet configuration (build_nuget.c of the library)
+ *       and an environment of its own;
  *   mkimage <target> <suite> <packages> [<dotnet root>]
  *       builds a root of that Debian suite (the library's image table
  *       names it: lib/executor/local/image.c) with mmdebstrap, in a mount
@@ -57,6 +59,33 @@ static void bind_host_network(const char *root)
     bind_host_file(root, "/etc/ssl/certs/ca-certificates.crt");
 }
 
+/* The host's NuGet configuration the library named (LX_ENV_NUGET), shown
+ * read-only at LX_BUILD_NUGET_CONFIG on the build's /tmp: the restore of
+ * a build step finds the host's sources, credentials and proxy there;
+ * the tmpfs goes with the build, so nothing of it is in the snapshot. */
+static void bind_nuget_config(const char *root)
+{
+    const char *src = getenv(LX_ENV_NUGET);
+    char d[4096], p[4200];
+    if (!src || src[0] != '/')
+        return;
+    snprintf(d, sizeof d, "%s" LX_BUILD_NUGET_DIR, root);
+    snprintf(p, sizeof p, "%s" LX_BUILD_NUGET_CONFIG, root);
+    int fd = mkdir(d, 0700) < 0 ? -1
+             : open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    close(fd);
+    if (mount(src, p, NULL, MS_BIND, NULL) < 0 ||
+        mount(NULL, p, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID |
+              MS_NODEV | MS_NOEXEC, NULL) < 0) {
+        write_str(1, "the host's NuGet configuration cannot be shown to "
+                  "the build; restoring without it\n");
+        umount2(p, MNT_DETACH);
+        unlink(p);
+    }
+}
+
 static void build_root(char **argv)
 {
     const char *lower = argv[0], *layer = argv[2], *work = argv[3];
@@ -81,6 +110,7 @@ static void build_root(char **argv)
     if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
         die_fd(2, "mount /tmp");
     bind_host_network(mnt);
+    bind_nuget_config(mnt);
     if (enter_root(mnt) < 0)
         die_fd(2, "pivot_root");
     if (drop_caps() < 0)
@@ -90,11 +120,35 @@ static void build_root(char **argv)
 struct build_args {
     char **argv;
     int argc;
+    char *env[12];              /* the steps': build_env and the proxies */
+    char vars[6][4200];
 };
+
+/* The steps see build_env and the host's proxy settings (the library
+ * passes them to a build): their way out is the host's, as a Daytona
+ * image build has it. */
+static void step_env(struct build_args *a)
+{
+    static const char *const proxy[] = { "http_proxy", "https_proxy",
+                                         "no_proxy", "HTTP_PROXY",
+                                         "HTTPS_PROXY", "NO_PROXY" };
+    int n = 0;
+    for (char *const *e = build_env; *e; e++)
+        a->env[n++] = *e;
+    for (size_t i = 0; i < sizeof proxy / sizeof *proxy; i++) {
+        const char *v = getenv(proxy[i]);
+        if (v && strlen(v) < 4000) {
+            snprintf(a->vars[i], sizeof a->vars[i], "%s=%s", proxy[i], v);
+            a->env[n++] = a->vars[i];
+        }
+    }
+    a->env[n] = NULL;
+}
 
 static int build_child(void *p)
 {
     struct build_args *a = p;
+    step_env(a);
     build_root(a->argv);
     for (int i = 5; i < a->argc; i++) {
         char hdr[4200], shown[640];
@@ -104,7 +158,7 @@ static int build_child(void *p)
         pid_t pid = fork();
         if (pid == 0) {
             char *sh[] = { "sh", "-c", a->argv[i], NULL };
-            execve("/bin/sh", sh, build_env);
+            execve("/bin/sh", sh, a->env);
             _exit(127);
         }
         int code = pid < 0 ? 125 : wait_code(pid);
@@ -125,7 +179,9 @@ int helper_build(int argc, char **argv)
                   LX_ROOT_HOST " <layer> <work> <mnt> <cmd>...\n");
         return 2;
     }
-    struct build_args a = { argv, argc };
+    static struct build_args a; /* 25 KiB: not on the stack */
+    a.argv = argv;
+    a.argc = argc;
     pid_t pid = spawn_ns(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
                          CLONE_NEWUTS, build_child, &a);
     if (pid < 0)

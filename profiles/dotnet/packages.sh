@@ -19,8 +19,11 @@ for p in "$@"; do
     sed -i "s|  </ItemGroup>|    <PackageReference Include=\"$id\" Version=\"$v\" />\n  </ItemGroup>|" \
         "$d/pkgset.csproj"
 done
+# The host's NuGet configuration (sources, credentials, proxy), where the
+# executor shows it to the build (the local one: read-only on the build's
+# own /tmp, never in the snapshot; lib/executor/local/build_nuget.c).
 cfg=
-[ -f /run/dval-build/NuGet.Config ] && cfg=--configfile=/run/dval-build/NuGet.Config
+[ -f /tmp/dval-build/NuGet.Config ] && cfg=--configfile=/tmp/dval-build/NuGet.Config
 # Revocation of package signatures is checked offline: a build whose
 # network reaches the package source but no certificate authority would
 # otherwise wait for each lookup to time out.

@@ -23,10 +23,13 @@ ln -sf "$roslyn/Microsoft.CodeAnalysis.dll" "$roslyn/Microsoft.CodeAnalysis.CSha
 printf '%s\n' '{"runtimeOptions":{"tfm":"net10.0","framework":' \
     '{"name":"Microsoft.NETCore.App","version":"10.0.0"}}}' \
     > "$o/csc/CscService.runtimeconfig.json"
-# The service's command line, run by the sandbox's init as $uid. The heap
-# is bounded: it shares the sandbox's memory with the programs.
+# The service's command line, run as its own uid by the snapshot's
+# services host, outside every sandbox (on Daytona: in the sandbox). The
+# heap is bounded: the host has no cgroup of its own. No diagnostics
+# port: nothing may attach to the service or read its memory.
 cat > "$o/service.sh" <<EOS
-export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_GCHeapHardLimit=0x30000000
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_GCHeapHardLimit=0x30000000 \\
+    DOTNET_EnableDiagnostics=0
 exec dotnet exec $o/csc/CscService.dll /run/dval-csc/sock $ref/ref/net10.0 \
     $ref/analyzers/dotnet/cs $o/pkgset/obj/project.assets.json $o/packages $sdk
 EOS

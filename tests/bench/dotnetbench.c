@@ -6,8 +6,9 @@
  * full:    N runs forced onto the full offline `dotnet build`;
  * plain:   N runs of plain `dotnet build && dotnet run` in the same
  *          sandbox (offline, from the snapshot's packages, like full);
- * cold:    the first run of a sandbox started just before (its service
- *          starting with it), then the sandbox is deleted.
+ * cold:    N validations with isolation=sandbox, each the first of a
+ *          sandbox made for it (timed from before its creation) and
+ *          deleted after it.
  * Prints {"mode":..,"ms":[..],"paths":{"service":n,"build":n}}. */
 #include <dval.h>
 #include <stdio.h>
@@ -50,16 +51,17 @@ static int on_event(const dval_event *e, void *ud)
     return 0;
 }
 
-static double one(dval_client *c, const char *src, const char *cmd,
-                  const char *sandbox, seen *s)
+/* One validation, timed; iso DVAL_ISOLATION_SANDBOX: with a sandbox of
+ * its own, created for it inside the timed call and deleted after. */
+static double one(dval_client *c, const char *src, const char *cmd, int iso,
+                  seen *s)
 {
     dval_validation v;
     dval_validation_init(&v, sizeof v);
     v.profile = "dotnet";
     v.source_dir = src;
     v.run_command = cmd;
-    v.sandbox_name = sandbox;
-    v.release = sandbox ? DVAL_RELEASE_DELETE : DVAL_RELEASE_KEEP;
+    v.isolation = iso;
     char *json = NULL;
     double t0 = now_ms();
     int rc = dval_validate(c, &v, on_event, s, &json);
@@ -70,26 +72,6 @@ static double one(dval_client *c, const char *src, const char *cmd,
         die("the program failed", json);
     dval_free(json);
     return ms;
-}
-
-/* A fresh sandbox of the profile's snapshot, started now; its first
- * validation is timed from the moment it is running. */
-static double cold(dval_client *c, const char *src, const char *cmd, seen *s)
-{
-    static int seq;
-    char name[96];
-    snprintf(name, sizeof name, "dotnetbench-cold-%d-%d", (int)getpid(),
-             ++seq);
-    const dval_profile *p = dval_profile_find("dotnet");
-    dval_sandbox_options o;
-    dval_sandbox_options_init(&o, sizeof o);
-    o.name = name;
-    o.snapshot = p->snapshot_name;
-    dval_sandbox *sb = NULL;
-    if (dval_sandbox_acquire(&sb, c, &o))
-        die("acquire", dval_client_errmsg(c));
-    dval_sandbox_free(sb);
-    return one(c, src, cmd, name, s);
 }
 
 int main(int argc, char **argv)
@@ -110,15 +92,16 @@ int main(int argc, char **argv)
     seen s = { 0, 0 };
     if (strcmp(mode, "cold")) { /* warm: until the service answers */
         for (int i = 0; i < 60 && !s.service; i++)
-            one(c, argv[2], TRACE RUN, NULL, &s);
+            one(c, argv[2], TRACE RUN, DVAL_ISOLATION_SESSION, &s);
         if (!s.service)
             die("the compile service never answered", NULL);
         s.service = s.build = 0;
     }
     printf("{\"mode\":\"%s\",\"ms\":[", mode);
+    int iso = strcmp(mode, "cold") ? DVAL_ISOLATION_SESSION
+                                   : DVAL_ISOLATION_SANDBOX;
     for (int i = 0; i < n; i++)
-        printf("%s%.1f", i ? "," : "", !strcmp(mode, "cold")
-               ? cold(c, argv[2], cmd, &s) : one(c, argv[2], cmd, NULL, &s));
+        printf("%s%.1f", i ? "," : "", one(c, argv[2], cmd, iso, &s));
     printf("],\"paths\":{\"service\":%d,\"build\":%d}}\n", s.service, s.build);
     if (!strcmp(mode, "service") && s.build)
         die("a warm run was not built by the service", NULL);

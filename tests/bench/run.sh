@@ -61,6 +61,11 @@ cleanup() {
         p=$(sed -n 's/^pid=//p' "$f")
         [ -n "$p" ] && [ "$p" -gt 0 ] && kill -9 "$p" 2>/dev/null || true
     done
+    # a snapshot's shared services' tmpfs (lib/executor/local/services.c;
+    # a snapshot delete unmounts it): its services host ends once the
+    # directory is gone
+    awk -v t="$tmp/" 'index($2, t) == 1 { print $2 }' /proc/mounts |
+        while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf "$tmp"
 }
 trap cleanup EXIT

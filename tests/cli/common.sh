@@ -15,6 +15,10 @@ cleanup() {
     # local sandboxes keep an init process until stopped: reap them before
     # their state directory goes
     [ -d "$T/state" ] && "$CLI" sandbox rm --all --executor local --state-dir "$T/state" >/dev/null 2>&1
+    # and the tmpfs of a snapshot's shared services (the java and dotnet
+    # compile services), which only a snapshot delete unmounts
+    awk -v t="$T/" 'index($2, t) == 1 { print $2 }' /proc/mounts |
+        while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf "$T"
 }
 trap cleanup EXIT

@@ -442,7 +442,7 @@ $(diag sbls2)"
             ok "dotnet locally: the C# sample compiled and run" || bad "dotnet locally" "$(diag dotnet)"
     else
         run_cli dotnet run --executor local --state-dir "$S" --profile dotnet examples/validation/dotnet
-        [ "$(rc dotnet)" = 69 ] && grep -q 'install the .NET 10 SDK' "$T/dotnet.err" && ok "dotnet locally without an SDK: exit 69 saying how to get one" || bad "dotnet unavailable" "$(diag dotnet)"
+        [ "$(rc dotnet)" = 69 ] && grep -q 'apt-get install -y dotnet-sdk-10.0' "$T/dotnet.err" && ok "dotnet locally without an SDK: exit 69 saying how to get one" || bad "dotnet unavailable" "$(diag dotnet)"
     fi
 fi
 

@@ -8,6 +8,10 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/dval-ffi.XXXXXX")
 EMU_PID=
 cleanup() {
     if [ -n "$EMU_PID" ]; then kill "$EMU_PID" 2>/dev/null; wait "$EMU_PID" 2>/dev/null; fi
+    # the tmpfs of a snapshot's shared services (the java and dotnet
+    # compile services; a snapshot delete would unmount it)
+    awk -v t="$TMP/" 'index($2, t) == 1 { print $2 }' /proc/mounts |
+        while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf "$TMP"
 }
 trap cleanup EXIT

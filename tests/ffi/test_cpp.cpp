@@ -1,12 +1,14 @@
 // Tests of the C++ wrapper (examples/cpp/dval.hpp), built with -std=c++14
 // and -std=c++17 against the installed header: lifecycle, live output, JSON
 // upload/download, exception from a callback, cancel, dval::validate,
-// isolation=sandbox and dval::pool from 4 threads.
+// isolation=sandbox, a C# program ($DVAL_DOTNET_SAMPLE, local executor)
+// and dval::pool from 4 threads.
 // Everything it creates is deleted (DVAL_RELEASE_DELETE).
 // usage: test_cpp local STATE_DIR SRC_DIR [SAMPLE] | test_cpp daytona API_URL SRC_DIR [SAMPLE]
 // (SAMPLE: examples/validation/shell)
 // exit 0 = passed, 77 = executor not available (skip), 1 = failed.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -59,6 +61,28 @@ std::vector<std::string> live_named(dval::client &c, const std::string &prefix)
     };
     dval::detail::check(dval_sandbox_list(c.get(), nullptr, each, &left));
     return left.live;
+}
+// examples/validation/dotnet through dval::validate: compiled and run in
+// a local sandbox, its output on the dotnet channel, its results JSON.
+void validate_dotnet(dval::client &c, const std::string &dir)
+{
+    dval::validation req;
+    req.profile = "dotnet";
+    req.source_dir = dir;
+    req.thread_id = "cpp-cs";
+    req.release = DVAL_RELEASE_DELETE;
+    std::string live;
+    req.on_output = [&](int, std::string ch, dval::bytes_view d) {
+        live += ch + ":" + d.str();
+        return 0;
+    };
+    dval::validation_result r = dval::validate(c, req);
+    expect(r.ok() && r.stdout_text == "fibonacci(50) = 12586269025\n",
+           "C#: validate compiles and runs the dotnet sample: " + r.stdout_text + r.stderr_text);
+    expect(live.find("DOTNET_SANDBOX_COMMAND_EXECUTION_STDOUT:fibonacci(50)") != std::string::npos,
+           "C#: output on the DOTNET_ channel");
+    expect(r.result("results.json").find("\"fibonacci_50\":12586269025") != std::string::npos,
+           "C#: results " + r.results_json);
 }
 } // namespace
 
@@ -302,6 +326,12 @@ int main(int argc, char **argv)
             expect(!used.empty() && live_named(c, used).empty(),
                    "isolation=sandbox deletes its sandbox");
         }
+        // a C# program (examples/validation/dotnet, named by
+        // $DVAL_DOTNET_SAMPLE: one run of the suite builds the dotnet
+        // snapshot) on the local executor, like any other profile's
+        const char *cs = std::getenv("DVAL_DOTNET_SAMPLE");
+        if (executor == "local" && cs && *cs)
+            validate_dotnet(c, cs);
         // a pool of 2 sandboxes shared by 4 threads
         {
             dval::pool_options po;

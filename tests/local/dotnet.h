@@ -17,6 +17,9 @@
 /* Skips without a .NET SDK on the host; else builds the dotnet snapshot
  * in t and starts sandbox `name` on it, waiting for its service. */
 void dn_sandbox(lt *t, const char *name);
+/* Starts another sandbox `name` of that snapshot, waiting for the
+ * service's socket in it. */
+void dn_start(lt *t, const char *name);
 /* Uploads every file of the local directory (flat) into remote. */
 void dn_put_dir(lt *t, const char *sb, const char *local, const char *remote);
 /* Uploads data as remote/rel. */

@@ -21,13 +21,22 @@ void dn_sandbox(lt *t, const char *name)
         th_skip("no .NET SDK on this host");
     const dval_profile *p = dval_profile_find("dotnet");
     CHECK(p && p->local_build_commands);
+    /* the snapshot's build (a restore, the service's compile) takes tens
+     * of seconds on a busy machine: the test's own budget starts after */
+    th_timeout(300);
     int rc = lt_snapshot(t, "dotnet", DN_IMAGE, p->local_build_commands, NULL);
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "dotnet snapshot: %s", t->call.errmsg);
+    th_timeout(60);
+    dn_start(t, name);
+}
+
+void dn_start(lt *t, const char *name)
+{
     dval_sandbox_options o = { .struct_size = sizeof o, .snapshot = "dotnet" };
     lt_sandbox(t, name, &o);
     int up = 0;
-    for (int i = 0; i < 150 && !up; i++) { /* its init starts it */
+    for (int i = 0; i < 150 && !up; i++) { /* the services host starts it */
         lt_out out = { 0 };
         up = lt_run(t, name, "test -S /run/dval-csc/sock", &out) == 0;
         lt_out_free(&out);

@@ -165,14 +165,19 @@ dval_client *lt_client(lt *t)
     return c;
 }
 
+static dval_call *call_init(dval_call *c)
+{
+    memset(c, 0, sizeof *c);
+    c->struct_size = sizeof *c;
+    c->cancel_fd = -1;
+    c->timeout_ms = 60000;
+    c->retry_after_ms = -1;
+    return c;
+}
+
 dval_call *lt_call(lt *t)
 {
-    memset(&t->call, 0, sizeof t->call);
-    t->call.struct_size = sizeof t->call;
-    t->call.cancel_fd = -1;
-    t->call.timeout_ms = 60000;
-    t->call.retry_after_ms = -1;
-    return &t->call;
+    return call_init(&t->call);
 }
 
 void lt_sandbox(lt *t, const char *name, dval_sandbox_options *opts)
@@ -215,17 +220,17 @@ typedef struct what {
 
 /* cwd NULL: through command_start, the member of 0.1.0. A cwd needs
  * openat2 (the uid of its directory), which valgrind lacks. */
-static int start(lt *t, const char *sb, const char *sid, const what *w,
-                 char *cmd)
+static int start(lt *t, dval_call *c, const char *sb, const char *sid,
+                 const what *w, char *cmd)
 {
     void *ud = t->ex.userdata;
     if (w->argv)
-        return no_openat2(t->ex.command_start_argv(ud, lt_call(t), sb, sid,
+        return no_openat2(t->ex.command_start_argv(ud, c, sb, sid,
                                                    w->cwd, w->argv, w->env,
                                                    cmd));
-    return w->cwd ? no_openat2(t->ex.command_start_in(ud, lt_call(t), sb, sid,
+    return w->cwd ? no_openat2(t->ex.command_start_in(ud, c, sb, sid,
                                                       w->cwd, w->text, cmd))
-                  : t->ex.command_start(ud, lt_call(t), sb, sid, w->text,
+                  : t->ex.command_start(ud, c, sb, sid, w->text,
                                         cmd);
 }
 
@@ -234,30 +239,32 @@ static int run_what(lt *t, const char *sb, const what *w, lt_out *o)
     static int seq;
     char sid[64], cmd[DVAL_ID_MAX];
     void *ud = t->ex.userdata;
-    snprintf(sid, sizeof sid, "s%d", ++seq);
-    int rc = t->ex.session_create(ud, lt_call(t), sb, sid);
+    dval_call own, *c = &own; /* its own: tests run commands from threads */
+    snprintf(sid, sizeof sid, "s%d", __atomic_add_fetch(&seq, 1,
+                                                        __ATOMIC_RELAXED));
+    int rc = t->ex.session_create(ud, call_init(c), sb, sid);
     if (rc != DVAL_OK)
-        th_fail(__FILE__, __LINE__, "session_create: %s", t->call.errmsg);
-    rc = start(t, sb, sid, w, cmd);
+        th_fail(__FILE__, __LINE__, "session_create: %s", c->errmsg);
+    rc = start(t, call_init(c), sb, sid, w, cmd);
     if (rc != DVAL_OK)
-        th_fail(__FILE__, __LINE__, "command_start: %s", t->call.errmsg);
+        th_fail(__FILE__, __LINE__, "command_start: %s", c->errmsg);
     void *st;
-    CHECK_INT(t->ex.stream_open(ud, lt_call(t), sb, sid, cmd, &st), DVAL_OK);
+    CHECK_INT(t->ex.stream_open(ud, call_init(c), sb, sid, cmd, &st),
+              DVAL_OK);
     int closed = 0, finished = 0, code = -1;
     while (!closed) {
-        dval_call *c = lt_call(t);
-        c->timeout_ms = 200;
+        call_init(c)->timeout_ms = 200;
         CHECK_INT(t->ex.stream_read(ud, c, st, sink, o, &closed), DVAL_OK);
     }
     t->ex.stream_close(ud, st);
     while (!finished) {
-        CHECK_INT(t->ex.command_status(ud, lt_call(t), sb, sid, cmd,
+        CHECK_INT(t->ex.command_status(ud, call_init(c), sb, sid, cmd,
                                        &finished, &code), DVAL_OK);
         if (!finished)
             usleep(5000);
     }
     o->exit_ms = dval__now_ms();
-    CHECK_INT(t->ex.session_delete(ud, lt_call(t), sb, sid), DVAL_OK);
+    CHECK_INT(t->ex.session_delete(ud, call_init(c), sb, sid), DVAL_OK);
     return code;
 }
 

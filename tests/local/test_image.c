@@ -323,6 +323,44 @@ TEST(test_local_image__no_mmdebstrap_fails_closed)
     lt_close(&t);
 }
 
+/* Issue 38: the dotnet image copies the host's .NET 10 SDK; on a machine
+ * without one (none on PATH, no DOTNET_ROOT, none cached) a snapshot of
+ * it, and the dotnet profile, are refused at once with how to get one. */
+TEST(test_local_image__dotnet_without_sdk_says_how_to_get_one)
+{
+    lt t;
+    lt_open(&t, "img-nodotnet");
+    char *path = dval__strdup(getenv("PATH"));
+    char *root = getenv("DOTNET_ROOT") ? dval__strdup(getenv("DOTNET_ROOT"))
+                                       : NULL;
+    char cache[700];
+    snprintf(cache, sizeof cache, "%s/empty-cache", t.dir);
+    setenv("DVAL_LOCAL_CACHE_DIR", cache, 1);
+    setenv("PATH", "/nonexistent", 1);
+    unsetenv("DOTNET_ROOT");
+    int64_t t0 = dval__now_ms();
+    CHECK_INT(lt_snapshot(&t, "cs", "mcr.microsoft.com/dotnet/sdk:10.0", NULL,
+                          NULL), DVAL_EUNSUPPORTED);
+    CHECK(dval__now_ms() - t0 < 1000);
+    CHECK_CONTAINS(t.call.errmsg, "this machine has none");
+    CHECK_CONTAINS(t.call.errmsg, "apt-get install -y dotnet-sdk-10.0");
+    CHECK_CONTAINS(t.call.errmsg, "DOTNET_ROOT=");
+    CHECK_CONTAINS(t.call.errmsg, "docker://mcr.microsoft.com/dotnet/sdk:10.0");
+    const char *const *steps = NULL;
+    CHECK_INT(t.ex.profile_prepare(t.ex.userdata, lt_call(&t),
+                                   dval_profile_find("dotnet"), &steps),
+              DVAL_EUNSUPPORTED);
+    CHECK_CONTAINS(t.call.errmsg, "profile \"dotnet\" is unavailable");
+    CHECK_CONTAINS(t.call.errmsg, "dotnet-sdk-10.0");
+    setenv("PATH", path, 1);
+    if (root)
+        setenv("DOTNET_ROOT", root, 1);
+    unsetenv("DVAL_LOCAL_CACHE_DIR");
+    dval__free(path);
+    dval__free(root);
+    lt_close(&t);
+}
+
 /* The image cache lx_cache_dir uses (the suite's shared one). */
 static void cache_dir(char *dst, size_t cap)
 {

@@ -31,7 +31,7 @@ TEST(test_local_profile__dotnet_needs_the_host_sdk_java_and_shell_do_not)
     unsetenv("DOTNET_ROOT");
     CHECK_INT(prepare(&t, dotnet, &steps), DVAL_EUNSUPPORTED);
     CHECK_CONTAINS(t.call.errmsg, "profile \"dotnet\" is unavailable");
-    CHECK_CONTAINS(t.call.errmsg, "install the .NET 10 SDK");
+    CHECK_CONTAINS(t.call.errmsg, "apt-get install -y dotnet-sdk-10.0");
     CHECK(steps == NULL);
     setenv("PATH", path, 1);
     free(path);

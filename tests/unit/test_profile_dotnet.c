@@ -54,7 +54,8 @@ TEST(test_profile_dotnet__build_steps_same_for_local_and_daytona)
     CHECK_CONTAINS(d[2], "packages.sh Microsoft.EntityFrameworkCore@10.0.15 ");
     CHECK_CONTAINS(d[2], " Dapper@2.1.86");
     CHECK_CONTAINS(d[4], "'uid 1879113729' 'dir /run/dval-csc' 'run exec sh "
-                   "/opt/dval-dotnet/service.sh' > " DVAL_SERVICE_DIR "/csc");
+                   "/opt/dval-dotnet/service.sh' 'shared 1' > "
+                   DVAL_SERVICE_DIR "/csc");
     CHECK_STR(p->image, "mcr.microsoft.com/dotnet/sdk:10.0");
 }
 

@@ -150,11 +150,17 @@ static int dotnet_source(dval_call *c, int which, char *root, size_t cap,
                            "dotnet image is Debian 12 with this machine's "
                            ".NET 10 SDK copied in, and this machine has none "
                            "(no sdk/10.* beside the `dotnet` on PATH or in "
-                           "$DOTNET_ROOT): install the .NET 10 SDK "
-                           "(packages.microsoft.com: apt-get install "
-                           "dotnet-sdk-10.0), or give the snapshot an image "
-                           "that has it (dir:/root, tar:/root.tar, "
-                           "oci:/layout)");
+                           "$DOTNET_ROOT). Get one: on Debian 12, as root, "
+                           "`curl -fsSLO https://packages.microsoft.com/"
+                           "config/debian/12/packages-microsoft-prod.deb && "
+                           "dpkg -i packages-microsoft-prod.deb && apt-get "
+                           "update && apt-get install -y dotnet-sdk-10.0`; "
+                           "elsewhere Microsoft's dotnet-install.sh "
+                           "--channel 10.0, then DOTNET_ROOT=<its folder>. "
+                           "Or build the snapshot from an image that has it: "
+                           "docker://mcr.microsoft.com/dotnet/sdk:10.0 "
+                           "(pulled), dir:/root, tar:/root.tar, "
+                           "oci:/layout");
 }
 
 static int in_path(const char *prog)

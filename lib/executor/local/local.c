@@ -61,7 +61,7 @@ static char *find_helper(void)
 /* The helper's environment, from an allow-list: never the caller's (its
  * API keys would be readable in /proc/<pid>/environ of the sandbox's
  * init). Builds and image builds (mmdebstrap) also get the proxy
- * settings they may need. */
+ * settings they may need, builds the host's NuGet configuration. */
 static void helper_env(char **env, size_t cap, char bufs[][4200],
                        const char *mode)
 {
@@ -85,6 +85,12 @@ static void helper_env(char **env, size_t cap, char bufs[][4200],
             env[n++] = bufs[b++];
         }
     }
+    char nuget[4096];
+    if (!strcmp(mode ? mode : "", LX_VERB_BUILD) && n + 1 < cap &&
+        lx_host_nuget_config(nuget, sizeof nuget) == 0) {
+        dval__fmt(bufs[b], sizeof bufs[b], LX_ENV_NUGET "=%s", nuget);
+        env[n++] = bufs[b++];
+    }
     env[n] = NULL;
 }
 
@@ -98,7 +104,7 @@ int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
-    char *env[16], bufs[8][4200];
+    char *env[16], bufs[10][4200];
     (void)pgroup; /* always: a session of its own leads a group */
     argv[0] = x->helper;
     helper_env(env, sizeof env / sizeof *env, bufs, argv[1]);

@@ -239,6 +239,9 @@ int lx_image_parse(dval_call *c, const char *image, lx_image *out);
 /* The host's .NET SDK (image_dotnet.c): its root and highest 10.x SDK
  * version; -1 when the host has none. */
 int lx_host_dotnet(char *root, size_t cap, char *ver, size_t vcap);
+/* The host's NuGet configuration file for snapshot builds (build_nuget.c);
+ * -1 when there is none to give them. */
+int lx_host_nuget_config(char *path, size_t cap);
 /* DVAL_OK when the image is cached or can be built here (the dotnet
  * image needs the host's SDK); else why not (DVAL_EUNSUPPORTED). */
 int lx_image_can_build(dval_call *c, const lx_image *img);

@@ -106,4 +106,12 @@
  * helper whose parent is already gone exits at once. */
 #define LX_ENV_PARENT "DVAL_HELPER_PARENT"
 
+/* A snapshot build's host NuGet configuration (lib/executor/local/
+ * build_nuget.c): the library names the host's file in LX_ENV_NUGET, the
+ * helper shows it read-only to the build steps at LX_BUILD_NUGET_CONFIG,
+ * on the build's own /tmp (never in the snapshot nor in a sandbox). */
+#define LX_ENV_NUGET "DVAL_HELPER_NUGET_CONFIG"
+#define LX_BUILD_NUGET_DIR "/tmp/dval-build"
+#define LX_BUILD_NUGET_CONFIG LX_BUILD_NUGET_DIR "/NuGet.Config"
+
 #endif

@@ -1,0 +1,36 @@
+/* The host's NuGet configuration for a snapshot's build (issue 38): its
+ * package sources, their credentials and its proxy settings, so a build
+ * step that restores packages (the dotnet profile's packages.sh) reaches
+ * what the host reaches. The helper shows the file read-only to the
+ * build steps at LX_BUILD_NUGET_CONFIG, on the build's own /tmp: nothing
+ * of it stays in the snapshot, and no sandbox, hence no validation, ever
+ * sees it. Which file: $DVAL_NUGET_CONFIG, else NuGet's own user-level
+ * file, ~/.nuget/NuGet/NuGet.Config; none when that is not a readable
+ * regular file (the build then restores with the image's defaults). */
+#include "local.h"
+#include "protocol.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int usable(const char *p)
+{
+    struct stat st;
+    return p[0] == '/' && stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+           access(p, R_OK) == 0;
+}
+
+int lx_host_nuget_config(char *path, size_t cap)
+{
+    const char *e = getenv("DVAL_NUGET_CONFIG");
+    const char *home = getenv("HOME");
+    if (e && *e)
+        dval__fmt(path, cap, "%s", e);
+    else if (home && home[0] == '/')
+        dval__fmt(path, cap, "%s/.nuget/NuGet/NuGet.Config", home);
+    else
+        return -1;
+    return strlen(path) + 1 < cap && usable(path) ? 0 : -1;
+}
