@@ -72,9 +72,9 @@ void validate_dotnet(dval::client &c, const std::string &dir)
     req.thread_id = "cpp-cs";
     req.release = DVAL_RELEASE_DELETE;
     std::string live;
-    req.on_output = [&](int, std::string ch, dval::bytes_view d) {
-        live += ch + ":" + d.str();
-        return 0;
+    req.on_output = [&](int, dval::bytes_view ch, dval::bytes_view d) {
+        live += ch.str() + ":" + d.str();
+        return dval::flow::go_on;
     };
     dval::validation_result r = dval::validate(c, req);
     expect(r.ok() && r.stdout_text == "fibonacci(50) = 12586269025\n",
