@@ -19,10 +19,11 @@
 static const char *const fields[] = {
     "name", "image", "run_command", "build_command", "build_steps",
     "local_build_steps", "files", "channel_prefix", "runtime", "description",
-    "services", "seeds", NULL};
+    "services", "seeds", "extends", NULL};
 
 typedef struct pfile {
     const char *path;
+    const dval_profile *base;     /* "extends" (NULL: none) */
     json_t *doc;
     char *err;
     size_t errcap;
@@ -59,7 +60,7 @@ static int known_fields(pfile *f)
                         "are name, image, run_command, build_command, "
                         "build_steps, local_build_steps, files, "
                         "channel_prefix, runtime, description, services, "
-                        "seeds)%s", key, "");
+                        "seeds, extends)%s", key, "");
     }
     return DVAL_OK;
 }
@@ -285,34 +286,103 @@ static int seeds(pfile *f)
     return rc;
 }
 
+/* "extends": the profile this one starts from; its image, commands,
+ * channels and services stand unless the file gives its own, and its
+ * build steps come before the file's. */
+static int base(pfile *f)
+{
+    const char *name;
+    int rc = text(f, "extends", 0, &name);
+    if (rc || !name)
+        return rc;
+    if (!(f->base = dval_profile_find(name)))
+        return fail(f, DVAL_EINVAL, "\"extends\": unknown profile \"%s\" "
+                    "(see dval_profile_names(3))%s", name, "");
+    return DVAL_OK;
+}
+
+/* a (may be NULL) followed by b (may be NULL): a new array of borrowed
+ * strings, NULL-terminated */
+static const char **concat(const char *const *a, char *const *b)
+{
+    size_t na = 0, nb = 0;
+    while (a && a[na])
+        na++;
+    while (b && b[nb])
+        nb++;
+    const char **v = dval__calloc(na + nb + 1, sizeof *v);
+    for (size_t i = 0; v && i < na + nb; i++)
+        v[i] = i < na ? a[i] : b[i - na];
+    return v;
+}
+
+/* The build steps (the base's, the files', the file's own, the runtime
+ * record), and the local executor's when the file or its base has them. */
+static int all_steps(pfile *f)
+{
+    const dval_profile *b = f->base;
+    int own_local = json_object_get(f->doc, "local_build_steps") != NULL;
+    const char **before = concat(b ? b->build_commands : NULL, f->carried);
+    const char **lbefore = concat(b && b->local_build_commands
+                                      ? b->local_build_commands
+                                      : b ? b->build_commands : NULL,
+                                  f->carried);
+    int rc = before && lbefore ? DVAL_OK
+             : fail(f, DVAL_ENOMEM, "out of memory%s%s", NULL, NULL);
+    rc = rc ? rc : steps(f, "build_steps", before, f->runtime_step, &f->build);
+    if (!rc && (own_local || (b && b->local_build_commands)))
+        rc = steps(f, own_local ? "local_build_steps" : "build_steps",
+                   lbefore, f->runtime_step, &f->local);
+    dval__free(before);
+    dval__free(lbefore);
+    return rc;
+}
+
+/* What the file leaves out, its base gives. */
+static void inherit(pfile *f)
+{
+    const dval_profile *b = f->base;
+    if (!b)
+        return;
+    if (!f->p.image)
+        f->p.image = b->image;
+    if (!f->p.run_command)
+        f->p.run_command = b->run_command;
+    if (!json_object_get(f->doc, "build_command"))
+        f->p.build_command = b->build_command;
+    if (!json_object_get(f->doc, "channel_prefix"))
+        f->p.channel_prefix = b->channel_prefix;
+    if (!f->services && !f->seeds) {
+        f->p.services = b->services;
+        f->p.seeds = b->seeds;
+    }
+}
+
 static int parse(pfile *f)
 {
     char msg[256];
     int rc = known_fields(f);
+    rc = rc ? rc : base(f);
     rc = rc ? rc : text(f, "name", 1, &f->p.name);
     if (!rc && dval__check_component("profile name", f->p.name, msg,
                                      sizeof msg))
         rc = fail(f, DVAL_EINVAL, "\"name\": %s%s", msg, NULL);
-    rc = rc ? rc : text(f, "image", 1, &f->p.image);
-    rc = rc ? rc : text(f, "run_command", 1, &f->p.run_command);
+    rc = rc ? rc : text(f, "image", !f->base, &f->p.image);
+    rc = rc ? rc : text(f, "run_command", !f->base, &f->p.run_command);
     rc = rc ? rc : text(f, "build_command", 0, &f->p.build_command);
     const char *ignored;
     rc = rc ? rc : text(f, "description", 0, &ignored);
     rc = rc ? rc : channel(f);
     rc = rc ? rc : files(f);
     rc = rc ? rc : runtime(f);
-    rc = rc ? rc : steps(f, "build_steps", (const char *const *)f->carried,
-                         f->runtime_step, &f->build);
-    if (!rc && json_object_get(f->doc, "local_build_steps"))
-        rc = steps(f, "local_build_steps",
-                   (const char *const *)f->carried, f->runtime_step,
-                   &f->local);
+    rc = rc ? rc : all_steps(f);
     rc = rc ? rc : services(f);
     rc = rc ? rc : seeds(f);
     f->p.build_commands = f->build;
     f->p.local_build_commands = f->local;
     f->p.services = f->services;
     f->p.seeds = (const char *const *)f->seeds;
+    inherit(f);
     return rc;
 }
 

@@ -168,8 +168,10 @@ static class CscService
             return compiler.Compile(dir, projName, spec, sources, cts.Token);
         } catch (MissingPackage e) {
             return new Output { Status = 1, Diagnostics = Path.Combine(dir, projName) + " : " + e.Message +
-                "\ndval: the package is not in this snapshot: add it to the snapshot's packages " +
-                "(daytona-validate run --nuget-package ID@VERSION, or the profile's packages)\n" };
+                "\ndval: the package is not in this snapshot: add it to the snapshot's packages with a " +
+                "profile file, {\"extends\": \"dotnet\", \"name\": \"dotnet-more\", \"build_steps\": " +
+                "[\"sh /opt/dval-dotnet/packages.sh ID@VERSION\"]}, and run --profile ./that.json " +
+                "(dval_profile_load(3))\n" };
         } catch (OperationCanceledException) {
             return new Output { Status = 1, Diagnostics = Budget(dir, projName) };
         }

@@ -138,7 +138,8 @@ TEST(test_dotnet__missing_package_fails_at_once_naming_it)
     CHECK(ms < 1000);
     CHECK_CONTAINS(dn_text(&a, 1), "error NU1101: Unable to find package "
                    "Not.In.The.Snapshot");
-    CHECK_CONTAINS(dn_text(&a, 1), "--nuget-package ID@VERSION");
+    CHECK_CONTAINS(dn_text(&a, 1), "\"extends\": \"dotnet\"");
+    CHECK_CONTAINS(dn_text(&a, 1), "packages.sh ID@VERSION");
     CHECK_INT(lt_run_in(&t, "d", "/sandbox/b", DN_RUN, &b), 1);
     CHECK_CONTAINS(dn_text(&b, 1), "error NU1102: Unable to find package "
                    "Dapper with version (>= 99.0.0); the snapshot has 2.1.86");

@@ -147,6 +147,8 @@ TEST(test_profile_file__each_mistake_is_named)
          "\"services\": \"postgres\"}", "must be an array", DVAL_EINVAL},
         {"{\"name\": \"a\", \"image\": \"i\", \"run_command\": \"t\", "
          "\"seeds\": [\"bad.json\"]}", "without \"services\"", DVAL_EINVAL},
+        {"{\"name\": \"a\", \"extends\": \"cobol\"}",
+         "\"extends\": unknown profile \"cobol\"", DVAL_EINVAL},
         {"{\"name\": \"a\", \"image\": \"i\", \"run_command\": \"t\", "
          "\"services\": [\"sqlite\"], \"seeds\": [\"nope.sql\"]}",
          "nope.sql", DVAL_EIO},
@@ -166,5 +168,50 @@ TEST(test_profile_file__each_mistake_is_named)
     CHECK_INT(dval_profile_load("/nonexistent/p.json", NULL, NULL, 0),
               DVAL_EIO);
     CHECK(dval_profile_find("a") == NULL);
+    cleanup();
+}
+
+/* "extends": the base's image, commands, channels and steps stand; the
+ * file's steps come after the base's, in both step lists; what the file
+ * gives replaces the base's. */
+TEST(test_profile_file__extends_a_profile)
+{
+    const dval_profile *java = dval_profile_find("java");
+    const char *path = put("more.json",
+        "{\"name\": \"java-more\", \"extends\": \"java\",\n"
+        " \"build_steps\": [\"echo more\"]}");
+    char err[512];
+    CHECK_INT(dval_profile_load(path, NULL, err, sizeof err), DVAL_OK);
+    const dval_profile *p = dval_profile_find("java-more");
+    CHECK(p != NULL);
+    CHECK_STR(p->image, java->image);
+    CHECK_STR(p->run_command, java->run_command);
+    CHECK_STR(p->build_command, java->build_command);
+    CHECK_STR(p->channel_prefix, java->channel_prefix);
+    size_t n = 0, nl = 0, jn = 0, jl = 0;
+    while (java->build_commands[jn])
+        jn++;
+    while (java->local_build_commands[jl])
+        jl++;
+    while (p->build_commands[n])
+        n++;
+    while (p->local_build_commands[nl])
+        nl++;
+    CHECK_INT(n, jn + 1);
+    CHECK_INT(nl, jl + 1);
+    for (size_t i = 0; i < jn; i++)
+        CHECK_STR(p->build_commands[i], java->build_commands[i]);
+    CHECK_STR(p->build_commands[jn], "echo more");
+    CHECK_STR(p->local_build_commands[jl], "echo more");
+    CHECK(strcmp(p->snapshot_name, java->snapshot_name) != 0);
+    /* what the file gives replaces the base's */
+    path = put("other.json", "{\"name\": \"java-other\", \"extends\": "
+               "\"java\", \"run_command\": \"exec sh mine.sh\", "
+               "\"image\": \"debian:12-slim\"}");
+    CHECK_INT(dval_profile_load(path, NULL, err, sizeof err), DVAL_OK);
+    p = dval_profile_find("java-other");
+    CHECK_STR(p->run_command, "exec sh mine.sh");
+    CHECK_STR(p->image, "debian:12-slim");
+    CHECK_STR(p->build_command, java->build_command);
     cleanup();
 }
