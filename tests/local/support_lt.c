@@ -422,3 +422,18 @@ json_t *lt_validate(lt *t, const dval_validation *req)
     CHECK(j != NULL);
     return j;
 }
+
+const char *lt_shell_dir(lt *t, const char *name, const char *script)
+{
+    static char dirs[8][600];
+    static int k;
+    char *d = dirs[k++ & 7], p[1300];
+    snprintf(d, sizeof dirs[0], "%s/src-%s", t->dir, name);
+    mkdir(d, 0755);
+    snprintf(p, sizeof p, "%s/run.sh", d);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    fputs(script, f);
+    fclose(f);
+    return d;
+}

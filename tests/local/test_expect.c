@@ -14,21 +14,6 @@ typedef struct want {
     const dval_compare_options *cmp;
 } want;
 
-static const char *dir_with(lt *t, const char *name, const char *script)
-{
-    static char dir[4][600];
-    static int k;
-    char *d = dir[k++ & 3], p[1300];
-    snprintf(d, sizeof dir[0], "%s/src-%s", t->dir, name);
-    mkdir(d, 0755);
-    snprintf(p, sizeof p, "%s/run.sh", d);
-    FILE *f = fopen(p, "w");
-    CHECK(f != NULL);
-    fputs(script, f);
-    fclose(f);
-    return d;
-}
-
 /* Validates dir against w; the summary (freed by the caller), *rc. */
 static json_t *validate(dval_client *c, const char *dir, const want *w,
                         int *rc)
@@ -66,7 +51,7 @@ TEST(test_expect__stdout_as_text)
     lt t;
     lt_open(&t, "expect-text");
     dval_client *c = lt_client(&t);
-    const char *d = dir_with(&t, "text", PRINTS);
+    const char *d = lt_shell_dir(&t, "text", PRINTS);
     int rc;
     /* trailing spaces and a last blank line are no difference in text */
     want w = { .expected = "sum=5050  \ncount=100\n\n" };
@@ -101,7 +86,7 @@ TEST(test_expect__results_file_as_json)
     lt t;
     lt_open(&t, "expect-json");
     dval_client *c = lt_client(&t);
-    const char *d = dir_with(&t, "json", "echo '{\"total\":10.0000001,"
+    const char *d = lt_shell_dir(&t, "json", "echo '{\"total\":10.0000001,"
                              "\"at\":\"'$(date +%s%N)'\",\"rows\":[1,2]}' "
                              "> \"$DVAL_RESULTS_DIR/out.json\"\n");
     const char *ign[] = { "$.at", NULL };
@@ -142,7 +127,7 @@ TEST(test_expect__a_failed_program_keeps_its_verdict_and_bad_requests)
     lt t;
     lt_open(&t, "expect-bad");
     dval_client *c = lt_client(&t);
-    const char *d = dir_with(&t, "fail", PRINTS "exit 2\n");
+    const char *d = lt_shell_dir(&t, "fail", PRINTS "exit 2\n");
     want w = { .expected = "sum=5050\ncount=100\n" };
     int rc;
     json_t *j = validate(c, d, &w, &rc);

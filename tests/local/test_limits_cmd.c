@@ -65,22 +65,6 @@ static void expect(vreq *r, const char *verdict, const char *detail)
     CHECK_CONTAINS(str(r->sum, "verdict_detail"), detail);
 }
 
-/* A directory with run.sh holding script. */
-static const char *shell_dir(lt *t, const char *name, const char *script)
-{
-    static char dir[8][600];
-    static int k;
-    char *d = dir[k++ & 7], p[1300];
-    snprintf(d, sizeof dir[0], "%s/src-%s", t->dir, name);
-    mkdir(d, 0755);
-    snprintf(p, sizeof p, "%s/run.sh", d);
-    FILE *f = fopen(p, "w");
-    CHECK(f != NULL);
-    fputs(script, f);
-    fclose(f);
-    return d;
-}
-
 /* dd's buffer is one block: bs bytes, all of them touched */
 #define TOUCH_100M "dd if=/dev/zero of=/dev/null bs=100M count=2 2>/dev/null\n"
 
@@ -89,13 +73,13 @@ TEST(test_limits_cmd__past_the_memory_limit_is_memory_limit)
     lt t;
     lt_open(&t, "limits-mem");
     vreq r = { .c = lt_client(&t), .memory_mib = 64 };
-    r.dir = shell_dir(&t, "mem", TOUCH_100M "echo survived\n");
+    r.dir = lt_shell_dir(&t, "mem", TOUCH_100M "echo survived\n");
     expect(&r, "memory_limit", "its 64 MiB memory limit");
     CHECK(json_integer_value(run_usage(r.sum, "oom_kills")) >= 1);
     json_decref(r.sum);
     /* the same program within a larger limit passes */
     r.memory_mib = 256;
-    r.dir = shell_dir(&t, "mem-ok", TOUCH_100M);
+    r.dir = lt_shell_dir(&t, "mem-ok", TOUCH_100M);
     expect(&r, "passed", "built, ran");
     CHECK_INT(json_integer_value(run_usage(r.sum, "oom_kills")), 0);
     json_decref(r.sum);
@@ -108,7 +92,7 @@ TEST(test_limits_cmd__a_cpu_burner_is_time_limit_cpu)
     lt t;
     lt_open(&t, "limits-cpu");
     vreq r = { .c = lt_client(&t), .cpu_ms = 1000 };
-    r.dir = shell_dir(&t, "burn", "while :; do :; done\n");
+    r.dir = lt_shell_dir(&t, "burn", "while :; do :; done\n");
     int64_t t0 = dval__now_ms();
     expect(&r, "time_limit", "cpu:");
     CHECK(dval__now_ms() - t0 < 30000);
@@ -130,7 +114,7 @@ TEST(test_limits_cmd__usage_figures_are_the_programs)
     lt t;
     lt_open(&t, "limits-usage");
     vreq r = { .c = lt_client(&t) };
-    r.dir = shell_dir(&t, "use", "dd if=/dev/zero of=/dev/null bs=100M "
+    r.dir = lt_shell_dir(&t, "use", "dd if=/dev/zero of=/dev/null bs=100M "
                       "count=1 2>/dev/null\n"
                       "i=0; while [ $i -lt 800000 ]; do i=$((i+1)); done\n"
                       "times\n");
@@ -184,9 +168,9 @@ TEST(test_limits_cmd__a_limit_holds_its_validation_not_its_neighbour)
     dval_client *c = lt_client(&t);
     const char *script = "sleep 1\n" TOUCH_100M "sleep 1\n";
     vreq a = { .c = c, .memory_mib = 64 }, b = { .c = c };
-    a.dir = shell_dir(&t, "a", script);
-    b.dir = shell_dir(&t, "b", script);
-    vreq warm = { .c = c, .dir = shell_dir(&t, "warm", "true\n") };
+    a.dir = lt_shell_dir(&t, "a", script);
+    b.dir = lt_shell_dir(&t, "b", script);
+    vreq warm = { .c = c, .dir = lt_shell_dir(&t, "warm", "true\n") };
     validate(&warm); /* the snapshot and the sandbox, once */
     json_decref(warm.sum);
     pthread_t th;
@@ -213,7 +197,7 @@ TEST(test_limits_cmd__the_jvm_sizes_its_heap_from_the_limit)
     lt t;
     lt_open(&t, "limits-jvm");
     dval_client *c = lt_client(&t);
-    const char *dir = shell_dir(&t, "jvm", "unused\n");
+    const char *dir = lt_shell_dir(&t, "jvm", "unused\n");
     dval_validation req;
     dval_validation_init(&req, sizeof req);
     req.profile = "java";
@@ -255,7 +239,7 @@ TEST(test_limits_cmd__printing_past_the_output_limit_is_output_limit)
     dval_validation req;
     dval_validation_init(&req, sizeof req);
     req.profile = "shell";
-    req.source_dir = shell_dir(&t, "chatty", "yes 0123456789 | head -c "
+    req.source_dir = lt_shell_dir(&t, "chatty", "yes 0123456789 | head -c "
                                "10000000\nsleep 30\n");
     req.output_bytes = 100000;
     req.allow_missing_results = 1;
@@ -284,14 +268,14 @@ TEST(test_limits_cmd__processes_past_the_limit_are_not_started)
     vreq r = { .c = lt_client(&t), .pids = 10 };
     const char *script = "n=0; while [ $n -lt 30 ]; do sleep 2 & "
                          "n=$((n+1)); done; wait\n";
-    r.dir = shell_dir(&t, "pids", script);
+    r.dir = lt_shell_dir(&t, "pids", script);
     validate(&r);
     json_t *run = json_object_get(json_object_get(r.sum, "phases"), "run");
     CHECK_STR(str(r.sum, "verdict"), "runtime_error");
     CHECK_CONTAINS(str(run, "stderr"), "fork");
     json_decref(r.sum);
     r.pids = 0; /* the same without it: all 30 run */
-    r.dir = shell_dir(&t, "pids-ok", script);
+    r.dir = lt_shell_dir(&t, "pids-ok", script);
     validate(&r);
     CHECK_STR(str(r.sum, "verdict"), "passed");
     json_decref(r.sum);

@@ -8,21 +8,6 @@
 
 #include "lt.h"
 
-static const char *dir_with(lt *t, const char *name, const char *script)
-{
-    static char dir[4][600];
-    static int k;
-    char *d = dir[k++ & 3], p[1300];
-    snprintf(d, sizeof dir[0], "%s/src-%s", t->dir, name);
-    mkdir(d, 0755);
-    snprintf(p, sizeof p, "%s/run.sh", d);
-    FILE *f = fopen(p, "w");
-    CHECK(f != NULL);
-    fputs(script, f);
-    fclose(f);
-    return d;
-}
-
 static dval_result *validate(dval_client *c, const char *dir,
                              const char *expected, int *rc)
 {
@@ -50,7 +35,7 @@ TEST(test_result__a_passing_program_read_without_json)
     lt_open(&t, "result-pass");
     dval_client *c = lt_client(&t);
     int rc;
-    dval_result *r = validate(c, dir_with(&t, "ok", WRITES), NULL, &rc);
+    dval_result *r = validate(c, lt_shell_dir(&t, "ok", WRITES), NULL, &rc);
     CHECK(r != NULL);
     CHECK_INT(rc, DVAL_OK);
     CHECK_INT(dval_result_status(r), DVAL_OK);
@@ -102,7 +87,7 @@ TEST(test_result__signal_differences_and_bad_requests)
     lt_open(&t, "result-fail");
     dval_client *c = lt_client(&t);
     int rc;
-    dval_result *r = validate(c, dir_with(&t, "segv", "kill -SEGV $$\n"),
+    dval_result *r = validate(c, lt_shell_dir(&t, "segv", "kill -SEGV $$\n"),
                               NULL, &rc);
     CHECK(r != NULL);
     CHECK_INT(dval_result_verdict(r), DVAL_VERDICT_RUNTIME_ERROR);
@@ -113,7 +98,7 @@ TEST(test_result__signal_differences_and_bad_requests)
     CHECK_INT(dval_result_phase(r, "run", &p, sizeof p), DVAL_OK);
     CHECK_INT(p.signal, 11);
     dval_result_free(r);
-    r = validate(c, dir_with(&t, "wrong", WRITES), "{\"n\":2}", &rc);
+    r = validate(c, lt_shell_dir(&t, "wrong", WRITES), "{\"n\":2}", &rc);
     CHECK(r != NULL);
     CHECK_INT(rc, DVAL_ERESULTS);
     CHECK_INT(dval_result_verdict(r), DVAL_VERDICT_WRONG_RESULTS);
@@ -153,7 +138,7 @@ TEST(test_result__through_a_pool)
     CHECK_INT(dval_pool_new(&pool, c, &o), DVAL_OK);
     dval_validation req;
     dval_validation_init(&req, sizeof req);
-    req.source_dir = dir_with(&t, "pool", WRITES);
+    req.source_dir = lt_shell_dir(&t, "pool", WRITES);
     dval_result *r = NULL;
     CHECK_INT(dval_pool_validate_result(&r, pool, &req, NULL, NULL),
               DVAL_OK);

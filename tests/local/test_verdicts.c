@@ -55,22 +55,6 @@ static void expect(dval_client *c, const vrun *r, const char *verdict,
     json_decref(j);
 }
 
-/* A directory with run.sh holding script. */
-static const char *shell_dir(lt *t, const char *name, const char *script)
-{
-    static char dir[8][600];
-    static int k;
-    char *d = dir[k++ & 7], p[1300];
-    snprintf(d, sizeof dir[0], "%s/src-%s", t->dir, name);
-    mkdir(d, 0755);
-    snprintf(p, sizeof p, "%s/run.sh", d);
-    FILE *f = fopen(p, "w");
-    CHECK(f != NULL);
-    fputs(script, f);
-    fclose(f);
-    return d;
-}
-
 #define RESULT "echo '{\"ok\":1}' > \"$DVAL_RESULTS_DIR/r.json\"\n"
 
 TEST(test_verdicts__run_phase_verdicts_of_shell_programs)
@@ -79,17 +63,17 @@ TEST(test_verdicts__run_phase_verdicts_of_shell_programs)
     lt_open(&t, "verdicts-sh");
     dval_client *c = lt_client(&t);
     vrun r = { .profile = "shell" };
-    r.dir = shell_dir(&t, "ok", RESULT);
+    r.dir = lt_shell_dir(&t, "ok", RESULT);
     expect(c, &r, "passed", "built, ran and wrote its results");
-    r.dir = shell_dir(&t, "exit3", "echo boom >&2; exit 3\n");
+    r.dir = lt_shell_dir(&t, "exit3", "echo boom >&2; exit 3\n");
     expect(c, &r, "runtime_error", "exited with code 3");
-    r.dir = shell_dir(&t, "segv", RESULT "kill -SEGV $$\n");
+    r.dir = lt_shell_dir(&t, "segv", RESULT "kill -SEGV $$\n");
     expect(c, &r, "runtime_error", "killed by SIGSEGV");
-    r.dir = shell_dir(&t, "none", "echo nothing\n");
+    r.dir = lt_shell_dir(&t, "none", "echo nothing\n");
     expect(c, &r, "results_missing", "wrote no results");
-    r.dir = shell_dir(&t, "bad", "echo '{oops' > \"$DVAL_RESULTS_DIR/r.json\"\n");
+    r.dir = lt_shell_dir(&t, "bad", "echo '{oops' > \"$DVAL_RESULTS_DIR/r.json\"\n");
     expect(c, &r, "results_invalid", "r.json");
-    r.dir = shell_dir(&t, "slow", "sleep 30\n");
+    r.dir = lt_shell_dir(&t, "slow", "sleep 30\n");
     r.timeout_ms = 500;
     expect(c, &r, "time_limit", "wall-clock limit");
     dval_client_free(c);
@@ -103,7 +87,7 @@ TEST(test_verdicts__a_profiles_own_words)
     lt_open(&t, "verdicts-words");
     dval_client *c = lt_client(&t);
     vrun r = { .profile = "shell", .run = "exec sh run.sh" };
-    r.dir = shell_dir(&t, "w", RESULT);
+    r.dir = lt_shell_dir(&t, "w", RESULT);
     r.build = "echo 'dval: runtime unsupported: needs Java 21, this snapshot "
               "has 17; use an image with a newer JDK' >&2; exit 78";
     expect(c, &r, "runtime_unsupported", "needs Java 21, this snapshot has 17");
@@ -130,7 +114,7 @@ TEST(test_verdicts__canceled)
     lt_open(&t, "verdicts-cancel");
     dval_client *c = lt_client(&t);
     vrun r = { .profile = "shell" };
-    r.dir = shell_dir(&t, "long", "sleep 30\n");
+    r.dir = lt_shell_dir(&t, "long", "sleep 30\n");
     CHECK_INT(dval_cancel_new(&r.cancel), DVAL_OK);
     pthread_t th;
     CHECK(pthread_create(&th, NULL, fire_later, r.cancel) == 0);
