@@ -395,6 +395,16 @@ struct validation {
     // ..." on stderr), and host paths of SQL files loaded into them when
     // their snapshot is built. Through a pool both stay empty (the pool's).
     std::vector<std::string> services, seeds;
+    // Limits of the program's own processes, even in a shared sandbox (0:
+    // none): verdicts "memory_limit", "time_limit", "output_limit"; an
+    // executor that cannot enforce them throws DVAL_EUNSUPPORTED.
+    int32_t memory_mib = 0, max_processes = 0;
+    int64_t cpu_time_ms = 0, output_bytes = 0;
+    // Compared with the program's stdout (text), or with the results file
+    // expected_file (JSON): verdict "passed" or "wrong_results". Used when
+    // has_expected is true.
+    bool has_expected = false;
+    std::string expected, expected_file;
     output_fn on_output;                // live output (may be empty)
     event_fn on_event;                  // every progress event (may be empty)
     cancel_token *cancel = nullptr;     // borrowed for the call (may be null)
@@ -409,6 +419,11 @@ struct validation_result {
     std::string summary_json;  // the library's whole summary
     std::string stdout_text, stderr_text;
     std::string thread_id, session_id, sandbox_name;
+    // "passed", "compile_error", "runtime_error", "time_limit",
+    // "memory_limit", "output_limit", "results_missing", "results_invalid",
+    // "runtime_unsupported", "wrong_results", "canceled" or
+    // "infrastructure_error"; verdict_detail says why
+    std::string verdict, verdict_detail;
     bool ok() const { return status == DVAL_OK && ran && exit_code == 0; }
     // The raw JSON document of one results file ("" when absent).
     std::string result(const std::string &file) const { return json_member(results_json, file); }
@@ -497,6 +512,8 @@ inline void fill_result(validation_result &r, const char *json)
     r.thread_id = json_string(json_member(r.summary_json, "thread_id"));
     r.session_id = json_string(json_member(r.summary_json, "session"));
     r.sandbox_name = json_string(json_member(r.summary_json, "sandbox"));
+    r.verdict = json_string(json_member(r.summary_json, "verdict"));
+    r.verdict_detail = json_string(json_member(r.summary_json, "verdict_detail"));
 }
 
 inline int32_t isolation_value(const std::string &name)
@@ -528,6 +545,15 @@ inline validation_result run_validation(dval_client *c, dval_pool *pool, const v
     v.isolation = isolation_value(req.isolation);
     v.services = services.get();
     v.seeds = seeds.get();
+    v.memory_mib = req.memory_mib;
+    v.max_processes = req.max_processes;
+    v.cpu_time_ms = req.cpu_time_ms;
+    v.output_bytes = req.output_bytes;
+    if (req.has_expected) {
+        v.expected = req.expected.data();
+        v.expected_len = req.expected.size();
+    }
+    v.expected_file = opt(req.expected_file);
     validation_result res;
     validate_state st{&req, &res, {nullptr, nullptr}};
     st.cb.fn = [&st](const dval_event &ev) -> flow {

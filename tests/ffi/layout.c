@@ -37,6 +37,8 @@ int main(void)
     F(dval_validation, allow_missing_results);
     F(dval_validation, isolation); F(dval_validation, disk_gib);
     F(dval_validation, services); F(dval_validation, seeds);
+    F(dval_validation, memory_mib); F(dval_validation, cpu_time_ms);
+    F(dval_validation, expected); F(dval_validation, compare);
     Z(dval_pool_options);
     F(dval_pool_options, name); F(dval_pool_options, idle_timeout_ms);
     F(dval_pool_options, labels); F(dval_pool_options, max_queue);

@@ -28,6 +28,10 @@ if [ -z "$(gofmt -l . ../tour)" ]; then ok "gofmt"; else ko "gofmt: $(gofmt -l .
 start_emulator
 export DVAL_SHELL_SAMPLE=$ROOT/examples/validation/shell   # the pool tests run it
 export DVAL_DOTNET_SAMPLE=$ROOT/examples/validation/dotnet # and the C# one
+# a snapshot's shared services keep a tmpfs mounted in its state directory
+# until the snapshot is deleted: the C# test's state goes under $TMP,
+# which cleanup unmounts and removes
+export DVAL_GO_KEEP_DIR=$TMP
 GODEBUG=cgocheck=2 timeout -k 5 170 go test -count=1 -v -timeout 160s ./... >"$TMP/test.log" 2>&1
 rc=$?
 cat "$TMP/test.log"

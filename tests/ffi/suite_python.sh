@@ -61,7 +61,7 @@ for which in ctypes cffi; do
     if [ "$which" = cffi ] && ! "$VPY" -c 'import cffi' 2>/dev/null; then
         echo "SKIP cffi: python3-cffi not installed"; echo "0 passed, 0 failed, 1 skipped" >"$TMP/$which.log"
     else
-        (cd "$TMP" && timeout -k 5 200 "$VPY" "$ROOT/tests/ffi/test_python.py" "$which") >"$TMP/$which.log" 2>&1
+        (cd "$TMP" && TMPDIR=$TMP timeout -k 5 200 "$VPY" "$ROOT/tests/ffi/test_python.py" "$which") >"$TMP/$which.log" 2>&1
         rc=$?
         [ $rc -eq 124 ] && echo "FAIL $which: timed out" >>"$TMP/$which.log"
         [ $rc -ne 0 ] && ! grep -q '^FAIL' "$TMP/$which.log" && echo "FAIL $which: exit $rc" >>"$TMP/$which.log"

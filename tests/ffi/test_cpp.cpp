@@ -281,6 +281,34 @@ int main(int argc, char **argv)
                    "dval::service_names");
             req.services.clear();
         }
+        // the verdict in the result; an expected result; the program's own
+        // memory limit (local), refused where it cannot be enforced
+        {
+            dval::validation req;
+            req.profile = "shell";
+            req.source_dir = sample;
+            req.labels = {label};
+            req.release = DVAL_RELEASE_DELETE;
+            req.sandbox_name = "ffi-cpp-verdict-" + executor;
+            req.has_expected = true;
+            req.expected = "not what it prints\n";
+            dval::validation_result r = dval::validate(c, req);
+            expect(r.verdict == "wrong_results" && !r.verdict_detail.empty(),
+                   "an expected result that differs: verdict " + r.verdict);
+            req.has_expected = false;
+            req.memory_mib = 64;
+            req.run_command = "dd if=/dev/zero of=/dev/null bs=100M count=2 2>/dev/null";
+            req.allow_missing_results = true;
+            std::string verdict;
+            int st = 0;
+            try {
+                verdict = dval::validate(c, req).verdict;
+            } catch (const dval::error &e) {
+                st = e.status();
+            }
+            expect(executor == "local" ? verdict == "memory_limit" : st == DVAL_EUNSUPPORTED,
+                   "memory_mib=64: " + (verdict.empty() ? std::to_string(st) : verdict));
+        }
         // a profile file: a mistake throws naming the file and the field
         {
             std::string path = "/tmp/ffi-cpp-profile-" + executor + ".json";

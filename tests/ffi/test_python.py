@@ -611,17 +611,42 @@ def t_profile_load(c, snap, sb, tmp):
     check(r.ok and r.results["r.json"] == {"hi": WHICH}, "%r" % r)
 
 
+def t_verdicts_and_limits(c, snap, sb, tmp):
+    """The verdict in the result; limits of the program's own processes and
+    an expected result; an executor that cannot enforce limits refuses."""
+    ok = program(tmp, "expect", 'echo hello\n')
+    r = dval.validate("shell", ok, allow_missing_results=True, expected="hello\n",
+                      **vkw(c, "expect"))
+    check(r.verdict == "passed" and r.phases.get("run", {}).get("exit_code") == 0,
+          "%r %r" % (r.verdict, r.verdict_detail))
+    r = dval.validate("shell", ok, allow_missing_results=True, expected="bye\n",
+                      **vkw(c, "expect2"))
+    check(r.verdict == "wrong_results", "%r %r" % (r.verdict, r.verdict_detail))
+    hog = program(tmp, "hog", "dd if=/dev/zero of=/dev/null bs=100M count=2 2>/dev/null\n")
+    if c.executor_name != "local":
+        expect_raises(dval.DvalUnsupported, dval.validate, "shell", hog, memory_mib=64,
+                      allow_missing_results=True, **vkw(c, "hog"))
+        return
+    r = dval.validate("shell", hog, memory_mib=64, allow_missing_results=True,
+                      **vkw(c, "hog"))
+    check(r.verdict == "memory_limit", "%r %r" % (r.verdict, r.verdict_detail))
+    check((r.phases["run"].get("usage") or {}).get("oom_kills", 0) >= 1, "%r" % r.phases)
+
+
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
          t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
          t_validate_only_stop_stops,
          t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent,
          t_validate_isolation_sandbox, t_pool_concurrent, t_pool_busy_and_cancel,
-         t_validate_dotnet, t_profile_load]
+         t_validate_dotnet, t_profile_load, t_verdicts_and_limits]
 
 
 def run_executor(executor):
     names = [executor + "/" + f.__name__[2:] for f in TESTS]
-    with tempfile.TemporaryDirectory() as tmp:
+    # a snapshot's shared services keep a tmpfs mounted in its state
+    # directory until the snapshot is deleted: the suite (tests/ffi/
+    # common.sh, TMPDIR) unmounts it and removes what is left
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         try:
             c, snap, sb = setup(executor, tmp)
         except Skip as s:

@@ -123,6 +123,35 @@ func TestLoadProfile(t *testing.T) {
 	}
 }
 
+// The verdict reaches the result; an expected result and the program's
+// own memory limit are the library's (wrong_results, memory_limit).
+func TestVerdictsAndLimits(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("local sandboxes here need root")
+	}
+	c, err := NewClient(bg, ClientOptions{Executor: "local", StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "run.sh"), []byte("echo hello\n"), 0o644)
+	for want, exp := range map[string]string{"passed": "hello\n", "wrong_results": "bye\n"} {
+		r, err := c.Validate(bg, Validation{Profile: "shell", SourceDir: dir,
+			AllowMissingResults: true, Expected: []byte(exp)})
+		if r == nil || r.Verdict != want {
+			t.Fatalf("expected %q: %v %+v", exp, err, r)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "run.sh"),
+		[]byte("dd if=/dev/zero of=/dev/null bs=100M count=2 2>/dev/null\n"), 0o644)
+	r, err := c.Validate(bg, Validation{Profile: "shell", SourceDir: dir,
+		AllowMissingResults: true, MemoryMiB: 64})
+	if r == nil || r.Verdict != "memory_limit" {
+		t.Fatalf("memory limit: %v %+v", err, r)
+	}
+}
+
 // env is one executor's client, snapshot and sandbox.
 type env struct {
 	c     *Client

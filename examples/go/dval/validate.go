@@ -43,6 +43,17 @@ type Validation struct {
 	// files loaded, in order, into the services' seeded data when their
 	// snapshot is built (once). Through a Pool both stay empty (the pool's).
 	Services, Seeds []string
+	// Limits of the program's own processes, even in a shared sandbox (0:
+	// none): verdicts "memory_limit", "time_limit", "output_limit". An
+	// executor that cannot enforce them refuses (ErrUnsupported).
+	MemoryMiB, MaxProcesses int
+	CPUTime                 time.Duration
+	OutputBytes             int64
+	// Expected is compared with the program's stdout (as text), or with
+	// the results file ExpectedFile (as JSON): verdict "passed" or
+	// "wrong_results". nil: no comparison.
+	Expected     []byte
+	ExpectedFile string
 	// Stdout and Stderr receive the program's output live (may be nil). A
 	// write error stops the validation.
 	Stdout, Stderr io.Writer
@@ -94,6 +105,12 @@ type ValidationResult struct {
 	Executor string
 	Profile  string
 	Errors   []string
+	// Verdict is the one word a pipeline branches on ("passed",
+	// "compile_error", "runtime_error", "time_limit", "memory_limit",
+	// "output_limit", "results_missing", "results_invalid",
+	// "runtime_unsupported", "wrong_results", "canceled",
+	// "infrastructure_error"); VerdictDetail says why.
+	Verdict, VerdictDetail string
 }
 
 // OK reports whether the program exited 0 and all its results were valid.
@@ -109,6 +126,8 @@ type summary struct {
 	Executor string                     `json:"executor"`
 	Errors   []string                   `json:"errors"`
 	Timings  map[string]int64           `json:"timings_ms"`
+	Verdict  string                     `json:"verdict"`
+	Detail   string                     `json:"verdict_detail"`
 }
 
 func parseSummary(text string, status Status) (*ValidationResult, error) {
@@ -118,7 +137,7 @@ func parseSummary(text string, status Status) (*ValidationResult, error) {
 	}
 	r := &ValidationResult{Status: status, ExitCode: -1, Results: s.Results, ThreadID: s.ThreadID,
 		Sandbox: s.Sandbox, Executor: s.Executor, Profile: s.Profile, Errors: s.Errors,
-		Timings: map[string]time.Duration{}}
+		Timings: map[string]time.Duration{}, Verdict: s.Verdict, VerdictDetail: s.Detail}
 	if s.ExitCode != nil {
 		r.ExitCode, r.Ran = *s.ExitCode, true
 	}
@@ -182,6 +201,19 @@ func isolationOf(name string) (C.int32_t, error) {
 
 // runValidation is dval_validate on c, or dval_pool_validate on pool when
 // it is not nil (c then only gives the error message).
+// setLimits fills the validation's own limits and expected result.
+func setLimits(v *C.dval_validation, cs *cstrings, req *Validation) {
+	v.memory_mib = C.int32_t(req.MemoryMiB)
+	v.max_processes = C.int32_t(req.MaxProcesses)
+	v.cpu_time_ms = ms(req.CPUTime)
+	v.output_bytes = C.int64_t(req.OutputBytes)
+	if req.Expected != nil {
+		v.expected = cs.str(string(req.Expected))
+		v.expected_len = C.size_t(len(req.Expected))
+	}
+	v.expected_file = cs.str(req.ExpectedFile)
+}
+
 func runValidation(ctx context.Context, c *C.dval_client, pool *C.dval_pool,
 	req Validation) (*ValidationResult, error) {
 	iso, err := isolationOf(req.Isolation)
@@ -205,6 +237,7 @@ func runValidation(ctx context.Context, c *C.dval_client, pool *C.dval_pool,
 	v.isolation = iso
 	v.services = cs.array(req.Services)
 	v.seeds = cs.array(req.Seeds)
+	setLimits(v, &cs, &req)
 	if req.AllowMissingResults {
 		v.allow_missing_results = 1
 	}

@@ -57,7 +57,7 @@ typedef struct dval_sandbox_options {
 
 typedef struct dval_exec_options {
     size_t struct_size; const char *channel_prefix; const char *cwd; int64_t timeout_ms;
-    const char *const *env;
+    const char *const *env; const void *limits; void *usage;
 } dval_exec_options;
 
 typedef struct dval_event {
@@ -165,6 +165,10 @@ int dval_profile_load(const char *path, const char **name, char *errbuf, size_t 
 """
 # the fields a library with the database services appends
 _SERVICES_FIELDS = "\n    const char *const *services; const char *const *seeds;"
+# ... and one with per-validation limits and expected results after them
+_LIMITS_FIELDS = ("\n    int32_t memory_mib; int32_t max_processes; int64_t cpu_time_ms;"
+                  "\n    int64_t output_bytes; const char *expected; size_t expected_len;"
+                  "\n    const char *expected_file; const void *compare;")
 
 _CANCEL_FUNCS = """
 int dval_cancel_new(dval_cancel **out);
@@ -206,9 +210,11 @@ class Backend:
         # ... and those with services their services and seeds after it
         self.has_services = self.has_verdicts and _has_symbol(path, "dval_service_names")
         more = _SERVICES_FIELDS if self.has_services else ""
+        self.has_limits = self.has_services and _has_symbol(path, "dval_validate_result")
+        limits = _LIMITS_FIELDS if self.has_limits else ""
         self.has_profile_load = _has_symbol(path, "dval_profile_load")
         self.ffi = ffi = FFI()
-        ffi.cdef(_STRUCTS + _VALIDATION % (tail + more)
+        ffi.cdef(_STRUCTS + _VALIDATION % (tail + more + limits)
                  + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else "")
                  + (_POOL % more if self.has_pool else "")
                  + (_POOL_STATS if self.has_pool_stats else "")
@@ -389,7 +395,11 @@ class Backend:
 
     def session_exec(self, s: Any, command: str, opts: Dict[str, Any],
                      on_output: Optional[Callable[[int, str, bytes], int]]) -> Tuple[int, int]:
-        rc, o = self._new("dval_exec_options", "dval_exec_options_init")
+        o = self.ffi.new("dval_exec_options *")
+        # limits and usage (kept NULL) exist only in a library with limits
+        size = self.ffi.sizeof("dval_exec_options") if self.has_limits else \
+            self.ffi.offsetof("dval_exec_options", "limits")
+        rc = self.lib.dval_exec_options_init(o, size)
         if rc:
             return rc, -1
         keep: List[Any] = []

@@ -58,9 +58,12 @@ class SandboxOptions(C.Structure):
 
 
 class ExecOptions(C.Structure):
+    """dval_exec_options; limits and usage (kept NULL here) exist only in a
+    library with per-command limits: the size passed says which."""
     _fields_ = [("struct_size", C.c_size_t), ("channel_prefix", C.c_char_p),
                 ("cwd", C.c_char_p), ("timeout_ms", C.c_int64),
-                ("env", C.POINTER(C.c_char_p))]
+                ("env", C.POINTER(C.c_char_p)), ("limits", C.c_void_p),
+                ("usage", C.c_void_p)]
 
 
 _VALIDATION_FIELDS = [
@@ -99,6 +102,16 @@ class ValidationServices(C.Structure):
     dval_service_names): services and seeds too."""
     _fields_ = ValidationPhases._fields_ + [("services", C.POINTER(C.c_char_p)),
                                             ("seeds", C.POINTER(C.c_char_p))]
+
+
+class ValidationLimits(C.Structure):
+    """dval_validation of a library with per-validation limits and expected
+    results (it exports dval_validate_result): those fields too."""
+    _fields_ = ValidationServices._fields_ + [
+        ("memory_mib", C.c_int32), ("max_processes", C.c_int32),
+        ("cpu_time_ms", C.c_int64), ("output_bytes", C.c_int64),
+        ("expected", C.c_char_p), ("expected_len", C.c_size_t),
+        ("expected_file", C.c_char_p), ("compare", C.c_void_p)]
 
 
 class PoolOptions(C.Structure):
@@ -260,6 +273,9 @@ class Backend:
             for fname, res, args in _SERVICES_PROTOS:
                 f = getattr(lib, fname)
                 f.restype, f.argtypes = res, args
+        self.has_limits = self.has_services and hasattr(lib, "dval_validate_result")
+        if self.has_limits:
+            self.validation_struct = ValidationLimits
         self.has_profile_load = hasattr(lib, "dval_profile_load")
         if self.has_profile_load:
             for fname, res, args in _PROFILE_LOAD_PROTOS:
@@ -408,7 +424,8 @@ class Backend:
     def session_exec(self, s: Any, command: str, opts: Dict[str, Any],
                      on_output: Optional[Callable[[int, str, bytes], int]]) -> Tuple[int, int]:
         o = ExecOptions()
-        rc = self.lib.dval_exec_options_init(C.byref(o), C.sizeof(o))
+        size = C.sizeof(o) if self.has_limits else ExecOptions.limits.offset
+        rc = self.lib.dval_exec_options_init(C.byref(o), size)
         if rc:
             return rc, -1
         keep: List[Any] = []

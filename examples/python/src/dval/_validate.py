@@ -51,6 +51,13 @@ class ValidationResult:
             bytes replaced); ``stdout_bytes``/``stderr_bytes`` are raw.
         timings: milliseconds per phase ("snapshot", ..., "total").
         errors: messages about results that could not be read.
+        verdict: the one word a pipeline branches on: "passed",
+            "compile_error", "runtime_error", "time_limit", "memory_limit",
+            "output_limit", "results_missing", "results_invalid",
+            "runtime_unsupported", "wrong_results", "canceled" or
+            "infrastructure_error"; ``verdict_detail`` says why.
+        phases: the summary's ``phases`` ("build", "run": exit_code,
+            wall_ms, output and ``usage``: cpu_ms, peak_memory_bytes, ...).
     """
     status: Union[Status, int]
     exit_code: Optional[int]
@@ -64,6 +71,9 @@ class ValidationResult:
     executor: Optional[str] = None
     profile: Optional[str] = None
     errors: List[str] = field(default_factory=list)
+    verdict: Optional[str] = None
+    verdict_detail: Optional[str] = None
+    phases: Dict[str, Any] = field(default_factory=dict)
 
     @property
     def stdout(self) -> str:
@@ -163,6 +173,27 @@ def _services(b: Any, req: Dict[str, Any], services: Optional[List[str]],
     req["seeds"] = [str(s) for s in seeds or []]
 
 
+def _limits(b: Any, req: Dict[str, Any], memory_mib: Optional[int],
+            max_processes: Optional[int], cpu_time: Optional[float],
+            output_bytes: Optional[int], expected: Optional[Union[str, bytes]],
+            expected_file: Optional[str]) -> None:
+    """Adds the validation's own limits and expected result to a request."""
+    given = dict(memory_mib=memory_mib, max_processes=max_processes,
+                 cpu_time_ms=int(cpu_time * 1000) if cpu_time else None,
+                 output_bytes=output_bytes, expected_file=expected_file)
+    if expected is not None:
+        data = expected.encode() if isinstance(expected, str) else bytes(expected)
+        given.update(expected=data, expected_len=len(data))
+    given = {k: v for k, v in given.items() if v is not None}
+    if not given:
+        return
+    if not getattr(b, "has_limits", False):
+        raise NotImplementedError(
+            "limits and expected results need a libdaytona-validate with "
+            "dval_validation.memory_mib (the one that exports dval_validate_result)")
+    req.update(given)
+
+
 def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int) -> ValidationResult:
     return ValidationResult(
         status=to_enum(Status, status), exit_code=doc.get("exit_code"),
@@ -170,7 +201,9 @@ def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int) -> Vali
         stderr_bytes=bytes(out[2]), timings=dict(doc.get("timings_ms") or {}),
         thread_id=doc.get("thread_id"), sandbox=doc.get("sandbox"),
         session=doc.get("session"), executor=doc.get("executor"),
-        profile=doc.get("profile"), errors=list(doc.get("errors") or []))
+        profile=doc.get("profile"), errors=list(doc.get("errors") or []),
+        verdict=doc.get("verdict"), verdict_detail=doc.get("verdict_detail"),
+        phases=dict(doc.get("phases") or {}))
 
 
 def _event_handler(out: Dict[int, bytearray], timings: Dict[str, int],
@@ -206,6 +239,10 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
              allow_missing_results: bool = False, state_dir: Optional[str] = None,
              cancel: Optional[CancelToken] = None, backend: Optional[str] = None,
              services: Optional[List[str]] = None, seeds: Optional[List[str]] = None,
+             memory_mib: Optional[int] = None, max_processes: Optional[int] = None,
+             cpu_time: Optional[float] = None, output_bytes: Optional[int] = None,
+             expected: Optional[Union[str, bytes]] = None,
+             expected_file: Optional[str] = None,
              _stop: Optional[threading.Event] = None) -> ValidationResult:
     """Validates one program: snapshot → sandbox → session → upload of
     ``source_dir`` → run (output streamed live) → results → close.
@@ -236,6 +273,13 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
             on stderr.
         seeds: host paths of SQL files loaded, in order, into the services'
             seeded data when their snapshot is built (once).
+        memory_mib, max_processes, cpu_time (seconds), output_bytes: limits
+            of the program's own processes, even in a shared sandbox
+            (verdicts "memory_limit", "time_limit", "output_limit"); an
+            executor that cannot enforce them raises DvalUnsupported.
+        expected: the expected result, compared with the program's stdout
+            (text), or with the results file ``expected_file`` (JSON):
+            verdict "passed" or "wrong_results".
 
     Returns:
         a :class:`ValidationResult` (status OK or ERESULTS; a non-zero exit
@@ -257,6 +301,8 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
             timeout_ms=int(timeout * 1000) if timeout else 0, release=int(release),
             labels=labels, allow_missing_results=allow_missing_results)
         _services(c._b, req, services, seeds)
+        _limits(c._b, req, memory_mib, max_processes, cpu_time, output_bytes, expected,
+                expected_file)
         return _run(c, None, req, isolation, on_output, on_event, cancel, _stop)
     finally:
         if own:
