@@ -65,14 +65,29 @@ static void blocks_portable(uint32_t h[8], const unsigned char *p,
 #define LX_SHA_NI 1
 #endif
 
+#ifdef LX_SHA_NI
+#include <cpuid.h>
+
+/* The CPU's SHA extensions and SSE4.1, asked of cpuid itself: clang's
+ * __builtin_cpu_supports knows no "sha". */
+static int cpu_has_sha_ni(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 19)))  /* SSE4.1 */
+        return 0;
+    if (__get_cpuid_max(0, NULL) < 7)
+        return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b & (1u << 29)) != 0;                              /* SHA */
+}
+#endif
+
 static void blocks(uint32_t h[8], const unsigned char *p, size_t nblocks)
 {
 #ifdef LX_SHA_NI
     static int ni = -1; /* a benign race: every thread computes the same */
-    if (ni < 0) {
-        __builtin_cpu_init();
-        ni = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
-    }
+    if (ni < 0)
+        ni = cpu_has_sha_ni();
     if (ni) {
         lx_sha256_blocks_ni(h, p, nblocks);
         return;
