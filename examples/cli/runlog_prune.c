@@ -64,7 +64,8 @@ void runlog_prune(const char *dir, const char *keep)
         return;
     entry *v = NULL;
     size_t n = list(d, keep, &v);
-    qsort(v, n, sizeof *v, newest_first);
+    if (n) /* qsort's base must not be NULL, even for no element */
+        qsort(v, n, sizeof *v, newest_first);
     long long bytes = 0;
     for (size_t i = 0; i < n; i++) {
         bytes += v[i].size;

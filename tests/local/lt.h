@@ -66,8 +66,8 @@ void lt_sh(const char *cmd);
 /* t->dir/src-NAME holding run.sh with script (a shell program's
  * folder); the path stays valid for 7 more calls. */
 const char *lt_shell_dir(lt *t, const char *name, const char *script);
-/* dval_validate on the test's client, which must succeed (its message
- * printed otherwise); the summary, parsed (json_decref it). */
+/* dval_validate on a client of the test's state, which must succeed
+ * (its message printed otherwise); the summary, parsed (json_decref it). */
 struct json_t *lt_validate(lt *t, const dval_validation *req);
 
 #endif

@@ -412,10 +412,12 @@ void lt_mini_root(const char *dir)
 
 json_t *lt_validate(lt *t, const dval_validation *req)
 {
+    dval_client *c = lt_client(t);
     char *sum = NULL;
-    int rc = dval_validate(lt_client(t), req, NULL, NULL, &sum);
+    int rc = dval_validate(c, req, NULL, NULL, &sum);
     if (rc)
-        fprintf(stderr, "%s\n", sum ? sum : dval_client_errmsg(lt_client(t)));
+        fprintf(stderr, "%s\n", sum ? sum : dval_client_errmsg(c));
+    dval_client_free(c);
     CHECK_INT(rc, DVAL_OK);
     json_t *j = json_loads(sum, 0, NULL);
     dval_free(sum);
