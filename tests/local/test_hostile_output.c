@@ -24,12 +24,13 @@ static long max_rss_kib(void)
 }
 
 /* What 200 MB of output may add to the caller's peak RSS: bounded, far
- * below the output. AddressSanitizer keeps freed blocks in quarantine
- * and pads each one, so its build gets twice the room. */
-#if defined(__SANITIZE_ADDRESS__)
+ * below the output. The sanitizers' builds get twice the room:
+ * AddressSanitizer keeps freed blocks in quarantine, ThreadSanitizer a
+ * shadow of the memory it touches. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RSS_BOUND_KIB (64 * 1024)
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define RSS_BOUND_KIB (64 * 1024)
 #endif
 #endif

@@ -306,10 +306,11 @@ TEST(test_init_exec__bad_requests_leave_the_init_serving)
     /* neither a verb nor anything: the connection just ends */
     CHECK_INT((int)ask(&t, "hello", 5, 0, buf, sizeof buf), 0);
     /* nothing of the requests stayed open in the init (the one that
-     * ran is the init's own command until the init sees it end) */
-    for (int i = 0; i < 200 && init_fds(&t) != fds_before; i++)
+     * ran is the init's own command until the init sees it end); fewer
+     * is no leak: what was open before may have ended meanwhile */
+    for (int i = 0; i < 200 && init_fds(&t) > fds_before; i++)
         usleep(10000);
-    CHECK_INT(init_fds(&t), fds_before);
+    CHECK(init_fds(&t) <= fds_before);
     lt_out o = { 0 };
     CHECK_INT(lt_run(&t, "sb", "echo still", &o), 0);
     CHECK_STR(o.out.data, "still\n");
