@@ -229,7 +229,8 @@ int lx_snapshot_logs(void *ud, dval_call *c, const char *id, uint64_t from,
             }
             continue;
         }
-        dval_snapshot_info info;
+        /* state only: a zero struct_size skips the runtime file */
+        dval_snapshot_info info = { .struct_size = 0 };
         if (lx_snapshot_get(ud, NULL, id, &info) != DVAL_OK ||
             (info.state != DVAL_SNAPSHOT_BUILDING &&
              info.state != DVAL_SNAPSHOT_PENDING))
