@@ -232,16 +232,19 @@ abi-baseline: $(SOLIB)
 	B=$(B) tests/abi/abi-check.sh --update
 
 # Sanitized runs are slower: tests scale their timeouts and sizes down.
+# The C# attack suites leave them: their attacks meet the compile service
+# and the helper, neither of which is instrumented, and make check runs them.
+SAN_SKIP = DVAL_SKIP_SUITES=local_test_hostile_dotnet
 asan:
-	DVAL_TEST_TIMEOUT_SCALE=4 $(MAKE) B=build/asan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	$(SAN_SKIP) DVAL_TEST_TIMEOUT_SCALE=4 $(MAKE) B=build/asan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" check-c
 
 tsan:
-	DVAL_TEST_TIMEOUT_SCALE=4 DVAL_STRESS_SMALL=1 $(MAKE) B=build/tsan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
+	$(SAN_SKIP) DVAL_TEST_TIMEOUT_SCALE=4 DVAL_STRESS_SMALL=1 $(MAKE) B=build/tsan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
 
 valgrind:
 	$(MAKE) B=build/valgrind all tests
-	B=build/valgrind DVAL_VALGRIND=1 tests/run.sh --c-only
+	$(SAN_SKIP) B=build/valgrind DVAL_VALGRIND=1 tests/run.sh --c-only
 
 # C suites only (used by the sanitizer targets)
 .PHONY: check-c

@@ -6,6 +6,7 @@
 # --c-only runs only the C suites (sanitizer/valgrind builds).
 # Suites are selected with DVAL_SUITES="substring ..." when set, and tests
 # inside the C suites with DVAL_TEST_FILTER=substring (make check T=...).
+# DVAL_SKIP_SUITES="substring ..." leaves suites out (the sanitizer runs).
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -17,6 +18,7 @@ log_dir=$B/test-logs
 mkdir -p "$log_dir"
 
 selected() {
+    for s in ${DVAL_SKIP_SUITES:-}; do case "$1" in *"$s"*) return 1;; esac; done
     [ -z "${DVAL_SUITES:-}" ] && return 0
     for s in $DVAL_SUITES; do case "$1" in *"$s"*) return 0;; esac; done
     return 1
