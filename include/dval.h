@@ -617,6 +617,28 @@ DVAL_API int dval_compare(char **diff_json, size_t *differences,
                           const char *actual, size_t actual_len,
                           const dval_compare_options *opts);
 
+/* Differential validation: an original program and its translation,
+ * validated as the host likes (in parallel on two threads, each a
+ * dval_validate), judged together (dval_differential.outcome). */
+enum dval_differential_outcome {
+    DVAL_DIFF_EQUIVALENT = 1,         /* both passed, the same results */
+    DVAL_DIFF_DIFFERS = 2,            /* both passed, different results */
+    DVAL_DIFF_ORIGINAL_FAILED = 3,    /* the original did not pass */
+    DVAL_DIFF_TRANSLATION_FAILED = 4  /* the original passed, not it */
+};
+
+/* Judges two validations from their summaries (dval_validate's, or
+ * dval_result_summary): their "results" compared as JSON with opts (NULL:
+ * defaults; the mode is always JSON). Stores the outcome and, in *report
+ * (dval_free), {"verdict", "verdict_detail", "differences", "diff",
+ * "failed_side"}: verdict "equivalent", "differs", or the failed side's
+ * own verdict (the original's first); diff as dval_compare's. DVAL_EINVAL
+ * for a summary that is not one (appended in 0.1.7). */
+DVAL_API int dval_differential(int *outcome, char **report,
+                               const char *original_summary,
+                               const char *translation_summary,
+                               const dval_compare_options *opts);
+
 /* --------------------------------------------------------------- validate */
 
 enum dval_event_type {

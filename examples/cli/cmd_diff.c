@@ -1,9 +1,9 @@
 /* `daytona-validate diff ORIGINAL TRANSLATION`: validates both programs
  * at the same time (two threads of this program, each a dval_validate on
  * the one client: the library runs concurrent validations in their own
- * sessions and starts no thread itself), then compares their results as
- * JSON with dval_compare: "equivalent", or "differs" with the structural
- * diff. A side that does not pass gives its own verdict instead. */
+ * sessions and starts no thread itself), then has dval_differential
+ * judge them: "equivalent", or "differs" with the structural diff; a side
+ * that does not pass gives its own verdict instead. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -163,66 +163,58 @@ static int run_both(side *s, dval_cancel *master)
 }
 
 typedef struct outcome {
-    const char *verdict;
+    char verdict[64];
     char detail[1200];
-    char *diff;                   /* dval_compare's array, or NULL */
+    char *report;                 /* dval_differential's, or NULL */
+    const char *diff;             /* its "diff" array (into report) */
+    size_t diff_len;
     size_t differences;
     int exit_status;
 } outcome;
 
-static int passed(const side *s)
+/* A side that has no summary (its request never ran) did not pass. */
+static void no_summary(const side *s, outcome *o)
 {
-    return !strcmp(s->ri.verdict, "passed") && s->ri.pb.exit_status == 0;
+    const side *f = s[0].summary ? &s[1] : &s[0];
+    snprintf(o->verdict, sizeof o->verdict, "%s", f->ri.verdict[0]
+             ? f->ri.verdict : f->ri.status);
+    o->exit_status = f->ri.pb.exit_status ? f->ri.pb.exit_status
+                                          : CLI_EX_INFRA;
+    snprintf(o->detail, sizeof o->detail, "the %s did not pass: %.1000s",
+             f->name, f->ri.pb.message);
 }
 
-/* Both passed: their results compared as JSON. */
-static void compare_results(const side *s, const diff_args *a, outcome *o)
+/* The library judges the two summaries; the exit status follows. */
+static void conclude(const side *s, const diff_args *a, outcome *o)
 {
-    const char *r[2] = { "{}", "{}" };
-    size_t n[2] = { 2, 2 };
-    for (int i = 0; i < 2; i++)
-        jt_member(s[i].summary, "results", &r[i], &n[i]);
-    dval_compare_options opts = a->expect.cmp;
-    opts.mode = DVAL_COMPARE_JSON;
-    int rc = dval_compare(&o->diff, &o->differences, r[0], n[0], r[1], n[1],
-                          &opts);
-    if (rc) {
-        o->verdict = "usage_error";
+    memset(o, 0, sizeof *o);
+    if (!s[0].summary || !s[1].summary) {
+        no_summary(s, o);
+        return;
+    }
+    int how = 0;
+    int rc = dval_differential(&how, &o->report, s[0].summary, s[1].summary,
+                               &a->expect.cmp);
+    const char *v;
+    size_t n;
+    if (rc || jt_member(o->report, "verdict", &v, &n)) {
+        snprintf(o->verdict, sizeof o->verdict, "usage_error");
         o->exit_status = CLI_EX_USAGE;
         snprintf(o->detail, sizeof o->detail, "cannot compare: %s",
                  dval_strerror(rc));
         return;
     }
-    const char *path = NULL;
-    size_t plen = 0;
-    char first[512] = "";
-    if (o->differences && !jt_member(o->diff + 1, "path", &path, &plen))
-        jt_unquote(path, plen, first, sizeof first);
-    o->verdict = o->differences ? "differs" : "equivalent";
-    o->exit_status = o->differences ? CLI_EX_WRONG : 0;
-    if (o->differences)
-        snprintf(o->detail, sizeof o->detail, "%zu difference%s in the "
-                 "results, the first at %s", o->differences,
-                 o->differences == 1 ? "" : "s", first);
-    else
-        snprintf(o->detail, sizeof o->detail, "both passed with the same "
-                 "results");
-}
-
-static void conclude(const side *s, const diff_args *a, outcome *o)
-{
-    memset(o, 0, sizeof *o);
-    if (passed(&s[0]) && passed(&s[1])) {
-        compare_results(s, a, o);
-        return;
-    }
-    const side *f = passed(&s[0]) ? &s[1] : &s[0];
-    o->verdict = f->ri.verdict[0] ? f->ri.verdict : f->ri.status;
-    o->exit_status = f->ri.pb.exit_status ? f->ri.pb.exit_status
-                                          : CLI_EX_INFRA;
-    snprintf(o->detail, sizeof o->detail, "the %s did not pass: %.1000s",
-             f->name, f->ri.verdict_detail[0] ? f->ri.verdict_detail
-                                              : f->ri.pb.message);
+    jt_unquote(v, n, o->verdict, sizeof o->verdict);
+    if (!jt_member(o->report, "verdict_detail", &v, &n))
+        jt_unquote(v, n, o->detail, sizeof o->detail);
+    jt_member(o->report, "diff", &o->diff, &o->diff_len);
+    if (!jt_member(o->report, "differences", &v, &n))
+        o->differences = strtoull(v, NULL, 10);
+    const side *f = how == DVAL_DIFF_ORIGINAL_FAILED ? &s[0] : &s[1];
+    o->exit_status = how == DVAL_DIFF_EQUIVALENT ? 0
+                     : how == DVAL_DIFF_DIFFERS ? CLI_EX_WRONG
+                     : f->ri.pb.exit_status ? f->ri.pb.exit_status
+                     : CLI_EX_INFRA;
 }
 
 static void print_json(const side *s, const outcome *o)
@@ -231,8 +223,8 @@ static void print_json(const side *s, const outcome *o)
     jt_string(stdout, o->verdict, strlen(o->verdict));
     fputs(",\"verdict_detail\":", stdout);
     jt_string(stdout, o->detail, strlen(o->detail));
-    printf(",\"differences\":%zu,\"diff\":%s", o->differences,
-           o->diff ? o->diff : "[]");
+    printf(",\"differences\":%zu,\"diff\":%.*s", o->differences,
+           o->diff ? (int)o->diff_len : 2, o->diff ? o->diff : "[]");
     for (int i = 0; i < 2; i++)
         printf(",\"%s\":%s", s[i].name, s[i].doc ? s[i].doc : "null");
     fputs("}\n", stdout);
@@ -257,7 +249,7 @@ static void print_words(const side *s, const outcome *o)
             term_problem(s[i].ri.pb.message, s[i].ri.pb.hint);
     printf("%s\n", o->verdict);
     if (o->differences) {
-        jt_pretty(stdout, o->diff, strlen(o->diff));
+        jt_pretty(stdout, o->diff, o->diff_len);
         fputc('\n', stdout);
     }
 }
@@ -292,7 +284,7 @@ static int diff_run(diff_args *a, dval_client *client)
         dval_free(s[i].summary);
         free(s[i].doc);
     }
-    dval_free(o.diff);
+    dval_free(o.report);
     /* the tokens stay: the interrupt watcher may hold the master */
     free(s);
     return o.exit_status;

@@ -633,12 +633,40 @@ def t_verdicts_and_limits(c, snap, sb, tmp):
     check((r.phases["run"].get("usage") or {}).get("oom_kills", 0) >= 1, "%r" % r.phases)
 
 
+def t_differential(c, snap, sb, tmp):
+    """An original and its translation validated at once and judged by
+    dval_differential: equivalent, differs (with the path), a side that
+    does not pass gives its verdict."""
+    orig = program(tmp, "d-orig", 'printf \'{"n":1,"rows":[1,2],"at":"a"}\' '
+                   '> "$DVAL_RESULTS_DIR/r.json"\n')
+    same = program(tmp, "d-same", 'printf \'{"rows":[1,2],"at":"b","n":1.0000001}\' '
+                   '> "$DVAL_RESULTS_DIR/r.json"\n')
+    other = program(tmp, "d-other", 'printf \'{"n":1,"rows":[1,3],"at":"a"}\' '
+                    '> "$DVAL_RESULTS_DIR/r.json"\n')
+    broken = program(tmp, "d-broken", 'echo boom >&2; exit 3\n')
+    kw = vkw(c, "diff")
+    d = dval.validate_pair(("shell", orig), ("shell", same), ignore=["$..at"],
+                           abs_tolerance=1e-3, **kw)
+    check(d.equivalent and d.verdict == "equivalent" and d.differences == 0,
+          "%r %r" % (d.verdict, d.verdict_detail))
+    check(d.original.ok and d.translation.ok, "%r %r" % (d.original, d.translation))
+    d = dval.validate_pair(("shell", orig), ("shell", other), **kw)
+    check(d.outcome == "differs" and d.differences == 1 and
+          d.diff[0]["path"] == '$["r.json"].rows[1]', "%r %r" % (d.verdict, d.diff))
+    d = dval.validate_pair(("shell", orig), ("shell", broken), **kw)
+    check(d.outcome == "translation_failed" and d.verdict == "runtime_error" and
+          d.failed_side == "translation", "%r %r" % (d.verdict, d.verdict_detail))
+    j = dval.differential(d.original.summary, d.original.summary)
+    check(j.equivalent, "%r" % j)
+    expect_raises(dval.DvalInvalidArgument, dval.differential, "not json", d.original)
+
+
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
          t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
          t_validate_only_stop_stops,
          t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent,
          t_validate_isolation_sandbox, t_pool_concurrent, t_pool_busy_and_cancel,
-         t_validate_dotnet, t_profile_load, t_verdicts_and_limits]
+         t_validate_dotnet, t_profile_load, t_verdicts_and_limits, t_differential]
 
 
 def run_executor(executor):

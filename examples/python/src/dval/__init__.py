@@ -31,6 +31,7 @@ from ._core import (Client, Sandbox, SandboxInfo, Session, Snapshot, profile_nam
                     profile_load, service_names, strerror, version)
 from ._enums import (STOP, EventType, LogLevel, Network, Release, SandboxState, SnapshotState, Status,
                      Stream, to_enum)
+from ._differential import Differential, differential, validate_pair
 from ._pool import Pool, PoolStats
 from ._loader import BACKENDS, SONAME, backend_name, library_path, use_backend
 from ._validate import (ISOLATION_LEVELS, CancelToken, Event, ValidationResult, avalidate,
@@ -41,7 +42,7 @@ from .errors import STATUS_CLASSES, DvalError, LibraryNotFoundError, error_for
 __version__ = "0.1.0"
 
 __all__ = [
-    "STOP", "validate", "avalidate", "Pool", "PoolStats", "ValidationResult", "Event", "CancelToken", "supports_cancel",
+    "STOP", "validate", "avalidate", "differential", "validate_pair", "Differential", "Pool", "PoolStats", "ValidationResult", "Event", "CancelToken", "supports_cancel",
     "ISOLATION_LEVELS", "Client", "Snapshot", "Sandbox", "Session", "SandboxInfo",
     "version", "strerror", "profile_names", "service_names", "profile_load", "Status", "SandboxState", "SnapshotState",
     "Stream", "Release", "Network", "LogLevel", "EventType", "to_enum", "BACKENDS",

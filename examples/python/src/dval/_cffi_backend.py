@@ -163,6 +163,15 @@ int dval_service_names(const char *const **names);
 _PROFILE_LOAD_FUNCS = """
 int dval_profile_load(const char *path, const char **name, char *errbuf, size_t errcap);
 """
+_DIFFERENTIAL_FUNCS = """
+typedef struct dval_compare_options {
+    size_t struct_size; int32_t mode; const char *const *ignore;
+    double abs_tolerance; double rel_tolerance; int32_t max_diffs;
+} dval_compare_options;
+int dval_compare_options_init(dval_compare_options *opts, size_t size);
+int dval_differential(int *outcome, char **report, const char *original_summary,
+                      const char *translation_summary, const dval_compare_options *opts);
+"""
 # the fields a library with the database services appends
 _SERVICES_FIELDS = "\n    const char *const *services; const char *const *seeds;"
 # ... and one with per-validation limits and expected results after them
@@ -213,13 +222,15 @@ class Backend:
         self.has_limits = self.has_services and _has_symbol(path, "dval_validate_result")
         limits = _LIMITS_FIELDS if self.has_limits else ""
         self.has_profile_load = _has_symbol(path, "dval_profile_load")
+        self.has_differential = _has_symbol(path, "dval_differential")
         self.ffi = ffi = FFI()
         ffi.cdef(_STRUCTS + _VALIDATION % (tail + more + limits)
                  + _FUNCS + (_CANCEL_FUNCS if self.has_cancel else "")
                  + (_POOL % more if self.has_pool else "")
                  + (_POOL_STATS if self.has_pool_stats else "")
                  + (_SERVICES_FUNCS if self.has_services else "")
-                 + (_PROFILE_LOAD_FUNCS if self.has_profile_load else ""))
+                 + (_PROFILE_LOAD_FUNCS if self.has_profile_load else "")
+                 + (_DIFFERENTIAL_FUNCS if self.has_differential else ""))
         self.lib = ffi.dlopen(path)
         self.NULL = ffi.NULL
 
@@ -283,6 +294,30 @@ class Backend:
         err = self.ffi.new("char[]", 1024)
         rc = self.lib.dval_profile_load(path.encode(), name, err, 1024)
         return rc, self._s(name[0]) if rc == 0 else "", self._s(err)
+
+    def differential(self, original: str, translation: str,
+                     opts: Dict[str, Any]) -> Tuple[int, int, Optional[str]]:
+        """dval_differential: (status, outcome, report JSON)."""
+        o = self.ffi.new("dval_compare_options *")
+        rc = self.lib.dval_compare_options_init(o, self.ffi.sizeof("dval_compare_options"))
+        keep = []
+        ignore = opts.get("ignore")
+        if ignore:
+            keep = [self.ffi.new("char[]", i.encode()) for i in ignore]
+            arr = self.ffi.new("const char *[]", keep + [self.ffi.NULL])
+            keep.append(arr)
+            o.ignore = arr
+        for k in ("abs_tolerance", "rel_tolerance", "max_diffs"):
+            if opts.get(k) is not None:
+                setattr(o, k, opts[k])
+        outcome, rep = self.ffi.new("int *"), self.ffi.new("char **")
+        if rc == 0:
+            rc = self.lib.dval_differential(outcome, rep, original.encode(),
+                                            translation.encode(), o)
+        text = self._s(rep[0]) if rep[0] != self.ffi.NULL else None
+        if rep[0] != self.ffi.NULL:
+            self.lib.dval_free(rep[0])
+        return rc, outcome[0], text
 
     def _names(self, fn: Any) -> List[str]:
         p = self.ffi.new("const char *const **")

@@ -203,6 +203,18 @@ _PROFILE_LOAD_PROTOS = [("dval_profile_load", I, [C.c_char_p, C.POINTER(C.c_char
                                                   C.c_char_p, Z])]
 
 
+class CompareOptions(C.Structure):
+    """dval_compare_options."""
+    _fields_ = [("struct_size", Z), ("mode", C.c_int32),
+                ("ignore", C.POINTER(C.c_char_p)), ("abs_tolerance", C.c_double),
+                ("rel_tolerance", C.c_double), ("max_diffs", C.c_int32)]
+
+
+_DIFFERENTIAL_PROTOS = [("dval_compare_options_init", I, [V, Z]),
+                        ("dval_differential", I, [C.POINTER(C.c_int), C.POINTER(C.c_void_p),
+                                                  C.c_char_p, C.c_char_p, V])]
+
+
 def _b(s: Optional[str]) -> Optional[bytes]:
     return None if s is None else (s if isinstance(s, bytes) else str(s).encode())
 
@@ -232,6 +244,8 @@ def _fill(st: Any, opts: Dict[str, Any], keep: List[Any]) -> None:
             setattr(st, k, arr)
         elif isinstance(v, (str, bytes)):
             setattr(st, k, _b(v))
+        elif isinstance(v, float):
+            setattr(st, k, v)
         else:
             setattr(st, k, int(v))
 
@@ -281,6 +295,11 @@ class Backend:
             for fname, res, args in _PROFILE_LOAD_PROTOS:
                 f = getattr(lib, fname)
                 f.restype, f.argtypes = res, args
+        self.has_differential = hasattr(lib, "dval_differential")
+        if self.has_differential:
+            for fname, res, args in _DIFFERENTIAL_PROTOS:
+                f = getattr(lib, fname)
+                f.restype, f.argtypes = res, args
 
     # ---- layout (tests compare it with the C compiler's)
     def layout(self, struct: str, field: str) -> int:
@@ -315,6 +334,23 @@ class Backend:
         err = C.create_string_buffer(1024)
         rc = self.lib.dval_profile_load(_b(path), C.byref(name), err, C.sizeof(err))
         return rc, _s(name.value) if rc == 0 else "", _s(err.value)
+
+    def differential(self, original: str, translation: str,
+                     opts: Dict[str, Any]) -> Tuple[int, int, Optional[str]]:
+        """dval_differential: (status, outcome, report JSON)."""
+        o = CompareOptions()
+        rc = self.lib.dval_compare_options_init(C.byref(o), C.sizeof(o))
+        keep: List[Any] = []
+        _fill(o, opts, keep)
+        outcome, rep = C.c_int(0), C.c_void_p()
+        if rc == 0:
+            rc = self.lib.dval_differential(C.byref(outcome), C.byref(rep), _b(original),
+                                            _b(translation), C.byref(o))
+        try:
+            text = C.string_at(rep.value).decode("utf-8") if rep.value else None
+        finally:
+            self.lib.dval_free(rep)
+        return rc, outcome.value, text
 
     def _names(self, fname: str) -> List[str]:
         p = C.POINTER(C.c_char_p)()

@@ -58,6 +58,8 @@ class ValidationResult:
             "infrastructure_error"; ``verdict_detail`` says why.
         phases: the summary's ``phases`` ("build", "run": exit_code,
             wall_ms, output and ``usage``: cpu_ms, peak_memory_bytes, ...).
+        summary: the library's JSON summary as it gave it (what
+            :func:`differential` judges).
     """
     status: Union[Status, int]
     exit_code: Optional[int]
@@ -74,6 +76,7 @@ class ValidationResult:
     verdict: Optional[str] = None
     verdict_detail: Optional[str] = None
     phases: Dict[str, Any] = field(default_factory=dict)
+    summary: Optional[str] = None
 
     @property
     def stdout(self) -> str:
@@ -194,7 +197,8 @@ def _limits(b: Any, req: Dict[str, Any], memory_mib: Optional[int],
     req.update(given)
 
 
-def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int) -> ValidationResult:
+def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int,
+            summary: Optional[str] = None) -> ValidationResult:
     return ValidationResult(
         status=to_enum(Status, status), exit_code=doc.get("exit_code"),
         results=doc.get("results") or {}, stdout_bytes=bytes(out[1]),
@@ -203,7 +207,7 @@ def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int) -> Vali
         session=doc.get("session"), executor=doc.get("executor"),
         profile=doc.get("profile"), errors=list(doc.get("errors") or []),
         verdict=doc.get("verdict"), verdict_detail=doc.get("verdict_detail"),
-        phases=dict(doc.get("phases") or {}))
+        phases=dict(doc.get("phases") or {}), summary=summary)
 
 
 def _event_handler(out: Dict[int, bytearray], timings: Dict[str, int],
@@ -330,9 +334,9 @@ def _run(c: Client, pool: Any, req: Dict[str, Any], isolation: Optional[str],
     g.reraise()
     doc = json.loads(text) if text else {}
     if rc in (Status.OK, Status.ERESULTS) and text:
-        return _result(doc, out, rc)
+        return _result(doc, out, rc, text)
     err: DvalError = error_for(rc, msg or b.strerror(rc), b.status_name(rc))
-    partial = _result(doc, out, rc)
+    partial = _result(doc, out, rc, text)
     partial.timings.update(timings)
     err.result = partial
     raise err
