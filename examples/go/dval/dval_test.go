@@ -489,3 +489,31 @@ func TestValidateContextSilent(t *testing.T) {
 		}
 	})
 }
+
+func TestDifferential(t *testing.T) {
+	forExecutors(t, func(t *testing.T, e *env) {
+		write := func(doc string) string {
+			return program(t, "printf '"+doc+"' > \"$DVAL_RESULTS_DIR/r.json\"\n")
+		}
+		orig := e.req("diff", write(`{"n":1,"rows":[1,2],"at":"a"}`))
+		same := e.req("diff", write(`{"rows":[1,2],"at":"b","n":1.0000001}`))
+		other := e.req("diff", write(`{"n":1,"rows":[1,3],"at":"a"}`))
+		broken := e.req("diff", program(t, "exit 3\n"))
+		d, err := e.c.ValidatePair(bg, orig, same, DiffOptions{Ignore: []string{"$..at"}, AbsTolerance: 1e-3})
+		if err != nil || !d.Equivalent() || d.Verdict != "equivalent" {
+			t.Fatalf("equivalent: %v %+v", err, d)
+		}
+		d, err = e.c.ValidatePair(bg, orig, other, DiffOptions{})
+		if err != nil || d.Outcome != DiffDiffers || d.Differences != 1 || d.Diff[0].Path != `$["r.json"].rows[1]` ||
+			string(d.Diff[0].Expected) != "2" || string(d.Diff[0].Actual) != "3" {
+			t.Fatalf("differs: %v %+v", err, d)
+		}
+		d, err = e.c.ValidatePair(bg, orig, broken, DiffOptions{})
+		if err != nil || d.Outcome != DiffTranslationFailed || d.Verdict != "runtime_error" || d.FailedSide != "translation" {
+			t.Fatalf("failed side: %v %+v", err, d)
+		}
+		if _, err := Judge(&ValidationResult{Summary: "not json"}, d.Original, DiffOptions{}); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("bad summary: %v", err)
+		}
+	})
+}

@@ -111,6 +111,9 @@ type ValidationResult struct {
 	// "runtime_unsupported", "wrong_results", "canceled",
 	// "infrastructure_error"); VerdictDetail says why.
 	Verdict, VerdictDetail string
+	// Summary is the library's JSON summary as it gave it (what Judge
+	// reads).
+	Summary string
 }
 
 // OK reports whether the program exited 0 and all its results were valid.
@@ -137,7 +140,8 @@ func parseSummary(text string, status Status) (*ValidationResult, error) {
 	}
 	r := &ValidationResult{Status: status, ExitCode: -1, Results: s.Results, ThreadID: s.ThreadID,
 		Sandbox: s.Sandbox, Executor: s.Executor, Profile: s.Profile, Errors: s.Errors,
-		Timings: map[string]time.Duration{}, Verdict: s.Verdict, VerdictDetail: s.Detail}
+		Timings: map[string]time.Duration{}, Verdict: s.Verdict, VerdictDetail: s.Detail,
+		Summary: text}
 	if s.ExitCode != nil {
 		r.ExitCode, r.Ran = *s.ExitCode, true
 	}
