@@ -31,6 +31,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -683,6 +684,87 @@ private:
     dval_client *c_; // kept alive by the pool's own reference
     std::unique_ptr<dval_pool, detail::deleter<dval_pool, dval_pool_free>> p_;
 };
+
+// How two validations' results are compared (dval_compare_options): JSON
+// paths left out ("$..generated_at"), number tolerances.
+struct compare_options {
+    std::vector<std::string> ignore;
+    double abs_tolerance = 0, rel_tolerance = 0;
+    int max_diffs = 0;               // listed differences; 0 → 20
+};
+
+// The judgement of a translation against its original (dval_differential).
+struct differential_result {
+    int outcome = 0;                 // enum dval_differential_outcome
+    // "equivalent", "differs", or the failed side's own verdict
+    std::string verdict, verdict_detail;
+    size_t differences = 0;
+    std::string diff_json;           // [{"path","kind","expected","actual"}]
+    std::string failed_side;         // "original", "translation" or ""
+    validation_result original, translation; // from validate_pair
+    bool equivalent() const { return outcome == DVAL_DIFF_EQUIVALENT; }
+};
+
+// Judges two validations from their summaries; throws dval::error for a
+// summary that is not one.
+inline differential_result differential(const validation_result &original,
+                                        const validation_result &translation,
+                                        const compare_options &o = compare_options())
+{
+    dval_compare_options opts;
+    dval_compare_options_init(&opts, sizeof opts);
+    detail::cstrs ignore(o.ignore);
+    opts.ignore = ignore.get();
+    opts.abs_tolerance = o.abs_tolerance;
+    opts.rel_tolerance = o.rel_tolerance;
+    opts.max_diffs = o.max_diffs;
+    int outcome = 0;
+    char *report = nullptr;
+    detail::check(dval_differential(&outcome, &report, original.summary_json.c_str(),
+                                    translation.summary_json.c_str(), &opts),
+                  "dval_differential: a side is not a validation's summary");
+    std::unique_ptr<char, detail::free_fn> own(report);
+    std::string rep(report);
+    differential_result d;
+    d.outcome = outcome;
+    d.verdict = detail::json_string(json_member(rep, "verdict"));
+    d.verdict_detail = detail::json_string(json_member(rep, "verdict_detail"));
+    d.differences = std::stoul(json_member(rep, "differences"));
+    d.diff_json = json_member(rep, "diff");
+    d.failed_side = detail::json_string(json_member(rep, "failed_side"));
+    d.original = original;
+    d.translation = translation;
+    return d;
+}
+
+// Validates an original and its translation at the same time (a second
+// thread on the same client) and judges them; a side that fails without a
+// verdict throws its dval::error.
+inline differential_result validate_pair(client &c, const validation &original,
+                                         const validation &translation,
+                                         const compare_options &o = compare_options())
+{
+    validation_result first;
+    std::exception_ptr failed;
+    std::thread th([&] {
+        try {
+            first = validate(c, original);
+        } catch (...) {
+            failed = std::current_exception();
+        }
+    });
+    validation_result second;
+    try {
+        second = validate(c, translation);
+    } catch (...) {
+        th.join();
+        throw;
+    }
+    th.join();
+    if (failed)
+        std::rethrow_exception(failed);
+    return differential(first, second, o);
+}
 
 } // namespace dval
 

@@ -7,6 +7,8 @@
 // usage: test_cpp local STATE_DIR SRC_DIR [SAMPLE] | test_cpp daytona API_URL SRC_DIR [SAMPLE]
 // (SAMPLE: examples/validation/shell)
 // exit 0 = passed, 77 = executor not available (skip), 1 = failed.
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -331,6 +333,40 @@ int main(int argc, char **argv)
                        dval_profile_find("cpp-good") != nullptr,
                    "dval::profile_load registers the profile and returns its name");
             std::remove(path.c_str());
+        }
+        // an original and its translation at once, judged together
+        {
+            auto side = [&](const std::string &name, const std::string &script) {
+                std::string dir = src + "-" + name;
+                mkdir(dir.c_str(), 0755);
+                std::ofstream(dir + "/run.sh") << script;
+                dval::validation req;
+                req.profile = "shell";
+                req.source_dir = dir;
+                req.sandbox_name = "ffi-cpp-diff-" + executor;
+                req.release = DVAL_RELEASE_DELETE;
+                req.labels = {label};
+                return req;
+            };
+            const char *w = "printf '%s' > \"$DVAL_RESULTS_DIR/r.json\"\n";
+            char buf[3][200];
+            snprintf(buf[0], sizeof buf[0], w, "{\"n\":1,\"at\":\"a\"}");
+            snprintf(buf[1], sizeof buf[1], w, "{\"at\":\"b\",\"n\":1}");
+            snprintf(buf[2], sizeof buf[2], w, "{\"n\":2,\"at\":\"a\"}");
+            dval::compare_options o;
+            o.ignore = {"$..at"};
+            dval::differential_result d =
+                dval::validate_pair(c, side("o", buf[0]), side("s", buf[1]), o);
+            expect(d.equivalent() && d.verdict == "equivalent",
+                   "validate_pair: equivalent " + d.verdict_detail);
+            d = dval::validate_pair(c, side("o", buf[0]), side("d", buf[2]), o);
+            expect(d.outcome == DVAL_DIFF_DIFFERS && d.differences == 1 &&
+                       d.diff_json.find("$[\\\"r.json\\\"].n") != std::string::npos,
+                   "validate_pair: differs " + d.diff_json);
+            d = dval::validate_pair(c, side("o", buf[0]), side("x", "exit 3\n"), o);
+            expect(d.outcome == DVAL_DIFF_TRANSLATION_FAILED && d.verdict == "runtime_error" &&
+                       d.failed_side == "translation",
+                   "validate_pair: the failed side's verdict " + d.verdict);
         }
         // isolation=sandbox: a sandbox of its own, deleted after it (the
         // end of the sandbox phase names it: "<name> (<state>)")
