@@ -169,6 +169,7 @@ typedef struct outcome {
     const char *diff;             /* its "diff" array (into report) */
     size_t diff_len;
     size_t differences;
+    const char *failed_side;      /* "original", "translation" or NULL */
     int exit_status;
 } outcome;
 
@@ -182,6 +183,7 @@ static void no_summary(const side *s, outcome *o)
                                           : CLI_EX_INFRA;
     snprintf(o->detail, sizeof o->detail, "the %s did not pass: %.1000s",
              f->name, f->ri.pb.message);
+    o->failed_side = f->name;
 }
 
 /* The library judges the two summaries; the exit status follows. */
@@ -211,6 +213,8 @@ static void conclude(const side *s, const diff_args *a, outcome *o)
     if (!jt_member(o->report, "differences", &v, &n))
         o->differences = strtoull(v, NULL, 10);
     const side *f = how == DVAL_DIFF_ORIGINAL_FAILED ? &s[0] : &s[1];
+    if (how == DVAL_DIFF_ORIGINAL_FAILED || how == DVAL_DIFF_TRANSLATION_FAILED)
+        o->failed_side = f->name;
     o->exit_status = how == DVAL_DIFF_EQUIVALENT ? 0
                      : how == DVAL_DIFF_DIFFERS ? CLI_EX_WRONG
                      : f->ri.pb.exit_status ? f->ri.pb.exit_status
@@ -219,12 +223,17 @@ static void conclude(const side *s, const diff_args *a, outcome *o)
 
 static void print_json(const side *s, const outcome *o)
 {
-    fputs("{\"verdict\":", stdout);
+    fputs("{\"schema\":\"daytona-validate-diff/1\",\"verdict\":", stdout);
     jt_string(stdout, o->verdict, strlen(o->verdict));
     fputs(",\"verdict_detail\":", stdout);
     jt_string(stdout, o->detail, strlen(o->detail));
     printf(",\"differences\":%zu,\"diff\":%.*s", o->differences,
            o->diff ? (int)o->diff_len : 2, o->diff ? o->diff : "[]");
+    fputs(",\"failed_side\":", stdout);
+    if (o->failed_side)
+        jt_string(stdout, o->failed_side, strlen(o->failed_side));
+    else
+        fputs("null", stdout);
     for (int i = 0; i < 2; i++)
         printf(",\"%s\":%s", s[i].name, s[i].doc ? s[i].doc : "null");
     fputs("}\n", stdout);

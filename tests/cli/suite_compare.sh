@@ -143,5 +143,32 @@ else
     else skipped "java/dotnet pair over the seeded database" "no dotnet on this host"; fi
 fi
 
+# Every --json document of this suite (run and diff) against the one
+# installed schema; a run document must not pass as a diff nor the reverse.
+if ! "$PY" -c 'import jsonschema' 2>/dev/null; then
+    skipped "--json schema validation" "python3-jsonschema missing (tests/deps.sh installs it)"
+else
+    r=$(cd "$T" && "$PY" - "$OLDPWD/man/daytona-validate-run.schema.json" $(grep -l -- '^{"schema"' *.out) 2>&1 <<'PYEOF'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+v = jsonschema.Draft202012Validator(schema)
+seen, problems = {}, []
+for name in sys.argv[2:]:
+    d = json.loads(open(name).read())
+    seen[d.get("schema")] = seen.get(d.get("schema"), 0) + 1
+    problems += ["%s: %s" % (name, e.message) for e in v.iter_errors(d)]
+    if d.get("schema") == "daytona-validate-diff/1":
+        d2 = dict(d, schema="daytona-validate-run/2")
+        if v.is_valid(d2):
+            problems.append("%s: a diff document passed as a run document" % name)
+if seen.get("daytona-validate-diff/1", 0) < 3 or seen.get("daytona-validate-run/2", 0) < 3:
+    problems.append("too few documents checked: %r" % seen)
+print(" ".join("%s=%d" % kv for kv in sorted(seen.items())))
+print("\n".join(problems))
+PYEOF
+)
+    [ -n "$(head -n1 <<<"$r")" ] && [ -z "$(tail -n +2 <<<"$r")" ] && ok "every run and diff --json output validates against the schema ($(head -n1 <<<"$r"))" || bad "--json schema" "$r"
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
