@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PY "/usr/bin/python3 %s/tests/local/oci_layout.py"
@@ -215,10 +216,26 @@ TEST(test_local_pull_faults__shared_layer_downloaded_once)
     lt_pull_close(&f);
 }
 
-static void *cancel_later(void *arg)
+typedef struct stall_cancel {
+    int fd;
+    char part[1200];    /* the layer's partial download */
+    _Atomic int64_t fired_ms;
+} stall_cancel;
+
+/* Cancels once the stalled layer's first bytes are on disk (a slow host,
+ * or valgrind, may take seconds to get there), or after 60 s. */
+static void *cancel_when_stalled(void *arg)
 {
-    usleep(1000000);
-    if (write(*(int *)arg, "x", 1) != 1)
+    stall_cancel *sc = arg;
+    struct stat st;
+    for (int i = 0; i < 600; i++) {
+        if (stat(sc->part, &st) == 0 && st.st_size > 0)
+            break;
+        usleep(100000);
+    }
+    usleep(300000); /* the registry has stopped sending by now */
+    sc->fired_ms = dval__now_ms();
+    if (write(sc->fd, "x", 1) != 1)
         perror("write");
     return NULL;
 }
@@ -244,11 +261,13 @@ TEST(test_local_pull_faults__cancel_ends_a_stalled_download)
                              .image = name };
     dval_call *c = lt_call(&f.t);
     c->cancel_fd = fds[0];
-    pthread_create(&th, NULL, cancel_later, &fds[1]);
-    int64_t t0 = dval__now_ms();
+    stall_cancel sc = { .fd = fds[1] };
+    snprintf(sc.part, sizeof sc.part, "%s/oci/tmp/%s.part", f.cache, d + 7);
+    pthread_create(&th, NULL, cancel_when_stalled, &sc);
     CHECK_INT(f.t.ex.snapshot_create(f.t.ex.userdata, c, &s, NULL, NULL,
                                      NULL), DVAL_ECANCELED);
-    CHECK(dval__now_ms() - t0 < 5000);
+    /* ended by the cancel, well before the 60 s stall timeout */
+    CHECK(sc.fired_ms > 0 && dval__now_ms() - sc.fired_ms < 5000);
     pthread_join(th, NULL);
     snprintf(p, sizeof p, "%s/snapshots/stall", f.t.dir);
     CHECK(!lt_exists(p));
