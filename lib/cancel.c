@@ -3,8 +3,9 @@
  * to ends with DVAL_ECANCELED, its session closed.
  *
  * The library starts no thread for this: firing writes to a pipe and
- * cancels the session the validation registered (dval_session_cancel is
- * safe from any thread); the calling thread notices at its next poll. */
+ * calls the hook the validation registered (it cancels the validation's
+ * session, which is safe from any thread); the calling thread notices at
+ * its next poll. The token knows nothing of sessions. */
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -16,8 +17,9 @@
 struct dval_cancel {
     atomic_int fired;
     int pipe[2];              /* readable once fired: ends the core's waits */
-    pthread_mutex_t lock;     /* guards session against fire/detach races */
-    dval_session *session;    /* the exec in progress, or NULL */
+    pthread_mutex_t lock;     /* guards the hook against fire/detach races */
+    dval__cancel_hook hook;   /* what firing stops now, or NULL */
+    void *hook_arg;
 };
 
 DVAL_API int dval_cancel_new(dval_cancel **out)
@@ -53,8 +55,8 @@ DVAL_API int dval_cancel_fire(dval_cancel *t)
     ssize_t n = write(t->pipe[1], &b, 1);
     (void)n;   /* the pipe is empty until now: one byte always fits */
     pthread_mutex_lock(&t->lock);
-    if (t->session)
-        dval_session_cancel(t->session);
+    if (t->hook)
+        t->hook(t->hook_arg);
     pthread_mutex_unlock(&t->lock);
     return DVAL_OK;
 }
@@ -74,15 +76,16 @@ DVAL_API void dval_cancel_free(dval_cancel *t)
     dval__free(t);
 }
 
-void dval__cancel_attach(dval_cancel *t, dval_session *s)
+void dval__cancel_attach(dval_cancel *t, dval__cancel_hook hook, void *arg)
 {
     if (!t)
         return;
     pthread_mutex_lock(&t->lock);
-    t->session = s;
-    /* fired before the session existed: it must not start anything */
-    if (s && atomic_load(&t->fired))
-        dval_session_cancel(s);
+    t->hook = hook;
+    t->hook_arg = arg;
+    /* fired before the hook was set: what it stops must not start */
+    if (hook && atomic_load(&t->fired))
+        hook(arg);
     pthread_mutex_unlock(&t->lock);
 }
 

@@ -73,9 +73,11 @@ int64_t dval__backoff_delay(const dval__backoff *b, int attempt,
 void dval__backoff_defaults(dval__backoff *b);
 
 /* ---- cancel tokens (cancel.c) */
-/* Registers the session whose exec dval_cancel_fire must cancel (NULL:
- * none); after it returns, fire no longer touches the old session. */
-void dval__cancel_attach(dval_cancel *t, dval_session *s);
+/* Registers what dval_cancel_fire calls, on the firing thread (NULL:
+ * nothing), e.g. a session's cancel; after it returns, fire no longer
+ * calls the old hook. Called at once when t has already fired. */
+typedef void (*dval__cancel_hook)(void *arg);
+void dval__cancel_attach(dval_cancel *t, dval__cancel_hook hook, void *arg);
 /* The descriptor that becomes readable when t fires (-1 for NULL): what
  * a wait or an executor call of t's validation is given explicitly. */
 int dval__cancel_fd(const dval_cancel *t);

@@ -128,6 +128,12 @@ static int build_and_run(dval__vctx *v)
     return rc;
 }
 
+/* The cancel token's hook: firing it stops the session's exec. */
+static void cancel_session(void *s)
+{
+    dval_session_cancel(s);
+}
+
 /* sandbox → download once. */
 static int run_once(dval__vctx *v)
 {
@@ -135,12 +141,13 @@ static int run_once(dval__vctx *v)
     if (!rc)
         rc = run_phase(v, "session", dval__validate_session, session_detail);
     /* from here on, firing the token cancels the session's execs */
-    dval__cancel_attach(v->req.cancel, v->sess);
+    dval__cancel_attach(v->req.cancel, v->sess ? cancel_session : NULL,
+                        v->sess);
     if (!rc)
         rc = run_phase(v, "upload", dval__validate_upload, upload_detail);
     if (!rc)
         rc = build_and_run(v);
-    dval__cancel_attach(v->req.cancel, NULL);
+    dval__cancel_attach(v->req.cancel, NULL, NULL);
     return rc;
 }
 
@@ -228,7 +235,7 @@ static int run_all(dval__vctx *v)
     /* keep the first failure's message: close must not overwrite it */
     char saved[DVAL_ERRMSG_MAX];
     dval__strlcpy(saved, dval_client_errmsg(v->client), sizeof saved);
-    dval__cancel_attach(v->req.cancel, NULL);
+    dval__cancel_attach(v->req.cancel, NULL, NULL);
     dval__validate_close(v);
     if (rc == DVAL_OK && v->aborted)
         rc = dval__validate_fail(v, DVAL_EABORTED, "close", NULL);
