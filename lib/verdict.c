@@ -86,6 +86,15 @@ static int limited(const dval__vctx *v, const dval__phase *p, char *detail,
     return 0;
 }
 
+/* Whether a script of ours ran in phase p and so may have said a service
+ * failed: the build's steps, or the run's service wraps. A run without
+ * services runs the program alone, and a program's own words must not
+ * turn its failure into one "safe to retry". */
+static int ours_may_say(const dval__vctx *v, const dval__phase *p)
+{
+    return p != &v->run || (v->svc && v->svc->n > 0);
+}
+
 /* A phase that exited non-zero: its own failure (dflt), unless its
  * limits ended it or its scripts said the runtime or a service was at
  * fault. */
@@ -97,7 +106,8 @@ static int failed(const dval__vctx *v, const dval__phase *p, int dflt,
         return lim;
     if (said(p, 78, "dval: runtime unsupported:", detail, cap))
         return DVAL_VERDICT_RUNTIME_UNSUPPORTED;
-    if (said(p, 70, "dval: infrastructure:", detail, cap))
+    if (ours_may_say(v, p) &&
+        said(p, 70, "dval: infrastructure:", detail, cap))
         return DVAL_VERDICT_INFRASTRUCTURE_ERROR;
     int sig = p->exit_code > 128 && p->exit_code < 128 + 65
                   ? p->exit_code - 128 : 0;

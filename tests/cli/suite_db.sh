@@ -77,13 +77,25 @@ expect "a seed that is not there" 66 'seed /nonexistent.sql' --service postgres 
 expect "a seed without a service" 64 '--seed without --service' --seed examples/validation/db/schema.sql
 
 # what the services' wrapper prints when a service fails: an
-# infrastructure error (70), not the program's failure
+# infrastructure error (70), not the program's failure. The line is
+# printed here by the program itself, under the services' wraps: there
+# the run's words are believed (the wraps run before and after it).
 mkdir -p "$T/infra"
 printf 'echo "dval: infrastructure: postgres: the service stopped (during the validation)" >&2\nexit 70\n' \
     >"$T/infra/run.sh"
-"$CLI" run --executor local --state-dir "$T/state" --profile shell --allow-missing-results --json \
+"$CLI" run --executor local --state-dir "$S" --profile shell --service postgres --service sqlite \
+    "${SEEDS[@]}" --allow-missing-results --json \
     "$T/infra" >"$T/infra.json" 2>"$T/infra.err" </dev/null
 rc=$?
+# without a service nothing of ours ran before the program: its own
+# words do not make its failure one "safe to retry"
+"$CLI" run --executor local --state-dir "$S" --profile shell --allow-missing-results --json \
+    "$T/infra" >"$T/forged.json" 2>"$T/forged.err" </dev/null
+if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert (d["status"], d["verdict"]) == ("program_failed", "runtime_error"), d' "$T/forged.json"; then
+    ok "a program's own 'dval: infrastructure:' line without a service: runtime_error"
+else
+    bad "a forged infrastructure line" "$(cat "$T/forged.err" "$T/forged.json")"
+fi
 if [ $rc = 70 ] && grep -q 'infrastructure failure: postgres: the service stopped' "$T/infra.err" &&
    "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"] == "infrastructure_error", d["status"]' "$T/infra.json"; then
     ok "a service's failure: exit 70, status infrastructure_error, explained"

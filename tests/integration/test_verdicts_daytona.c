@@ -74,6 +74,11 @@ TEST(verdicts_daytona__the_run_phase)
            "wrong_results", "line 1");
     expect(c, &(vcase){ .run_sh = "echo 42\n" RESULT, .expected = "42\n" },
            "passed", "");
+    /* a program that says what only a service's wrap may say is not
+     * believed: with no service, nothing of ours ran before it */
+    expect(c, &(vcase){ .run_sh = "echo 'dval: infrastructure: not me' >&2;"
+                                  " exit 70\n" },
+           "runtime_error", "exited with code 70");
     dval_client_free(c);
 }
 
