@@ -171,11 +171,14 @@ int dval__validate_download(dval__vctx *v);
 /* ---- validate_files.c */
 /* 1 when the results file name is a *.json one (parsed into results). */
 int dval__results_is_json(const char *name);
-/* Keeps the results file name of len bytes (data, NUL-terminated after
- * them) in v->other: as text when it is UTF-8 without NUL, else base64;
- * a failure noted. */
+/* What keeping a results file that is not *.json costs the summary (the
+ * bytes its JSON string takes there): as text (*text 1) when it is UTF-8
+ * without NUL, else as base64. */
+size_t dval__results_file_cost(const char *data, size_t len, int *text);
+/* Keeps the results file name of len bytes in v->other, as text (text
+ * 1) or base64; a failure noted. */
 void dval__validate_keep_file(dval__vctx *v, const char *name,
-                              const char *data, size_t len);
+                              const char *data, size_t len, int text);
 /* Appends " (only other files: a.txt, b.csv)" to "results missing"'s
  * message m (cap bytes) when the program wrote files, none *.json. */
 void dval__validate_other_names(const dval__vctx *v, char *m, size_t cap);

@@ -16,13 +16,33 @@ int dval__results_is_json(const char *name)
     return n >= 5 && !strcmp(name + n - 5, ".json");
 }
 
-/* data as a JSON string: itself when it is UTF-8 without NUL (a NUL
- * would not survive a summary read without JSON_ALLOW_NUL), else NULL. */
-static json_t *as_text(const char *data, size_t len)
+/* The length of the UTF-8 text [p, p+n) as a JSON string in the ASCII
+ * summary: escapes, and \uXXXX (a pair beyond the BMP) for the others. */
+static size_t escaped_len(const unsigned char *p, size_t n)
 {
-    if (memchr(data, '\0', len) || !dval__utf8_valid(data, len))
-        return NULL;
-    return json_stringn(data, len);
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = p[i];
+        if (c >= 0xf0)
+            out += 12;
+        else if (c >= 0xc0)
+            out += 6;
+        else if (c >= 0x80)
+            continue;           /* a continuation byte, counted above */
+        else if (c == '"' || c == '\\' || c == '\b' || c == '\f' ||
+                 c == '\n' || c == '\r' || c == '\t')
+            out += 2;
+        else
+            out += c < 0x20 ? 6 : 1;
+    }
+    return out;
+}
+
+size_t dval__results_file_cost(const char *data, size_t len, int *text)
+{
+    *text = !memchr(data, '\0', len) && dval__utf8_valid(data, len);
+    return *text ? escaped_len((const unsigned char *)data, len)
+                 : (len + 2) / 3 * 4;
 }
 
 static json_t *as_base64(const char *data, size_t len)
@@ -36,13 +56,12 @@ static json_t *as_base64(const char *data, size_t len)
 }
 
 void dval__validate_keep_file(dval__vctx *v, const char *name,
-                              const char *data, size_t len)
+                              const char *data, size_t len, int text)
 {
-    json_t *text = as_text(data, len);
     json_t *o = json_object();
     int rc = !o;
     if (!rc && text)
-        rc = json_object_set_new(o, "text", text);
+        rc = json_object_set_new(o, "text", json_stringn(data, len));
     else if (!rc)
         rc = json_object_set_new(o, "base64", as_base64(data, len));
     rc = rc ? rc : json_object_set_new(o, "bytes", json_integer((json_int_t)

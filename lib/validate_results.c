@@ -98,15 +98,19 @@ static void keep_json(dval__vctx *v, const char *name, char *text,
     json_object_set_new(v->results, name, doc);
 }
 
-/* Another file's bytes (freed here) into v->other, as they are. */
+/* Another file's bytes (freed here) into v->other, as they are; the
+ * bound counts them as the summary will hold them (escaped or base64). */
 static void keep_other(dval__vctx *v, const char *name, char *data,
                        size_t len)
 {
     char m[DVAL_ERRMSG_MAX];
-    if (over_budget(v, len, 1, m, sizeof m))
+    int text;
+    const char *d = data ? data : "";
+    if (over_budget(v, dval__results_file_cost(d, len, &text), 1, m,
+                    sizeof m))
         dval__validate_note(v, "results/%s: %s", name, m);
     else
-        dval__validate_keep_file(v, name, data ? data : "", len);
+        dval__validate_keep_file(v, name, d, len, text);
     dval_free(data);
 }
 

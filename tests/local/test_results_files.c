@@ -2,7 +2,8 @@
  * back (issue 39): *.json ones parsed in "results" as before, the others
  * byte-exact in "files" (text when UTF-8, else base64) and through
  * dval_result_file; links still refused, the results budget still
- * holds, and "results missing" names the files that did come. */
+ * holds (a file counted as the summary holds it: escaped text or
+ * base64), and "results missing" names the files that did come. */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -148,6 +149,17 @@ TEST(test_results_files__links_refused_and_budget_kept)
     CHECK_CONTAINS(json_string_value(json_array_get(json_object_get(j,
                    "errors"), 0)), "results/big3.txt: over the bounds on all "
                    "of a validation's results");
+    json_decref(j);
+    /* counted as the summary holds them: 12 MB of \x01, text but 6
+     * bytes each escaped ("\u0001"), is 72 MB there: refused */
+    j = validate(c, lt_shell_dir(&t, "ctl", "cd \"$DVAL_RESULTS_DIR\"\n"
+                 "echo '{}' > ok.json\n"
+                 "head -c 12000000 /dev/zero | tr '\\0' '\\1' > ctl.txt\n"),
+                 &rc);
+    CHECK_INT(rc, DVAL_ERESULTS);
+    CHECK(!file(j, "ctl.txt"));
+    CHECK_CONTAINS(json_string_value(json_array_get(json_object_get(j,
+                   "errors"), 0)), "results/ctl.txt: over the bounds");
     json_decref(j);
     dval_client_free(c);
     lt_close(&t);
