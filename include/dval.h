@@ -924,13 +924,27 @@ DVAL_API int dval_result_phase(const dval_result *r, const char *phase,
 typedef struct dval_file_info {
     size_t struct_size;
     const char *name;            /* relative to the results directory */
-    const char *json;            /* its JSON document, compact */
+    /* its JSON document, compact; for a file that is not *.json (is_json
+     * 0), its entry in the summary's "files" ({"text": ...} or
+     * {"base64": ...}, with "bytes"): never NULL */
+    const char *json;
     size_t json_len;
+    /* Appended in 0.1.7 (filled only when struct_size covers them): the
+     * file's bytes, NUL-terminated after len (which may hold NULs): as
+     * the program wrote them for any file but a *.json one, whose data is
+     * its document's compact text (json) as the summary keeps it. */
+    const char *data;
+    size_t len;
+    int32_t is_json;             /* 1: a *.json file, parsed */
 } dval_file_info;
 
+/* Every plain file the program wrote under its results directory (since
+ * 0.1.7; before, the *.json ones only): the summary's "results" (the
+ * *.json files) and "files" (the others) together. */
 DVAL_API size_t dval_result_file_count(const dval_result *r);
 /* The results files in name order (index from 0); DVAL_ENOTFOUND past
- * the last. */
+ * the last. A caller of the struct before 0.1.7 (up to json_len) gets
+ * the other files too, each json its "files" entry. */
 DVAL_API int dval_result_file(const dval_result *r, size_t index,
                               dval_file_info *file, size_t size);
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "carry.h"
 #include "internal.h"
 
@@ -15,28 +16,6 @@
  * each decodes alone. */
 #define STEP_MAX (96 * 1024)
 #define CHUNK (72 * 1024)
-
-static const char b64[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static int base64(dval__buf *out, const unsigned char *p, size_t n)
-{
-    char q[4];
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16;
-        if (i + 1 < n)
-            v |= (unsigned)p[i + 1] << 8;
-        if (i + 2 < n)
-            v |= p[i + 2];
-        q[0] = b64[v >> 18 & 63];
-        q[1] = b64[v >> 12 & 63];
-        q[2] = i + 1 < n ? b64[v >> 6 & 63] : '=';
-        q[3] = i + 2 < n ? b64[v & 63] : '=';
-        if (dval__buf_append(out, q, 4))
-            return DVAL_ENOMEM;
-    }
-    return DVAL_OK;
-}
 
 /* The whole file, with data at most max bytes; DVAL_EIO / DVAL_ETOOBIG
  * in msg. */
@@ -108,7 +87,7 @@ static int piece(steps *s, const char *to, int first,
     if (rc || !n)
         return rc ? rc : dval__buf_appendf(&s->cur, ":");
     rc = dval__buf_appendf(&s->cur, "echo ");
-    rc = rc ? rc : base64(&s->cur, p, n);
+    rc = rc ? rc : dval__base64_append(&s->cur, p, n);
     return rc ? rc : dval__buf_appendf(&s->cur, " | base64 -d >> \"%s\"", to);
 }
 

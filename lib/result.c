@@ -1,7 +1,7 @@
 /* The typed result (dval_result): dval_validate's summary read once into
  * a value a C host queries with accessors. Everything it hands out is
  * made when it is built (the summary's strings, the results files' and
- * the differences' JSON texts), so it is never changed after and any
+ * the differences' JSON texts; the files in result_files.c), so it is never changed after and any
  * thread may read it. The per-part accessors are in result_parts.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -20,40 +20,11 @@ DVAL_API void dval_result_free(dval_result *r)
 {
     if (!r)
         return;
-    free_texts(r->file_json, r->nfiles);
-    dval__free(r->file_names);
+    dval__result_files_free(r);
     free_texts(r->diff_text, 2 * r->ndiffs);
     json_decref(r->doc);
     dval__free(r->summary);
     dval__free(r);
-}
-
-static int by_name(const void *x, const void *y)
-{
-    return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
-/* The results files in name order, each document's compact text. */
-static int files(dval_result *r)
-{
-    const json_t *results = json_object_get(r->doc, "results");
-    size_t n = json_object_size(results);
-    if (!n)
-        return DVAL_OK;
-    r->file_names = dval__calloc(n, sizeof *r->file_names);
-    r->file_json = dval__calloc(n, sizeof *r->file_json);
-    if (!r->file_names || !r->file_json)
-        return DVAL_ENOMEM;
-    const char *name;
-    json_t *v;
-    json_object_foreach((json_t *)results, name, v)
-        r->file_names[r->nfiles++] = name;
-    qsort(r->file_names, n, sizeof *r->file_names, by_name);
-    for (size_t i = 0; i < n; i++)
-        if (!(r->file_json[i] = dval__json_dump(json_object_get(results,
-                                                r->file_names[i]))))
-            return DVAL_ENOMEM;
-    return DVAL_OK;
 }
 
 /* The listed differences' expected and actual values as JSON texts. */
@@ -104,7 +75,7 @@ int dval__result_new(dval_result **out, int status, char *summary)
     int rc = r->doc ? DVAL_OK : DVAL_ENOMEM;
     if (!rc) {
         outcome(r);
-        rc = files(r);
+        rc = dval__result_files(r);
     }
     rc = rc ? rc : diffs(r);
     if (rc) {

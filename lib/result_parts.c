@@ -101,11 +101,15 @@ DVAL_API int dval_result_file(const dval_result *r, size_t index,
         return DVAL_EINVAL;
     if (index >= r->nfiles)
         return DVAL_ENOTFOUND;
+    const dval__rfile *rf = &r->files[index];
     dval_file_info f = { 0 };
-    f.name = r->file_names[index];
-    f.json = r->file_json[index];
+    f.name = rf->name;
+    f.json = rf->json;
     f.json_len = strlen(f.json);
-    return fill(file, size, &f, sizeof f, sizeof f);
+    f.data = rf->data;
+    f.len = rf->len;
+    f.is_json = rf->is_json;
+    return fill(file, size, &f, sizeof f, offsetof(dval_file_info, data));
 }
 
 DVAL_API size_t dval_result_differences(const dval_result *r)

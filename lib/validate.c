@@ -88,7 +88,7 @@ static const char *compare_detail(dval__vctx *v, char *buf, size_t cap)
 
 static const char *download_detail(dval__vctx *v, char *buf, size_t cap)
 {
-    size_t n = json_object_size(v->results);
+    size_t n = json_object_size(v->results) + json_object_size(v->other);
     dval__fmt(buf, cap, "%zu result file%s", n, n == 1 ? "" : "s");
     return buf;
 }
@@ -178,6 +178,7 @@ static void drop_sandbox(dval__vctx *v)
     dval__phase_reset(&v->build);
     dval__phase_reset(&v->run);
     json_object_clear(v->results);
+    json_object_clear(v->other);
     v->results_values = v->results_bytes = 0;
     json_array_clear(v->errors);
     v->results_missing = 0;
@@ -254,6 +255,7 @@ static void free_ctx(dval__vctx *v)
     dval__cmp_free(&v->cmp);
     json_decref(v->timings);
     json_decref(v->results);
+    json_decref(v->other);
     json_decref(v->errors);
     dval__free(v);
 }
@@ -302,8 +304,9 @@ int dval__validate_in(dval_client *client, const dval_validation *req,
     if (valid) {
         v->timings = json_object();
         v->results = json_object();
+        v->other = json_object();
         v->errors = json_array();
-        rc = v->timings && v->results && v->errors
+        rc = v->timings && v->results && v->other && v->errors
                  ? run_all(v)
                  : dval__validate_fail(v, DVAL_ENOMEM, "request", NULL);
     }

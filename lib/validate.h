@@ -7,6 +7,7 @@
  *   validate_upload.c   the upload of the source tree
  *   validate_exec.c     the build and run phases' commands
  *   validate_results.c  the results download and the JSON summary
+ *   validate_files.c    the results files that are not *.json
  *   validate_expect.c   the comparison with an expected result
  *   verdict.c           the verdict, from what the phases came to
  * Most of the way to the executor goes through public calls
@@ -94,6 +95,9 @@ typedef struct dval__vctx {
     char root[PATH_MAX];    /* realpath of source_dir */
     json_t *timings;
     json_t *results;
+    /* the other results files (not *.json): name → {"text" or "base64",
+     * "bytes"}, counted in results_bytes too */
+    json_t *other;
     size_t results_values;  /* JSON values in results (their tree's size) */
     size_t results_bytes;   /* and their text */
     json_t *errors;
@@ -164,6 +168,21 @@ int dval__validate_run(dval__vctx *v);
 /* Forgets what a phase ran (a sandbox lost under it: it runs again). */
 void dval__phase_reset(dval__phase *p);
 int dval__validate_download(dval__vctx *v);
+/* ---- validate_files.c */
+/* 1 when the results file name is a *.json one (parsed into results). */
+int dval__results_is_json(const char *name);
+/* What keeping a results file that is not *.json costs the summary (the
+ * bytes its JSON string takes there): as text (*text 1) when it is UTF-8
+ * without NUL, else as base64. */
+size_t dval__results_file_cost(const char *data, size_t len, int *text);
+/* Keeps the results file name of len bytes in v->other, as text (text
+ * 1) or base64; a failure noted. */
+void dval__validate_keep_file(dval__vctx *v, const char *name,
+                              const char *data, size_t len, int text);
+/* Appends " (only other files: a.txt, b.csv)" to "results missing"'s
+ * message m (cap bytes) when the program wrote files, none *.json. */
+void dval__validate_other_names(const dval__vctx *v, char *m, size_t cap);
+
 /* The JSON summary (dval_free()); NULL when out of memory. */
 char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start);
 

@@ -46,7 +46,7 @@ static int build_text(dval__vctx *v, dval__buf *cmd, const char *run)
      * separate listing exec would cost a round trip of its own. */
     rc = rc ? rc : dval__buf_appendf(cmd, "(%s); dval_rc=$?; (cd "
                                      "\"$DVAL_RESULTS_DIR\" 2>/dev/null && "
-                                     "find . -type f -name '*.json' > "
+                                     "find . -type f > "
                                      "\"$DVAL_WORKDIR/" DVAL__LISTING "\") "
                                      "</dev/null >/dev/null 2>&1; "
                                      "exit $dval_rc", run);

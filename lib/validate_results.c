@@ -1,5 +1,6 @@
-/* dval_validate's download phase (every *.json file under the results
- * directory, each checked as JSON) and the summary it ends with. */
+/* dval_validate's download phase (every plain file under the results
+ * directory, each *.json one checked as JSON, the others kept as they are:
+ * validate_files.c) and the summary it ends with. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,21 +76,12 @@ static int over_budget(dval__vctx *v, size_t len, size_t values, char *msg,
     return 0;
 }
 
-static void fetch_one(dval__vctx *v, const char *name)
+/* A *.json file's text (freed here) parsed into v->results. */
+static void keep_json(dval__vctx *v, const char *name, char *text,
+                      size_t len)
 {
-    char remote[512], m[DVAL_ERRMSG_MAX];
-    dval__fmt(remote, sizeof remote, "%s/%s", v->resdir, name);
-    if (dval__check_remote_path(remote, m, sizeof m)) {
-        dval__validate_note(v, "results/%s: %s", name, m);
-        return;
-    }
-    char *text = NULL;
-    size_t len = 0, values = 0;
-    if (dval_sandbox_download(v->sb, remote, &text, &len)) {
-        dval__validate_note(v, "results/%s: %s", name,
-                            dval_sandbox_errmsg(v->sb));
-        return;
-    }
+    char m[DVAL_ERRMSG_MAX];
+    size_t values = 0;
     if (dval__json_check_values(text, len, m, sizeof m, &values) ||
         over_budget(v, len, values, m, sizeof m)) {
         dval__validate_note(v, "results/%s: %s", name, m);
@@ -104,6 +96,43 @@ static void fetch_one(dval__vctx *v, const char *name)
         return;
     }
     json_object_set_new(v->results, name, doc);
+}
+
+/* Another file's bytes (freed here) into v->other, as they are; the
+ * bound counts them as the summary will hold them (escaped or base64). */
+static void keep_other(dval__vctx *v, const char *name, char *data,
+                       size_t len)
+{
+    char m[DVAL_ERRMSG_MAX];
+    int text;
+    const char *d = data ? data : "";
+    if (over_budget(v, dval__results_file_cost(d, len, &text), 1, m,
+                    sizeof m))
+        dval__validate_note(v, "results/%s: %s", name, m);
+    else
+        dval__validate_keep_file(v, name, d, len, text);
+    dval_free(data);
+}
+
+static void fetch_one(dval__vctx *v, const char *name)
+{
+    char remote[512], m[DVAL_ERRMSG_MAX];
+    dval__fmt(remote, sizeof remote, "%s/%s", v->resdir, name);
+    if (dval__check_remote_path(remote, m, sizeof m)) {
+        dval__validate_note(v, "results/%s: %s", name, m);
+        return;
+    }
+    char *data = NULL;
+    size_t len = 0;
+    if (dval_sandbox_download(v->sb, remote, &data, &len)) {
+        dval__validate_note(v, "results/%s: %s", name,
+                            dval_sandbox_errmsg(v->sb));
+        return;
+    }
+    if (dval__results_is_json(name))
+        keep_json(v, name, data, len);
+    else
+        keep_other(v, name, data, len);
 }
 
 /* The listing the run command left; when it is missing (the program
@@ -121,7 +150,7 @@ static int fetch_listing(dval__vctx *v, dval__buf *list)
     return rc ? -1 : 0;
 }
 
-/* file_list callback: *.json names one per line into the listing; a
+/* file_list callback: file names one per line into the listing; a
  * refused entry (symlink, hard link, FIFO, device) is an error. */
 static int host_entry(const char *rel, int64_t size, void *ud)
 {
@@ -133,8 +162,7 @@ static int host_entry(const char *rel, int64_t size, void *ud)
                             "refused");
         return 0;
     }
-    size_t n = strlen(rel);
-    if (n < 5 || strcmp(rel + n - 5, ".json") || strchr(rel, '\n'))
+    if (strchr(rel, '\n'))
         return 0;
     return dval__buf_appendf(list, "%s\n", rel) ? 1 : 0;
 }
@@ -171,8 +199,7 @@ static int listing(dval__vctx *v, dval__buf *list)
     int code = -1;
     rc = dval__buf_appendf(&cmd, "cd ");
     rc = rc ? rc : dval__shell_quote(&cmd, v->resdir);
-    rc = rc ? rc : dval__buf_appendf(&cmd, " 2>/dev/null && find . -type f "
-                                     "-name '*.json'");
+    rc = rc ? rc : dval__buf_appendf(&cmd, " 2>/dev/null && find . -type f");
     rc = rc ? rc : dval__validate_quiet_exec(v, cmd.data, NULL, list, &code);
     dval__buf_free(&cmd);
     return rc ? bad(v, rc, dval_session_errmsg(v->sess)) : DVAL_OK;
@@ -192,6 +219,7 @@ static int results_status(dval__vctx *v)
         char m[400];
         dval__fmt(m, sizeof m, "the program wrote no *.json file under %s",
                   v->resdir);
+        dval__validate_other_names(v, m, sizeof m);
         dval__validate_note(v, "%s%s", m, "");
         v->results_missing = 1;
         return bad(v, DVAL_ERESULTS, m);
@@ -327,6 +355,7 @@ char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start)
         return NULL;
     outcome(v, status, o);
     json_object_set(o, "results", v->results);
+    json_object_set(o, "files", v->other);
     if (v->expect)
         json_object_set_new(o, "comparison", dval__expect_json(v));
     json_object_set_new(o, "thread_id", json_string(v->thread_id));

@@ -145,6 +145,7 @@ static int results(const dval__vctx *v, char *detail, size_t cap)
     if (v->results_missing) {
         dval__fmt(detail, cap, "the program wrote no results under %s",
                   v->resdir);
+        dval__validate_other_names(v, detail, cap);
         return DVAL_VERDICT_RESULTS_MISSING;
     }
     if (json_array_size(v->errors) > 0) {

@@ -87,5 +87,7 @@ int write_results_doc(const char *file, const char *summary)
         emit_json(stdout, &t);
         return fflush(stdout) || ferror(stdout) ? -1 : 0;
     }
-    return write_atomic(file, emit_json, &t);
+    if (write_atomic(file, emit_json, &t))
+        return -1;
+    return write_results_files(file, summary);
 }

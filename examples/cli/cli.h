@@ -227,13 +227,25 @@ void jt_string(FILE *f, const char *s, size_t len);
 /* The JSON string val (quotes included) decoded into dst ("" when it is
  * not a string), cut to fit. */
 void jt_unquote(const char *val, size_t len, char *dst, size_t cap);
+/* Calls fn with each member of the object obj: its key (quotes
+ * included) and value as text, until fn returns non-zero (returned);
+ * -1 when obj is not an object. */
+typedef int (*jt_member_fn)(const char *key, size_t klen, const char *val,
+                            size_t vlen, void *ud);
+int jt_each(const char *obj, jt_member_fn fn, void *ud);
 
 /* atomic.c: writes file whole (emit's bytes, through a temporary file
  * renamed over it) or not at all; -1 with errno on failure. */
 int write_atomic(const char *file, void (*emit)(FILE *, void *), void *ud);
 /* The "results" member of a validation's summary, pretty, to file (so)
- * or to stdout (file NULL); -1 with errno on failure. */
+ * or to stdout (file NULL); with a file, the other results files too
+ * (write_results_files); -1 with errno on failure. */
 int write_results_doc(const char *file, const char *summary);
+/* results_files.c: the summary's "files" (the results files that are not
+ * *.json), each byte-exact to <file less .json>.files/<name>, parents
+ * made; -1 with errno on failure (EINVAL: a name that would leave that
+ * directory). Nothing is written when there are none. */
+int write_results_files(const char *file, const char *summary);
 
 /* runlog.c: a transcript of each run, for `daytona-validate logs`. */
 void runlog_open(const cli_common *co, const char *thread_id);

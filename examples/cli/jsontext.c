@@ -80,6 +80,34 @@ int jt_member(const char *doc, const char *key, const char **val,
     return -1;
 }
 
+int jt_each(const char *obj, jt_member_fn fn, void *ud)
+{
+    const char *p = ws(obj);
+    if (*p != '{')
+        return -1;
+    p = ws(p + 1);
+    while (*p == '"') {
+        const char *kend = skip_string(p);
+        if (!kend)
+            return -1;
+        const char *key = p;
+        p = ws(kend);
+        if (*p != ':')
+            return -1;
+        const char *v = ws(p + 1);
+        const char *e = skip_value(v);
+        if (!e)
+            return -1;
+        int rc = fn(key, (size_t)(kend - key), v, (size_t)(e - v), ud);
+        if (rc)
+            return rc;
+        p = ws(e);
+        if (*p == ',')
+            p = ws(p + 1);
+    }
+    return 0;
+}
+
 static void indent(FILE *f, int depth)
 {
     fputc('\n', f);

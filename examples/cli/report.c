@@ -127,6 +127,8 @@ void report_json(FILE *f, const run_report *r)
     member(f, r->summary, "errors", "[]");
     fputs(",\"results\":", f);
     member(f, r->summary, "results", "{}");
+    fputs(",\"files\":", f);
+    member(f, r->summary, "files", "{}");
     fputs(",\"comparison\":", f);
     member(f, r->summary, "comparison", "null");
     fputs(",\"thread_id\":", f);

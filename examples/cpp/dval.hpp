@@ -212,6 +212,27 @@ inline std::string json_string(const std::string &tok)
     }
     return out;
 }
+
+// The bytes of padded base64 text (characters outside the alphabet skipped).
+inline std::string base64_decode(const std::string &text)
+{
+    static const char abc[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    unsigned v = 0;
+    int bits = 0;
+    for (char c : text) {
+        const char *at = c && c != '=' ? std::strchr(abc, c) : nullptr;
+        if (!at)
+            continue;
+        v = v << 6 | unsigned(at - abc);
+        if ((bits += 6) >= 8) {
+            bits -= 8;
+            out += char((v >> bits) & 0xff);
+        }
+    }
+    return out;
+}
 } // namespace detail
 
 // The raw JSON text of member `key` of the JSON object `object` ("" when
@@ -417,6 +438,9 @@ struct validation_result {
     bool ran = false;          // the program ran to its end
     int exit_code = -1;        // its exit code when ran
     std::string results_json;  // {"<file>.json": document, ...}
+    // The other results files (not *.json, library 0.1.7 or later):
+    // {"<file>": {"text": "..."} or {"base64": "..."}, with "bytes"}
+    std::string files_json;
     std::string summary_json;  // the library's whole summary
     std::string stdout_text, stderr_text;
     std::string thread_id, session_id, sandbox_name;
@@ -428,6 +452,15 @@ struct validation_result {
     bool ok() const { return status == DVAL_OK && ran && exit_code == 0; }
     // The raw JSON document of one results file ("" when absent).
     std::string result(const std::string &file) const { return json_member(results_json, file); }
+    // The bytes of another results file, as the program wrote them ("" when
+    // absent).
+    std::string file(const std::string &name) const
+    {
+        std::string entry = json_member(files_json, name);
+        std::string text = json_member(entry, "text");
+        return !text.empty() ? detail::json_string(text)
+                             : detail::base64_decode(detail::json_string(json_member(entry, "base64")));
+    }
 };
 
 class client {
@@ -510,6 +543,7 @@ inline void fill_result(validation_result &r, const char *json)
     r.ran = !code.empty() && code != "null";
     r.exit_code = r.ran ? std::atoi(code.c_str()) : -1;
     r.results_json = json_member(r.summary_json, "results");
+    r.files_json = json_member(r.summary_json, "files");
     r.thread_id = json_string(json_member(r.summary_json, "thread_id"));
     r.session_id = json_string(json_member(r.summary_json, "session"));
     r.sandbox_name = json_string(json_member(r.summary_json, "sandbox"));

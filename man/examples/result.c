@@ -29,8 +29,12 @@ int main(int argc, char **argv)
                run.stdout_data);
     for (size_t i = 0; i < dval_result_file_count(r); i++) {
         dval_file_info f;
-        if (dval_result_file(r, i, &f, sizeof f) == DVAL_OK)
+        if (dval_result_file(r, i, &f, sizeof f) != DVAL_OK)
+            continue;
+        if (f.is_json)
             printf("%s: %s\n", f.name, f.json);
+        else   /* any other file the program wrote there, byte-exact */
+            printf("%s: %zu bytes\n", f.name, f.len);
     }
     for (size_t i = 0; i < dval_result_differences(r); i++) {
         dval_diff_entry d;

@@ -77,6 +77,41 @@ fi
 [ $? = 66 ] && grep -q 'not a directory' "$T/notdir.err" && ok "batch --results FILE: exit 66, a directory is needed" ||
     bad "batch --results FILE" "$(cat "$T/notdir.err")"
 
+# the results files that are not *.json: byte-exact beside the document
+# (out.json -> out.files/), text, binary and nested alike; a batch's too
+mkdir -p "$T/other" "$T/files" "$T/fdir"
+cat >"$T/other/run.sh" <<'EOS'
+cd "$DVAL_RESULTS_DIR" && echo '{"n": 1}' > r.json
+printf 'h\303\251llo \342\202\254\n' > out.txt
+printf 'a\000b\377\376c' > bin.dat
+mkdir sub && printf 'x,y\n1,2\n' > sub/x.csv
+EOS
+printf 'h\303\251llo \342\202\254\n' >"$T/want.txt"
+printf 'a\000b\377\376c' >"$T/want.dat"
+printf 'x,y\n1,2\n' >"$T/want.csv"
+"$CLI" run "${D[@]}" --results "$T/files/out.json" "$T/other" >/dev/null 2>"$T/other.err" </dev/null
+rc=$?
+F=$T/files/out.files
+if [ $rc = 0 ] && cmp -s "$F/out.txt" "$T/want.txt" && cmp -s "$F/bin.dat" "$T/want.dat" &&
+   cmp -s "$F/sub/x.csv" "$T/want.csv" && [ ! -e "$F/r.json" ] &&
+   "$PY" -c 'import json,sys; assert json.load(open(sys.argv[1]))=={"r.json":{"n":1}}' "$T/files/out.json"; then
+    ok "--results FILE: the other results files byte-exact in FILE.files/"
+else
+    bad "--results other files (rc $rc)" "$(ls -laR "$T/files"; cat "$T/other.err")"
+fi
+"$CLI" run "${D[@]}" --json "$T/other" >"$T/other.jsonl" 2>"$T/otherj.err" </dev/null
+r=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]))["files"]; print(d["bin.dat"], d["sub/x.csv"]["text"] == "x,y\n1,2\n", sorted(d))' "$T/other.jsonl" 2>&1)
+[ "$r" = "{'base64': 'YQBi//5j', 'bytes': 6} True ['bin.dat', 'out.txt', 'sub/x.csv']" ] &&
+    ok "--json: the other results files in \"files\"" || bad "--json files" "$r"
+"$CLI" run "${D[@]}" --results "$T/fdir" "$T/other" "$T/b1/same" >/dev/null 2>"$T/fdir.err" </dev/null
+rc=$?
+if [ $rc = 0 ] && cmp -s "$T/fdir/other.files/out.txt" "$T/want.txt" &&
+   cmp -s "$T/fdir/other.files/bin.dat" "$T/want.dat" && [ ! -e "$T/fdir/same.files" ]; then
+    ok "batch --results DIR: a folder's other results files in DIR/<name>.files/"
+else
+    bad "batch --results DIR other files (rc $rc)" "$(ls -laR "$T/fdir"; cat "$T/fdir.err")"
+fi
+
 # the live view of a batch on a terminal: a line per running validation
 # (folder, phase, elapsed) and the counts, redrawn in place; a program's
 # carriage return or cursor movement shown inert, never moving the

@@ -208,7 +208,9 @@ int main(int argc, char **argv)
         {
             std::ofstream(src + "/run.sh")
                 << "echo out; echo err >&2\n"
-                   "printf '{\"answer\":42,\"s\":\"a\\\\u00e9\"}' > \"$DVAL_RESULTS_DIR/r.json\"\n";
+                   "printf '{\"answer\":42,\"s\":\"a\\\\u00e9\"}' > \"$DVAL_RESULTS_DIR/r.json\"\n"
+                   "printf 'caf\\303\\251\\n' > \"$DVAL_RESULTS_DIR/out.txt\"\n"
+                   "printf 'a\\000b\\377' > \"$DVAL_RESULTS_DIR/bin.dat\"\n";
             dval::validation req;
             req.profile = "shell";
             req.source_dir = src;
@@ -227,6 +229,9 @@ int main(int argc, char **argv)
                    "validate on_output gets channel and data");
             expect(r.result("r.json").find("\"answer\":42") != std::string::npos,
                    "validate results: " + r.results_json);
+            expect(r.file("out.txt") == "caf\xc3\xa9\n" &&
+                   r.file("bin.dat") == std::string("a\0b\xff", 4) && r.file("r.json").empty(),
+                   "validate other results files: " + r.files_json);
             std::ofstream(src + "/run.sh") << "echo started; sleep 30\n";
             req.timeout_ms = 500;
             int st = 0;

@@ -317,7 +317,9 @@ def vkw(c, name):
 
 def t_validate_ok(c, snap, sb, tmp):
     src = program(tmp, "ok", 'echo "out $DVAL_THREAD_ID"; echo err >&2\n'
-                  'printf \'{"answer":42}\' > "$DVAL_RESULTS_DIR/r.json"\n')
+                  'printf \'{"answer":42}\' > "$DVAL_RESULTS_DIR/r.json"\n'
+                  'printf \'caf\\303\\251\\n\' > "$DVAL_RESULTS_DIR/out.txt"\n'
+                  'printf \'a\\000b\\377\' > "$DVAL_RESULTS_DIR/bin.dat"\n')
     seen = []
     r = dval.validate("shell", src, thread_id="t-ok", on_output=lambda *a: seen.append(a),
                       **vkw(c, "ok"))
@@ -325,6 +327,8 @@ def t_validate_ok(c, snap, sb, tmp):
     check(r.status is dval.Status.OK and r.ok, "status %r ok %r" % (r.status, r.ok))
     check(r.exit_code == 0, "exit %r" % r.exit_code)
     check(r.results == {"r.json": {"answer": 42}}, "results %r" % r.results)
+    check(r.files == {"out.txt": "caf\u00e9\n".encode(), "bin.dat": b"a\0b\xff"},
+          "files %r" % r.files)
     check(r.stdout == "out t-ok\n" and r.stderr == "err\n", "output %r %r" % (r.stdout, r.stderr))
     check(r.thread_id == "t-ok" and r.executor == c.executor_name, (r.thread_id, r.executor))
     check({"snapshot", "run", "total"} <= set(r.timings), "timings %r" % r.timings)

@@ -57,11 +57,13 @@ TEST(results_list__nested_results_by_the_toolbox)
     CHECK_INT(rc, DVAL_OK);
     CHECK_CONTAINS(sum, "\"a.json\":{\"a\":1}");
     CHECK_CONTAINS(sum, "\"sub/deep/b.json\":{\"b\":2}");
-    CHECK(!strstr(sum, "notes.txt"));
+    /* the other files come back too, in "files" (not a result) */
+    CHECK_CONTAINS(sum, "\"files\":{\"notes.txt\":{\"text\":\"x\\n\","
+                   "\"bytes\":2}}");
     /* results, sub, sub/deep; and no listing trailer in the command */
     CHECK_INT(emu_count(&f.e, "GET", LIST) - n0, 3);
     CHECK_INT(emu_count(&f.e, "GET", "/files/download$") +
-              emu_count(&f.e, "POST", "/files/bulk-download$"), 2);
+              emu_count(&f.e, "POST", "/files/bulk-download$"), 3);
     fx_close(&f, sum);
 }
 
@@ -81,6 +83,29 @@ TEST(results_list__links_and_fifos_are_not_followed)
     CHECK_CONTAINS(sum, "\"good.json\":{\"ok\":1}");
     CHECK(!strstr(sum, "root:"));
     CHECK(!strstr(sum, "etc/"));
+    fx_close(&f, sum);
+}
+
+/* Files that are not *.json come back byte-exact through the toolbox:
+ * text when UTF-8, else base64; without a *.json file the results are
+ * still missing, and the message names what the program wrote. */
+TEST(results_list__other_files_come_back)
+{
+    fx f;
+    dval_client *c = fx_open(&f);
+    char *sum;
+    int rc = run(&f, "printf 'caf\\303\\251\\n' > results/out.txt && "
+                 "printf 'a\\000b\\377' > results/bin.dat", &sum);
+    CHECK_INT(rc, DVAL_ERESULTS);
+    CHECK_CONTAINS(dval_client_errmsg(c), "(only other files: bin.dat, "
+                   "out.txt)");
+    CHECK_CONTAINS(sum, "\"verdict\":\"results_missing\"");
+    CHECK_CONTAINS(sum, "results (only other files: bin.dat, out.txt)\"");
+    CHECK_CONTAINS(sum, "\"out.txt\":{\"text\":\"caf\\u00E9\\n\","
+                   "\"bytes\":6}");
+    CHECK_CONTAINS(sum, "\"bin.dat\":{\"base64\":\"YQBi/w==\","
+                   "\"bytes\":4}");
+    CHECK_CONTAINS(sum, "\"results\":{}");
     fx_close(&f, sum);
 }
 

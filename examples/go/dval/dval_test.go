@@ -415,7 +415,8 @@ func (e *env) req(name, dir string) Validation {
 
 func TestValidate(t *testing.T) {
 	forExecutors(t, func(t *testing.T, e *env) {
-		dir := program(t, "echo out $DVAL_THREAD_ID; echo err >&2\nprintf '{\"answer\":42}' > \"$DVAL_RESULTS_DIR/r.json\"\n")
+		dir := program(t, "echo out $DVAL_THREAD_ID; echo err >&2\nprintf '{\"answer\":42}' > \"$DVAL_RESULTS_DIR/r.json\"\n"+
+			"printf 'caf\\303\\251\\n' > \"$DVAL_RESULTS_DIR/out.txt\"\nprintf 'a\\000b\\377' > \"$DVAL_RESULTS_DIR/bin.dat\"\n")
 		var stdout, stderr bytes.Buffer
 		var phases []string
 		req := e.req("ok", dir)
@@ -432,6 +433,9 @@ func TestValidate(t *testing.T) {
 		}
 		if !r.OK() || r.ExitCode != 0 || string(r.Results["r.json"]) != `{"answer":42}` || r.ThreadID != "t-ok" {
 			t.Fatalf("result %+v", r)
+		}
+		if string(r.Files["out.txt"]) != "caf\u00e9\n" || string(r.Files["bin.dat"]) != "a\x00b\xff" || len(r.Files) != 2 {
+			t.Fatalf("files %q", r.Files)
 		}
 		if stdout.String() != "out t-ok\n" || stderr.String() != "err\n" {
 			t.Fatalf("output %q %q", stdout.String(), stderr.String())

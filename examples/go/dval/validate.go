@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -97,7 +98,11 @@ type ValidationResult struct {
 	ExitCode int
 	Ran      bool
 	// Results maps each results/*.json file name to its document.
-	Results  map[string]json.RawMessage
+	Results map[string]json.RawMessage
+	// Files maps every other results file (not *.json) to its bytes, as
+	// the program wrote them (library 0.1.7 or later; empty before). They
+	// are no results.
+	Files    map[string][]byte
 	Timings  map[string]time.Duration
 	ThreadID string
 	Sandbox  string
@@ -122,6 +127,7 @@ func (r *ValidationResult) OK() bool { return r.Status == StatusOK && r.Ran && r
 type summary struct {
 	ExitCode *int                       `json:"exit_code"`
 	Results  map[string]json.RawMessage `json:"results"`
+	Files    map[string]summaryFile     `json:"files"`
 	ThreadID string                     `json:"thread_id"`
 	Sandbox  string                     `json:"sandbox"`
 	Session  *string                    `json:"session"`
@@ -133,6 +139,20 @@ type summary struct {
 	Detail   string                     `json:"verdict_detail"`
 }
 
+// summaryFile is an entry of the summary's "files": its text (UTF-8) or
+// its bytes in base64.
+type summaryFile struct {
+	Text   *string `json:"text"`
+	Base64 string  `json:"base64"`
+}
+
+func (f summaryFile) bytes() ([]byte, error) {
+	if f.Text != nil {
+		return []byte(*f.Text), nil
+	}
+	return base64.StdEncoding.DecodeString(f.Base64)
+}
+
 func parseSummary(text string, status Status) (*ValidationResult, error) {
 	var s summary
 	if err := json.Unmarshal([]byte(text), &s); err != nil {
@@ -142,6 +162,14 @@ func parseSummary(text string, status Status) (*ValidationResult, error) {
 		Sandbox: s.Sandbox, Executor: s.Executor, Profile: s.Profile, Errors: s.Errors,
 		Timings: map[string]time.Duration{}, Verdict: s.Verdict, VerdictDetail: s.Detail,
 		Summary: text}
+	r.Files = make(map[string][]byte, len(s.Files))
+	for name, f := range s.Files {
+		b, err := f.bytes()
+		if err != nil {
+			return nil, fmt.Errorf("dval: summary file %q: %w", name, err)
+		}
+		r.Files[name] = b
+	}
 	if s.ExitCode != nil {
 		r.ExitCode, r.Ran = *s.ExitCode, true
 	}

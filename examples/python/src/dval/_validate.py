@@ -1,5 +1,6 @@
 """dval.validate(): the whole loop in one call, and its asyncio façade."""
 import asyncio
+import base64
 import functools
 import json
 import threading
@@ -47,6 +48,9 @@ class ValidationResult:
             it did not run to the end.
         results: ``{"<file>.json": parsed document}`` from
             ``/sandbox/<thread_id>/results/``.
+        files: ``{"<file>": bytes}``: every other plain file (not *.json)
+            the program wrote there, byte-exact (library 0.1.7 or later;
+            empty with an older one). They are no results.
         stdout, stderr: the program's output, decoded as UTF-8 (invalid
             bytes replaced); ``stdout_bytes``/``stderr_bytes`` are raw.
         timings: milliseconds per phase ("snapshot", ..., "total").
@@ -76,6 +80,7 @@ class ValidationResult:
     verdict: Optional[str] = None
     verdict_detail: Optional[str] = None
     phases: Dict[str, Any] = field(default_factory=dict)
+    files: Dict[str, bytes] = field(default_factory=dict)
     summary: Optional[str] = None
 
     @property
@@ -197,6 +202,17 @@ def _limits(b: Any, req: Dict[str, Any], memory_mib: Optional[int],
     req.update(given)
 
 
+def _files(doc: Dict[str, Any]) -> Dict[str, bytes]:
+    """The summary's "files": each entry's text (UTF-8) or base64, as bytes."""
+    files = {}
+    for name, entry in (doc.get("files") or {}).items():
+        if "text" in entry:
+            files[name] = entry["text"].encode("utf-8")
+        else:
+            files[name] = base64.b64decode(entry.get("base64", ""))
+    return files
+
+
 def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int,
             summary: Optional[str] = None) -> ValidationResult:
     return ValidationResult(
@@ -207,7 +223,7 @@ def _result(doc: Dict[str, Any], out: Dict[int, bytearray], status: int,
         session=doc.get("session"), executor=doc.get("executor"),
         profile=doc.get("profile"), errors=list(doc.get("errors") or []),
         verdict=doc.get("verdict"), verdict_detail=doc.get("verdict_detail"),
-        phases=dict(doc.get("phases") or {}), summary=summary)
+        phases=dict(doc.get("phases") or {}), files=_files(doc), summary=summary)
 
 
 def _event_handler(out: Dict[int, bytearray], timings: Dict[str, int],
