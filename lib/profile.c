@@ -114,18 +114,19 @@ static dval_profile builtins[] = {
         "validation-snapshot-dotnet", "mcr.microsoft.com/dotnet/sdk:10.0",
         dotnet_build, "DOTNET_SANDBOX_", DOTNET_RUN, dotnet_build,
         "command -v dotnet >/dev/null 2>&1", NULL, DOTNET_BUILD, NULL, NULL,
+        0, 0, 0, 0, 0,
     },
     {
         sizeof(dval_profile), "java", "java-25-sandbox",
         "validation-snapshot-java", "bellsoft/liberica-openjdk-debian:25-cds",
         java_build, "JAVA_SANDBOX_", JAVA_RUN, java_local_build, NULL, NULL,
-        JAVA_BUILD, NULL, NULL,
+        JAVA_BUILD, NULL, NULL, 0, 0, 0, 0, 0,
     },
     {
         sizeof(dval_profile), "shell", "shell-sandbox",
         "validation-snapshot-shell", "debian:12-slim", NULL,
         "SHELL_SANDBOX_", "exec sh run.sh", empty_steps, NULL, NULL, NULL,
-        NULL, NULL,
+        NULL, NULL, 0, 0, 0, 0, 0,
     },
 };
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
@@ -277,6 +278,11 @@ static reg *reg_copy(const dval_profile *src)
         reg_free(r);
         return NULL;
     }
+    p->memory_mib = src->memory_mib;
+    p->max_processes = src->max_processes;
+    p->cpu_time_ms = src->cpu_time_ms;
+    p->output_bytes = src->output_bytes;
+    p->timeout_ms = src->timeout_ms;
     return r;
 }
 
@@ -286,6 +292,9 @@ static int check_profile(const dval_profile *p)
     if (dval__check_component("profile name", p->name, msg, sizeof msg))
         return DVAL_EINVAL;
     if (!p->run_command || !*p->run_command)
+        return DVAL_EINVAL;
+    if (p->memory_mib < 0 || p->max_processes < 0 || p->cpu_time_ms < 0 ||
+        p->output_bytes < 0 || p->timeout_ms < 0)
         return DVAL_EINVAL;
     if (!p->sandbox_name ||
         dval__check_name("sandbox name", p->sandbox_name, 0, msg, sizeof msg))

@@ -19,7 +19,9 @@
 static const char *const fields[] = {
     "name", "image", "run_command", "build_command", "build_steps",
     "local_build_steps", "files", "channel_prefix", "runtime", "description",
-    "services", "seeds", "extends", NULL};
+    "services", "seeds", "extends", "sandbox_name", "local_requires",
+    "memory_mib", "max_processes", "cpu_time_ms", "output_bytes",
+    "timeout_ms", NULL};
 
 typedef struct pfile {
     const char *path;
@@ -60,7 +62,9 @@ static int known_fields(pfile *f)
                         "are name, image, run_command, build_command, "
                         "build_steps, local_build_steps, files, "
                         "channel_prefix, runtime, description, services, "
-                        "seeds, extends)%s", key, "");
+                        "seeds, extends, sandbox_name, local_requires, "
+                        "memory_mib, max_processes, cpu_time_ms, "
+                        "output_bytes, timeout_ms)%s", key, "");
     }
     return DVAL_OK;
 }
@@ -77,6 +81,41 @@ static int text(pfile *f, const char *key, int required, const char **out)
                     key, v ? "" : " (it is required)");
     *out = json_string_value(v);
     return DVAL_OK;
+}
+
+/* A limit: absent (the base's, else 0) or an integer in 0..max. */
+static int limit(pfile *f, const char *key, int64_t max, int64_t dflt,
+                 int64_t *out)
+{
+    json_t *v = json_object_get(f->doc, key);
+    *out = v ? json_integer_value(v) : dflt;
+    if (v && (!json_is_integer(v) || *out < 0 || *out > max)) {
+        char m[64];
+        dval__fmt(m, sizeof m, "%lld", (long long)max);
+        return fail(f, DVAL_EINVAL, "\"%s\" must be an integer from 0 "
+                    "(no limit) to %s", key, m);
+    }
+    return DVAL_OK;
+}
+
+/* The defaults of the profile's validations (dval_validation's fields of
+ * the same names). */
+static int limits(pfile *f)
+{
+    const dval_profile *b = f->base;
+    int64_t mem, procs;
+    int rc = limit(f, "memory_mib", INT32_MAX, b ? b->memory_mib : 0, &mem);
+    rc = rc ? rc : limit(f, "max_processes", INT32_MAX,
+                         b ? b->max_processes : 0, &procs);
+    rc = rc ? rc : limit(f, "cpu_time_ms", INT64_MAX,
+                         b ? b->cpu_time_ms : 0, &f->p.cpu_time_ms);
+    rc = rc ? rc : limit(f, "output_bytes", INT64_MAX,
+                         b ? b->output_bytes : 0, &f->p.output_bytes);
+    rc = rc ? rc : limit(f, "timeout_ms", INT64_MAX, b ? b->timeout_ms : 0,
+                         &f->p.timeout_ms);
+    f->p.memory_mib = (int32_t)mem;
+    f->p.max_processes = (int32_t)procs;
+    return rc;
 }
 
 /* The steps of an array member, after `before` (NULL-terminated, may be
@@ -372,6 +411,9 @@ static int parse(pfile *f)
     rc = rc ? rc : text(f, "build_command", 0, &f->p.build_command);
     const char *ignored;
     rc = rc ? rc : text(f, "description", 0, &ignored);
+    rc = rc ? rc : text(f, "local_requires", 0, &f->p.local_requires);
+    rc = rc ? rc : text(f, "sandbox_name", 0, &ignored);
+    rc = rc ? rc : limits(f);
     rc = rc ? rc : channel(f);
     rc = rc ? rc : files(f);
     rc = rc ? rc : runtime(f);
@@ -386,15 +428,21 @@ static int parse(pfile *f)
     return rc;
 }
 
-/* Named for the image and every step (profile_stamp.h). */
+/* Named for the image and every step (profile_stamp.h); the sandboxes
+ * "<sandbox_name>-<stamp>" when the file names them. */
 static void names(pfile *f)
 {
     char stamp[16];
+    const char *sb = json_string_value(json_object_get(f->doc,
+                                                       "sandbox_name"));
     dval__profile_stamp(&f->p, stamp);
     dval__fmt(f->snapshot, sizeof f->snapshot, "validation-snapshot-%.150s-%s",
               f->p.name, stamp);
-    dval__fmt(f->sandbox, sizeof f->sandbox, "%.150s-sandbox-%s", f->p.name,
-              stamp);
+    if (sb)
+        dval__fmt(f->sandbox, sizeof f->sandbox, "%.150s-%s", sb, stamp);
+    else
+        dval__fmt(f->sandbox, sizeof f->sandbox, "%.150s-sandbox-%s",
+                  f->p.name, stamp);
     f->p.snapshot_name = f->snapshot;
     f->p.sandbox_name = f->sandbox;
 }
