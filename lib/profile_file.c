@@ -12,6 +12,7 @@
 
 #include "carry.h"
 #include "internal.h"
+#include "profile_builtin.h"
 #include "profile_stamp.h"
 
 #define FILES_MAX_BYTES (1024 * 1024)
@@ -26,6 +27,7 @@ static const char *const fields[] = {
 typedef struct pfile {
     const char *path;
     const dval_profile *base;     /* "extends" (NULL: none) */
+    int builtin;                  /* embedded: no "extends", no files */
     json_t *doc;
     char *err;
     size_t errcap;
@@ -188,6 +190,10 @@ static int files(pfile *f)
     json_t *a = json_object_get(f->doc, "files");
     if (!a)
         return DVAL_OK;
+    if (f->builtin)
+        return fail(f, DVAL_EINVAL, "a built-in profile carries no host "
+                    "files (the build embeds them in its steps)%s%s", NULL,
+                    NULL);
     if (!json_is_array(a))
         return fail(f, DVAL_EINVAL, "\"files\" must be an array%s%s", NULL,
                     NULL);
@@ -334,6 +340,9 @@ static int base(pfile *f)
     int rc = text(f, "extends", 0, &name);
     if (rc || !name)
         return rc;
+    if (f->builtin)
+        return fail(f, DVAL_EINVAL, "a built-in profile extends none%s%s",
+                    NULL, NULL);
     if (!(f->base = dval_profile_find(name)))
         return fail(f, DVAL_EINVAL, "\"extends\": unknown profile \"%s\" "
                     "(see dval_profile_names(3))%s", name, "");
@@ -447,6 +456,12 @@ static void names(pfile *f)
     f->p.sandbox_name = f->sandbox;
 }
 
+static int keep_registered(const dval_profile *p, void *arg)
+{
+    (void)arg;
+    return dval_profile_register(p);
+}
+
 static void pfile_free(pfile *f)
 {
     for (size_t i = 0; f->carried && f->carried[i]; i++)
@@ -462,6 +477,24 @@ static void pfile_free(pfile *f)
     json_decref(f->doc);
 }
 
+/* The parsed document as a named profile, handed to keep. */
+static int parse_doc(pfile *f, int (*keep)(const dval_profile *, void *),
+                     void *arg)
+{
+    if (!json_is_object(f->doc))
+        return fail(f, DVAL_EINVAL, "a profile file is one JSON object%s%s",
+                    NULL, NULL);
+    f->p.struct_size = sizeof f->p;
+    int rc = parse(f);
+    if (rc)
+        return rc;
+    names(f);
+    rc = keep(&f->p, arg);
+    return rc ? fail(f, rc, "cannot register the profile: %s%s",
+                     dval_strerror(rc), NULL)
+              : DVAL_OK;
+}
+
 static int load(pfile *f)
 {
     json_error_t je;
@@ -472,18 +505,7 @@ static int load(pfile *f)
         return fail(f, je.line > 0 ? DVAL_EINVAL : DVAL_EIO, "%s: %s",
                     je.line > 0 ? where : "cannot read it", je.text);
     }
-    if (!json_is_object(f->doc))
-        return fail(f, DVAL_EINVAL, "a profile file is one JSON object%s%s",
-                    NULL, NULL);
-    f->p.struct_size = sizeof f->p;
-    int rc = parse(f);
-    if (rc)
-        return rc;
-    names(f);
-    rc = dval_profile_register(&f->p);
-    return rc ? fail(f, rc, "cannot register the profile: %s%s",
-                     dval_strerror(rc), NULL)
-              : DVAL_OK;
+    return parse_doc(f, keep_registered, NULL);
 }
 
 DVAL_API int dval_profile_load(const char *path, const char **name,
@@ -505,6 +527,27 @@ DVAL_API int dval_profile_load(const char *path, const char **name,
         const dval_profile *p = dval_profile_find(f.p.name);
         *name = p ? p->name : NULL;
     }
+    pfile_free(&f);
+    return rc;
+}
+
+/* A built-in profile: the text of profiles/builtin/<label> as the
+ * library embedded it (profile.c), parsed as a file is, and handed to
+ * keep. It cannot extend another (profile.c parses it under its lock). */
+int dval__profile_parse_builtin(const char *label, const char *text,
+                                int (*keep)(const dval_profile *, void *),
+                                void *arg, char *errbuf, size_t errcap)
+{
+    pfile f;
+    memset(&f, 0, sizeof f);
+    f.path = label;
+    f.err = errbuf;
+    f.errcap = errcap;
+    f.builtin = 1;
+    json_error_t je;
+    f.doc = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    int rc = f.doc ? parse_doc(&f, keep, arg)
+                   : fail(&f, DVAL_EINVAL, "%s%s", je.text, NULL);
     pfile_free(&f);
     return rc;
 }
