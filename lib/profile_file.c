@@ -1,5 +1,6 @@
 /* Profile files (dval_profile_load(3)): a JSON description of a profile
- * that a user writes, turned into a dval_profile and registered. Its
+ * that a user writes, turned into a dval_profile and registered; the
+ * built-in profiles are such files, embedded (profile_builtin.h). Its
  * "files" travel into the snapshot in its build steps (carry.h); its
  * snapshot and sandbox are named for what the snapshot holds, as the
  * built-in profiles' are (profile.c), so an edited file builds a new
@@ -422,6 +423,9 @@ static int parse(pfile *f)
     rc = rc ? rc : text(f, "description", 0, &ignored);
     rc = rc ? rc : text(f, "local_requires", 0, &f->p.local_requires);
     rc = rc ? rc : text(f, "sandbox_name", 0, &ignored);
+    if (!rc && ignored && dval__check_name("sandbox_name", ignored, 0, msg,
+                                           sizeof msg))
+        rc = fail(f, DVAL_EINVAL, "%s%s", msg, NULL);
     rc = rc ? rc : limits(f);
     rc = rc ? rc : channel(f);
     rc = rc ? rc : files(f);

@@ -81,3 +81,17 @@ TEST(test_profile_limits__register_refuses_negative_limits)
     CHECK_INT(dval_profile_register(&p), DVAL_OK);
     CHECK_INT(dval_profile_find("neglim")->output_bytes, 10);
 }
+
+TEST(test_profile_limits__a_bad_sandbox_name_is_named)
+{
+    char err[512] = "";
+    CHECK_INT(load("{\"name\": \"sbname\", \"image\": \"debian:12-slim\", "
+                   "\"run_command\": \"true\", \"sandbox_name\": \"a/b\"}",
+                   err, sizeof err), DVAL_EINVAL);
+    CHECK_CONTAINS(err, "sandbox_name");
+    CHECK_INT(load("{\"name\": \"sbname\", \"image\": \"debian:12-slim\", "
+                   "\"run_command\": \"true\", \"sandbox_name\": \"my-box\"}",
+                   err, sizeof err), DVAL_OK);
+    CHECK_CONTAINS(dval_profile_find("sbname")->sandbox_name, "my-box-");
+    tmp_remove(dir);
+}
