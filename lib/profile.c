@@ -164,7 +164,9 @@ static int keep_builtin(const dval_profile *p, void *slot)
     return (*(reg **)slot = reg_copy(p)) ? DVAL_OK : DVAL_ENOMEM;
 }
 
-/* (locked) */
+/* (locked) The reason a parse failed goes nowhere (there is no client to
+ * log to): no memory is tried again, and text that does not parse is a
+ * build that test_profile_builtin fails. */
 static void load_builtins(void)
 {
     if (builtins_loaded)
