@@ -97,7 +97,6 @@ $(B)/gen/javac_service_files.h: $(JAVAC_SVC)
 		BUILD "$$(base64 -w0 libexec/dval-javac-service/build.sh)" \
 		RUN "$$(base64 -w0 libexec/dval-javac-service/run.sh)" \
 		RELAY "$$(base64 -w0 libexec/dval-javac-service/dval-java-run)" > $@
-$(B)/obj/lib/profile.o: $(B)/gen/javac_service_files.h
 
 # The dotnet profile's scripts and compile service, one tar.gz (base64)
 # in the profile's build steps: the same bytes on every build machine
@@ -112,7 +111,16 @@ $(B)/gen/dotnet_profile_files.h: $(DOTNET_PROFILE)
 		--owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a+rX,go-w \
 		-C $(B)/gen/dotnet-profile . | gzip -9n | base64 -w0)" > $@
 	@rm -rf $(B)/gen/dotnet-profile
-$(B)/obj/lib/profile.o: $(B)/gen/dotnet_profile_files.h
+
+# The built-in profiles: profiles/builtin/*.json with the packed files
+# above in place of their @NAME@ marks, as C strings the library parses
+# with the profile-file parser (profiles/embed.sh; the filled-in files
+# stay in $(B)/gen/builtin/).
+BUILTIN_PROFILES := $(sort $(wildcard profiles/builtin/*.json))
+BUILTIN_PACKS := $(B)/gen/javac_service_files.h $(B)/gen/dotnet_profile_files.h
+$(B)/gen/builtin_profiles.h: $(BUILTIN_PROFILES) $(BUILTIN_PACKS) profiles/embed.sh
+	$(Q)sh profiles/embed.sh $@ $(B)/gen/builtin $(BUILTIN_PROFILES) -- $(BUILTIN_PACKS)
+$(B)/obj/lib/profile.o: $(B)/gen/builtin_profiles.h
 
 # The database services' scripts (profiles/<service>/), one tar.gz
 # (base64) each in the service's first install step, made as the dotnet

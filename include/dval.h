@@ -547,6 +547,14 @@ typedef struct dval_profile {
      * NULL: none (appended in 0.1.2). */
     const char *const *services;
     const char *const *seeds;
+    /* Defaults of a validation of this profile whose request leaves the
+     * same dval_validation field 0 (the request's own value wins); 0:
+     * none (appended in 0.1.7). */
+    int32_t memory_mib;
+    int32_t max_processes;
+    int64_t cpu_time_ms;
+    int64_t output_bytes;
+    int64_t timeout_ms;
 } dval_profile;
 
 /* Built-in or registered profile by name; NULL when unknown. Borrowed. */

@@ -1,6 +1,8 @@
 /* The java snapshot's compile service (libexec/dval-javac-service/): the
- * paths, identity and command lines shared by the java profile's build
- * steps and run command (lib/profile.c) and the tests. The build steps
+ * paths, identity and command lines of the java profile's build steps
+ * and run command, which profiles/builtin/java.json spells out (the
+ * library itself uses none of these): the tests and benches check that
+ * profile against them and run its phases with them. The build steps
  * describe it as a profile service (lib/profile_service.h), which the
  * local sandbox's init or the core starts.
  *

@@ -1,5 +1,6 @@
 /* Profile files (dval_profile_load(3)): a JSON description of a profile
- * that a user writes, turned into a dval_profile and registered. Its
+ * that a user writes, turned into a dval_profile and registered; the
+ * built-in profiles are such files, embedded (profile_builtin.h). Its
  * "files" travel into the snapshot in its build steps (carry.h); its
  * snapshot and sandbox are named for what the snapshot holds, as the
  * built-in profiles' are (profile.c), so an edited file builds a new
@@ -12,6 +13,7 @@
 
 #include "carry.h"
 #include "internal.h"
+#include "profile_builtin.h"
 #include "profile_stamp.h"
 
 #define FILES_MAX_BYTES (1024 * 1024)
@@ -19,11 +21,14 @@
 static const char *const fields[] = {
     "name", "image", "run_command", "build_command", "build_steps",
     "local_build_steps", "files", "channel_prefix", "runtime", "description",
-    "services", "seeds", "extends", NULL};
+    "services", "seeds", "extends", "sandbox_name", "local_requires",
+    "memory_mib", "max_processes", "cpu_time_ms", "output_bytes",
+    "timeout_ms", NULL};
 
 typedef struct pfile {
     const char *path;
     const dval_profile *base;     /* "extends" (NULL: none) */
+    int builtin;                  /* embedded: no "extends", no files */
     json_t *doc;
     char *err;
     size_t errcap;
@@ -60,7 +65,9 @@ static int known_fields(pfile *f)
                         "are name, image, run_command, build_command, "
                         "build_steps, local_build_steps, files, "
                         "channel_prefix, runtime, description, services, "
-                        "seeds, extends)%s", key, "");
+                        "seeds, extends, sandbox_name, local_requires, "
+                        "memory_mib, max_processes, cpu_time_ms, "
+                        "output_bytes, timeout_ms)%s", key, "");
     }
     return DVAL_OK;
 }
@@ -77,6 +84,41 @@ static int text(pfile *f, const char *key, int required, const char **out)
                     key, v ? "" : " (it is required)");
     *out = json_string_value(v);
     return DVAL_OK;
+}
+
+/* A limit: absent (the base's, else 0) or an integer in 0..max. */
+static int limit(pfile *f, const char *key, int64_t max, int64_t dflt,
+                 int64_t *out)
+{
+    json_t *v = json_object_get(f->doc, key);
+    *out = v ? json_integer_value(v) : dflt;
+    if (v && (!json_is_integer(v) || *out < 0 || *out > max)) {
+        char m[64];
+        dval__fmt(m, sizeof m, "%lld", (long long)max);
+        return fail(f, DVAL_EINVAL, "\"%s\" must be an integer from 0 "
+                    "(no limit) to %s", key, m);
+    }
+    return DVAL_OK;
+}
+
+/* The defaults of the profile's validations (dval_validation's fields of
+ * the same names). */
+static int limits(pfile *f)
+{
+    const dval_profile *b = f->base;
+    int64_t mem, procs;
+    int rc = limit(f, "memory_mib", INT32_MAX, b ? b->memory_mib : 0, &mem);
+    rc = rc ? rc : limit(f, "max_processes", INT32_MAX,
+                         b ? b->max_processes : 0, &procs);
+    rc = rc ? rc : limit(f, "cpu_time_ms", INT64_MAX,
+                         b ? b->cpu_time_ms : 0, &f->p.cpu_time_ms);
+    rc = rc ? rc : limit(f, "output_bytes", INT64_MAX,
+                         b ? b->output_bytes : 0, &f->p.output_bytes);
+    rc = rc ? rc : limit(f, "timeout_ms", INT64_MAX, b ? b->timeout_ms : 0,
+                         &f->p.timeout_ms);
+    f->p.memory_mib = (int32_t)mem;
+    f->p.max_processes = (int32_t)procs;
+    return rc;
 }
 
 /* The steps of an array member, after `before` (NULL-terminated, may be
@@ -149,6 +191,10 @@ static int files(pfile *f)
     json_t *a = json_object_get(f->doc, "files");
     if (!a)
         return DVAL_OK;
+    if (f->builtin)
+        return fail(f, DVAL_EINVAL, "a built-in profile carries no host "
+                    "files (the build embeds them in its steps)%s%s", NULL,
+                    NULL);
     if (!json_is_array(a))
         return fail(f, DVAL_EINVAL, "\"files\" must be an array%s%s", NULL,
                     NULL);
@@ -295,6 +341,9 @@ static int base(pfile *f)
     int rc = text(f, "extends", 0, &name);
     if (rc || !name)
         return rc;
+    if (f->builtin)
+        return fail(f, DVAL_EINVAL, "a built-in profile extends none%s%s",
+                    NULL, NULL);
     if (!(f->base = dval_profile_find(name)))
         return fail(f, DVAL_EINVAL, "\"extends\": unknown profile \"%s\" "
                     "(see dval_profile_names(3))%s", name, "");
@@ -372,6 +421,12 @@ static int parse(pfile *f)
     rc = rc ? rc : text(f, "build_command", 0, &f->p.build_command);
     const char *ignored;
     rc = rc ? rc : text(f, "description", 0, &ignored);
+    rc = rc ? rc : text(f, "local_requires", 0, &f->p.local_requires);
+    rc = rc ? rc : text(f, "sandbox_name", 0, &ignored);
+    if (!rc && ignored && dval__check_name("sandbox_name", ignored, 0, msg,
+                                           sizeof msg))
+        rc = fail(f, DVAL_EINVAL, "%s%s", msg, NULL);
+    rc = rc ? rc : limits(f);
     rc = rc ? rc : channel(f);
     rc = rc ? rc : files(f);
     rc = rc ? rc : runtime(f);
@@ -386,17 +441,29 @@ static int parse(pfile *f)
     return rc;
 }
 
-/* Named for the image and every step (profile_stamp.h). */
+/* Named for the image and every step (profile_stamp.h); the sandboxes
+ * "<sandbox_name>-<stamp>" when the file names them. */
 static void names(pfile *f)
 {
     char stamp[16];
+    const char *sb = json_string_value(json_object_get(f->doc,
+                                                       "sandbox_name"));
     dval__profile_stamp(&f->p, stamp);
     dval__fmt(f->snapshot, sizeof f->snapshot, "validation-snapshot-%.150s-%s",
               f->p.name, stamp);
-    dval__fmt(f->sandbox, sizeof f->sandbox, "%.150s-sandbox-%s", f->p.name,
-              stamp);
+    if (sb)
+        dval__fmt(f->sandbox, sizeof f->sandbox, "%.150s-%s", sb, stamp);
+    else
+        dval__fmt(f->sandbox, sizeof f->sandbox, "%.150s-sandbox-%s",
+                  f->p.name, stamp);
     f->p.snapshot_name = f->snapshot;
     f->p.sandbox_name = f->sandbox;
+}
+
+static int keep_registered(const dval_profile *p, void *arg)
+{
+    (void)arg;
+    return dval_profile_register(p);
 }
 
 static void pfile_free(pfile *f)
@@ -414,6 +481,24 @@ static void pfile_free(pfile *f)
     json_decref(f->doc);
 }
 
+/* The parsed document as a named profile, handed to keep. */
+static int parse_doc(pfile *f, int (*keep)(const dval_profile *, void *),
+                     void *arg)
+{
+    if (!json_is_object(f->doc))
+        return fail(f, DVAL_EINVAL, "a profile file is one JSON object%s%s",
+                    NULL, NULL);
+    f->p.struct_size = sizeof f->p;
+    int rc = parse(f);
+    if (rc)
+        return rc;
+    names(f);
+    rc = keep(&f->p, arg);
+    return rc ? fail(f, rc, "cannot register the profile: %s%s",
+                     dval_strerror(rc), NULL)
+              : DVAL_OK;
+}
+
 static int load(pfile *f)
 {
     json_error_t je;
@@ -424,18 +509,7 @@ static int load(pfile *f)
         return fail(f, je.line > 0 ? DVAL_EINVAL : DVAL_EIO, "%s: %s",
                     je.line > 0 ? where : "cannot read it", je.text);
     }
-    if (!json_is_object(f->doc))
-        return fail(f, DVAL_EINVAL, "a profile file is one JSON object%s%s",
-                    NULL, NULL);
-    f->p.struct_size = sizeof f->p;
-    int rc = parse(f);
-    if (rc)
-        return rc;
-    names(f);
-    rc = dval_profile_register(&f->p);
-    return rc ? fail(f, rc, "cannot register the profile: %s%s",
-                     dval_strerror(rc), NULL)
-              : DVAL_OK;
+    return parse_doc(f, keep_registered, NULL);
 }
 
 DVAL_API int dval_profile_load(const char *path, const char **name,
@@ -457,6 +531,27 @@ DVAL_API int dval_profile_load(const char *path, const char **name,
         const dval_profile *p = dval_profile_find(f.p.name);
         *name = p ? p->name : NULL;
     }
+    pfile_free(&f);
+    return rc;
+}
+
+/* A built-in profile: the text of profiles/builtin/<label> as the
+ * library embedded it (profile.c), parsed as a file is, and handed to
+ * keep. It cannot extend another (profile.c parses it under its lock). */
+int dval__profile_parse_builtin(const char *label, const char *text,
+                                int (*keep)(const dval_profile *, void *),
+                                void *arg, char *errbuf, size_t errcap)
+{
+    pfile f;
+    memset(&f, 0, sizeof f);
+    f.path = label;
+    f.err = errbuf;
+    f.errcap = errcap;
+    f.builtin = 1;
+    json_error_t je;
+    f.doc = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    int rc = f.doc ? parse_doc(&f, keep, arg)
+                   : fail(&f, DVAL_EINVAL, "%s%s", je.text, NULL);
     pfile_free(&f);
     return rc;
 }

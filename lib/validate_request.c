@@ -112,6 +112,18 @@ static void commands(dval__vctx *v)
     v->run.name = "run";
 }
 
+/* The profile's limits stand where the request gives none (0). */
+static void profile_limits(dval__vctx *v)
+{
+    dval_validation *q = &v->req;
+    const dval_profile *p = v->prof;
+    q->memory_mib = q->memory_mib ? q->memory_mib : p->memory_mib;
+    q->max_processes = q->max_processes ? q->max_processes : p->max_processes;
+    q->cpu_time_ms = q->cpu_time_ms ? q->cpu_time_ms : p->cpu_time_ms;
+    q->output_bytes = q->output_bytes ? q->output_bytes : p->output_bytes;
+    q->timeout_ms = q->timeout_ms ? q->timeout_ms : p->timeout_ms;
+}
+
 /* Limits of the validation's own processes are had or refused before
  * any work, never dropped: an executor that cannot enforce them (no
  * session_limits) refuses the request. */
@@ -152,6 +164,7 @@ int dval__validate_request(dval__vctx *v, const dval_validation *req)
     if ((rc = thread_id(v)))
         return rc;
     commands(v);
+    profile_limits(v);
     if (v->req.isolation != DVAL_ISOLATION_SESSION &&
         v->req.isolation != DVAL_ISOLATION_SANDBOX)
         return bad(v, DVAL_EINVAL, "isolation is not a dval_isolation value");

@@ -36,7 +36,8 @@ typedef struct run_info {
     const char *errmsg;        /* the library's "<phase>: <detail>" */
     const char *executor;
     const char *thread_id;
-    int64_t timeout_ms;
+    int64_t timeout_ms;        /* --timeout's, else 0 */
+    int64_t profile_timeout_ms; /* the profile's default, else 0 */
     int signal;                /* SIGINT/SIGTERM received, else 0 */
     int ran, exit_code;        /* the program exited with exit_code */
     const char *tail;          /* the program's last output, for hints */

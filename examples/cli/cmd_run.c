@@ -518,6 +518,8 @@ static int finish(const run_args *a, run_state *st, dval_client *client,
     ri.executor = dval_client_executor_name(client);
     ri.thread_id = a->req.thread_id;
     ri.timeout_ms = a->req.timeout_ms;
+    const dval_profile *prof = dval_profile_find(a->req.profile);
+    ri.profile_timeout_ms = prof ? prof->timeout_ms : 0;
     ri.signal = intr_signal();
     ri.ran = st->ran;
     ri.exit_code = st->exit_code;

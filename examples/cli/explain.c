@@ -199,11 +199,14 @@ static void run_failed(run_info *ri, const char *phase, const char *detail)
     }
     if (ri->rc == DVAL_ETIMEOUT &&
         (!strcmp(phase, "run") || !strcmp(phase, "build"))) {
+        int64_t lim = ri->timeout_ms > 0 ? ri->timeout_ms
+                      : ri->profile_timeout_ms > 0 ? ri->profile_timeout_ms
+                                                   : 600000;
         snprintf(p->message, sizeof p->message, "the %s ran longer than "
                  "%s%.3g s and was stopped", !strcmp(phase, "build")
-                 ? "build" : "program", ri->timeout_ms > 0 ? "--timeout " :
-                 "the default limit of ", (double)(ri->timeout_ms > 0 ?
-                 ri->timeout_ms : 600000) / 1000);
+                 ? "build" : "program", ri->timeout_ms > 0 ? "--timeout "
+                 : ri->profile_timeout_ms > 0 ? "the profile's limit of "
+                 : "the default limit of ", (double)lim / 1000);
         snprintf(p->hint, sizeof p->hint, "raise --timeout, or look for an "
                  "endless loop or a wait for input in the program");
         ri->status = "timed_out";
