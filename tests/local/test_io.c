@@ -123,3 +123,31 @@ TEST(test_io__run_usage_through_the_typed_result)
     dval_client_free(c);
     lt_close(&t);
 }
+
+/* A program that copies its stdin, NUL bytes and all, to its stdout: the
+ * typed result holds those bytes (the summary's "\u0000" read back). */
+TEST(test_io__stdin_copied_to_stdout_reaches_the_typed_result)
+{
+    lt t;
+    lt_open(&t, "io-cat");
+    dval_client *c = lt_client(&t);
+    const char *d = lt_shell_dir(&t, "cat", "cat\n");
+    static const char in[] = { 'h', 'i', '\0', '\n', 'x' };
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.profile = "shell";
+    req.source_dir = d;
+    req.allow_missing_results = 1;
+    req.stdin_data = in;
+    req.stdin_len = sizeof in;
+    dval_result *r = NULL;
+    CHECK_INT(dval_validate_result(&r, c, &req, NULL, NULL), DVAL_OK);
+    CHECK(r != NULL);
+    dval_phase_info p;
+    CHECK_INT(dval_result_phase(r, "run", &p, sizeof p), DVAL_OK);
+    CHECK_INT(p.stdout_len, sizeof in);
+    CHECK(memcmp(p.stdout_data, in, sizeof in) == 0);
+    dval_result_free(r);
+    dval_client_free(c);
+    lt_close(&t);
+}
