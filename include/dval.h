@@ -763,6 +763,16 @@ typedef struct dval_validation {
     size_t expected_len;
     const char *expected_file;
     const dval_compare_options *compare;
+    /* Appended in 0.1.7: the run phase's inputs (never the build's).
+     * args: NULL-terminated words appended, each shell-quoted, to the run
+     * command's text, so the program sees them as its last arguments,
+     * unexpanded (at most 256 words, 64 KiB together; else DVAL_EINVAL).
+     * stdin_data: stdin_len bytes (any, NUL too; at most 16 MiB) given
+     * to the run command as its stdin, uploaded as the file .dval-stdin
+     * in the working directory; NULL: stdin is empty (/dev/null). */
+    const char *const *args;
+    const char *stdin_data;
+    size_t stdin_len;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */
@@ -921,6 +931,13 @@ typedef struct dval_phase_info {
     const char *stderr_data;
     size_t stderr_len;
     int32_t output_truncated;    /* 1: cut at 1 MiB */
+    /* Appended in 0.1.7: what the phase's processes used together, as
+     * the summary's "usage" says: CPU time (user + system) and peak
+     * memory, -1 each when the executor could not measure them (Daytona);
+     * usage_known 1 when the executor measured the phase, else 0. */
+    int64_t cpu_ms;
+    int64_t peak_memory_bytes;
+    int32_t usage_known;
 } dval_phase_info;
 
 /* Fills *info (size: sizeof *info) with the phase "build" or "run";

@@ -71,7 +71,8 @@ int dval__result_new(dval_result **out, int status, char *summary)
     }
     r->status = status;
     r->summary = summary;
-    r->doc = json_loads(summary, 0, NULL);
+    /* a program's output may hold NUL bytes ("\u0000" in the summary) */
+    r->doc = json_loads(summary, JSON_ALLOW_NUL, NULL);
     int rc = r->doc ? DVAL_OK : DVAL_ENOMEM;
     if (!rc) {
         outcome(r);

@@ -66,6 +66,18 @@ static const char *text(const json_t *o, const char *key, size_t *len)
     return json_is_string(s) ? json_string_value(s) : "";
 }
 
+/* The summary's "usage" of a phase: null when the executor did not
+ * measure it, a member null when it could not measure that. */
+static void usage(const json_t *u, dval_phase_info *i)
+{
+    const json_t *cpu = json_object_get(u, "cpu_ms");
+    const json_t *mem = json_object_get(u, "peak_memory_bytes");
+    i->usage_known = json_is_object(u);
+    i->cpu_ms = json_is_integer(cpu) ? json_integer_value(cpu) : -1;
+    i->peak_memory_bytes = json_is_integer(mem) ? json_integer_value(mem)
+                                                : -1;
+}
+
 DVAL_API int dval_result_phase(const dval_result *r, const char *phase,
                                dval_phase_info *info, size_t size)
 {
@@ -85,6 +97,7 @@ DVAL_API int dval_result_phase(const dval_result *r, const char *phase,
     i.stderr_data = text(p, "stderr", &i.stderr_len);
     i.output_truncated = json_is_true(json_object_get(p,
                                                       "output_truncated"));
+    usage(json_object_get(p, "usage"), &i);
     return fill(info, size, &i, sizeof i, offsetof(dval_phase_info,
                                                    stdout_data));
 }

@@ -253,6 +253,7 @@ static void free_ctx(dval__vctx *v)
     dval__phase_reset(&v->run);
     dval__svcset_free(&v->own_svc);
     dval__cmp_free(&v->cmp);
+    dval__buf_free(&v->run_text);
     json_decref(v->timings);
     json_decref(v->results);
     json_decref(v->other);

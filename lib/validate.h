@@ -9,6 +9,7 @@
  *   validate_results.c  the results download and the JSON summary
  *   validate_files.c    the results files that are not *.json
  *   validate_expect.c   the comparison with an expected result
+ *   validate_inputs.c   the run phase's arguments and stdin
  *   verdict.c           the verdict, from what the phases came to
  * Most of the way to the executor goes through public calls
  * (dval_snapshot_ensure, dval_session_open, dval_sandbox_upload_file,
@@ -89,6 +90,7 @@ typedef struct dval__vctx {
     void *claim;            /* the executor's claim on workdir, or NULL */
     const char *build_cmd;  /* NULL: no build phase */
     const char *run_cmd;
+    dval__buf run_text;     /* run_cmd with the request's inputs */
     dval__phase build, run;
     dval__phase *cur;       /* whose output arrives, or NULL */
     size_t files, bytes;    /* uploaded */
@@ -198,6 +200,15 @@ void dval__expect_detail(const dval__vctx *v, char *detail, size_t cap);
 /* The summary's "comparison": what was compared and the differences,
  * null when no comparison ran. */
 json_t *dval__expect_json(const dval__vctx *v);
+
+/* ---- validate_inputs.c */
+/* Checks the request's args and stdin against their bounds. */
+int dval__inputs_check(dval__vctx *v);
+/* Points run_cmd at the run command with the request's args appended
+ * and its stdin redirected from the uploaded file (unchanged without). */
+int dval__inputs_run_text(dval__vctx *v);
+/* Uploads the request's stdin into the working directory (none: no-op). */
+int dval__inputs_upload(dval__vctx *v);
 
 /* ---- verdict.c */
 /* The verdict of what the phases came to, given the validation's status,

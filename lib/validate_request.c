@@ -172,7 +172,8 @@ int dval__validate_request(dval__vctx *v, const dval_validation *req)
         v->req.release > DVAL_RELEASE_DELETE)
         return bad(v, DVAL_EINVAL, "release is not a dval_release value");
     if ((rc = services(v)) || (rc = limits(v)) ||
-        (rc = dval__expect_check(v)))
+        (rc = dval__expect_check(v)) || (rc = dval__inputs_check(v)) ||
+        (rc = dval__inputs_run_text(v)))
         return rc;
     return source_dir(v);
 }

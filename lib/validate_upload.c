@@ -174,6 +174,8 @@ int dval__validate_upload(dval__vctx *v)
         return rc;
     v->sb->cancel_fd = dval__cancel_fd(v->req.cancel); /* a long upload */
     rc = walk(v, v->root, "", 0);
+    /* after the tree: a file of its own by that name does not replace it */
+    rc = rc ? rc : dval__inputs_upload(v);
     v->sb->cancel_fd = -1;
     return rc;
 }

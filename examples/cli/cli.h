@@ -101,6 +101,28 @@ int expect_option(cli_expect *e, int opt, const char *arg, cli_problem *pb,
 /* Reads --expect FILE into req (-1: done; else the exit status, *pb). */
 int expect_apply(cli_expect *e, dval_validation *req, cli_problem *pb);
 
+/* inputs.c: the run phase's --arg WORD (repeatable) and --stdin FILE
+ * ("-": the CLI's own stdin), handed to the library as
+ * dval_validation.args and .stdin_data. */
+enum { OPT_STDIN = OPT_FIRST_CMD + 200, OPT_ARG };
+#define CLI_INPUTS_LONGOPTS                                   \
+    {"stdin", 1, NULL, OPT_STDIN},                            \
+    {"arg", 1, NULL, OPT_ARG}
+#define CLI_MAX_ARGS 256
+typedef struct cli_inputs {
+    const char *args[CLI_MAX_ARGS + 1];
+    size_t nargs;
+    const char *stdin_path;       /* --stdin FILE */
+    char *data;                   /* what it held (free) */
+    size_t len;
+} cli_inputs;
+/* Handles opt: 0 when it is not an input option, -1 when handled, else
+ * the usage exit status with *pb set. */
+int inputs_option(cli_inputs *in, int opt, const char *arg, cli_problem *pb);
+/* Reads --stdin FILE into req, sets its args (-1: done; else the exit
+ * status, *pb). */
+int inputs_apply(cli_inputs *in, dval_validation *req, cli_problem *pb);
+
 /* main.c */
 extern const char *cli_prog;
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

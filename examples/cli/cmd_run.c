@@ -75,6 +75,10 @@ static const char run_usage[] =
     "                          ($.a.b, $.rows[*].id, $..name; repeatable)\n"
     "  --tolerance X           numbers within X of each other are equal\n"
     "  --rel-tolerance X       ... or within X times the larger one\n"
+    "  --arg WORD              an argument of the program, as it is\n"
+    "                          (repeatable, in order; at most 256)\n"
+    "  --stdin FILE            the program's stdin (- : this command's own;\n"
+    "                          at most 16 MiB; default: empty)\n"
     "  --state-dir DIR         local executor state (and run transcripts)\n"
     "  --verbose               progress, build logs and library logs\n"
     "\n"
@@ -235,6 +239,7 @@ static const struct option longopts[] = {
     {"output-bytes", 1, NULL, OPT_OUTPUT},
     {"expect", 1, NULL, OPT_EXPECT},
     CLI_COMPARE_LONGOPTS,
+    CLI_INPUTS_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -249,6 +254,7 @@ typedef struct run_args {
     const char *image;         /* --image: the profile over another base */
     int json;
     cli_expect expect;
+    cli_inputs inputs;         /* --arg, --stdin */
     int32_t jobs;
     char **dirs;               /* several DIRs: a batch */
     int ndirs;
@@ -397,6 +403,8 @@ static int parse_args(run_args *a, int argc, char **argv, cli_problem *pb)
             return usage_error(pb, "unknown or incomplete option '%s'",
                                argv[optind - 1]);
         int ex = expect_option(&a->expect, opt, optarg, pb, "run");
+        if (ex == 0)
+            ex = inputs_option(&a->inputs, opt, optarg, pb);
         if (ex > 0)
             return ex;
         if (ex == 0)
@@ -449,7 +457,8 @@ static int check_args(run_args *a, cli_problem *pb)
         (a->results_file && a->ndirs == 1 &&
          check_output_file("--results", a->results_file, pb)))
         return pb->exit_status;
-    return expect_apply(&a->expect, &a->req, pb);
+    int ex = expect_apply(&a->expect, &a->req, pb);
+    return ex >= 0 ? ex : inputs_apply(&a->inputs, &a->req, pb);
 }
 
 /* --json is honoured even when the arguments around it are wrong. */
@@ -636,5 +645,6 @@ int cmd_run(int argc, char **argv)
     a.json = wants_json(argc, argv);
     int ex = run_main(&a, argc, argv);
     free(a.expect.data);
+    free(a.inputs.data);
     return ex;
 }

@@ -427,6 +427,12 @@ struct validation {
     // has_expected is true.
     bool has_expected = false;
     std::string expected, expected_file;
+    // The program's arguments, appended (each quoted, as it is) to the run
+    // command, and its stdin (any bytes) when has_stdin is true, else an
+    // empty one. The build gets neither.
+    std::vector<std::string> args;
+    bool has_stdin = false;
+    std::string stdin_data;
     output_fn on_output;                // live output (may be empty)
     event_fn on_event;                  // every progress event (may be empty)
     cancel_token *cancel = nullptr;     // borrowed for the call (may be null)
@@ -565,7 +571,7 @@ inline validation_result run_validation(dval_client *c, dval_pool *pool, const v
 {
     dval_validation v;
     check(dval_validation_init(&v, sizeof v));
-    cstrs labels(req.labels), services(req.services), seeds(req.seeds);
+    cstrs labels(req.labels), services(req.services), seeds(req.seeds), args(req.args);
     v.profile = opt(req.profile);
     v.source_dir = req.source_dir.c_str();
     v.thread_id = opt(req.thread_id);
@@ -589,6 +595,11 @@ inline validation_result run_validation(dval_client *c, dval_pool *pool, const v
         v.expected_len = req.expected.size();
     }
     v.expected_file = opt(req.expected_file);
+    v.args = args.get();
+    if (req.has_stdin) {
+        v.stdin_data = req.stdin_data.data();
+        v.stdin_len = req.stdin_data.size();
+    }
     validation_result res;
     validate_state st{&req, &res, {nullptr, nullptr}};
     st.cb.fn = [&st](const dval_event &ev) -> flow {

@@ -316,6 +316,29 @@ int main(int argc, char **argv)
             expect(executor == "local" ? verdict == "memory_limit" : st == DVAL_EUNSUPPORTED,
                    "memory_mib=64: " + (verdict.empty() ? std::to_string(st) : verdict));
         }
+        // args and stdin reach the program exactly (the program ends its
+        // output with a newline: Daytona's log appends a missing one)
+        {
+            std::string dir = "/tmp/ffi-cpp-inputs-" + executor;
+            std::system(("mkdir -p " + dir).c_str());
+            std::ofstream(dir + "/run.sh")
+                << "for a in \"$@\"; do printf '[%s]' \"$a\"; done; echo\n"
+                   "od -An -v -tx1 | tr -d ' \\n'; echo\n";
+            dval::validation req;
+            req.profile = "shell";
+            req.source_dir = dir;
+            req.labels = {label};
+            req.release = DVAL_RELEASE_DELETE;
+            req.sandbox_name = "ffi-cpp-inputs-" + executor;
+            req.allow_missing_results = true;
+            req.args = {"a b", "it's", "\"q\"", "$HOME", ""};
+            req.has_stdin = true;
+            req.stdin_data = std::string("hi\0\nx", 5);
+            dval::validation_result r = dval::validate(c, req);
+            expect(r.stdout_text == "[a b][it's][\"q\"][$HOME][]\n6869000a78\n",
+                   "args and stdin reach the program: " + r.stdout_text);
+            std::system(("rm -rf " + dir).c_str());
+        }
         // a profile file: a mistake throws naming the file and the field
         {
             std::string path = "/tmp/ffi-cpp-profile-" + executor + ".json";

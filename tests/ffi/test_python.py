@@ -665,12 +665,28 @@ def t_differential(c, snap, sb, tmp):
     expect_raises(dval.DvalInvalidArgument, dval.differential, "not json", d.original)
 
 
+def t_inputs(c, snap, sb, tmp):
+    """args and stdin reach the program exactly, on either executor: words
+    with spaces, quotes and "$", bytes with a NUL and no last newline (the
+    program ends its output with one: Daytona's log appends a missing one)."""
+    src = program(tmp, "inputs", 'for a in "$@"; do printf \'[%s]\' "$a"; done; echo\n'
+                  "od -An -v -tx1 | tr -d ' \\n'; echo\n")
+    r = dval.validate("shell", src, allow_missing_results=True,
+                      args=["a b", "it's", '"q"', "$HOME", ""], stdin=b"hi\0\nx",
+                      **vkw(c, "inputs"))
+    check(r.ok and r.stdout == "[a b][it's][\"q\"][$HOME][]\n6869000a78\n",
+          "%r %r" % (r.stdout, r.stderr))
+    r = dval.validate("shell", src, allow_missing_results=True, **vkw(c, "noinputs"))
+    check(r.ok and r.stdout == "\n\n", "%r %r" % (r.stdout, r.stderr))
+
+
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,
          t_validate_exit_and_results, t_validate_timeout, t_validate_callback_stops,
          t_validate_only_stop_stops,
          t_avalidate, t_avalidate_cancel, t_avalidate_cancel_silent,
          t_validate_isolation_sandbox, t_pool_concurrent, t_pool_busy_and_cancel,
-         t_validate_dotnet, t_profile_load, t_verdicts_and_limits, t_differential]
+         t_validate_dotnet, t_profile_load, t_verdicts_and_limits, t_differential,
+         t_inputs]
 
 
 def run_executor(executor):

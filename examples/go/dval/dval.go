@@ -297,6 +297,30 @@ func (cs *cstrings) str(s string) *C.char {
 	return p
 }
 
+// data is s in C memory, every byte (NULs too), even when s is "" (str
+// gives NULL then).
+func (cs *cstrings) data(s string) *C.char {
+	p := C.CString(s)
+	*cs = append(*cs, unsafe.Pointer(p))
+	return p
+}
+
+// words is array with "" kept as a word (array's str would end the
+// array there); nil for none.
+func (cs *cstrings) words(items []string) **C.char {
+	if len(items) == 0 {
+		return nil
+	}
+	size := C.size_t(len(items)+1) * C.size_t(unsafe.Sizeof((*C.char)(nil)))
+	arr := C.calloc(1, size)
+	*cs = append(*cs, arr)
+	slots := unsafe.Slice((**C.char)(arr), len(items)+1)
+	for i, s := range items {
+		slots[i] = cs.data(s)
+	}
+	return (**C.char)(arr)
+}
+
 // array makes a NULL-terminated char *[] in C memory.
 func (cs *cstrings) array(items []string) **C.char {
 	if len(items) == 0 {

@@ -152,6 +152,29 @@ func TestVerdictsAndLimits(t *testing.T) {
 	}
 }
 
+// Args and Stdin reach the program exactly: words with spaces, quotes
+// and "$", bytes with a NUL and no last newline.
+func TestInputs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("local sandboxes here need root")
+	}
+	c, err := NewClient(bg, ClientOptions{Executor: "local", StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "run.sh"), []byte("for a in \"$@\"; do printf '[%s]' \"$a\"; done; echo\n"+
+		"od -An -v -tx1 | tr -d ' \\n'\n"), 0o644)
+	var out bytes.Buffer
+	r, err := c.Validate(bg, Validation{Profile: "shell", SourceDir: dir, AllowMissingResults: true,
+		Args: []string{"a b", "it's", `"q"`, "$HOME", ""}, Stdin: []byte("hi\x00\nx"), Stdout: &out})
+	want := "[a b][it's][\"q\"][$HOME][]\n6869000a78"
+	if err != nil || r == nil || !r.OK() || out.String() != want {
+		t.Fatalf("inputs: %v %+v %q", err, r, out.String())
+	}
+}
+
 // env is one executor's client, snapshot and sandbox.
 type env struct {
 	c     *Client

@@ -55,6 +55,11 @@ type Validation struct {
 	// "wrong_results". nil: no comparison.
 	Expected     []byte
 	ExpectedFile string
+	// Args are the program's arguments, appended (each quoted, as it is)
+	// to the run command; Stdin is given to the run as its stdin (nil: an
+	// empty stdin). The build gets neither.
+	Args  []string
+	Stdin []byte
 	// Stdout and Stderr receive the program's output live (may be nil). A
 	// write error stops the validation.
 	Stdout, Stderr io.Writer
@@ -246,6 +251,16 @@ func setLimits(v *C.dval_validation, cs *cstrings, req *Validation) {
 	v.expected_file = cs.str(req.ExpectedFile)
 }
 
+// setInputs fills the run phase's arguments and stdin; an empty word or
+// stdin is given, not NULL (cs.data).
+func setInputs(v *C.dval_validation, cs *cstrings, req *Validation) {
+	v.args = cs.words(req.Args)
+	if req.Stdin != nil {
+		v.stdin_data = cs.data(string(req.Stdin))
+		v.stdin_len = C.size_t(len(req.Stdin))
+	}
+}
+
 func runValidation(ctx context.Context, c *C.dval_client, pool *C.dval_pool,
 	req Validation) (*ValidationResult, error) {
 	iso, err := isolationOf(req.Isolation)
@@ -270,6 +285,7 @@ func runValidation(ctx context.Context, c *C.dval_client, pool *C.dval_pool,
 	v.services = cs.array(req.Services)
 	v.seeds = cs.array(req.Seeds)
 	setLimits(v, &cs, &req)
+	setInputs(v, &cs, &req)
 	if req.AllowMissingResults {
 		v.allow_missing_results = 1
 	}

@@ -89,10 +89,14 @@ int dt_command_start_in(void *ud, dval_call *c, const char *sb,
     dval__buf url = {0}, cmd = {0}, text = {0};
     char *body = NULL;
     /* the session shell sources the text (PROTOCOL 5.1): run it in a
-     * child shell so `exit`, `exec` or `set -e` cannot kill the session */
+     * child shell so `exit`, `exec` or `set -e` cannot kill the session;
+     * its stdin empty, as on every executor: the session's own is a FIFO
+     * held open until the command ends, so a program that reads stdin
+     * would wait for ever */
     int rc = dval__command_in_dir(&text, cwd, command);
     rc = rc ? rc : dval__buf_append(&cmd, "sh -c ", 6);
     rc = rc ? rc : dval__shell_quote(&cmd, text.data);
+    rc = rc ? rc : dval__buf_appendf(&cmd, " </dev/null");
     if (!rc)
         rc = dt_json_exec(&body, cmd.data);
     rc = rc ? oom(c, rc)

@@ -178,6 +178,10 @@ _SERVICES_FIELDS = "\n    const char *const *services; const char *const *seeds;
 _LIMITS_FIELDS = ("\n    int32_t memory_mib; int32_t max_processes; int64_t cpu_time_ms;"
                   "\n    int64_t output_bytes; const char *expected; size_t expected_len;"
                   "\n    const char *expected_file; const void *compare;")
+# ... and one with the run phase's inputs (0.1.7: no new function, its
+# dval_validation_init says how big the struct is)
+_INPUTS_FIELDS = ("\n    const char *const *args; const char *stdin_data;"
+                  " size_t stdin_len;")
 
 _CANCEL_FUNCS = """
 int dval_cancel_new(dval_cancel **out);
@@ -185,6 +189,24 @@ int dval_cancel_fire(dval_cancel *c);
 int dval_cancel_fired(const dval_cancel *c);
 void dval_cancel_free(dval_cancel *c);
 """
+
+
+def _validation_size(path: str) -> int:
+    """sizeof(dval_validation) of the library: the struct_size its
+    dval_validation_init sets in a buffer bigger than any it knows."""
+    probe = FFI()
+    probe.cdef("int dval_validation_init(void *req, size_t size);")
+    lib = probe.dlopen(path)
+    buf = probe.new("size_t[512]")
+    if lib.dval_validation_init(buf, probe.sizeof(buf)):
+        return 0
+    return int(buf[0])
+
+
+def _sizeof_validation(fields: str) -> int:
+    probe = FFI()
+    probe.cdef(_STRUCTS + _VALIDATION % fields)
+    return int(probe.sizeof("dval_validation"))
 
 
 def _has_symbol(path: str, name: str) -> bool:
@@ -221,6 +243,11 @@ class Backend:
         more = _SERVICES_FIELDS if self.has_services else ""
         self.has_limits = self.has_services and _has_symbol(path, "dval_validate_result")
         limits = _LIMITS_FIELDS if self.has_limits else ""
+        with_inputs = tail + more + limits + _INPUTS_FIELDS
+        self.has_inputs = self.has_limits and \
+            _validation_size(path) >= _sizeof_validation(with_inputs)
+        if self.has_inputs:
+            limits += _INPUTS_FIELDS
         self.has_profile_load = _has_symbol(path, "dval_profile_load")
         self.has_differential = _has_symbol(path, "dval_differential")
         self.ffi = ffi = FFI()

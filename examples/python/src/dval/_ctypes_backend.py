@@ -114,6 +114,24 @@ class ValidationLimits(C.Structure):
         ("expected_file", C.c_char_p), ("compare", C.c_void_p)]
 
 
+class ValidationInputs(C.Structure):
+    """dval_validation of a library with the run phase's inputs (0.1.7,
+    no new function: its dval_validation_init says how big the struct
+    is): args, stdin_data and stdin_len too."""
+    _fields_ = ValidationLimits._fields_ + [
+        ("args", C.POINTER(C.c_char_p)), ("stdin_data", C.c_char_p),
+        ("stdin_len", C.c_size_t)]
+
+
+def _validation_size(lib: Any) -> int:
+    """sizeof(dval_validation) of the library: the struct_size its
+    dval_validation_init sets in a buffer bigger than any it knows."""
+    buf = (C.c_char * 4096)()
+    if lib.dval_validation_init(buf, C.sizeof(buf)):
+        return 0
+    return C.c_size_t.from_buffer(buf).value
+
+
 class PoolOptions(C.Structure):
     _fields_ = [("struct_size", C.c_size_t), ("profile", C.c_char_p), ("name", C.c_char_p),
                 ("min_warm", C.c_int32), ("max_sandboxes", C.c_int32),
@@ -290,6 +308,10 @@ class Backend:
         self.has_limits = self.has_services and hasattr(lib, "dval_validate_result")
         if self.has_limits:
             self.validation_struct = ValidationLimits
+        self.has_inputs = self.has_limits and \
+            _validation_size(lib) >= C.sizeof(ValidationInputs)
+        if self.has_inputs:
+            self.validation_struct = ValidationInputs
         self.has_profile_load = hasattr(lib, "dval_profile_load")
         if self.has_profile_load:
             for fname, res, args in _PROFILE_LOAD_PROTOS:

@@ -202,6 +202,22 @@ def _limits(b: Any, req: Dict[str, Any], memory_mib: Optional[int],
     req.update(given)
 
 
+def _inputs(b: Any, req: Dict[str, Any], args: Optional[List[str]],
+            stdin: Optional[Union[str, bytes]]) -> None:
+    """Adds the run phase's arguments and stdin to a request."""
+    if args is None and stdin is None:
+        return
+    if not getattr(b, "has_inputs", False):
+        raise NotImplementedError(
+            "args and stdin need a libdaytona-validate with dval_validation.args "
+            "(0.1.7)")
+    if args:
+        req["args"] = [str(a) for a in args]
+    if stdin is not None:
+        data = stdin.encode() if isinstance(stdin, str) else bytes(stdin)
+        req.update(stdin_data=data, stdin_len=len(data))
+
+
 def _files(doc: Dict[str, Any]) -> Dict[str, bytes]:
     """The summary's "files": each entry's text (UTF-8) or base64, as bytes."""
     files = {}
@@ -263,6 +279,8 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
              cpu_time: Optional[float] = None, output_bytes: Optional[int] = None,
              expected: Optional[Union[str, bytes]] = None,
              expected_file: Optional[str] = None,
+             args: Optional[List[str]] = None,
+             stdin: Optional[Union[str, bytes]] = None,
              _stop: Optional[threading.Event] = None) -> ValidationResult:
     """Validates one program: snapshot → sandbox → session → upload of
     ``source_dir`` → run (output streamed live) → results → close.
@@ -300,6 +318,10 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
         expected: the expected result, compared with the program's stdout
             (text), or with the results file ``expected_file`` (JSON):
             verdict "passed" or "wrong_results".
+        args: the program's arguments, appended (each quoted, as it is) to
+            the run command; the build gets none.
+        stdin: bytes (or text, as UTF-8) given to the run as its stdin;
+            None: an empty stdin.
 
     Returns:
         a :class:`ValidationResult` (status OK or ERESULTS; a non-zero exit
@@ -323,6 +345,7 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
         _services(c._b, req, services, seeds)
         _limits(c._b, req, memory_mib, max_processes, cpu_time, output_bytes, expected,
                 expected_file)
+        _inputs(c._b, req, args, stdin)
         return _run(c, None, req, isolation, on_output, on_event, cancel, _stop)
     finally:
         if own:
