@@ -678,6 +678,11 @@ def t_inputs(c, snap, sb, tmp):
           "%r %r" % (r.stdout, r.stderr))
     r = dval.validate("shell", src, allow_missing_results=True, **vkw(c, "noinputs"))
     check(r.ok and r.stdout == "\n\n", "%r %r" % (r.stdout, r.stderr))
+    name = "ffi-py-inpool-%s-%d" % (WHICH, os.getpid())
+    with dval.Pool("shell", client=c, name=name, max_sandboxes=1, labels=[LABEL],
+                   release=dval.Release.DELETE) as pool:
+        r = pool.validate(src, allow_missing_results=True, args=["x y"], stdin=b"z")
+        check(r.ok and r.stdout == "[x y]\n7a\n", "pool: %r %r" % (r.stdout, r.stderr))
 
 
 TESTS = [t_lifecycle, t_files, t_callback_exception, t_cancel, t_concurrent, t_validate_ok,

@@ -1,11 +1,11 @@
 """dval.Pool: sandboxes of one profile shared by many threads (dval_pool_*)."""
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Union
 
 from ._core import Client, _raise
 from ._enums import Release, Stream
-from ._validate import CancelToken, Event, ValidationResult, _run, _services
+from ._validate import CancelToken, Event, ValidationResult, _inputs, _run, _services
 
 __all__ = ["Pool", "PoolStats"]
 
@@ -116,13 +116,16 @@ class Pool:
                  on_event: Optional[Callable[[Event], Any]] = None,
                  run_command: Optional[str] = None, labels: Optional[List[str]] = None,
                  allow_missing_results: bool = False,
-                 cancel: Optional[CancelToken] = None) -> ValidationResult:
+                 cancel: Optional[CancelToken] = None,
+                 args: Optional[List[str]] = None,
+                 stdin: Optional[Union[str, bytes]] = None) -> ValidationResult:
         """Validates one program on a leased pool sandbox; safe to call from
         many threads at once (callbacks run on the calling thread).
 
         Args and result as for :func:`dval.validate` (the pool chooses the
         sandbox, so there is no ``sandbox_name``). ``cancel`` also stops a
-        call still waiting for a sandbox.
+        call still waiting for a sandbox. ``args`` and ``stdin`` are the
+        program's, as for :func:`dval.validate`.
 
         Raises:
             DvalBusy: every sandbox is busy and ``max_queue`` callers wait.
@@ -139,6 +142,7 @@ class Pool:
                        run_command=run_command,
                        timeout_ms=int(timeout * 1000) if timeout else 0, labels=labels,
                        allow_missing_results=allow_missing_results)
+            _inputs(self._client._b, req, args, stdin)
             return _run(self._client, h, req, isolation, on_output, on_event, cancel, None)
         finally:
             with self._lock:
