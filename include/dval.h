@@ -699,7 +699,7 @@ typedef struct dval_validation {
     const char *sandbox_name;    /* NULL → the profile's */
     const char *snapshot_name;   /* NULL → the profile's */
     const char *run_command;     /* NULL → the profile's */
-    int64_t timeout_ms;          /* run phase timeout; 0 → none */
+    int64_t timeout_ms;          /* each phase's wall time; 0 → 10 min */
     int32_t release;             /* enum dval_release for the sandbox */
     const char *const *labels;   /* extra sandbox labels */
     int32_t allow_missing_results; /* 1: no results is not an error */
