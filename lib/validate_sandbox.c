@@ -216,14 +216,17 @@ static int release_sandbox(dval__vctx *v)
     int rc = DVAL_OK;
     /* a release policy applies when the last validation using the sandbox
      * has ended: never stopped or deleted under another of this client,
-     * nor under another client's (another process, another host) */
-    if (dval__validate_leave(v) > 0) {
-        v->sb->opts.release = DVAL_RELEASE_KEEP;
-    } else if (v->user_of[0] && v->sb->opts.release != DVAL_RELEASE_KEEP) {
+     * nor under another client's (another process, another host). The
+     * session is closed while this one still counts as a user: else the
+     * last one, ending meanwhile, takes it for another run's, and keeps
+     * the sandbox that nobody then releases */
+    int shared = v->user_of[0] && v->sb->opts.release != DVAL_RELEASE_KEEP;
+    if (shared)
         rc = close_session(v);
-        if (dval__sandbox_used_elsewhere(v->client, v->sb))
-            v->sb->opts.release = DVAL_RELEASE_KEEP;
-    }
+    if (dval__validate_leave(v) > 0)
+        v->sb->opts.release = DVAL_RELEASE_KEEP;
+    else if (shared && dval__sandbox_used_elsewhere(v->client, v->sb))
+        v->sb->opts.release = DVAL_RELEASE_KEEP;
     int deleting = v->sb->opts.release == DVAL_RELEASE_DELETE;
     if (!deleting) {
         int r = close_session(v);

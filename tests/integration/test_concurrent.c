@@ -71,6 +71,41 @@ TEST(concurrent__delete_waits_for_the_last_user)
     emu_stop(&e);
 }
 
+/* The first to end closes its session slowly while it still counts as a
+ * user: the last one, ending meanwhile, must not take that session for
+ * another run's and keep the sandbox for good (nobody would delete it).
+ * Each validation's session is closed before it stops counting. */
+TEST(concurrent__a_slow_session_close_leaves_no_sandbox)
+{
+    emu e;
+    dval_client *c = emu_fast(&e);
+    char quick[32], slow[32];
+    emu_program(quick, QUICK);
+    emu_program(slow, "sleep 0.6 && " QUICK);
+    job warm = { c, quick, -1, NULL };
+    validate(&warm);
+    CHECK_INT(warm.rc, DVAL_OK);
+    dval_free(warm.summary);
+    int deletes0 = emu_count(&e, "DELETE", "^/api/sandbox/[^/]+$");
+    /* the quick one's session close takes 1.5 s */
+    CHECK_INT(emu_fault(&e, "DELETE", "/process/session/[^/]+$", 1,
+                        "\"action\":\"delay\",\"delay_ms\":1500"), 200);
+    job jobs[2] = { { c, quick, -1, NULL }, { c, slow, -1, NULL } };
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&t[i], NULL, validate, &jobs[i]) == 0);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_INT(jobs[i].rc, DVAL_OK);
+        dval_free(jobs[i].summary);
+    }
+    CHECK_INT(emu_count(&e, "DELETE", "^/api/sandbox/[^/]+$") - deletes0, 1);
+    emu_program_rm(quick);
+    emu_program_rm(slow);
+    dval_client_free(c);
+    emu_stop(&e);
+}
+
 /* Two clients know nothing of each other's validations (as two processes,
  * two hosts): the one that ends first sees the other's session open in
  * the sandbox and keeps it; the last one deletes it. */
