@@ -773,6 +773,12 @@ typedef struct dval_validation {
     const char *const *args;
     const char *stdin_data;
     size_t stdin_len;
+    /* Appended in 0.1.7: the most all the results files may hold
+     * together, counted as the summary holds them (a JSON file's text,
+     * another file's escaped text or base64); past it the validation's
+     * verdict is results_invalid. 0: the library's own bound, 64 MiB,
+     * which is also the most that may be asked. */
+    int64_t results_bytes;
 } dval_validation;
 
 /* What a validation shares with others (dval_validation.isolation). */

@@ -134,6 +134,10 @@ static int limits(dval__vctx *v)
         q->output_bytes < 0)
         return bad(v, DVAL_EINVAL, "memory_mib, max_processes, cpu_time_ms "
                    "and output_bytes must be >= 0 (0: no limit)");
+    if (q->results_bytes < 0 ||
+        q->results_bytes > (int64_t)DVAL__RESULTS_MAX_BYTES)
+        return bad(v, DVAL_EINVAL, "results_bytes must be 0 (the library's "
+                   "bound, 64 MiB) or at most 64 MiB");
     if (!(q->memory_mib || q->max_processes || q->cpu_time_ms) ||
         dval__exec_limits_enforced(v->client))
         return DVAL_OK;

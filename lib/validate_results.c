@@ -16,7 +16,6 @@
  * files of "[0,0,0,...]" (each file alone is bounded by the download's
  * size limit). */
 #define RESULTS_MAX_VALUES (1u << 20)
-#define RESULTS_MAX_BYTES (64u << 20)
 
 static int bad(dval__vctx *v, int rc, const char *msg)
 {
@@ -64,11 +63,13 @@ static char **parse_listing(char *text, size_t *count)
 static int over_budget(dval__vctx *v, size_t len, size_t values, char *msg,
                        size_t cap)
 {
+    size_t max = v->req.results_bytes > 0 ? (size_t)v->req.results_bytes
+                                          : DVAL__RESULTS_MAX_BYTES;
     if (values > RESULTS_MAX_VALUES - v->results_values ||
-        len > RESULTS_MAX_BYTES - v->results_bytes) {
+        len > max - v->results_bytes) {
         dval__fmt(msg, cap, "over the bounds on all of a validation's "
-                  "results (%u JSON values, %u MiB): refused",
-                  RESULTS_MAX_VALUES, RESULTS_MAX_BYTES >> 20);
+                  "results (%u JSON values, %zu bytes): refused",
+                  RESULTS_MAX_VALUES, max);
         return -1;
     }
     v->results_values += values;

@@ -45,6 +45,8 @@ static const char run_usage[] =
     "                          CPU time, processes); local: a cgroup per\n"
     "                          command, also in a shared sandbox\n"
     "  --output-bytes N        the most each phase may print\n"
+    "  --results-bytes N       the most its results files may hold together\n"
+    "                          (as the summary holds them; default 64 MiB)\n"
     "  --release keep|stop|delete  what to do with the sandbox afterwards\n"
     "  --isolation session|sandbox  share the profile's sandbox (a session\n"
     "                          each, default) or get a sandbox of its own,\n"
@@ -213,7 +215,7 @@ enum { OPT_PROFILE = OPT_FIRST_CMD, OPT_THREAD, OPT_RESULTS, OPT_JSON,
        OPT_TIMEOUT, OPT_RELEASE, OPT_LABEL, OPT_ALLOW_MISSING,
        OPT_ISOLATION, OPT_JOBS, OPT_CPU, OPT_MEMORY, OPT_DISK, OPT_SERVICE,
        OPT_SEED, OPT_IMAGE, OPT_MEMORY_MIB, OPT_CPU_SECONDS, OPT_PIDS,
-       OPT_OUTPUT };
+       OPT_OUTPUT, OPT_RESULTS_BYTES };
 
 static const struct option longopts[] = {
     CLI_COMMON_LONGOPTS,
@@ -237,6 +239,7 @@ static const struct option longopts[] = {
     {"cpu-seconds", 1, NULL, OPT_CPU_SECONDS},
     {"pids", 1, NULL, OPT_PIDS},
     {"output-bytes", 1, NULL, OPT_OUTPUT},
+    {"results-bytes", 1, NULL, OPT_RESULTS_BYTES},
     {"expect", 1, NULL, OPT_EXPECT},
     CLI_COMPARE_LONGOPTS,
     CLI_INPUTS_LONGOPTS,
@@ -311,11 +314,14 @@ static int parse_limit(run_args *a, int opt, cli_problem *pb)
     if (opt == OPT_PIDS)
         return parse_count(pb, "--pids needs processes 1..65536, not '%s'",
                            1, 65536, &a->req.max_processes);
-    if (opt == OPT_OUTPUT) {
+    if (opt == OPT_OUTPUT || opt == OPT_RESULTS_BYTES) {
         int32_t n;
-        int rc = parse_count(pb, "--output-bytes needs bytes 1..2147483647, "
-                             "not '%s'", 1, 2147483647L, &n);
-        a->req.output_bytes = n;
+        int rc = opt == OPT_OUTPUT
+            ? parse_count(pb, "--output-bytes needs bytes 1..2147483647, "
+                          "not '%s'", 1, 2147483647L, &n)
+            : parse_count(pb, "--results-bytes needs bytes 1..67108864, "
+                          "not '%s'", 1, 67108864L, &n);
+        *(opt == OPT_OUTPUT ? &a->req.output_bytes : &a->req.results_bytes) = n;
         return rc;
     }
     char *end;
@@ -378,6 +384,7 @@ static int parse_option(run_args *a, int opt, size_t *nlabels,
     case OPT_CPU_SECONDS:
     case OPT_PIDS:
     case OPT_OUTPUT:
+    case OPT_RESULTS_BYTES:
         return parse_limit(a, opt, pb);
     default:
         return usage_error(pb, "unknown or incomplete option '%s'",

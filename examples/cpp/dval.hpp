@@ -422,6 +422,9 @@ struct validation {
     // executor that cannot enforce them throws DVAL_EUNSUPPORTED.
     int32_t memory_mib = 0, max_processes = 0;
     int64_t cpu_time_ms = 0, output_bytes = 0;
+    // The most all results files may hold together (as the summary holds
+    // them; 0: the library's 64 MiB): past it, verdict "results_invalid".
+    int64_t results_bytes = 0;
     // Compared with the program's stdout (text), or with the results file
     // expected_file (JSON): verdict "passed" or "wrong_results". Used when
     // has_expected is true.
@@ -590,6 +593,7 @@ inline validation_result run_validation(dval_client *c, dval_pool *pool, const v
     v.max_processes = req.max_processes;
     v.cpu_time_ms = req.cpu_time_ms;
     v.output_bytes = req.output_bytes;
+    v.results_bytes = req.results_bytes;
     if (req.has_expected) {
         v.expected = req.expected.data();
         v.expected_len = req.expected.size();

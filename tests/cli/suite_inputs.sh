@@ -49,5 +49,17 @@ if [ "$(rc none)" = 0 ] && [ "$(js "$T/none.out" 'repr(d["stdout"])')" = "'\\n'"
     ok "without them: no arguments, empty stdin"
 else bad "no inputs" "$(diag none)"; fi
 
+# ---- --results-bytes: the results' bound, in real units
+B2=$T/big; mkdir -p "$B2"
+printf 'head -c 5000 /dev/zero | tr "\\0" a > "$DVAL_RESULTS_DIR/big.txt"\necho "{}" > "$DVAL_RESULTS_DIR/r.json"\n' >"$B2/run.sh"
+cli rbad run "${LOCAL[@]}" --results-bytes 0 "$B2"
+cli rsmall run "${LOCAL[@]}" --results-bytes 1000 "$B2"
+cli rbig run "${LOCAL[@]}" --results-bytes 100000 "$B2"
+if [ "$(rc rbad)" = 64 ] && grep -q 'results-bytes needs bytes' "$T/rbad.err" &&
+   [ "$(js "$T/rsmall.out" 'd["verdict"]')" = results_invalid ] &&
+   [ "$(rc rbig)" = 0 ] && [ "$(js "$T/rbig.out" 'd["verdict"]')" = passed ]; then
+    ok "--results-bytes: 0 refused, 1000 too few for 5000 bytes (results_invalid), 100000 enough"
+else bad "--results-bytes" "$(diag rbad; diag rsmall; diag rbig)"; fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -40,7 +40,7 @@ int main(void)
     F(dval_validation, memory_mib); F(dval_validation, cpu_time_ms);
     F(dval_validation, expected); F(dval_validation, compare);
     F(dval_validation, args); F(dval_validation, stdin_data);
-    F(dval_validation, stdin_len);
+    F(dval_validation, stdin_len); F(dval_validation, results_bytes);
     Z(dval_pool_options);
     F(dval_pool_options, name); F(dval_pool_options, idle_timeout_ms);
     F(dval_pool_options, labels); F(dval_pool_options, max_queue);

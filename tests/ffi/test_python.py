@@ -678,6 +678,11 @@ def t_inputs(c, snap, sb, tmp):
           "%r %r" % (r.stdout, r.stderr))
     r = dval.validate("shell", src, allow_missing_results=True, **vkw(c, "noinputs"))
     check(r.ok and r.stdout == "\n\n", "%r %r" % (r.stdout, r.stderr))
+    r = dval.validate("shell", program(tmp, "bound", 'head -c 5000 /dev/zero | tr "\\\\0" a '
+                      '> "$DVAL_RESULTS_DIR/big.txt"; echo "{}" > "$DVAL_RESULTS_DIR/r.json"\n'),
+                      results_bytes=1000, **vkw(c, "bound"))
+    check(r.verdict == "results_invalid", "results_bytes=1000: %r %r" % (r.verdict,
+                                                                        r.verdict_detail))
     name = "ffi-py-inpool-%s-%d" % (WHICH, os.getpid())
     with dval.Pool("shell", client=c, name=name, max_sandboxes=1, labels=[LABEL],
                    release=dval.Release.DELETE) as pool:

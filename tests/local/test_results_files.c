@@ -185,3 +185,43 @@ TEST(test_results_files__missing_names_what_was_written)
     dval_client_free(c);
     lt_close(&t);
 }
+
+/* A validation's own bound on its results (results_bytes): a program
+ * that writes more than it allows gets results_invalid, one that writes
+ * less passes; a bound past the library's own is refused up front. */
+TEST(test_results_files__the_requests_results_bound)
+{
+    lt t;
+    lt_open(&t, "resfiles-bound");
+    dval_client *c = lt_client(&t);
+    const char *dir = lt_shell_dir(&t, "two", "cd \"$DVAL_RESULTS_DIR\"\n"
+                                   "echo '{\"n\":1}' > r.json\n"
+                                   "head -c 200000 /dev/zero | tr '\\\\0' a"
+                                   " > big.txt\n");
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.profile = "shell";
+    req.source_dir = dir;
+    req.results_bytes = 100000;
+    char *sum = NULL;
+    CHECK_INT(dval_validate(c, &req, NULL, NULL, &sum), DVAL_ERESULTS);
+    json_t *j = json_loads(sum, 0, NULL);
+    CHECK_STR(json_string_value(json_object_get(j, "verdict")),
+              "results_invalid");
+    CHECK_CONTAINS(json_string_value(json_object_get(j, "verdict_detail")),
+                   "100000 bytes");
+    json_decref(j);
+    dval_free(sum);
+    req.results_bytes = 300000;
+    CHECK_INT(dval_validate(c, &req, NULL, NULL, &sum), DVAL_OK);
+    dval_free(sum);
+    req.results_bytes = -1;
+    CHECK_INT(dval_validate(c, &req, NULL, NULL, &sum), DVAL_EINVAL);
+    CHECK_CONTAINS(dval_client_errmsg(c), "results_bytes");
+    dval_free(sum);
+    req.results_bytes = (int64_t)1 << 40;
+    CHECK_INT(dval_validate(c, &req, NULL, NULL, &sum), DVAL_EINVAL);
+    dval_free(sum);
+    dval_client_free(c);
+    lt_close(&t);
+}

@@ -50,6 +50,10 @@ type Validation struct {
 	MemoryMiB, MaxProcesses int
 	CPUTime                 time.Duration
 	OutputBytes             int64
+	// ResultsBytes bounds what all results files may hold together (as
+	// the summary holds them); past it the verdict is "results_invalid".
+	// 0: the library's 64 MiB.
+	ResultsBytes int64
 	// Expected is compared with the program's stdout (as text), or with
 	// the results file ExpectedFile (as JSON): verdict "passed" or
 	// "wrong_results". nil: no comparison.
@@ -244,6 +248,7 @@ func setLimits(v *C.dval_validation, cs *cstrings, req *Validation) {
 	v.max_processes = C.int32_t(req.MaxProcesses)
 	v.cpu_time_ms = ms(req.CPUTime)
 	v.output_bytes = C.int64_t(req.OutputBytes)
+	v.results_bytes = C.int64_t(req.ResultsBytes)
 	if req.Expected != nil {
 		v.expected = cs.str(string(req.Expected))
 		v.expected_len = C.size_t(len(req.Expected))

@@ -181,7 +181,7 @@ _LIMITS_FIELDS = ("\n    int32_t memory_mib; int32_t max_processes; int64_t cpu_
 # ... and one with the run phase's inputs (0.1.7: no new function, its
 # dval_validation_init says how big the struct is)
 _INPUTS_FIELDS = ("\n    const char *const *args; const char *stdin_data;"
-                  " size_t stdin_len;")
+                  " size_t stdin_len; int64_t results_bytes;")
 
 _CANCEL_FUNCS = """
 int dval_cancel_new(dval_cancel **out);

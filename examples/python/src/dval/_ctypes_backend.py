@@ -117,10 +117,10 @@ class ValidationLimits(C.Structure):
 class ValidationInputs(C.Structure):
     """dval_validation of a library with the run phase's inputs (0.1.7,
     no new function: its dval_validation_init says how big the struct
-    is): args, stdin_data and stdin_len too."""
+    is): args, stdin_data, stdin_len and results_bytes too."""
     _fields_ = ValidationLimits._fields_ + [
         ("args", C.POINTER(C.c_char_p)), ("stdin_data", C.c_char_p),
-        ("stdin_len", C.c_size_t)]
+        ("stdin_len", C.c_size_t), ("results_bytes", C.c_int64)]
 
 
 def _validation_size(lib: Any) -> int:

@@ -203,9 +203,10 @@ def _limits(b: Any, req: Dict[str, Any], memory_mib: Optional[int],
 
 
 def _inputs(b: Any, req: Dict[str, Any], args: Optional[List[str]],
-            stdin: Optional[Union[str, bytes]]) -> None:
-    """Adds the run phase's arguments and stdin to a request."""
-    if args is None and stdin is None:
+            stdin: Optional[Union[str, bytes]], results_bytes: Optional[int] = None) -> None:
+    """Adds the run phase's arguments and stdin, and the bound on the
+    results, to a request."""
+    if args is None and stdin is None and results_bytes is None:
         return
     if not getattr(b, "has_inputs", False):
         raise NotImplementedError(
@@ -216,6 +217,8 @@ def _inputs(b: Any, req: Dict[str, Any], args: Optional[List[str]],
     if stdin is not None:
         data = stdin.encode() if isinstance(stdin, str) else bytes(stdin)
         req.update(stdin_data=data, stdin_len=len(data))
+    if results_bytes is not None:
+        req["results_bytes"] = int(results_bytes)
 
 
 def _files(doc: Dict[str, Any]) -> Dict[str, bytes]:
@@ -281,6 +284,7 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
              expected_file: Optional[str] = None,
              args: Optional[List[str]] = None,
              stdin: Optional[Union[str, bytes]] = None,
+             results_bytes: Optional[int] = None,
              _stop: Optional[threading.Event] = None) -> ValidationResult:
     """Validates one program: snapshot → sandbox → session → upload of
     ``source_dir`` → run (output streamed live) → results → close.
@@ -322,6 +326,9 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
             the run command; the build gets none.
         stdin: bytes (or text, as UTF-8) given to the run as its stdin;
             None: an empty stdin.
+        results_bytes: the most all results files may hold together (as
+            the summary holds them; None: the library's 64 MiB); past it
+            the verdict is "results_invalid".
 
     Returns:
         a :class:`ValidationResult` (status OK or ERESULTS; a non-zero exit
@@ -345,7 +352,7 @@ def validate(profile: str, source_dir: str, *, executor: Optional[str] = None,
         _services(c._b, req, services, seeds)
         _limits(c._b, req, memory_mib, max_processes, cpu_time, output_bytes, expected,
                 expected_file)
-        _inputs(c._b, req, args, stdin)
+        _inputs(c._b, req, args, stdin, results_bytes)
         return _run(c, None, req, isolation, on_output, on_event, cancel, _stop)
     finally:
         if own:
