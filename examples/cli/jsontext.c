@@ -47,39 +47,6 @@ static const char *skip_value(const char *p)
     return p;
 }
 
-int jt_member(const char *doc, const char *key, const char **val,
-              size_t *len)
-{
-    const char *p = ws(doc);
-    if (*p != '{')
-        return -1;
-    p = ws(p + 1);
-    size_t klen = strlen(key);
-    while (*p == '"') {
-        const char *kend = skip_string(p);
-        if (!kend)
-            return -1;
-        int match = (size_t)(kend - p - 2) == klen &&
-                    !strncmp(p + 1, key, klen);
-        p = ws(kend);
-        if (*p != ':')
-            return -1;
-        const char *v = ws(p + 1);
-        const char *e = skip_value(v);
-        if (!e)
-            return -1;
-        if (match) {
-            *val = v;
-            *len = (size_t)(e - v);
-            return 0;
-        }
-        p = ws(e);
-        if (*p == ',')
-            p = ws(p + 1);
-    }
-    return -1;
-}
-
 int jt_each(const char *obj, jt_member_fn fn, void *ud)
 {
     const char *p = ws(obj);
@@ -106,6 +73,31 @@ int jt_each(const char *obj, jt_member_fn fn, void *ud)
             p = ws(p + 1);
     }
     return 0;
+}
+
+typedef struct wanted {
+    const char *key;
+    size_t klen;
+    const char **val;
+    size_t *len;
+} wanted;
+
+static int match_key(const char *key, size_t klen, const char *val,
+                     size_t vlen, void *ud)
+{
+    wanted *w = ud;
+    if (klen - 2 != w->klen || strncmp(key + 1, w->key, w->klen))
+        return 0;
+    *w->val = val;
+    *w->len = vlen;
+    return 1;
+}
+
+int jt_member(const char *doc, const char *key, const char **val,
+              size_t *len)
+{
+    wanted w = { key, strlen(key), val, len };
+    return jt_each(doc, match_key, &w) == 1 ? 0 : -1;
 }
 
 static void indent(FILE *f, int depth)

@@ -307,22 +307,12 @@ func (cs *cstrings) data(s string) *C.char {
 
 // words is array with "" kept as a word (array's str would end the
 // array there); nil for none.
-func (cs *cstrings) words(items []string) **C.char {
-	if len(items) == 0 {
-		return nil
-	}
-	size := C.size_t(len(items)+1) * C.size_t(unsafe.Sizeof((*C.char)(nil)))
-	arr := C.calloc(1, size)
-	*cs = append(*cs, arr)
-	slots := unsafe.Slice((**C.char)(arr), len(items)+1)
-	for i, s := range items {
-		slots[i] = cs.data(s)
-	}
-	return (**C.char)(arr)
-}
+func (cs *cstrings) words(items []string) **C.char { return cs.arrayOf(items, cs.data) }
 
 // array makes a NULL-terminated char *[] in C memory.
-func (cs *cstrings) array(items []string) **C.char {
+func (cs *cstrings) array(items []string) **C.char { return cs.arrayOf(items, cs.str) }
+
+func (cs *cstrings) arrayOf(items []string, conv func(string) *C.char) **C.char {
 	if len(items) == 0 {
 		return nil
 	}
@@ -331,7 +321,7 @@ func (cs *cstrings) array(items []string) **C.char {
 	*cs = append(*cs, arr)
 	slots := unsafe.Slice((**C.char)(arr), len(items)+1)
 	for i, s := range items {
-		slots[i] = cs.str(s)
+		slots[i] = conv(s)
 	}
 	return (**C.char)(arr)
 }
