@@ -106,7 +106,7 @@ static int limit(pfile *f, const char *key, int64_t max, int64_t dflt,
 static int limits(pfile *f)
 {
     const dval_profile *b = f->base;
-    int64_t mem, procs;
+    int64_t mem = 0, procs = 0;
     int rc = limit(f, "memory_mib", INT32_MAX, b ? b->memory_mib : 0, &mem);
     rc = rc ? rc : limit(f, "max_processes", INT32_MAX,
                          b ? b->max_processes : 0, &procs);
