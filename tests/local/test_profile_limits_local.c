@@ -30,7 +30,9 @@ static int validate(lt *t, const char *src, int64_t output_bytes,
     req.output_bytes = output_bytes;
     req.allow_missing_results = 1;
     char *text = NULL;
-    int rc = dval_validate(lt_client(t), &req, NULL, NULL, &text);
+    dval_client *c = lt_client(t);
+    int rc = dval_validate(c, &req, NULL, NULL, &text);
+    dval_client_free(c);
     CHECK(text != NULL);
     *sum = json_loads(text, 0, NULL);
     dval_free(text);
