@@ -2,7 +2,8 @@
  * through the snapshot's compile service, its output is byte for byte
  * what a full `dotnet build` makes of the same project in the same
  * directory, a compile error reports file, line and CS code the same way
- * on both paths, and a package the snapshot lacks fails at once with how
+ * on both paths, the package set the program loads is ReadyToRun code,
+ * and a package the snapshot lacks fails at once with how
  * to add it (no wait on a network the sandbox does not have). */
 #include "dotnet.h"
 
@@ -79,6 +80,19 @@ TEST(test_dotnet__efcore_and_dapper_samples_agree)
     CHECK_STR(ra.data, rb.data);
     dval__buf_free(&ra);
     dval__buf_free(&rb);
+    /* the snapshot's package set is ReadyToRun code (r2r.sh), the EF Core
+     * the program loads included, by the compile service's own list */
+    lt_out r = { 0 };
+    CHECK_INT(lt_run_in(&t, "d", "/sandbox/ef",
+                        "dotnet exec /opt/dval-dotnet/csc/CscService.dll "
+                        "--runtime-assets /opt/dval-dotnet/pkgset/obj/project.assets.json "
+                        "/opt/dval-dotnet/packages >obj/assets.txt && grep -x \"r2r "
+                        "$(readlink -f bin/Debug/net10.0/Microsoft.EntityFrameworkCore.dll)"
+                        "\" obj/assets.txt", &r), 0);
+    CHECK_CONTAINS(dn_text(&r, 0), "r2r /opt/dval-dotnet/packages/"
+                   "microsoft.entityframeworkcore/10.0.15/lib/net10.0/"
+                   "Microsoft.EntityFrameworkCore.dll\n");
+    lt_out_free(&r);
     same_output_both_ways(&t, "/sandbox/ef", "Shop");
     lt_close(&t);
 }
