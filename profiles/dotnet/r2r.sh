@@ -132,7 +132,9 @@ ctx=$(context)
 from_cache
 total=$(printf '%s\n' "$list" | grep -c '^il ')
 todo=$(wc -l < "$w/todo")
-echo "r2r.sh: runtime $v; $((total - todo)) of $total assemblies from the build cache${cache:- (none lent to this build)}, $todo to compile"
+lent=
+[ -n "$cache" ] || lent=" (none lent to this build)"
+echo "r2r.sh: runtime $v; $((total - todo)) of $total assemblies from the build cache$lent, $todo to compile"
 if [ "$todo" -gt 0 ]; then
     if cg=$(crossgen2); then
         echo "r2r.sh: crossgen2 ${cg#*crossgen2.linux-x64/}"

@@ -173,3 +173,35 @@ TEST(test_dotnet__missing_package_fails_at_once_naming_it)
     lt_out_free(&c);
     lt_close(&t);
 }
+
+static int collect(int stream, const char *data, size_t len, void *ud)
+{
+    (void)stream;
+    dval__buf_append(ud, data, len);
+    return 0;
+}
+
+/* Only a machine's first dotnet snapshot runs crossgen2: r2r.sh keeps
+ * each output in the build cache the executor lends every build, and a
+ * second build of the same package set copies them all. */
+TEST(test_dotnet__second_snapshot_takes_r2r_from_the_build_cache)
+{
+    lt t;
+    lt_open(&t, "dotnet-r2r-cache");
+    dn_sandbox(&t, "d"); /* the cache has the set now, if not before */
+    th_timeout(600);
+    const dval_profile *p = dval_profile_find("dotnet");
+    dval_snapshot_spec s = { .struct_size = sizeof s, .name = "again",
+                             .image = "mcr.microsoft.com/dotnet/sdk:10.0",
+                             .build_commands = p->local_build_commands };
+    dval__buf log = { 0 };
+    dval_call *c = lt_call(&t);
+    c->timeout_ms = 300000;
+    CHECK_INT(t.ex.snapshot_create(t.ex.userdata, c, &s, NULL, collect,
+                                   &log), DVAL_OK);
+    dval__buf_append(&log, "", 1);
+    CHECK_CONTAINS(log.data, "assemblies from the build cache, 0 to compile");
+    CHECK(strstr(log.data, "r2r.sh: crossgen2") == NULL);
+    dval__buf_free(&log);
+    lt_close(&t);
+}
