@@ -47,6 +47,8 @@ static class CscService
 
     public static int Main(string[] args)
     {
+        if (args.Length == 3 && args[0] == "--runtime-assets")
+            return RuntimeAssets(args[1], args[2]);
         if (args.Length < 5) {
             Console.Error.WriteLine("usage: CscService SOCKET REFDIR GENERATORDIR ASSETS PACKAGES [SDKDIR]");
             return 2;
@@ -73,6 +75,31 @@ static class CscService
                 continue;
             }
             Task.Run(() => Serve(s));
+        }
+    }
+
+    /* --runtime-assets ASSETS PACKAGES (the snapshot build's r2r.sh, a
+     * test): each managed assembly a program of the package set may load
+     * (what a build links beside it), one a line, "r2r PATH" when it is
+     * ReadyToRun code already, else "il PATH". */
+    static int RuntimeAssets(string assets, string packages)
+    {
+        var pkgs = PackageSet.Load(assets, packages);
+        var files = pkgs.All.SelectMany(p => p.Runtime).Where(f => f.EndsWith(".dll"))
+            .Distinct().OrderBy(f => f, StringComparer.Ordinal);
+        foreach (var f in files)
+            Console.WriteLine((IsReadyToRun(f) ? "r2r " : "il ") + f);
+        return 0;
+    }
+
+    static bool IsReadyToRun(string path)
+    {
+        try {
+            using var pe = new System.Reflection.PortableExecutable.PEReader(File.OpenRead(path));
+            var cor = pe.PEHeaders.CorHeader;
+            return cor != null && cor.ManagedNativeHeaderDirectory.Size > 0;
+        } catch (Exception e) when (e is IOException or BadImageFormatException or UnauthorizedAccessException) {
+            return false;
         }
     }
 

@@ -5,7 +5,8 @@
  *       upper = layer), pivoted into it, with the host's network (as a
  *       Daytona image build has: its resolver, CAs and proxy settings),
  *       the host's NuGet configuration (build_nuget.c of the library)
- *       and an environment of its own;
+ *       the machine's build cache (read-write, LX_BUILD_CACHE_DIR) and an
+ *       environment of its own;
  *   mkimage <target> <suite> <packages> [<dotnet root>]
  *       builds a root of that Debian suite (the library's image table
  *       names it: lib/executor/local/image.c) with mmdebstrap, in a mount
@@ -86,6 +87,32 @@ static void bind_nuget_config(const char *root)
     }
 }
 
+/* The machine's build cache the library named (LX_ENV_BUILD_CACHE),
+ * bound read-write at LX_BUILD_CACHE_DIR on the build's /tmp: a build
+ * step keeps there what it derived from inputs it names by digest. Never
+ * executable, and gone with the build's tmpfs, so not in the snapshot. */
+static void bind_build_cache(const char *root)
+{
+    const char *src = getenv(LX_ENV_BUILD_CACHE);
+    char d[4096], p[4200];
+    struct stat st;
+    if (!src || src[0] != '/' || lstat(src, &st) < 0 ||
+        !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        return;
+    snprintf(d, sizeof d, "%s" LX_BUILD_NUGET_DIR, root);
+    snprintf(p, sizeof p, "%s" LX_BUILD_CACHE_DIR, root);
+    if ((mkdir(d, 0700) < 0 && errno != EEXIST) || mkdir(p, 0700) < 0)
+        return;
+    if (mount(src, p, NULL, MS_BIND, NULL) < 0 ||
+        mount(NULL, p, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV |
+              MS_NOEXEC, NULL) < 0) {
+        write_str(1, "the build cache cannot be shown to the build; "
+                  "building without it\n");
+        umount2(p, MNT_DETACH);
+        rmdir(p);
+    }
+}
+
 static void build_root(char **argv)
 {
     const char *lower = argv[0], *layer = argv[2], *work = argv[3];
@@ -111,6 +138,7 @@ static void build_root(char **argv)
         die_fd(2, "mount /tmp");
     bind_host_network(mnt);
     bind_nuget_config(mnt);
+    bind_build_cache(mnt);
     if (enter_root(mnt) < 0)
         die_fd(2, "pivot_root");
     if (drop_caps() < 0)

@@ -30,3 +30,6 @@ cfg=
 HOME=/tmp NUGET_HTTP_CACHE_PATH=/tmp/dval-nuget-http NUGET_CERT_REVOCATION_MODE=offline \
     dotnet restore "$d/pkgset.csproj" --packages /opt/dval-dotnet/packages $cfg
 chmod -R a+rX /opt/dval-dotnet/packages "$d"
+# A snapshot that extends this one with packages of its own: those are
+# precompiled too (before the compile service exists, setup.sh's turn).
+sh /opt/dval-dotnet/r2r.sh

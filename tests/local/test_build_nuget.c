@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SECRET "nuget-password-7f3e"
 #define PROXY "http://proxy.invalid:3128"
@@ -83,7 +84,60 @@ TEST(test_build_nuget__host_config_for_builds_only)
     build_and_look(&t, "from-env", "env", "1\nro\nproxy=\n");
     /* one that is not there: the build restores without */
     setenv("DVAL_NUGET_CONFIG", "/nonexistent/NuGet.Config", 1);
-    build_and_look(&t, "without", "env", "none\nro\nproxy=\n");
+    /* (the build's /tmp/dval-build is its own: the step may write there) */
+    build_and_look(&t, "without", "env", "none\nproxy=\n");
     unsetenv("DVAL_NUGET_CONFIG");
+    lt_close(&t);
+}
+
+/* The image cache the executor uses (lx_cache_dir's rule). */
+static const char *lt_cache(void)
+{
+    static char d[600];
+    const char *e = getenv("DVAL_LOCAL_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    if (e && e[0] == '/')
+        snprintf(d, sizeof d, "%s", e);
+    else if (xdg && xdg[0] == '/')
+        snprintf(d, sizeof d, "%s/daytona-validate", xdg);
+    else
+        snprintf(d, sizeof d, "%s/.cache/daytona-validate", getenv("HOME"));
+    return d;
+}
+
+/* The machine's build cache: what one build keeps at LX_BUILD_CACHE_DIR
+ * the next build finds (the dotnet profile's r2r.sh keeps its ReadyToRun
+ * assemblies there); it is never executable, never in a snapshot, never
+ * seen by a sandbox. Each run of the test uses a key of its own. */
+TEST(test_build_nuget__build_cache_from_build_to_build)
+{
+    lt t;
+    lt_open(&t, "build-cache");
+    char key[64], keep[512], look[768], cmd[1200];
+    snprintf(key, sizeof key, "lt-build-cache-%d", (int)getpid());
+    snprintf(keep, sizeof keep, "echo kept > " LX_BUILD_CACHE_DIR "/%s && "
+             "printf '#!/bin/sh\\necho ran\\n' > " LX_BUILD_CACHE_DIR
+             "/%s.sh && chmod +x " LX_BUILD_CACHE_DIR "/%s.sh", key, key,
+             key);
+    const char *first[] = { keep, NULL };
+    CHECK_INT(lt_snapshot(&t, "keeps", "debian:12", first, NULL), DVAL_OK);
+    snprintf(look, sizeof look, "{ cat " LX_BUILD_CACHE_DIR "/%s; "
+             LX_BUILD_CACHE_DIR "/%s.sh 2>/dev/null || echo noexec; } "
+             "> /seen", key, key);
+    const char *second[] = { look, NULL };
+    CHECK_INT(lt_snapshot(&t, "finds", "debian:12", second, NULL), DVAL_OK);
+    dval_sandbox_options o = { .struct_size = sizeof o, .snapshot = "finds" };
+    lt_sandbox(&t, "finds", &o);
+    lt_out out = { 0 };
+    CHECK_INT(lt_run(&t, "finds", "cat /seen; test -e " LX_BUILD_NUGET_DIR
+                     " && echo LEFT; true", &out), 0);
+    CHECK_STR(out.out.data ? out.out.data : "", "kept\nnoexec\n");
+    lt_out_free(&out);
+    snprintf(cmd, sizeof cmd, "test -z \"$(find '%s/snapshots/keeps/layer' "
+             "'%s/snapshots/finds/layer' -name '%s*')\"", t.dir, t.dir, key);
+    lt_sh(cmd);
+    snprintf(cmd, sizeof cmd, "rm -f \"%s/build/%s\" \"%s/build/%s.sh\"",
+             lt_cache(), key, lt_cache(), key);
+    lt_sh(cmd);
     lt_close(&t);
 }

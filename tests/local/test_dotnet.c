@@ -2,7 +2,8 @@
  * through the snapshot's compile service, its output is byte for byte
  * what a full `dotnet build` makes of the same project in the same
  * directory, a compile error reports file, line and CS code the same way
- * on both paths, and a package the snapshot lacks fails at once with how
+ * on both paths, the package set the program loads is ReadyToRun code,
+ * and a package the snapshot lacks fails at once with how
  * to add it (no wait on a network the sandbox does not have). */
 #include "dotnet.h"
 
@@ -79,6 +80,19 @@ TEST(test_dotnet__efcore_and_dapper_samples_agree)
     CHECK_STR(ra.data, rb.data);
     dval__buf_free(&ra);
     dval__buf_free(&rb);
+    /* the snapshot's package set is ReadyToRun code (r2r.sh), the EF Core
+     * the program loads included, by the compile service's own list */
+    lt_out r = { 0 };
+    CHECK_INT(lt_run_in(&t, "d", "/sandbox/ef",
+                        "dotnet exec /opt/dval-dotnet/csc/CscService.dll "
+                        "--runtime-assets /opt/dval-dotnet/pkgset/obj/project.assets.json "
+                        "/opt/dval-dotnet/packages >obj/assets.txt && grep -x \"r2r "
+                        "$(readlink -f bin/Debug/net10.0/Microsoft.EntityFrameworkCore.dll)"
+                        "\" obj/assets.txt", &r), 0);
+    CHECK_CONTAINS(dn_text(&r, 0), "r2r /opt/dval-dotnet/packages/"
+                   "microsoft.entityframeworkcore/10.0.15/lib/net10.0/"
+                   "Microsoft.EntityFrameworkCore.dll\n");
+    lt_out_free(&r);
     same_output_both_ways(&t, "/sandbox/ef", "Shop");
     lt_close(&t);
 }
@@ -157,5 +171,37 @@ TEST(test_dotnet__missing_package_fails_at_once_naming_it)
     CHECK_CONTAINS(dn_text(&c, 1), "NU1101");
     CHECK(strstr(dn_text(&c, 1), "nuget.org") == NULL);
     lt_out_free(&c);
+    lt_close(&t);
+}
+
+static int collect(int stream, const char *data, size_t len, void *ud)
+{
+    (void)stream;
+    dval__buf_append(ud, data, len);
+    return 0;
+}
+
+/* Only a machine's first dotnet snapshot runs crossgen2: r2r.sh keeps
+ * each output in the build cache the executor lends every build, and a
+ * second build of the same package set copies them all. */
+TEST(test_dotnet__second_snapshot_takes_r2r_from_the_build_cache)
+{
+    lt t;
+    lt_open(&t, "dotnet-r2r-cache");
+    dn_sandbox(&t, "d"); /* the cache has the set now, if not before */
+    th_timeout(600);
+    const dval_profile *p = dval_profile_find("dotnet");
+    dval_snapshot_spec s = { .struct_size = sizeof s, .name = "again",
+                             .image = "mcr.microsoft.com/dotnet/sdk:10.0",
+                             .build_commands = p->local_build_commands };
+    dval__buf log = { 0 };
+    dval_call *c = lt_call(&t);
+    c->timeout_ms = 300000;
+    CHECK_INT(t.ex.snapshot_create(t.ex.userdata, c, &s, NULL, collect,
+                                   &log), DVAL_OK);
+    dval__buf_append(&log, "", 1);
+    CHECK_CONTAINS(log.data, "assemblies from the build cache, 0 to compile");
+    CHECK(strstr(log.data, "r2r.sh: crossgen2") == NULL);
+    dval__buf_free(&log);
     lt_close(&t);
 }

@@ -49,11 +49,13 @@ TEST(test_profile_dotnet__build_steps_same_for_local_and_daytona)
         CHECK_INT(sh_parses(d[n]), 0);
     }
     CHECK(l[n] == NULL);
-    CHECK_INT(n, 5);
+    CHECK_INT(n, 6);
     CHECK_STR(d[0], "dotnet --version");
     CHECK_CONTAINS(d[2], "packages.sh Microsoft.EntityFrameworkCore@10.0.15 ");
     CHECK_CONTAINS(d[2], " Dapper@2.1.86");
-    CHECK_CONTAINS(d[4], "'uid 1879113729' 'dir /run/dval-csc' 'run exec sh "
+    CHECK_STR(d[3], "sh /opt/dval-dotnet/setup.sh");
+    CHECK_STR(d[4], "sh /opt/dval-dotnet/r2r.sh");
+    CHECK_CONTAINS(d[5], "'uid 1879113729' 'dir /run/dval-csc' 'run exec sh "
                    "/opt/dval-dotnet/service.sh' 'shared 1' > "
                    DVAL_SERVICE_DIR "/csc");
     CHECK_STR(p->image, "mcr.microsoft.com/dotnet/sdk:10.0");

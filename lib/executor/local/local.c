@@ -61,7 +61,8 @@ static char *find_helper(void)
 /* The helper's environment, from an allow-list: never the caller's (its
  * API keys would be readable in /proc/<pid>/environ of the sandbox's
  * init). Builds and image builds (mmdebstrap) also get the proxy
- * settings they may need, builds the host's NuGet configuration. */
+ * settings they may need, builds the host's NuGet configuration and the
+ * machine's build cache. */
 static void helper_env(char **env, size_t cap, char bufs[][4200],
                        const char *mode)
 {
@@ -85,10 +86,14 @@ static void helper_env(char **env, size_t cap, char bufs[][4200],
             env[n++] = bufs[b++];
         }
     }
-    char nuget[4096];
-    if (!strcmp(mode ? mode : "", LX_VERB_BUILD) && n + 1 < cap &&
-        lx_host_nuget_config(nuget, sizeof nuget) == 0) {
-        dval__fmt(bufs[b], sizeof bufs[b], LX_ENV_NUGET "=%s", nuget);
+    char dir[4096];
+    int steps = !strcmp(mode ? mode : "", LX_VERB_BUILD);
+    if (steps && n + 1 < cap && lx_host_nuget_config(dir, sizeof dir) == 0) {
+        dval__fmt(bufs[b], sizeof bufs[b], LX_ENV_NUGET "=%s", dir);
+        env[n++] = bufs[b++];
+    }
+    if (steps && n + 1 < cap && lx_build_cache(dir, sizeof dir) == 0) {
+        dval__fmt(bufs[b], sizeof bufs[b], LX_ENV_BUILD_CACHE "=%s", dir);
         env[n++] = bufs[b++];
     }
     env[n] = NULL;

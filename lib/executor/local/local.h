@@ -242,6 +242,9 @@ int lx_host_dotnet(char *root, size_t cap, char *ver, size_t vcap);
 /* The host's NuGet configuration file for snapshot builds (build_nuget.c);
  * -1 when there is none to give them. */
 int lx_host_nuget_config(char *path, size_t cap);
+/* The machine's build cache directory (build_nuget.c), made if needed:
+ * <image cache>/build; -1 when there is none to give a build. */
+int lx_build_cache(char *path, size_t cap);
 /* DVAL_OK when the image is cached or can be built here (the dotnet
  * image needs the host's SDK); else why not (DVAL_EUNSUPPORTED). */
 int lx_image_can_build(dval_call *c, const lx_image *img);

@@ -114,4 +114,13 @@
 #define LX_BUILD_NUGET_DIR "/tmp/dval-build"
 #define LX_BUILD_NUGET_CONFIG LX_BUILD_NUGET_DIR "/NuGet.Config"
 
+/* The machine's build cache (build_nuget.c): a directory of the image
+ * cache that every snapshot build sees read-write (never executable) at
+ * LX_BUILD_CACHE_DIR, for what a build derives from inputs it can name
+ * by digest (the dotnet profile's ReadyToRun assemblies, r2r.sh), so a
+ * second build of the same package set does not redo the work. No
+ * sandbox ever sees it. */
+#define LX_ENV_BUILD_CACHE "DVAL_HELPER_BUILD_CACHE"
+#define LX_BUILD_CACHE_DIR LX_BUILD_NUGET_DIR "/cache"
+
 #endif
