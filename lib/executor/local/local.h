@@ -226,9 +226,19 @@ void lx_services_start(lx *x, dval_call *c, const char *base,
 enum { LX_IMG_BASE, LX_IMG_JAVA, LX_IMG_DOTNET, LX_IMG_DIR, LX_IMG_TAR,
        LX_IMG_OCI, LX_IMG_PULL };
 #define lx_image_is_debian(kind) ((kind) <= LX_IMG_DOTNET)
+/* How a pull went, for a caller with another image to fall back to. */
+typedef struct lx_pull_opts {
+    int quick;          /* in: a registry that never answers fails at once,
+                           not after the retry policy's attempts */
+    int no_answer;      /* out: 1 it did not (no HTTP response at all), 2
+                           DVAL_LOCAL_PULL=never kept it from being asked */
+    char why[256];      /* out: what the transport said, when no_answer */
+    char manifest[72];  /* out: the linux/amd64 manifest's digest */
+} lx_pull_opts;
 typedef struct lx_image {
     int kind;
     char path[4096];            /* dir/tar/oci: the source; pull: the name */
+    lx_pull_opts *pull;         /* pull: NULL, or how it goes */
 } lx_image;
 /* 1 when the client opted in (dval_local_options.host_root) or the
  * environment has DVAL_LOCAL_HOST_ROOT=1 (the only reader of either). */
@@ -267,7 +277,12 @@ int lx_image_import(lx *x, dval_call *c, const char *snapdir,
  * linux/amd64, verified and cached (the image cache's oci/), into
  * paths[*n...] (at most max), for the helper's OCI import. */
 int lx_pull_layers(lx *x, dval_call *c, const char *image, int64_t end,
-                   lx_build_io *io, char (*paths)[4200], int max, int *n);
+                   lx_build_io *io, lx_pull_opts *o, char (*paths)[4200],
+                   int max, int *n);
+/* DVAL_OK when image is in the cache (pinned, its manifest there) or its
+ * registry answers one request (any status), made as a quick pull's; else
+ * DVAL_ENETWORK with o->no_answer and o->why. */
+int lx_pull_probe(lx *x, dval_call *c, const char *image, lx_pull_opts *o);
 /* The blobs (digests, "sha256:<hex>") the cached image uses, read from
  * its manifest in the cache (DVAL_ENOTFOUND when that is not there). */
 int lx_pull_blobs_of(lx *x, dval_call *c, const char *image,
