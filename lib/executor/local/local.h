@@ -253,8 +253,27 @@ int lx_host_dotnet(char *root, size_t cap, char *ver, size_t vcap);
  * -1 when there is none to give them. */
 int lx_host_nuget_config(char *path, size_t cap);
 /* DVAL_OK when the image is cached or can be built here (the dotnet
- * image needs the host's SDK); else why not (DVAL_EUNSUPPORTED). */
-int lx_image_can_build(dval_call *c, const lx_image *img);
+ * image needs the host's SDK, or its registry); else why not
+ * (DVAL_EUNSUPPORTED). */
+int lx_image_can_build(lx *x, dval_call *c, const lx_image *img);
+/* DVAL_OK when the Debian image `which` is cached or can be built here;
+ * else why not, after registry (what the registry did, or ""). */
+int lx_image_host_copy(dval_call *c, int which, const char *registry);
+/* The highest sdk/10.* of the .NET installation in root (image_dotnet.c);
+ * -1 when it has none. */
+int lx_dotnet_sdk_version(const char *root, char *ver, size_t cap);
+
+/* ---- image_choice.c: the dotnet profile's image, pulled when its
+ * registry answers, else Debian 12 with the host's SDK; the choice said
+ * in the build log and recorded in <snapdir>/image */
+int lx_image_choose(lx *x, dval_call *c, const char *snapdir,
+                    const char *image, int64_t end, lx_build_io *io,
+                    char *lower, size_t cap);
+/* lx_image_can_build of it: cached, this machine's SDK, or a registry
+ * that answers (asked once, briefly). */
+int lx_image_dotnet_can_build(lx *x, dval_call *c, const char *image);
+/* What <snapdir>/image records, "" when nothing (image_choice.c). */
+void lx_image_chosen(const char *snapdir, char *dst, size_t cap);
 /* Builds (once, under the cache lock) or finds a Debian image. */
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
                     lx_build_io *fwd, char *rootfs, size_t cap);
