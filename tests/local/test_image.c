@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #define W "/tmp/dval-image-test"
+#define MCR_NAME "mcr.microsoft.com/dotnet/sdk:10.0"
 
 static void run_in(lt *t, const char *snap, const char *sb, const char *cmd,
                    const char *want)
@@ -323,9 +324,11 @@ TEST(test_local_image__no_mmdebstrap_fails_closed)
     lt_close(&t);
 }
 
-/* Issue 38: the dotnet image copies the host's .NET 10 SDK; on a machine
- * without one (none on PATH, no DOTNET_ROOT, none cached) a snapshot of
- * it, and the dotnet profile, are refused at once with how to get one. */
+/* Issue 38: the dotnet image is pulled when its registry answers, else
+ * copies the host's .NET 10 SDK; on a machine without one (none on PATH,
+ * no DOTNET_ROOT, none cached) whose registry does not answer (here a
+ * mirror on a closed port) a snapshot of it, and the dotnet profile, are
+ * refused at once with how to get one and what the registry did. */
 TEST(test_local_image__dotnet_without_sdk_says_how_to_get_one)
 {
     lt t;
@@ -338,6 +341,7 @@ TEST(test_local_image__dotnet_without_sdk_says_how_to_get_one)
     setenv("DVAL_LOCAL_CACHE_DIR", cache, 1);
     setenv("PATH", "/nonexistent", 1);
     unsetenv("DOTNET_ROOT");
+    setenv("DVAL_LOCAL_PULL_MIRROR", "mcr.microsoft.com=127.0.0.1:1", 1);
     int64_t t0 = dval__now_ms();
     CHECK_INT(lt_snapshot(&t, "cs", "mcr.microsoft.com/dotnet/sdk:10.0", NULL,
                           NULL), DVAL_EUNSUPPORTED);
@@ -345,13 +349,17 @@ TEST(test_local_image__dotnet_without_sdk_says_how_to_get_one)
     CHECK_CONTAINS(t.call.errmsg, "this machine has none");
     CHECK_CONTAINS(t.call.errmsg, "apt-get install -y dotnet-sdk-10.0");
     CHECK_CONTAINS(t.call.errmsg, "DOTNET_ROOT=");
-    CHECK_CONTAINS(t.call.errmsg, "docker://mcr.microsoft.com/dotnet/sdk:10.0");
+    CHECK_CONTAINS(t.call.errmsg, "DVAL_LOCAL_PULL_MIRROR");
+    CHECK_CONTAINS(t.call.errmsg, MCR_NAME " was not pulled: its registry "
+                   "did not answer (");
     const char *const *steps = NULL;
     CHECK_INT(t.ex.profile_prepare(t.ex.userdata, lt_call(&t),
                                    dval_profile_find("dotnet"), &steps),
               DVAL_EUNSUPPORTED);
     CHECK_CONTAINS(t.call.errmsg, "profile \"dotnet\" is unavailable");
     CHECK_CONTAINS(t.call.errmsg, "dotnet-sdk-10.0");
+    CHECK_CONTAINS(t.call.errmsg, "registry did not answer (");
+    unsetenv("DVAL_LOCAL_PULL_MIRROR");
     setenv("PATH", path, 1);
     if (root)
         setenv("DOTNET_ROOT", root, 1);

@@ -6,7 +6,9 @@
  *     says so: "debian-12" (minbase + procps + iproute2), "debian-13-java"
  *     (Debian 13 + openjdk-25-jdk-headless + maven: Debian 12 has no JDK
  *     25) and "debian-12-dotnet" (the base + the .NET runtime's libraries
- *     + the host's own .NET SDK, copied in: image_dotnet.c);
+ *     + the host's own .NET SDK, copied in: image_dotnet.c), which is
+ *     where the dotnet profile's image, mcr.microsoft.com/dotnet/sdk:10.0,
+ *     comes from when its registry does not answer (image_choice.c);
  *   - a root filesystem the user has: "dir:/path", "tar:/path.tar[.gz]",
  *     "oci:/layout[:tag]" (image_import.c);
  *   - an image in a registry: "docker://NAME[:TAG]", or a name with a
@@ -92,6 +94,7 @@ int lx_image_parse(dval_call *c, const char *image, lx_image *out)
                                        strlen(known[i].image))
                             : !strcmp(image, known[i].image)) {
             out->kind = known[i].which;
+            dval__fmt(out->path, sizeof out->path, "%s", image);
             return DVAL_OK;
         }
     if (source(image, "dir:", out, LX_IMG_DIR) ||
@@ -139,28 +142,30 @@ static const struct {
 };
 
 /* The dotnet image copies the host's SDK: without one it cannot be built,
- * and says how to get one. */
-static int dotnet_source(dval_call *c, int which, char *root, size_t cap,
-                         char *ver, size_t vcap)
+ * and says how to get one, after what the registry (the first choice)
+ * did, when it was tried (registry: "" when not). */
+static int dotnet_source(dval_call *c, int which, const char *registry,
+                         char *root, size_t cap, char *ver, size_t vcap)
 {
     root[0] = ver[0] = 0;
     if (which != LX_IMG_DOTNET || lx_host_dotnet(root, cap, ver, vcap) == 0)
         return DVAL_OK;
-    return dval__call_fail(c, DVAL_EUNSUPPORTED, "local executor: the "
-                           "dotnet image is Debian 12 with this machine's "
-                           ".NET 10 SDK copied in, and this machine has none "
-                           "(no sdk/10.* beside the `dotnet` on PATH or in "
-                           "$DOTNET_ROOT). Get one: on Debian 12, as root, "
-                           "`curl -fsSLO https://packages.microsoft.com/"
-                           "config/debian/12/packages-microsoft-prod.deb && "
-                           "dpkg -i packages-microsoft-prod.deb && apt-get "
-                           "update && apt-get install -y dotnet-sdk-10.0`; "
-                           "elsewhere Microsoft's dotnet-install.sh "
-                           "--channel 10.0, then DOTNET_ROOT=<its folder>. "
-                           "Or build the snapshot from an image that has it: "
-                           "docker://mcr.microsoft.com/dotnet/sdk:10.0 "
-                           "(pulled), dir:/root, tar:/root.tar, "
-                           "oci:/layout");
+    return dval__call_fail(c, DVAL_EUNSUPPORTED, "local executor: %sthe "
+                           "dotnet image's other source is this machine's "
+                           ".NET 10 SDK, copied into Debian 12, and this "
+                           "machine has none (no sdk/10.* beside the "
+                           "`dotnet` on PATH or in $DOTNET_ROOT). Get one: "
+                           "on Debian 12, as root, `curl -fsSLO https://"
+                           "packages.microsoft.com/config/debian/12/"
+                           "packages-microsoft-prod.deb && dpkg -i "
+                           "packages-microsoft-prod.deb && apt-get update && "
+                           "apt-get install -y dotnet-sdk-10.0`; elsewhere "
+                           "Microsoft's dotnet-install.sh --channel 10.0, "
+                           "then DOTNET_ROOT=<its folder>. Or a registry: a "
+                           "mirror of mcr.microsoft.com (DVAL_LOCAL_PULL_"
+                           "MIRROR=mcr.microsoft.com=HOST:PORT), or build the "
+                           "snapshot from dir:/root, tar:/root.tar, "
+                           "oci:/layout", registry);
 }
 
 static int in_path(const char *prog)
@@ -258,7 +263,7 @@ static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
                        int64_t end, lx_build_io *fwd)
 {
     char tmp[4200], fin[4200], p[4200], sdk[4096], ver[64];
-    int rc = dotnet_source(c, which, sdk, sizeof sdk, ver, sizeof ver);
+    int rc = dotnet_source(c, which, "", sdk, sizeof sdk, ver, sizeof ver);
     if (rc != DVAL_OK)
         return rc;
     if (!in_path("mmdebstrap"))
@@ -323,16 +328,22 @@ static int debian_dir(dval_call *c, int which, char *dir, size_t cap)
     return DVAL_OK;
 }
 
-int lx_image_can_build(dval_call *c, const lx_image *img)
+int lx_image_host_copy(dval_call *c, int which, const char *registry)
 {
     char dir[4096], p[4200], sdk[4096], ver[64];
-    if (img->kind != LX_IMG_DOTNET) /* the others need only the archive */
-        return DVAL_OK;
-    int rc = debian_dir(c, img->kind, dir, sizeof dir);
+    int rc = debian_dir(c, which, dir, sizeof dir);
     dval__fmt(p, sizeof p, "%s/ok", dir);
     if (rc != DVAL_OK || access(p, F_OK) == 0)
         return rc;
-    return dotnet_source(c, img->kind, sdk, sizeof sdk, ver, sizeof ver);
+    return dotnet_source(c, which, registry, sdk, sizeof sdk, ver,
+                         sizeof ver);
+}
+
+int lx_image_can_build(lx *x, dval_call *c, const lx_image *img)
+{
+    if (img->kind != LX_IMG_DOTNET) /* the others need only the archive */
+        return DVAL_OK;
+    return lx_image_dotnet_can_build(x, c, img->path);
 }
 
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,

@@ -75,8 +75,8 @@ int lx_image_pull(void *ud, dval_call *c, const char *ref,
     int64_t end = dval__now_ms() + (c->timeout_ms > 0 ? c->timeout_ms
                                                        : DAY_MS);
     int n = 0;
-    int rc = lx_pull_layers(ud, c, ref, end, &io, paths, LX_PULL_MAX_LAYERS,
-                            &n);
+    int rc = lx_pull_layers(ud, c, ref, end, &io, NULL, paths,
+                            LX_PULL_MAX_LAYERS, &n);
     lx_io_flush(&io);
     dval__free(paths);
     if (rc == DVAL_OK && io.stopped)

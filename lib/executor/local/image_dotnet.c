@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The highest sdk/10.* under root into ver; 0 when there is one. */
-static int sdk_version(const char *root, char *ver, size_t cap)
+int lx_dotnet_sdk_version(const char *root, char *ver, size_t cap)
 {
     char p[PATH_MAX + 16];
     dval__fmt(p, sizeof p, "%s/sdk", root);
@@ -54,11 +53,12 @@ int lx_host_dotnet(char *root, size_t cap, char *ver, size_t vcap)
 {
     const char *env = getenv("DOTNET_ROOT");
     if (env && env[0] == '/' && strlen(env) < cap &&
-        sdk_version(env, ver, vcap) == 0) {
+        lx_dotnet_sdk_version(env, ver, vcap) == 0) {
         dval__fmt(root, cap, "%s", env);
         return 0;
     }
-    if (dotnet_on_path(root, cap) < 0 || sdk_version(root, ver, vcap) < 0)
+    if (dotnet_on_path(root, cap) < 0 ||
+        lx_dotnet_sdk_version(root, ver, vcap) < 0)
         return -1;
     /* copied by a shell hook of mmdebstrap: plain paths only */
     return strspn(root, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -162,7 +162,8 @@ int lx_image_import(lx *x, dval_call *c, const char *snapdir,
         split_tag(img->path, layout, sizeof layout, &tag);
         rc = oci_layers(c, layout, tag, paths, &n);
     } else if (rc == DVAL_OK && img->kind == LX_IMG_PULL) {
-        rc = lx_pull_layers(x, c, img->path, end, io, paths, MAX_LAYERS, &n);
+        rc = lx_pull_layers(x, c, img->path, end, io, img->pull, paths,
+                            MAX_LAYERS, &n);
     } else if (rc == DVAL_OK) {
         dval__fmt(paths[n++], sizeof *paths, "%s", img->path);
     }

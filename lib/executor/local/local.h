@@ -226,9 +226,19 @@ void lx_services_start(lx *x, dval_call *c, const char *base,
 enum { LX_IMG_BASE, LX_IMG_JAVA, LX_IMG_DOTNET, LX_IMG_DIR, LX_IMG_TAR,
        LX_IMG_OCI, LX_IMG_PULL };
 #define lx_image_is_debian(kind) ((kind) <= LX_IMG_DOTNET)
+/* How a pull went, for a caller with another image to fall back to. */
+typedef struct lx_pull_opts {
+    int quick;          /* in: a registry that never answers fails at once,
+                           not after the retry policy's attempts */
+    int no_answer;      /* out: 1 it did not (no HTTP response at all), 2
+                           DVAL_LOCAL_PULL=never kept it from being asked */
+    char why[256];      /* out: what the transport said, when no_answer */
+    char manifest[72];  /* out: the linux/amd64 manifest's digest */
+} lx_pull_opts;
 typedef struct lx_image {
     int kind;
     char path[4096];            /* dir/tar/oci: the source; pull: the name */
+    lx_pull_opts *pull;         /* pull: NULL, or how it goes */
 } lx_image;
 /* 1 when the client opted in (dval_local_options.host_root) or the
  * environment has DVAL_LOCAL_HOST_ROOT=1 (the only reader of either). */
@@ -246,8 +256,27 @@ int lx_host_nuget_config(char *path, size_t cap);
  * <image cache>/build; -1 when there is none to give a build. */
 int lx_build_cache(char *path, size_t cap);
 /* DVAL_OK when the image is cached or can be built here (the dotnet
- * image needs the host's SDK); else why not (DVAL_EUNSUPPORTED). */
-int lx_image_can_build(dval_call *c, const lx_image *img);
+ * image needs the host's SDK, or its registry); else why not
+ * (DVAL_EUNSUPPORTED). */
+int lx_image_can_build(lx *x, dval_call *c, const lx_image *img);
+/* DVAL_OK when the Debian image `which` is cached or can be built here;
+ * else why not, after registry (what the registry did, or ""). */
+int lx_image_host_copy(dval_call *c, int which, const char *registry);
+/* The highest sdk/10.* of the .NET installation in root (image_dotnet.c);
+ * -1 when it has none. */
+int lx_dotnet_sdk_version(const char *root, char *ver, size_t cap);
+
+/* ---- image_choice.c: the dotnet profile's image, pulled when its
+ * registry answers, else Debian 12 with the host's SDK; the choice said
+ * in the build log and recorded in <snapdir>/image */
+int lx_image_choose(lx *x, dval_call *c, const char *snapdir,
+                    const char *image, int64_t end, lx_build_io *io,
+                    char *lower, size_t cap);
+/* lx_image_can_build of it: cached, this machine's SDK, or a registry
+ * that answers (asked once, briefly). */
+int lx_image_dotnet_can_build(lx *x, dval_call *c, const char *image);
+/* What <snapdir>/image records, "" when nothing (image_choice.c). */
+void lx_image_chosen(const char *snapdir, char *dst, size_t cap);
 /* Builds (once, under the cache lock) or finds a Debian image. */
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
                     lx_build_io *fwd, char *rootfs, size_t cap);
@@ -270,7 +299,12 @@ int lx_image_import(lx *x, dval_call *c, const char *snapdir,
  * linux/amd64, verified and cached (the image cache's oci/), into
  * paths[*n...] (at most max), for the helper's OCI import. */
 int lx_pull_layers(lx *x, dval_call *c, const char *image, int64_t end,
-                   lx_build_io *io, char (*paths)[4200], int max, int *n);
+                   lx_build_io *io, lx_pull_opts *o, char (*paths)[4200],
+                   int max, int *n);
+/* DVAL_OK when image is in the cache (pinned, its manifest there) or its
+ * registry answers one request (any status), made as a quick pull's; else
+ * DVAL_ENETWORK with o->no_answer and o->why. */
+int lx_pull_probe(lx *x, dval_call *c, const char *image, lx_pull_opts *o);
 /* The blobs (digests, "sha256:<hex>") the cached image uses, read from
  * its manifest in the cache (DVAL_ENOTFOUND when that is not there). */
 int lx_pull_blobs_of(lx *x, dval_call *c, const char *image,

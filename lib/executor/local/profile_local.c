@@ -72,7 +72,7 @@ int lx_profile_prepare(void *ud, dval_call *c, const dval_profile *p,
         return unavailable(c, p, why.errmsg);
     if (rc != DVAL_OK)
         return dval__call_fail(c, rc, "%s", why.errmsg);
-    if (!sees_host_tools(x) && lx_image_can_build(&why, &img) != DVAL_OK)
+    if (!sees_host_tools(x) && lx_image_can_build(x, &why, &img) != DVAL_OK)
         return unavailable(c, p, why.errmsg);
     if (p->local_requires && sees_host_tools(x) &&
         host_test(p->local_requires)) {

@@ -9,7 +9,8 @@
  * linux/amd64 manifest), and later uses take that digest from the cache,
  * with no request at all when every blob is there: the same image every
  * time, offline too. DVAL_LOCAL_PULL=always asks the registry for the
- * tag again. A name@sha256:... reference is its own pin.
+ * tag again; DVAL_LOCAL_PULL=never asks no registry at all (only what
+ * the cache has is used). A name@sha256:... reference is its own pin.
  *
  * Plain HTTP only to a registry on a loopback host, or one the user
  * lists in DVAL_LOCAL_PULL_INSECURE (host[:port],... or "*"); HTTPS
@@ -24,6 +25,12 @@
 #include <unistd.h>
 
 #define GiB (1024LL * 1024 * 1024)
+
+int lx_pull_never(void)
+{
+    const char *policy = getenv("DVAL_LOCAL_PULL");
+    return policy && !strcmp(policy, "never");
+}
 
 static int64_t env_bytes(const char *name, int64_t def)
 {
@@ -82,7 +89,8 @@ static int setup(lx_pull *p, const char *image)
     if (rc != DVAL_OK)
         return rc;
     p->plain_http = lx_ref_loopback(p->ref.api) ||
-                    listed_insecure(p->ref.host);
+                    listed_insecure(p->ref.host) ||
+                    listed_insecure(p->ref.api); /* a mirror */
     dval__fmt(p->base, sizeof p->base, "%s://%s/v2/%s/",
               p->plain_http ? "http" : "https", p->ref.api, p->ref.repo);
     p->max_blob = env_bytes("DVAL_LOCAL_PULL_MAX_BLOB", 8 * GiB);
@@ -159,12 +167,13 @@ static int walk(lx_pull *p)
 }
 
 int lx_pull_layers(lx *x, dval_call *c, const char *image, int64_t end,
-                   lx_build_io *io, char (*paths)[4200], int max, int *n)
+                   lx_build_io *io, lx_pull_opts *o, char (*paths)[4200],
+                   int max, int *n)
 {
     lx_pull *p = dval__calloc(1, sizeof *p);
     if (!p)
         return DVAL_ENOMEM;
-    *p = (lx_pull){ .x = x, .c = c, .end = end, .io = io };
+    *p = (lx_pull){ .x = x, .c = c, .end = end, .io = io, .o = o };
     int64_t t0 = dval__now_ms();
     int rc = setup(p, image);
     if (rc == DVAL_OK)
@@ -182,9 +191,37 @@ int lx_pull_layers(lx *x, dval_call *c, const char *image, int64_t end,
                   (double)p->downloaded / 1e6,
                   (double)(dval__now_ms() - t0) / 1000.0, p->requests);
         say(p, line);
+        if (o)
+            dval__fmt(o->manifest, sizeof o->manifest, "%s", p->manifest);
     }
     lx_http_close(p);
     explicit_bzero(p, sizeof *p); /* credentials, tokens */
+    dval__free(p);
+    return rc;
+}
+
+int lx_pull_probe(lx *x, dval_call *c, const char *image, lx_pull_opts *o)
+{
+    char start[LX_DIGEST_MAX + 140], url[1100];
+    lx_http_resp rs;
+    lx_pull *p = dval__calloc(1, sizeof *p);
+    if (!p)
+        return DVAL_ENOMEM;
+    *p = (lx_pull){ .x = x, .c = c, .end = dval__now_ms() + 10000, .o = o };
+    int rc = setup(p, image);
+    if (rc == DVAL_OK)
+        start_at(p, start, sizeof start);
+    if (rc == DVAL_OK && !(lx_digest_valid(start) &&
+                           lx_blob_present(p, start))) {
+        dval__fmt(url, sizeof url, "%s://%s/v2/", p->plain_http ? "http"
+                  : "https", p->ref.api);
+        rc = lx_http_get(p, url, NULL, NULL, NULL, &rs);
+        o->no_answer = rc == DVAL_OK ? 0 : rs.no_answer ? rs.no_answer : 1;
+        dval__fmt(o->why, sizeof o->why, "%s", rs.err);
+        rc = rc == DVAL_OK ? DVAL_OK : DVAL_ENETWORK;
+    }
+    lx_http_close(p);
+    explicit_bzero(p, sizeof *p);
     dval__free(p);
     return rc;
 }

@@ -35,6 +35,8 @@ typedef struct lx_ref {
     char canon[1024];           /* host/repo[:tag][@digest]: the pin's key */
 } lx_ref;
 
+/* 1 when DVAL_LOCAL_PULL=never: no registry is asked (pull.c). */
+int lx_pull_never(void);
 /* 1 when image names a registry image (see pull_ref.c for the syntax). */
 int lx_ref_is_pull(const char *image);
 /* Parses image into r; DVAL_EINVAL (message in c) when malformed. */
@@ -51,6 +53,7 @@ typedef struct lx_http_resp {
     char content_digest[LX_DIGEST_MAX]; /* Docker-Content-Digest */
     int64_t retry_after_ms;     /* -1 none */
     long long range_start;      /* from Content-Range; -1 none */
+    int no_answer;              /* as lx_pull_opts.no_answer */
     char err[256];              /* transport failure, for messages */
 } lx_http_resp;
 
@@ -128,6 +131,8 @@ struct lx_pull {
     dval_call *c;
     int64_t end;                /* monotonic deadline */
     lx_build_io *io;            /* progress lines (may be NULL) */
+    lx_pull_opts *o;            /* may be NULL */
+    int answered;               /* the registry has sent a response */
     lx_ref ref;
     char base[1024];            /* http(s)://<api>/v2/<repo>/ */
     char cache[4096];           /* <cache>/oci */

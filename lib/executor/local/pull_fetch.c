@@ -4,7 +4,9 @@
  * client's retry policy (dval__backoff, the one the core follows):
  * 429 waits what Retry-After says, 5xx and transport failures wait the
  * policy's backoff; attempts are bounded. A download that made progress
- * before it was cut starts its count again and resumes at once. */
+ * before it was cut starts its count again and resumes at once.
+ * A quick pull (lx_pull_opts.quick) whose registry never answered
+ * stops at its first failure: its caller has another image to use. */
 #include "pull.h"
 
 #include <string.h>
@@ -40,6 +42,19 @@ static int judge(lx_pull *p, int rc, const lx_http_resp *rs, const char *path)
     return dval__call_fail(c, rc, "registry %s: %s: HTTP %ld%s", h, path, s,
                            s == 401 ? " (credentials missing or refused)"
                            : s == 404 ? " (no such image or blob)" : "");
+}
+
+static int unanswered(lx_pull *p, const lx_http_resp *rs, const char *path)
+{
+    if (p->o) {
+        p->o->no_answer = rs->no_answer;
+        dval__fmt(p->o->why, sizeof p->o->why, "%s", rs->err);
+    }
+    return dval__call_fail(p->c, DVAL_ENETWORK, "registry %s%s%s: %s: %s",
+                           p->ref.host, strcmp(p->ref.api, p->ref.host)
+                           ? " at " : "", strcmp(p->ref.api, p->ref.host)
+                           ? p->ref.api : "", path, rs->no_answer == 2
+                           ? "not asked (DVAL_LOCAL_PULL=never)" : rs->err);
 }
 
 int lx_fetch_backoff(lx_pull *p, int attempt, int64_t retry_after_ms, int rc)
@@ -100,6 +115,8 @@ int lx_fetch(lx_pull *p, const char *path, const char *const *extra,
                 return rc;
             continue;
         }
+        if (rs->no_answer == 2 || (rs->no_answer && p->o && p->o->quick))
+            return unanswered(p, rs, path);
         rc = judge(p, rc, rs, path);
         if (!transient(rc))
             return rc;

@@ -3,7 +3,10 @@
  * one connection (and its TLS session). Cancellation and the pull's
  * deadline are checked from curl's progress callback; a transfer that
  * stalls (under 1 byte/s for 60 s) fails as a network error, which the
- * caller's retry policy repeats. No signals (CURLOPT_NOSIGNAL). */
+ * caller's retry policy repeats. No signals (CURLOPT_NOSIGNAL).
+ * A request that got no HTTP response at all (no name, no connection, no
+ * TLS) says so (no_answer), for a caller with another image to use; its
+ * first connection then waits less long. */
 #include "pull.h"
 
 #include <curl/curl.h>
@@ -14,6 +17,7 @@
 #include <time.h>
 
 #define CONNECT_TIMEOUT_MS 30000L
+#define QUICK_CONNECT_MS 2000L /* a registry connects in far less */
 #define STALL_SECONDS 60L
 
 typedef struct xfer {
@@ -124,7 +128,6 @@ static CURL *handle(lx_pull *p)
     /* never from https down to http, whatever a registry redirects to */
     curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR,
                      p->plain_http ? "http,https" : "https");
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, STALL_SECONDS);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -138,6 +141,26 @@ static CURL *handle(lx_pull *p)
     curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
     p->curl = e;
     return e;
+}
+
+/* 1 when cc means the registry never answered: it was not found, not
+ * reached, or not spoken to (TLS) before any response. */
+static int unanswered(CURL *e, CURLcode cc)
+{
+    curl_off_t connected = 0;
+    switch (cc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+        return 1;
+    case CURLE_OPERATION_TIMEDOUT: /* while connecting */
+        return curl_easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connected) ==
+               CURLE_OK && connected == 0;
+    default:
+        return 0;
+    }
 }
 
 static int outcome(xfer *x, CURLcode cc, const char *ebuf)
@@ -156,6 +179,7 @@ static int outcome(xfer *x, CURLcode cc, const char *ebuf)
         return DVAL_ETIMEOUT;
     if (x->refused)
         return DVAL_EABORTED;
+    rs->no_answer = !x->p->answered && unanswered(x->e, cc);
     return DVAL_ENETWORK;
 }
 
@@ -165,6 +189,11 @@ int lx_http_get(lx_pull *p, const char *url, const char *const *headers,
     memset(rs, 0, sizeof *rs);
     rs->retry_after_ms = -1;
     rs->range_start = -1;
+    if (lx_pull_never()) {
+        rs->no_answer = 2;
+        dval__fmt(rs->err, sizeof rs->err, "DVAL_LOCAL_PULL=never");
+        return DVAL_ENETWORK;
+    }
     CURL *e = handle(p);
     if (!e)
         return DVAL_ENOMEM;
@@ -186,8 +215,14 @@ int lx_http_get(lx_pull *p, const char *url, const char *const *headers,
     curl_easy_setopt(e, CURLOPT_XFERINFODATA, &x);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, ebuf);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, left > 1 ? (long)left : 1L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                     p->o && p->o->quick && !p->answered ? QUICK_CONNECT_MS
+                                                         : CONNECT_TIMEOUT_MS);
     p->requests++;
     CURLcode cc = curl_easy_perform(e);
+    long status = 0;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    p->answered |= status > 0;
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
     curl_slist_free_all(hl); /* holds secrets: gone with the request */

@@ -8,11 +8,18 @@
  * A name with neither (debian:12, bellsoft/liberica-openjdk-debian:...)
  * is not pulled: those are the built-in images' names (image.c), and
  * the two spellings can never be read as one of them. No tag and no
- * digest means :latest; a digest pins the image whatever the tag. */
+ * digest means :latest; a digest pins the image whatever the tag.
+ *
+ * A registry's API is asked at its own host (Docker Hub's at
+ * registry-1.docker.io) unless DVAL_LOCAL_PULL_MIRROR names a mirror for
+ * it: "HOST=MIRROR[,HOST=MIRROR...]" (MIRROR is host[:port]), as Docker's
+ * registry-mirrors, e.g. a pull-through cache of mcr.microsoft.com. The
+ * image keeps its own name (canon: its pin, its messages). */
 #include "pull.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DOCKER_PREFIX "docker://"
@@ -119,6 +126,28 @@ static void split_name(const char *name, lx_ref *r)
     dval__fmt(r->tag, sizeof r->tag, "%s", colon ? colon + 1 : "");
 }
 
+/* The mirror DVAL_LOCAL_PULL_MIRROR names for host into api (unchanged
+ * when none); -1 when the list is malformed. */
+static int mirror(const char *host, char *api, size_t cap)
+{
+    const char *v = getenv("DVAL_LOCAL_PULL_MIRROR");
+    char e[600];
+    for (const char *s = v; s && *s;) {
+        size_t n = strcspn(s, ", ");
+        dval__fmt(e, sizeof e, "%.*s", (int)(n < sizeof e ? n : 0), s);
+        s += n + (s[n] != 0);
+        char *eq = strchr(e, '=');
+        if (!n)
+            continue;
+        if (!eq || eq == e || !host_ok(eq + 1))
+            return -1;
+        *eq = 0;
+        if (!strcmp(e, host))
+            dval__fmt(api, cap, "%s", eq + 1);
+    }
+    return 0;
+}
+
 int lx_ref_parse(dval_call *c, const char *image, lx_ref *r)
 {
     char name[1024];
@@ -143,6 +172,10 @@ int lx_ref_parse(dval_call *c, const char *image, lx_ref *r)
                                "names are lowercase)", image);
     dval__fmt(r->api, sizeof r->api, "%s", !strcmp(r->host, "docker.io")
               ? "registry-1.docker.io" : r->host);
+    if (mirror(r->host, r->api, sizeof r->api) < 0)
+        return dval__call_fail(c, DVAL_EINVAL, "local executor: "
+                               "DVAL_LOCAL_PULL_MIRROR is not a list of "
+                               "HOST=MIRROR[:PORT] (comma-separated)");
     dval__fmt(r->canon, sizeof r->canon, "%s/%s%s%s%s%s", r->host, r->repo,
               r->tag[0] ? ":" : "", r->tag, r->digest[0] ? "@" : "",
               r->digest);

@@ -48,10 +48,11 @@ static int read_lower(const char *dir, char *dst, size_t cap)
 }
 
 /* The first line of a snapshot's /etc/dval/runtime (its layer's, else its
- * image's), printable ASCII only; "" when it has none. */
+ * image's), then the image chosen for it where a name has two sources
+ * (image_choice.c), printable ASCII only; "" when it has neither. */
 static void read_runtime(const char *dir, char *dst, size_t cap)
 {
-    char p[4200], lower[4096];
+    char p[4200], lower[4096], img[300];
     read_lower(dir, lower, sizeof lower);
     dst[0] = 0;
     for (int i = 0; i < 2 && !dst[0]; i++) {
@@ -63,6 +64,10 @@ static void read_runtime(const char *dir, char *dst, size_t cap)
             break;
         lx_read_text(p, dst, cap);
     }
+    lx_image_chosen(dir, img, sizeof img);
+    size_t n = strlen(dst);
+    if (img[0])
+        dval__fmt(dst + n, cap - n, n ? " (image %s)" : "image %s", img);
     for (char *q = dst; *q; q++)
         if (*q < 0x20 || *q > 0x7e)
             *q = '?';
@@ -264,6 +269,8 @@ static int pick_root(lx *x, dval_call *c, const char *dir,
                "snapshot %s runs over the host's system directories "
                "(image %s not used)", s->name, s->image ? s->image : "-");
         dval__fmt(lower, cap, LX_ROOT_HOST);
+    } else if (img.kind == LX_IMG_DOTNET) { /* the registry's, or not */
+        rc = lx_image_choose(x, c, dir, img.path, end, io, lower, cap);
     } else if (lx_image_is_debian(img.kind)) {
         rc = lx_image_debian(x, c, img.kind, end, io, lower, cap);
     } else {
