@@ -256,7 +256,7 @@ int dval__validate_download(dval__vctx *v)
     return rc ? rc : results_status(v);
 }
 
-static json_t *known(int64_t v)
+static json_t *usage_field(int64_t v)
 {
     return v >= 0 ? json_integer(v) : json_null();
 }
@@ -269,12 +269,13 @@ static json_t *usage_json(const dval__phase *p)
         return json_null();
     const dval_usage *u = &p->usage;
     json_t *o = json_object();
-    json_object_set_new(o, "cpu_ms", known(u->cpu_ms));
-    json_object_set_new(o, "user_ms", known(u->user_ms));
-    json_object_set_new(o, "sys_ms", known(u->sys_ms));
-    json_object_set_new(o, "peak_memory_bytes", known(u->peak_memory_bytes));
-    json_object_set_new(o, "wall_ms", known(u->wall_ms));
-    json_object_set_new(o, "oom_kills", known(u->oom_kills));
+    json_object_set_new(o, "cpu_ms", usage_field(u->cpu_ms));
+    json_object_set_new(o, "user_ms", usage_field(u->user_ms));
+    json_object_set_new(o, "sys_ms", usage_field(u->sys_ms));
+    json_object_set_new(o, "peak_memory_bytes",
+                        usage_field(u->peak_memory_bytes));
+    json_object_set_new(o, "wall_ms", usage_field(u->wall_ms));
+    json_object_set_new(o, "oom_kills", usage_field(u->oom_kills));
     return o;
 }
 

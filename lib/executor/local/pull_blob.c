@@ -43,7 +43,7 @@ int lx_blob_present(const lx_pull *p, const char *d)
     return access(path, F_OK) == 0;
 }
 
-static int write_all(int fd, const char *d, size_t n)
+static int blob_write_all(int fd, const char *d, size_t n)
 {
     while (n > 0) {
         ssize_t w = write(fd, d, n);
@@ -83,7 +83,7 @@ int lx_blob_store(lx_pull *p, const char *d, const char *data, size_t n)
     dval__fmt(tmp, sizeof tmp, "%s/tmp/%s.%d.%lu", p->cache, d + 7,
               (int)getpid(), lx_seq());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int rc = fd >= 0 && write_all(fd, data, n) == 0
+    int rc = fd >= 0 && blob_write_all(fd, data, n) == 0
              ? place(p, fd, tmp, d)
              : dval__call_fail(p->c, DVAL_EIO, "cache %s: %s", tmp,
                                strerror(errno));
@@ -145,7 +145,7 @@ static int take_bytes(const char *d, size_t n, void *ud)
                         dl->p->ref.canon, dl->digest, (long long)dl->size);
         return 1;
     }
-    if (write_all(dl->fd, d, n) < 0) {
+    if (blob_write_all(dl->fd, d, n) < 0) {
         dl->failed = DVAL_EIO;
         dval__call_fail(dl->p->c, DVAL_EIO, "cache: %s", strerror(errno));
         return 1;
