@@ -310,7 +310,8 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
     char ebuf[CURL_ERROR_SIZE] = "";
     int64_t t0 = dval__now_ms();
     CURL *e = dt_easy_get(ex->http);
-    int rc = e ? dt_headers(ex, &hdrs, rq->accept ? rq->accept
+    int owned = 0;
+    int rc = e ? dt_headers(ex, &hdrs, &owned, rq->accept ? rq->accept
                             : "application/json",
                             rq->json ? "application/json" : NULL,
                             rq->sdk_version)
@@ -326,10 +327,10 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
            rc ? ": " : "", rc ? c->errmsg : "");
     if (rq->sink && x.got >= DT_BIG_BODY)
         atomic_store(&ex->http->big_bodies, 1);
-    curl_slist_free_all(hdrs);
     if (e)
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
-    dt_easy_put(ex->http, e);   /* resets e, so mime is unused now */
+    dt_easy_put(ex->http, e);   /* resets e: mime and hdrs unused now */
+    dt_headers_free(hdrs, owned);
     curl_mime_free(mime);
     return rc;
 }
