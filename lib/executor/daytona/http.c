@@ -9,6 +9,9 @@
 
 #include "http_int.h"
 
+/* the least interval between two looks at a call's cancel_fd */
+#define DT_CANCEL_CHECK_MS 50
+
 typedef struct xfer {
     dt_exec *ex;
     dval_call *c;
@@ -18,6 +21,7 @@ typedef struct xfer {
     int64_t got;
     int abort_status;          /* why a callback stopped the transfer */
     int64_t retry_after_s;     /* -1 none */
+    int64_t cancel_check_ms;   /* when on_progress may poll cancel_fd next */
     char status_line[128];
 } xfer;
 
@@ -33,6 +37,15 @@ static size_t stop(xfer *x, int status)
     return 0;
 }
 
+/* A header value as a string, cut to cap (no printf: once per header) */
+static void copy_value(char *dst, size_t cap, const char *v, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, v, n);
+    dst[n] = '\0';
+}
+
 /* "HTTP/1.1 502 Bad Gateway\r\n" starts a (new) response */
 static void status_line(xfer *x, const char *p, size_t n)
 {
@@ -44,8 +57,7 @@ static void status_line(xfer *x, const char *p, size_t n)
     size_t l = sp ? n - (size_t)(sp + 1 - p) : 0;
     while (l && (sp[l] == '\r' || sp[l] == '\n'))
         l--;
-    dval__fmt(x->status_line, sizeof x->status_line, "%.*s", (int)l,
-              sp ? sp + 1 : "");
+    copy_value(x->status_line, sizeof x->status_line, sp ? sp + 1 : "", l);
 }
 
 static void retry_after(xfer *x, const char *v)
@@ -65,16 +77,18 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
         return n;
     }
     const char *colon = memchr(p, ':', n);
-    if (!colon)
+    size_t kl = colon ? (size_t)(colon - p) : 0;
+    /* only these headers matter: skip the others before any copy */
+    if (kl != 12 && kl != 14 && kl < 11)
         return n;
     char v[256];
-    size_t kl = (size_t)(colon - p), vl = n - kl - 1;
+    size_t vl = n - kl - 1;
     const char *vp = colon + 1;
     while (vl && (*vp == ' ' || *vp == '\t'))
         vp++, vl--;
     while (vl && (vp[vl - 1] == '\r' || vp[vl - 1] == '\n' || vp[vl - 1] == ' '))
         vl--;
-    dval__fmt(v, sizeof v, "%.*s", (int)vl, vp);
+    copy_value(v, sizeof v, vp, vl);
     if (kl == 12 && strncasecmp(p, "content-type", 12) == 0) {
         dval__strlcpy(x->rs->content_type, v, sizeof x->rs->content_type);
     } else if (kl == 14 && strncasecmp(p, "content-length", 14) == 0) {
@@ -125,6 +139,13 @@ static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut,
     xfer *x = ud;
     if (x->c->cancel_fd < 0)
         return 0;
+    /* curl calls this several times per small request: a poll each time
+     * was a syscall per call; curl's own waits already bound the latency
+     * at ~1 s, so checking at most every DT_CANCEL_CHECK_MS adds little */
+    int64_t now = dval__now_ms();
+    if (now < x->cancel_check_ms)
+        return 0;
+    x->cancel_check_ms = now + DT_CANCEL_CHECK_MS;
     struct pollfd pfd = {.fd = x->c->cancel_fd, .events = POLLIN};
     if (poll(&pfd, 1, 0) > 0) {
         stop(x, DVAL_ECANCELED);
@@ -289,7 +310,8 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
     char ebuf[CURL_ERROR_SIZE] = "";
     int64_t t0 = dval__now_ms();
     CURL *e = dt_easy_get(ex->http);
-    int rc = e ? dt_headers(ex, &hdrs, rq->accept ? rq->accept
+    int owned = 0;
+    int rc = e ? dt_headers(ex, &hdrs, &owned, rq->accept ? rq->accept
                             : "application/json",
                             rq->json ? "application/json" : NULL,
                             rq->sdk_version)
@@ -305,10 +327,10 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
            rc ? ": " : "", rc ? c->errmsg : "");
     if (rq->sink && x.got >= DT_BIG_BODY)
         atomic_store(&ex->http->big_bodies, 1);
-    curl_slist_free_all(hdrs);
     if (e)
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
-    dt_easy_put(ex->http, e);   /* resets e, so mime is unused now */
+    dt_easy_put(ex->http, e);   /* resets e: mime and hdrs unused now */
+    dt_headers_free(hdrs, owned);
     curl_mime_free(mime);
     return rc;
 }

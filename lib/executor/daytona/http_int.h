@@ -26,6 +26,15 @@
  * only large bodies save CPU with it (`make bench`, tests/bench/). */
 #define DT_BIG_BODY (4 * DT_XFER_BUFFER)
 
+/* Header lists kept per client: one per (accept, content type, SDK
+ * version) a member asks for; a handful exist. */
+#define DT_HDR_CACHE 8
+
+typedef struct dt_hdrset {
+    char *key;                  /* accept \n ctype \n sdk version */
+    struct curl_slist *list;
+} dt_hdrset;
+
 struct dt_http {
     CURLSH *share;
     int share_connect;
@@ -38,15 +47,23 @@ struct dt_http {
     int64_t connect_timeout_ms;
     int64_t request_timeout_ms;
     atomic_int big_bodies;      /* a download reached DT_BIG_BODY */
+    pthread_mutex_t hdr_lock;
+    dt_hdrset hdrs[DT_HDR_CACHE];
+    int nhdrs;
 };
 
 CURL *dt_easy_get(dt_http *h);
 void dt_easy_put(dt_http *h, CURL *e);
 /* Timeouts, TLS, no signals, share; call_timeout_ms 0 = none. */
 int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int share);
-/* Authorization, X-Daytona-*, User-Agent (+ org, Accept, Content-Type). */
-int dt_headers(dt_exec *ex, struct curl_slist **list, const char *accept,
-               const char *ctype, const char *sdk_version);
+/* Authorization, X-Daytona-*, User-Agent (+ org, Accept, Content-Type):
+ * the client's kept list for that combination (*owned 0: do not free; curl
+ * only reads it, so transfers on several threads may share it), or a new
+ * one the caller frees (*owned 1) when the cache is full. */
+int dt_headers(dt_exec *ex, struct curl_slist **list, int *owned,
+               const char *accept, const char *ctype,
+               const char *sdk_version);
+void dt_headers_free(struct curl_slist *list, int owned);
 /* curl result → dval status with c->errmsg. */
 int dt_curl_fail(dt_exec *ex, dval_call *c, CURLcode r, const char *ebuf);
 

@@ -50,6 +50,23 @@ static char *dup_or_null(const char *s)
     return s && s[0] ? dval__strdup(s) : NULL;
 }
 
+/* the token is in the list: wipe it before the memory goes back */
+static void free_headers(struct curl_slist *l)
+{
+    for (struct curl_slist *i = l; i; i = i->next)
+        memset(i->data, 0, strlen(i->data));
+    curl_slist_free_all(l);
+}
+
+static void hdr_cache_free(dt_http *h)
+{
+    for (int i = 0; i < h->nhdrs; i++) {
+        free_headers(h->hdrs[i].list);
+        dval__free(h->hdrs[i].key);
+    }
+    h->nhdrs = 0;
+}
+
 int dt_http_new(dt_http **out, const dval__config *cfg, char *err,
                 size_t errlen)
 {
@@ -61,6 +78,7 @@ int dt_http_new(dt_http **out, const dval__config *cfg, char *err,
     for (int i = 0; i < DT_NLOCKS; i++)
         pthread_mutex_init(&h->locks[i], NULL);
     pthread_mutex_init(&h->pool_lock, NULL);
+    pthread_mutex_init(&h->hdr_lock, NULL);
     h->ca_bundle = dup_or_null(cfg->ca_bundle);
     h->insecure = cfg->insecure_skip_tls_verify;
     h->connect_timeout_ms = cfg->connect_timeout_ms > 0
@@ -88,6 +106,8 @@ void dt_http_free(dt_http *h)
     for (int i = 0; i < DT_NLOCKS; i++)
         pthread_mutex_destroy(&h->locks[i]);
     pthread_mutex_destroy(&h->pool_lock);
+    hdr_cache_free(h);
+    pthread_mutex_destroy(&h->hdr_lock);
     dval__free(h->ca_bundle);
     dval__free(h);
 }
@@ -143,8 +163,9 @@ int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms,
     return r == CURLE_OK ? DVAL_OK : DVAL_ERROR;
 }
 
-int dt_headers(dt_exec *ex, struct curl_slist **list, const char *accept,
-               const char *ctype, const char *sdk_version)
+static int build_headers(dt_exec *ex, struct curl_slist **list,
+                         const char *accept, const char *ctype,
+                         const char *sdk_version)
 {
     char line[4096];
     struct curl_slist *l = NULL, *t;
@@ -179,10 +200,60 @@ int dt_headers(dt_exec *ex, struct curl_slist **list, const char *accept,
         t = curl_slist_append(l = t, "Expect:");
     memset(line, 0, sizeof line);   /* the token was in it */
     if (!t) {
-        curl_slist_free_all(l);
+        free_headers(l);
         *list = NULL;
         return DVAL_ENOMEM;
     }
     *list = t;
     return DVAL_OK;
+}
+
+/* The kept list for key, built and added when there is room; NULL when
+ * not kept (the caller builds its own). Called with hdr_lock held. */
+static struct curl_slist *hdr_cache_get(dt_exec *ex, const char *key,
+                                        const char *accept,
+                                        const char *ctype, const char *sdk)
+{
+    dt_http *h = ex->http;
+    for (int i = 0; i < h->nhdrs; i++)
+        if (strcmp(h->hdrs[i].key, key) == 0)
+            return h->hdrs[i].list;
+    if (h->nhdrs == DT_HDR_CACHE)
+        return NULL;
+    struct curl_slist *l = NULL;
+    char *k = dval__strdup(key);
+    if (!k || build_headers(ex, &l, accept, ctype, sdk)) {
+        dval__free(k);
+        return NULL;
+    }
+    h->hdrs[h->nhdrs].key = k;
+    h->hdrs[h->nhdrs++].list = l;
+    return l;
+}
+
+int dt_headers(dt_exec *ex, struct curl_slist **list, int *owned,
+               const char *accept, const char *ctype,
+               const char *sdk_version)
+{
+    char key[512];
+    const char *a = accept ? accept : "", *t = ctype ? ctype : "",
+               *v = sdk_version ? sdk_version : "";
+    *list = NULL;
+    /* a cut key could stand for another combination: not kept then */
+    if (strlen(a) + strlen(t) + strlen(v) + 3 <= sizeof key) {
+        dval__fmt(key, sizeof key, "%s\n%s\n%s", a, t, v);
+        pthread_mutex_lock(&ex->http->hdr_lock);
+        *list = hdr_cache_get(ex, key, accept, ctype, sdk_version);
+        pthread_mutex_unlock(&ex->http->hdr_lock);
+    }
+    *owned = *list == NULL;
+    if (*list)
+        return DVAL_OK;
+    return build_headers(ex, list, accept, ctype, sdk_version);
+}
+
+void dt_headers_free(struct curl_slist *list, int owned)
+{
+    if (owned)
+        free_headers(list);
 }

@@ -358,13 +358,19 @@ static int finish(json_t *j, int rc, char **out)
         json_decref(j);
         return rc ? rc : DVAL_EINVAL;
     }
-    size_t n = json_dumpb(j, NULL, 0, JSON_COMPACT);
+    /* one dump when it fits the stack buffer (request bodies mostly
+     * do); sizing first and then writing dumped every body twice */
+    char small[2048];
+    size_t n = json_dumpb(j, small, sizeof small, JSON_COMPACT);
     char *s = n ? dval__malloc(n + 1) : NULL;
     if (!s) {
         json_decref(j);
         return DVAL_ENOMEM;
     }
-    json_dumpb(j, s, n, JSON_COMPACT);
+    if (n <= sizeof small)
+        memcpy(s, small, n);
+    else
+        json_dumpb(j, s, n, JSON_COMPACT);
     s[n] = '\0';
     json_decref(j);
     *out = s;
