@@ -5,6 +5,7 @@
  * LX_BUILD_NUGET_CONFIG (the dotnet profile's packages.sh passes it to
  * `dotnet restore --configfile`) and the host's proxy settings. */
 #include "lt.h"
+#include "executor/local/local.h"
 #include "executor/local/protocol.h"
 
 #include <stdio.h>
@@ -90,21 +91,6 @@ TEST(test_build_nuget__host_config_for_builds_only)
     lt_close(&t);
 }
 
-/* The image cache the executor uses (lx_cache_dir's rule). */
-static const char *lt_cache(void)
-{
-    static char d[600];
-    const char *e = getenv("DVAL_LOCAL_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    if (e && e[0] == '/')
-        snprintf(d, sizeof d, "%s", e);
-    else if (xdg && xdg[0] == '/')
-        snprintf(d, sizeof d, "%s/daytona-validate", xdg);
-    else
-        snprintf(d, sizeof d, "%s/.cache/daytona-validate", getenv("HOME"));
-    return d;
-}
-
 /* The machine's build cache: what one build keeps at LX_BUILD_CACHE_DIR
  * the next build finds (the dotnet profile's r2r.sh keeps its ReadyToRun
  * assemblies there); it is never executable, never in a snapshot, never
@@ -113,7 +99,7 @@ TEST(test_build_nuget__build_cache_from_build_to_build)
 {
     lt t;
     lt_open(&t, "build-cache");
-    char key[64], keep[512], look[768], cmd[1200];
+    char key[64], keep[512], look[768], cmd[2000];
     snprintf(key, sizeof key, "lt-build-cache-%d", (int)getpid());
     snprintf(keep, sizeof keep, "echo kept > " LX_BUILD_CACHE_DIR "/%s && "
              "printf '#!/bin/sh\\necho ran\\n' > " LX_BUILD_CACHE_DIR
@@ -136,8 +122,10 @@ TEST(test_build_nuget__build_cache_from_build_to_build)
     snprintf(cmd, sizeof cmd, "test -z \"$(find '%s/snapshots/keeps/layer' "
              "'%s/snapshots/finds/layer' -name '%s*')\"", t.dir, t.dir, key);
     lt_sh(cmd);
+    char cache[600];
+    lx_cache_dir(cache, sizeof cache);
     snprintf(cmd, sizeof cmd, "rm -f \"%s/build/%s\" \"%s/build/%s.sh\"",
-             lt_cache(), key, lt_cache(), key);
+             cache, key, cache, key);
     lt_sh(cmd);
     lt_close(&t);
 }

@@ -3,6 +3,7 @@
  * refused without touching the host; unknown images are refused clearly;
  * a snapshot without packages is cheap once the base is cached. */
 #include "lt.h"
+#include "executor/local/local.h"
 #include "executor/local/protocol.h"
 
 #include <stdio.h>
@@ -369,19 +370,6 @@ TEST(test_local_image__dotnet_without_sdk_says_how_to_get_one)
     lt_close(&t);
 }
 
-/* The image cache lx_cache_dir uses (the suite's shared one). */
-static void cache_dir(char *dst, size_t cap)
-{
-    const char *e = getenv("DVAL_LOCAL_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    if (e && e[0] == '/')
-        snprintf(dst, cap, "%s", e);
-    else if (xdg && xdg[0] == '/')
-        snprintf(dst, cap, "%s/daytona-validate", xdg);
-    else
-        snprintf(dst, cap, "%s/.cache/daytona-validate", getenv("HOME"));
-}
-
 /* Issue 43: an image carried its build host's hostname and resolver
  * (mmdebstrap copies them). A cached image of the format before is
  * brought up to date when used (no rebuild): a copy of the base image
@@ -394,7 +382,7 @@ TEST(test_local_image__old_cached_image_made_neutral_on_use)
     lt_open(&t, "img-neutral");
     lt_sandbox(&t, "warm", NULL); /* the base image, cached */
     char cache[600], cmd[2000];
-    cache_dir(cache, sizeof cache);
+    lx_cache_dir(cache, sizeof cache);
     snprintf(cmd, sizeof cmd, "rm -rf " W " && mkdir -p " W "/images && "
              "cp -al '%s/images/debian-12' " W "/images/ && cd " W
              "/images/debian-12 && rm -f format rootfs/etc/hostname "

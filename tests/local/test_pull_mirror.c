@@ -6,6 +6,7 @@
  * SDK copied in). Either way the build log and the snapshot's runtime
  * say which image it is. */
 #include "lt.h"
+#include "executor/local/local.h"
 #include "registry.h"
 
 #include <stdio.h>
@@ -56,19 +57,6 @@ TEST(test_local_pull_mirror__dotnet_image_pulled_from_a_mirror)
     lt_pull_close(&f);
 }
 
-/* The image cache of the suite (where debian-12-dotnet is cached). */
-static void shared_cache(char *dst, size_t cap)
-{
-    const char *e = getenv("DVAL_LOCAL_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    if (e && e[0] == '/')
-        snprintf(dst, cap, "%s", e);
-    else if (xdg && xdg[0] == '/')
-        snprintf(dst, cap, "%s/daytona-validate", xdg);
-    else
-        snprintf(dst, cap, "%s/.cache/daytona-validate", getenv("HOME"));
-}
-
 static int64_t timed(lt_pull_fx *f, const char *name)
 {
     int64_t t0 = dval__now_ms();
@@ -85,7 +73,7 @@ TEST(test_local_pull_mirror__silent_registry_falls_back_at_once)
 {
     lt_pull_fx f;
     char shared[600], cmd[4000], rt[DVAL_RUNTIME_MAX];
-    shared_cache(shared, sizeof shared);
+    lx_cache_dir(shared, sizeof shared);
     lt_pull_open(&f, "mcr-fallback");
     snprintf(cmd, sizeof cmd, "mkdir -p %s/images && if [ -e '%s/images/"
              "debian-12-dotnet/ok' ]; then ln -s '%s/images/debian-12-dotnet'"
