@@ -33,8 +33,10 @@ v=${rt##*/}
 w=/tmp/dval-r2r
 rm -rf "$w"
 mkdir -p "$w"
+# only a cache the executor lent: one made here would stay in the image
 cache=/tmp/dval-build/cache/r2r
-mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=
+[ -d /tmp/dval-build/cache ] && mkdir -p "$cache" 2>/dev/null &&
+    [ -w "$cache" ] || cache=
 
 # What every output depends on besides its input: the runtime, this
 # script and the whole set it is compiled against (inputs as they are now).
