@@ -300,6 +300,7 @@ int dval__validate_in(dval_client *client, const dval_validation *req,
     v->on_event = on_event;
     v->ud = userdata;
     v->ls = ls;
+    v->phase_end = t_start;
     int rc = dval__validate_request(v, req);
     int valid = rc == DVAL_OK;
     if (valid) {

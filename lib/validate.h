@@ -73,6 +73,10 @@ typedef struct dval__phase {
 typedef struct dval__vctx {
     dval_client *client;
     dval_validation req;
+    /* when the last phase ended (first: the validation's start): the next
+     * phase's time starts there, so every millisecond between the start
+     * and the last phase's end is some phase's */
+    int64_t phase_end;
     const dval_profile *prof;
     dval_event_fn on_event;
     void *ud;

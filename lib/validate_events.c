@@ -19,7 +19,7 @@ int dval__validate_emit(dval__vctx *v, dval_event *ev)
 
 int dval__validate_phase_start(dval__vctx *v, const char *phase, int64_t *t0)
 {
-    *t0 = dval__now_ms();
+    *t0 = v->phase_end ? v->phase_end : dval__now_ms();
     dval_event ev = {0};
     ev.type = DVAL_EVENT_PHASE;
     ev.phase = phase;
@@ -29,7 +29,8 @@ int dval__validate_phase_start(dval__vctx *v, const char *phase, int64_t *t0)
 int dval__validate_phase_done(dval__vctx *v, const char *phase, int64_t t0,
                               int status, const char *detail)
 {
-    int64_t ms = dval__now_ms() - t0;
+    v->phase_end = dval__now_ms();
+    int64_t ms = v->phase_end - t0;
     json_object_set_new(v->timings, phase, json_integer(ms));
     dval_event ev = {0};
     ev.type = DVAL_EVENT_PHASE;
