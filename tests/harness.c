@@ -81,6 +81,27 @@ void th_timeout(unsigned s)
     alarm(s * timeout_scale);
 }
 
+static char step[512];
+
+void th_step(const char *what)
+{
+    snprintf(step, sizeof step, "%s", what ? what : "");
+}
+
+/* The child's timeout: the step it hung in, then the default death the
+ * parent reports (write and raise are async-signal-safe). */
+static void on_alarm(int sig)
+{
+    if (step[0]) {
+        static const char pre[] = "    timed out; last step begun: ";
+        (void)!write(2, pre, sizeof pre - 1);
+        (void)!write(2, step, strnlen(step, sizeof step));
+        (void)!write(2, "\n", 1);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static int run_one(int i, unsigned timeout)
 {
     fflush(stdout);
@@ -90,6 +111,7 @@ static int run_one(int i, unsigned timeout)
         return 1;
     }
     if (pid == 0) {
+        signal(SIGALRM, on_alarm);
         alarm(timeout);
         tests[i].fn();
         fflush(stdout);

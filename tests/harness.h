@@ -21,6 +21,9 @@ void th_at_end_drop(void *ud);
  * harness's own (for a fixture whose set-up is slow, e.g. a snapshot
  * build, before the test's own budget starts). */
 void th_timeout(unsigned s);
+/* Names what the running test is doing now (a host command, a pull): a
+ * test killed by its timeout says so, rather than dying mute. */
+void th_step(const char *what);
 
 #define TEST(name)                                                         \
     static void name(void);                                                \

@@ -393,6 +393,7 @@ int lt_snapshot(lt *t, const char *name, const char *image,
 
 void lt_sh(const char *cmd)
 {
+    th_step(cmd);
     if (system(cmd) != 0)
         th_fail(__FILE__, __LINE__, "host command failed: %s", cmd);
 }

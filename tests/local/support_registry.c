@@ -49,6 +49,7 @@ void lt_reg_start(lt_reg *r, const char *dir, const char *args)
         _exit(127);
     }
     th_at_end(stop_at_end, r);
+    th_step("starting tests/local/registry.py");
     snprintf(ports, sizeof ports, "%s/ports", dir);
     for (int i = 0; i < 600 && access(ports, F_OK) != 0; i++) {
         if (waitpid(r->pid, NULL, WNOHANG) == r->pid) {
@@ -168,6 +169,9 @@ int lt_pull_snapshot(lt_pull_fx *f, const char *name, const char *image)
     dval_snapshot_spec s = { .struct_size = sizeof s, .name = name,
                              .image = image };
     dval_snapshot_info info = { .struct_size = sizeof info };
+    char what[700];
+    snprintf(what, sizeof what, "pull of %s into snapshot %s", image, name);
+    th_step(what);
     dval__buf_free(&f->log);
     dval__buf_append(&f->log, "", 0);
     return f->t.ex.snapshot_create(f->t.ex.userdata, lt_call(&f->t), &s,
