@@ -1,7 +1,7 @@
 /* The comparisons' frame (compare.h): options resolved, differences
- * recorded (values shown whole up to a bound), the mode chosen, and a
- * difference put in words for a verdict's detail. The JSON and text
- * walks are compare_json.c and compare_text.c. */
+ * recorded (values shown whole up to a bound), and a difference put in
+ * words for a verdict's detail. The JSON and text walks are
+ * compare_json.c and compare_text.c; compare_api.c chooses between them. */
 #include <math.h>
 #include <string.h>
 
@@ -61,7 +61,7 @@ int dval__cmp_init(dval__cmp *c, const dval_compare_options *opts,
 {
     memset(c, 0, sizeof *c);
     dval_compare_options o;
-    dval_compare_options_init(&o, sizeof o);
+    dval__opts_init(&o, sizeof o, sizeof o); /* as dval_compare_options_init */
     if (opts && dval__opts_copy(&o, sizeof o, opts, sizeof o.struct_size)) {
         bad(msg, cap, "compare options: struct_size is not one this "
             "library knows (use dval_compare_options_init)");
@@ -150,41 +150,6 @@ void dval__cmp_add(dval__cmp *c, const char *kind, const json_t *expected,
         c->oom = 1;
     dval__cmp_add_at(c, p.data ? p.data : "$", kind, expected, actual);
     dval__buf_free(&p);
-}
-
-/* ---- bytes, as the mode says */
-
-static json_t *parse(const char *data, size_t len, json_error_t *err)
-{
-    return json_loadb(data, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, err);
-}
-
-int dval__cmp_bytes(dval__cmp *c, const char *expected, size_t elen,
-                    const char *actual, size_t alen, char *msg, size_t cap)
-{
-    if (c->mode != DVAL_COMPARE_JSON) {
-        int rc = dval__cmp_text(c, expected, elen, actual, alen);
-        return rc ? rc : c->oom ? DVAL_ENOMEM : DVAL_OK;
-    }
-    json_error_t err;
-    json_t *e = parse(expected ? expected : "", elen, &err);
-    if (!e) {
-        dval__fmt(msg, cap, "the expected result is not JSON: %s (line "
-                  "%d)", err.text, err.line);
-        return DVAL_EINVAL;
-    }
-    json_t *a = parse(actual ? actual : "", alen, &err);
-    int rc = DVAL_OK;
-    if (a) {
-        rc = dval__cmp_json(c, e, a);
-    } else {
-        json_t *why = json_sprintf("%s (line %d)", err.text, err.line);
-        dval__cmp_add_at(c, "$", "invalid", e, why);
-        json_decref(why);
-    }
-    json_decref(a);
-    json_decref(e);
-    return rc ? rc : c->oom ? DVAL_ENOMEM : DVAL_OK;
 }
 
 /* ---- in words */

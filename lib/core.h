@@ -134,17 +134,6 @@ void dval__exec_usage(dval_session *s, const dval_exec_options *o,
 /* 1 when the session's executor can start a program without a shell */
 int dval__session_can_exec_argv(const dval_session *s);
 
-/* session.c: "<sandbox name>-<uuid4>" into out; a service's session is
- * DVAL__SERVICE_SESSION "<sandbox name>-<uuid4>", so that it never starts
- * with dval__session_prefix ("<sandbox name>-", "-" being no character of
- * DVAL__SERVICE_SESSION): the sessions of validations are told apart from
- * services' by their ids alone (dval__sandbox_used_elsewhere). */
-#define DVAL__SERVICE_SESSION "service."
-void dval__session_name(char *out, size_t cap, const char *sandbox_name);
-void dval__service_session_name(char *out, size_t cap,
-                                const char *sandbox_name);
-void dval__session_prefix(char *out, size_t cap, const char *sandbox_name);
-
 /* sandbox.c */
 void dval__sandbox_ref(dval_sandbox *sb);
 void dval__sandbox_unref(dval_sandbox *sb);

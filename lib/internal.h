@@ -169,4 +169,15 @@ int dval__opts_copy(void *dst, size_t known, const void *src, size_t min);
  * struct_size to min(size, known). */
 int dval__opts_init(void *o, size_t size, size_t known);
 
+/* names.c: "<sandbox name>-<uuid4>" into out; a service's session is
+ * DVAL__SERVICE_SESSION "<sandbox name>-<uuid4>", so that it never starts
+ * with dval__session_prefix ("<sandbox name>-", "-" being no character of
+ * DVAL__SERVICE_SESSION): the sessions of validations are told apart from
+ * services' by their ids alone (dval__sandbox_used_elsewhere). */
+#define DVAL__SERVICE_SESSION "service."
+void dval__session_name(char *out, size_t cap, const char *sandbox_name);
+void dval__service_session_name(char *out, size_t cap,
+                                const char *sandbox_name);
+void dval__session_prefix(char *out, size_t cap, const char *sandbox_name);
+
 #endif

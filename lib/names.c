@@ -1,79 +1,9 @@
-/* Validation of names, paths and UTF-8: refuse bad input before it reaches
- * an executor or the wire. */
-#include <stdint.h>
+/* Names: the validation of names and paths (bad input is refused before
+ * it reaches an executor or the wire), and the naming policy of sessions. */
 #include <string.h>
+#include <uuid/uuid.h>
 
 #include "internal.h"
-
-/* Length of the UTF-8 sequence starting at p (n bytes available): >0 when
- * complete and valid, 0 when valid so far but truncated, -1 when invalid. */
-static int utf8_seq(const unsigned char *p, size_t n)
-{
-    unsigned c = p[0];
-    int len;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; min = 0x80; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; min = 0x800; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; min = 0x10000; }
-    else return -1;
-    unsigned cp = c & (0x3F >> (len - 1));
-    for (int i = 1; i < len; i++) {
-        if ((size_t)i >= n)
-            return 0;
-        if ((p[i] & 0xC0) != 0x80)
-            return -1;
-        cp = (cp << 6) | (p[i] & 0x3F);
-        /* reject overlongs/surrogates/out of range as early as byte 2 */
-        if (i == 1) {
-            if (len == 3 && c == 0xE0 && p[1] < 0xA0) return -1;
-            if (len == 3 && c == 0xED && p[1] > 0x9F) return -1;
-            if (len == 4 && c == 0xF0 && p[1] < 0x90) return -1;
-            if (len == 4 && c == 0xF4 && p[1] > 0x8F) return -1;
-        }
-    }
-    if (cp < min)
-        return -1;
-    return len;
-}
-
-int dval__utf8_valid(const char *s, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        /* ASCII runs (most of any output or JSON) 8 bytes at a time */
-        while (n - i >= 8) {
-            uint64_t w;
-            memcpy(&w, p + i, 8);
-            if (w & 0x8080808080808080ULL)
-                break;
-            i += 8;
-        }
-        if (i == n)
-            break;
-        int l = utf8_seq(p + i, n - i);
-        if (l <= 0)
-            return 0;
-        i += (size_t)l;
-    }
-    return 1;
-}
-
-size_t dval__utf8_complete_prefix(const char *s, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    /* Only the last 3 bytes can start an incomplete sequence. */
-    size_t start = n > 3 ? n - 3 : 0;
-    for (size_t i = start; i < n; i++) {
-        if ((p[i] & 0xC0) == 0x80)
-            continue;
-        if (utf8_seq(p + i, n - i) == 0)
-            return i;
-    }
-    return n;
-}
 
 static int has_ctl(const char *s)
 {
@@ -164,4 +94,32 @@ int dval__check_component(const char *what, const char *s, char *msg,
         }
     }
     return DVAL_OK;
+}
+
+/* The naming policy of sessions (core.h): "<sandbox name>-<uuid4>",
+ * with a mark in front for a service's. */
+static void name(char *out, size_t cap, const char *mark,
+                 const char *sandbox_name)
+{
+    uuid_t u;
+    char us[37];
+    uuid_generate_random(u);
+    uuid_unparse_lower(u, us);
+    dval__fmt(out, cap, "%s%s-%s", mark, sandbox_name, us);
+}
+
+void dval__session_name(char *out, size_t cap, const char *sandbox_name)
+{
+    name(out, cap, "", sandbox_name);
+}
+
+void dval__service_session_name(char *out, size_t cap,
+                                const char *sandbox_name)
+{
+    name(out, cap, DVAL__SERVICE_SESSION, sandbox_name);
+}
+
+void dval__session_prefix(char *out, size_t cap, const char *sandbox_name)
+{
+    dval__fmt(out, cap, "%s-", sandbox_name);
 }

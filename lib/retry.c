@@ -1,6 +1,6 @@
 /* One retry policy for every executor call: 429 always (the request was
  * refused before running), network/5xx for idempotent or name-recoverable
- * calls, backoff base*factor^n with optional jitter, server hints first. */
+ * calls; the delays themselves are backpressure.c's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,38 +80,4 @@ void dval__call_init(dval_client *c, dval_call *call, int64_t timeout_ms,
     call->log_userdata = c->cfg.log_userdata;
     call->retry_after_ms = -1;
     call->size_hint = -1;
-}
-
-void dval__backoff_defaults(dval__backoff *b)
-{
-    b->attempts = b->attempts > 0 ? b->attempts : 5;
-    b->base_ms = b->base_ms > 0 ? b->base_ms : 1000;
-    b->factor = b->factor > 0 ? b->factor : 2;
-    b->cap_ms = b->cap_ms > 0 ? b->cap_ms : 60000;
-}
-
-int64_t dval__backoff_delay(const dval__backoff *b, int attempt,
-                            int64_t retry_after_ms, unsigned *rng)
-{
-    if (retry_after_ms >= 0)
-        return retry_after_ms;
-    int64_t d = b->base_ms;
-    for (int i = 1; i < attempt && d < b->cap_ms; i++)
-        d *= b->factor;
-    if (d > b->cap_ms)
-        d = b->cap_ms;
-    if (b->jitter && rng) {
-        unsigned r = (unsigned)rand_r(rng);
-        d = (int64_t)((double)d * ((double)r / ((double)RAND_MAX + 1.0)));
-    }
-    return d;
-}
-
-int64_t dval__backoff_ms(dval_client *c, int attempt, int64_t retry_after_ms)
-{
-    pthread_mutex_lock(&c->lock); /* guards the rng */
-    int64_t d = dval__backoff_delay(&c->cfg.retry, attempt, retry_after_ms,
-                                    &c->rng);
-    pthread_mutex_unlock(&c->lock);
-    return d;
 }

@@ -1,9 +1,8 @@
-/* Sessions: naming, open/close, cancellation. The exec engine lives in
+/* Sessions: open/close, cancellation (their names: names.c). The exec engine lives in
  * exec.c. */
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-#include <uuid/uuid.h>
 
 #include "executor.h"
 
@@ -21,34 +20,6 @@ static void open_fail(dval_sandbox *sb, const char *fmt, ...)
     va_end(ap);
     dval__client_seterr(sb->client, "%s", msg);
     dval__strlcpy(sb->errmsg, msg, sizeof sb->errmsg);
-}
-
-/* The naming policy of sessions (core.h): "<sandbox name>-<uuid4>",
- * with a mark in front for a service's. */
-static void name(char *out, size_t cap, const char *mark,
-                 const char *sandbox_name)
-{
-    uuid_t u;
-    char us[37];
-    uuid_generate_random(u);
-    uuid_unparse_lower(u, us);
-    dval__fmt(out, cap, "%s%s-%s", mark, sandbox_name, us);
-}
-
-void dval__session_name(char *out, size_t cap, const char *sandbox_name)
-{
-    name(out, cap, "", sandbox_name);
-}
-
-void dval__service_session_name(char *out, size_t cap,
-                                const char *sandbox_name)
-{
-    name(out, cap, DVAL__SERVICE_SESSION, sandbox_name);
-}
-
-void dval__session_prefix(char *out, size_t cap, const char *sandbox_name)
-{
-    dval__fmt(out, cap, "%s-", sandbox_name);
 }
 
 DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
