@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "managed_labels.h"
 #include "pool.h"
+#include "recycle.h"
+#include "service_start.h"
 
 #define DEFAULT_MAX_SANDBOXES 4
 #define DEFAULT_MAX_QUEUE 256
@@ -40,7 +43,7 @@ static int copy_labels(dval_pool *p, const char *const *extra)
     return DVAL_OK;
 }
 
-void dval__pool_destroy(dval_pool *p)
+static void pool_destroy(dval_pool *p)
 {
     for (char **l = p->labels; l && *l; l++)
         dval__free(*l);
@@ -51,6 +54,57 @@ void dval__pool_destroy(dval_pool *p)
     pthread_cond_destroy(&p->cond);
     dval__client_unref(p->client);
     dval__free(p);
+}
+
+static int ensure_snapshot(dval_pool *p, const dval_profile *prof)
+{
+    dval_snapshot_spec spec;
+    dval__spec_hold hold;
+    int rc = dval__profile_snapshot_spec(p->client, prof, NULL, &p->svc,
+                                         &spec, &hold);
+    if (rc)
+        return rc;
+    dval_snapshot *snap = NULL;
+    rc = dval_snapshot_ensure(&snap, p->client, &spec, NULL, NULL);
+    dval_snapshot_free(snap);
+    dval__free(hold.steps);
+    return rc;
+}
+
+/* Acquires slot i's sandbox now (dval_pool_new's min_warm). */
+static int pool_warm(dval_pool *p, int i)
+{
+    const dval_profile *prof = dval_profile_find(p->profile);
+    int rc = i == 0 ? ensure_snapshot(p, prof) : DVAL_OK;
+    if (rc)
+        return rc;
+    /* those dval__validate_sandbox gives the sandboxes it creates */
+    char profile_label[300];
+    const char **labels = dval__managed_labels(
+        prof->name, (const char *const *)p->labels, NULL, profile_label,
+        sizeof profile_label);
+    if (!labels)
+        return DVAL_ENOMEM;
+    dval_sandbox_options o;
+    dval_sandbox_options_init(&o, sizeof o);
+    char snapshot[DVAL_ID_MAX];
+    dval__svcset_name(&p->svc, prof->snapshot_name, snapshot, sizeof snapshot);
+    o.name = p->slots[i].name;
+    o.snapshot = snapshot;
+    o.labels = labels;
+    o.ttl_minutes = p->ttl;
+    dval_sandbox *sb = NULL;
+    rc = dval_sandbox_acquire(&sb, p->client, &o);
+    if (!rc) { /* warm: its service starts before the first validation */
+        dval__service_start(p->client, prof, &p->svc, sb);
+        p->slots[i].shared = sb->info;   /* the first one needs no lookup */
+        p->slots[i].used = p->slots[i].ready = p->slots[i].may_exist = 1;
+        p->slots[i].last_used_ms = dval__now_ms();
+        p->snapshot_ready = 1;
+    }
+    dval_sandbox_free(sb);
+    dval__free(labels);
+    return rc;
 }
 
 static int load_services(dval_pool *p, const dval_pool_options *o)
@@ -145,7 +199,7 @@ DVAL_API int dval_pool_new(dval_pool **out, dval_client *client,
         return DVAL_ENOMEM;
     rc = setup(p, client, opts);
     for (int i = 0; !rc && i < opts->min_warm; i++)
-        rc = dval__pool_warm(p, i);
+        rc = pool_warm(p, i);
     if (rc) {
         dval_pool_free(p);   /* releases the warm ones by the policy */
         return rc;
@@ -187,4 +241,22 @@ DVAL_API int dval_pool_stats_get(dval_pool *pool, dval_pool_stats *stats,
     memset(stats, 0, size);
     memcpy(stats, &st, st.struct_size);
     return DVAL_OK;
+}
+
+DVAL_API void dval_pool_free(dval_pool *pool)
+{
+    if (!pool)
+        return;
+    /* a slot only isolation=sandbox validations leased never had a
+     * sandbox of its name: no lookup for it */
+    for (int i = 0; pool->slots && i < pool->max_sb; i++) {
+        if (pool->slots[i].used && pool->slots[i].may_exist)
+            dval__recycle_release(pool->client, pool->slots[i].name,
+                                  pool->release, 1);
+        /* a recycled sandbox is a validation's own: never left behind */
+        if (pool->slots[i].recycled[0])
+            dval__recycle_release(pool->client, pool->slots[i].recycled,
+                                  DVAL_RELEASE_DELETE, 0);
+    }
+    pool_destroy(pool);
 }

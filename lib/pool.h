@@ -1,5 +1,5 @@
-/* The pool's state, shared by pool.c (lifecycle, validate) and
- * pool_lease.c (fair admission). */
+/* The pool's state, shared by pool.c (lifecycle: new, warm, stats,
+ * free), pool_run.c (validations) and pool_lease.c (fair admission). */
 #ifndef DVAL_POOL_H
 #define DVAL_POOL_H
 
@@ -62,8 +62,5 @@ int dval__pool_lease(dval_pool *p, dval_cancel *cancel, int *slot);
 void dval__pool_return(dval_pool *p, int slot, int rc);
 /* Releases (release policy) sandboxes idle longer than idle_ms. */
 void dval__pool_reap_idle(dval_pool *p);
-/* Acquires slot i's sandbox (min_warm); frees the pool's memory. */
-int dval__pool_warm(dval_pool *p, int i);
-void dval__pool_destroy(dval_pool *p);
 
 #endif

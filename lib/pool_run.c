@@ -1,62 +1,11 @@
-/* Running validations on the pool, warming it and releasing its
- * sandboxes. */
+/* Running validations on the pool: a slot leased, the validation run on
+ * its sandbox (shared or recycled), the slot returned. */
 #include <string.h>
 
 #include "managed_labels.h"
 #include "pool.h"
 #include "recycle.h"
 #include "service_start.h"
-
-static int ensure_snapshot(dval_pool *p, const dval_profile *prof)
-{
-    dval_snapshot_spec spec;
-    dval__spec_hold hold;
-    int rc = dval__profile_snapshot_spec(p->client, prof, NULL, &p->svc,
-                                         &spec, &hold);
-    if (rc)
-        return rc;
-    dval_snapshot *snap = NULL;
-    rc = dval_snapshot_ensure(&snap, p->client, &spec, NULL, NULL);
-    dval_snapshot_free(snap);
-    dval__free(hold.steps);
-    return rc;
-}
-
-/* Acquires slot i's sandbox now (dval_pool_new's min_warm). */
-int dval__pool_warm(dval_pool *p, int i)
-{
-    const dval_profile *prof = dval_profile_find(p->profile);
-    int rc = i == 0 ? ensure_snapshot(p, prof) : DVAL_OK;
-    if (rc)
-        return rc;
-    /* those dval__validate_sandbox gives the sandboxes it creates */
-    char profile_label[300];
-    const char **labels = dval__managed_labels(
-        prof->name, (const char *const *)p->labels, NULL, profile_label,
-        sizeof profile_label);
-    if (!labels)
-        return DVAL_ENOMEM;
-    dval_sandbox_options o;
-    dval_sandbox_options_init(&o, sizeof o);
-    char snapshot[DVAL_ID_MAX];
-    dval__svcset_name(&p->svc, prof->snapshot_name, snapshot, sizeof snapshot);
-    o.name = p->slots[i].name;
-    o.snapshot = snapshot;
-    o.labels = labels;
-    o.ttl_minutes = p->ttl;
-    dval_sandbox *sb = NULL;
-    rc = dval_sandbox_acquire(&sb, p->client, &o);
-    if (!rc) { /* warm: its service starts before the first validation */
-        dval__service_start(p->client, prof, &p->svc, sb);
-        p->slots[i].shared = sb->info;   /* the first one needs no lookup */
-        p->slots[i].used = p->slots[i].ready = p->slots[i].may_exist = 1;
-        p->slots[i].last_used_ms = dval__now_ms();
-        p->snapshot_ready = 1;
-    }
-    dval_sandbox_free(sb);
-    dval__free(labels);
-    return rc;
-}
 
 /* The request's labels after the pool's (a copy of pointers). */
 static const char **merged_labels(dval_pool *p, const char *const *extra)
@@ -224,22 +173,4 @@ DVAL_API int dval_pool_validate(dval_pool *pool, const dval_validation *req,
     dval__free(labels);
     dval__pool_return(pool, slot, rc);
     return rc;
-}
-
-DVAL_API void dval_pool_free(dval_pool *pool)
-{
-    if (!pool)
-        return;
-    /* a slot only isolation=sandbox validations leased never had a
-     * sandbox of its name: no lookup for it */
-    for (int i = 0; pool->slots && i < pool->max_sb; i++) {
-        if (pool->slots[i].used && pool->slots[i].may_exist)
-            dval__recycle_release(pool->client, pool->slots[i].name,
-                                  pool->release, 1);
-        /* a recycled sandbox is a validation's own: never left behind */
-        if (pool->slots[i].recycled[0])
-            dval__recycle_release(pool->client, pool->slots[i].recycled,
-                                  DVAL_RELEASE_DELETE, 0);
-    }
-    dval__pool_destroy(pool);
 }
