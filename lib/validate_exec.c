@@ -81,9 +81,8 @@ static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
     return rc;
 }
 
-/* On an executor that can start a program (command_start_argv) and
- * lists the results itself (no trailer), the run command is started as
- * one, the validation's variables and directory given as data: its
+/* On an executor that lists the results itself (no trailer), the run
+ * command is started as a program, the validation's variables and directory given as data: its
  * words when it needs no shell ("exec WORD...", see dval__command_words:
  * the shell that would only exec it is a process start saved per
  * validation), else "sh -c RUN". Data rather than text, so an executor
@@ -95,8 +94,7 @@ static int direct_command(dval__vctx *v, const char *run, int wrap,
 {
     *words = NULL;
     shell[0] = NULL;
-    if (!dval__sandbox_can_list(v->sb) ||
-        !dval__session_can_exec_argv(v->sess))
+    if (!dval__sandbox_can_list(v->sb))
         return DVAL_OK;
     /* the services' wraps are the program; the run command their sh's */
     int rc = !wrap ? dval__command_words(run, words)
@@ -130,7 +128,8 @@ static int run_command(dval__vctx *v, const char *run, int wrap,
                             : shell[0] ? shell : NULL;
     if (!rc && !argv)
         rc = build_command(v, run, wrap, &text);
-    dval__command cmd = { text.data, argv, argv ? env : NULL };
+    /* the validation's own command: its uid on the local executor */
+    dval__command cmd = { text.data, argv, argv ? env : NULL, v->thread_id };
     *ran = !rc;
     if (!rc)
         rc = dval__session_exec_command(v->sess, &cmd, eo,
