@@ -1110,6 +1110,38 @@ DVAL_API int dval_image_remove(dval_client *client, const char *ref);
  * The struct is copied by dval_client_new(); destroy(userdata) is called
  * exactly once, when the client is freed.
  */
+/* What command_start runs: one command of a session. */
+typedef struct dval_command {
+    size_t struct_size;          /* sizeof(dval_command) as the core knows it */
+    const char *sandbox_id;
+    const char *session_id;
+    /* Its working directory; NULL: the session's current one. A cwd that
+     * cannot be entered fails the command with exit 2 (as "cd DIR &&"
+     * would), none of it run. */
+    const char *cwd;
+    /* Exactly one of text and argv. text: shell text, run by sh -c as it
+     * is. argv: a program started without a shell, NULL-terminated, at
+     * most 64 words, argv[0] non-empty and found through the PATH the
+     * command would see when it has no "/"; exactly these arguments. A
+     * program not found exits 127, one found but not runnable 126; a
+     * file without "#!" is read by sh, as a shell's exec does. */
+    const char *text;
+    const char *const *argv;
+    /* NAME=value entries (NAME a shell variable's name), NULL-terminated,
+     * added to the command's environment after the sandbox's own; may be
+     * NULL. Data: no shell expands them. */
+    const char *const *env;
+    /* Whose command it is: the identity of the validation that runs it
+     * (the name of its working directory under /sandbox, its thread id),
+     * set by the core, never taken from the command; NULL: the sandbox's
+     * default user. A plain name (no "/", not "." or "..", under 256
+     * bytes), else DVAL_EINVAL. The local executor runs the command as
+     * the owner's own uid whatever cwd and text say, so a command cannot
+     * name its way into another validation's uid; an executor with one
+     * user (daytona) ignores it. */
+    const char *owner;
+} dval_command;
+
 /* file_list callback: non-zero stops the listing (DVAL_EABORTED). */
 typedef int (*dval_file_list_fn)(const char *relpath, int64_t size,
                                  void *userdata);
@@ -1156,9 +1188,14 @@ struct dval_executor {
                           const char *session_id);
     int (*session_delete)(void *ud, dval_call *c, const char *sandbox_id,
                           const char *session_id);
-    /* Starts command asynchronously; writes its id (< DVAL_ID_MAX). */
-    int (*command_start)(void *ud, dval_call *c, const char *sandbox_id,
-                         const char *session_id, const char *command,
+    /* Starts the command cmd describes (see dval_command) asynchronously
+     * and writes its id (< DVAL_ID_MAX) to cmd_id. It runs apart from the
+     * session (the built-in executors: a child of its own), so it cannot
+     * end or change the session, with stdin empty. c->timeout_ms is at
+     * most 60 s. DVAL_EINVAL (errmsg says why) for a description that is
+     * not valid: neither or both of text and argv, no program, a bad
+     * owner. */
+    int (*command_start)(void *ud, dval_call *c, const dval_command *cmd,
                          char *cmd_id);
     /* *finished = 1 and *exit_code once the command has exited. */
     int (*command_status)(void *ud, dval_call *c, const char *sandbox_id,
@@ -1208,12 +1245,6 @@ struct dval_executor {
     int (*workdir_claim)(void *ud, dval_call *c, const char *sandbox_id,
                          const char *dir, void **claim);
     void (*workdir_release)(void *ud, void *claim);
-    /* Appended in 0.1.1: command_start with an explicit working directory
-     * (NULL → the session's current one). When present the core calls it
-     * instead of command_start. */
-    int (*command_start_in)(void *ud, dval_call *c, const char *sandbox_id,
-                            const char *session_id, const char *cwd,
-                            const char *command, char *cmd_id);
     /* Appended in 0.1.1: whether this executor can run profile p, and the
      * snapshot build steps it runs for it. DVAL_OK, with *build_commands
      * set to the steps (NULL: the profile's build_commands), or
@@ -1229,21 +1260,6 @@ struct dval_executor {
      * an error, or with this member NULL, the core deletes the sandbox
      * and creates a fresh one instead. */
     int (*sandbox_reset)(void *ud, dval_call *c, const char *sandbox_id);
-    /* Appended in 0.1.3: starts a program without a shell. argv (NULL-
-     * terminated, at most 64 words) is run as it is, argv[0] found
-     * through the PATH the command would see, in directory cwd (NULL →
-     * the session's current one; a cwd that cannot be entered fails the
-     * command, exit 2, as "cd" would); env (NULL-terminated NAME=value,
-     * may be NULL) is added to the command's environment. Everything
-     * else is as for command_start_in (id, status, streams, cancel). The
-     * core uses it for a command that needs no shell (a validation's run
-     * command of the form "exec WORD..."): a shell started only to exec
-     * the program costs a process start. NULL member: the core sends the
-     * same as shell text to command_start_in. */
-    int (*command_start_argv)(void *ud, dval_call *c, const char *sandbox_id,
-                              const char *session_id, const char *cwd,
-                              const char *const *argv,
-                              const char *const *env, char *cmd_id);
     /* Appended in 0.1.4: how many sessions whose id starts with prefix
      * are open in the sandbox now, whoever opened them (another client,
      * process or host): *count. Before a release policy stops or deletes

@@ -18,6 +18,37 @@ int dval__command_in_dir(dval__buf *out, const char *cwd,
     return rc ? rc : dval__buf_append(out, command, strlen(command));
 }
 
+int dval__owner_valid(const char *owner)
+{
+    return owner[0] && strcmp(owner, ".") && strcmp(owner, "..") &&
+           !strchr(owner, '/') && !strchr(owner, '\n') && strlen(owner) < 256;
+}
+
+int dval__command_check(dval_call *c, const dval_command *cmd)
+{
+    if (!cmd || cmd->struct_size < sizeof *cmd)
+        return dval__call_fail(c, DVAL_EINVAL, "no command description "
+                               "(or struct_size %zu too small)",
+                               cmd ? cmd->struct_size : 0);
+    if (!cmd->text == !cmd->argv)
+        return dval__call_fail(c, DVAL_EINVAL, "a command is either text or "
+                               "argv, exactly one of them: %s",
+                               cmd->text ? "both are set" : "neither is set");
+    if (cmd->argv && (!cmd->argv[0] || !cmd->argv[0][0]))
+        return dval__call_fail(c, DVAL_EINVAL, "no program to run");
+    size_t n = 0;
+    while (cmd->argv && cmd->argv[n])
+        n++;
+    if (n > DVAL__WORDS_MAX)
+        return dval__call_fail(c, DVAL_EINVAL, "argv has %zu words (at most "
+                               "%d)", n, DVAL__WORDS_MAX);
+    if (cmd->owner && !dval__owner_valid(cmd->owner))
+        return dval__call_fail(c, DVAL_EINVAL, "owner \"%.64s\" is not a "
+                               "plain name (no '/', not '.' or '..', under "
+                               "256 bytes)", cmd->owner);
+    return DVAL_OK;
+}
+
 static int word_char(char ch)
 {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||

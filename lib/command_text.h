@@ -1,6 +1,6 @@
-/* The text of a shell command that runs in a given directory. Shared by
- * the core's fallback for 0.1.0 executors (executor.c) and by the
- * executors whose wire or helper takes one shell string (daytona, local). */
+/* Commands as the executors get them (dval_command) and as shell text:
+ * shared by the core and by the executors whose wire or helper takes one
+ * shell string (daytona, local). */
 #ifndef DVAL_COMMAND_TEXT_H
 #define DVAL_COMMAND_TEXT_H
 
@@ -14,6 +14,15 @@ int dval__command_in_dir(dval__buf *out, const char *cwd,
                          const char *command);
 
 #define DVAL__WORDS_MAX 64
+
+/* DVAL_OK, or DVAL_EINVAL with c->errmsg saying what is wrong with cmd
+ * (see dval_command): no description, neither or both of text and argv,
+ * no program, more than DVAL__WORDS_MAX words, an owner that is not a
+ * plain name. The same check for every executor. */
+int dval__command_check(dval_call *c, const dval_command *cmd);
+/* 1 when owner is a plain name: non-empty, no '/' or newline, not "."
+ * or "..", shorter than 256 bytes. */
+int dval__owner_valid(const char *owner);
 
 /* The program and arguments of a command text that needs no shell:
  * "exec" followed by 1 to DVAL__WORDS_MAX words, blanks (space, tab)

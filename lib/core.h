@@ -112,12 +112,14 @@ int dval__cb_data(const dval_client *c, dval_data_fn fn, const char *data,
     } while (0)
 
 /* exec.c: a command as shell text, or (argv set) a program run without a
- * shell, env (NAME=value, may be NULL) added to its environment; only for
- * an executor with command_start_argv (else DVAL_EINVAL). */
+ * shell, env (NAME=value, may be NULL) added to its environment, run as
+ * owner's (a validation's thread id; NULL: the sandbox's default user):
+ * see dval_command. */
 typedef struct dval__command {
     const char *text;
     const char *const *argv;
     const char *const *env;
+    const char *owner;
 } dval__command;
 int dval__session_exec_command(dval_session *s, const dval__command *cmd,
                                const dval_exec_options *opts,
@@ -131,8 +133,6 @@ int dval__exec_limits_apply(dval_session *s, const dval_exec_options *o);
 int dval__exec_limits_enforced(dval_client *c);
 void dval__exec_usage(dval_session *s, const dval_exec_options *o,
                       const char *cmd_id, int64_t wall_ms);
-/* 1 when the session's executor can start a program without a shell */
-int dval__session_can_exec_argv(const dval_session *s);
 
 /* sandbox.c */
 void dval__sandbox_ref(dval_sandbox *sb);

@@ -409,17 +409,12 @@ static int start(run *r, const dval__command *cmd, const dval_exec_options *o)
     prep(r, &op, "start command", DVAL__ONCE, 60000, 1);
     op.msg = r->s->errmsg;
     op.cap = sizeof r->s->errmsg;
-    dval__buf text = { 0 };
-    int rc = !cmd->argv && cmd->env
-                 ? dval__exec_env_text(&text, cmd->env, cmd->text) : DVAL_OK;
-    if (rc == DVAL_OK)
-        rc = cmd->argv
-            ? dval__ex_command_start_argv(r->c, &op, &r->at, o->cwd,
-                                          cmd->argv, cmd->env, r->cmd_id)
-            : dval__ex_command_start(r->c, &op, &r->at, o->cwd,
-                                     text.data ? text.data : cmd->text,
-                                     r->cmd_id);
-    dval__buf_free(&text);
+    dval_command d = { .struct_size = sizeof d, .sandbox_id = r->at.sandbox,
+                       .session_id = r->at.session, .cwd = o->cwd,
+                       .text = cmd->argv ? NULL : cmd->text,
+                       .argv = cmd->argv, .env = cmd->env,
+                       .owner = cmd->owner };
+    int rc = dval__ex_command_start(r->c, &op, &d, r->cmd_id);
     r->at.cmd_id = r->cmd_id;
     return rc;
 }
@@ -477,26 +472,16 @@ static int check_args(dval_session *s, const dval__command *cmd,
     return DVAL_OK;
 }
 
-/* A text command with the caller's variables (opts->env): as data, run
- * by "sh -c" as the executor's own program, where it starts programs
- * itself; else the text gets an export in front (start()). */
+/* A text command with the caller's variables (opts->env): given to the
+ * executor as data, never expanded by a shell. */
 static int env_command(dval_session *s, const dval__command *text,
-                       const char *const *env, dval__command *out,
-                       const char *sh[4])
+                       const char *const *env, dval__command *out)
 {
     int rc = dval__exec_env_check(env, s->errmsg, sizeof s->errmsg);
     if (rc)
         return rc;
-    out->text = text->text;
+    *out = *text;
     out->env = env;
-    out->argv = NULL;
-    if (dval__session_can_exec_argv(s)) {
-        sh[0] = "sh";
-        sh[1] = "-c";
-        sh[2] = text->text;
-        sh[3] = NULL;
-        out->argv = sh;
-    }
     return DVAL_OK;
 }
 
@@ -562,10 +547,9 @@ static int exec_command(dval_session *s, const dval__command *command,
         return DVAL_EREENTRANT;
     dval_exec_options o;
     dval__command with_env;
-    const char *sh[4];
     int rc = check_args(s, command, opts, &o);
     if (!rc && o.env && o.env[0] && !command->argv && !command->env) {
-        rc = env_command(s, command, o.env, &with_env, sh);
+        rc = env_command(s, command, o.env, &with_env);
         command = &with_env;
     }
     if (rc) {
@@ -608,7 +592,7 @@ DVAL_API int dval_session_exec(dval_session *s, const char *command,
 {
     if (!s)
         return DVAL_EINVAL;
-    dval__command cmd = { command, NULL, NULL };
+    dval__command cmd = { command, NULL, NULL, NULL };
     return exec_command(s, &cmd, opts, on_output, userdata, exit_code);
 }
 
@@ -617,12 +601,7 @@ int dval__session_exec_command(dval_session *s, const dval__command *cmd,
                                dval_output_fn on_output, void *userdata,
                                int *exit_code)
 {
-    if (!s || !cmd || (cmd->argv && !dval__session_can_exec_argv(s)))
+    if (!s || !cmd)
         return DVAL_EINVAL;
     return exec_command(s, cmd, opts, on_output, userdata, exit_code);
-}
-
-int dval__session_can_exec_argv(const dval_session *s)
-{
-    return DVAL__EX_HAS(s->sandbox->client, command_start_argv);
 }

@@ -1,9 +1,10 @@
 /* dval_exec_options.env: the variables a caller adds to one command's
  * environment. Checked once here (names a shell accepts, UTF-8, bounded:
  * the local executor sends a command in one message of at most 64 KiB),
- * then given to the executor as data when it starts programs itself
- * (command_start_argv), else as an `export` in front of the command's
- * text, each value single-quoted, so no shell expands it. */
+ * then given to the executor as data (dval_command.env). An executor
+ * whose wire takes one shell string (daytona) puts it as an `export` in
+ * front of the command's text, each value single-quoted, so no shell
+ * expands it. */
 #include "internal.h"
 #include "exec_env.h"
 

@@ -12,8 +12,7 @@ enum member {
     M_SANDBOX_GET, M_SANDBOX_CREATE, M_SANDBOX_START, M_SANDBOX_STOP,
     M_SANDBOX_RECOVER, M_SANDBOX_DELETE, M_SANDBOX_RESET,
     M_SANDBOX_SESSIONS, M_SANDBOX_LIST,
-    M_SESSION_CREATE, M_SESSION_DELETE, M_COMMAND_START, M_COMMAND_START_IN,
-    M_COMMAND_START_ARGV, M_COMMAND_STATUS,
+    M_SESSION_CREATE, M_SESSION_DELETE, M_COMMAND_START, M_COMMAND_STATUS,
     M_COMMAND_CANCEL, M_COMMAND_LOGS, M_STREAM_OPEN, M_STREAM_READ,
     M_FILE_UPLOAD, M_FILE_DOWNLOAD, M_FOLDER_CREATE, M_FILE_LIST,
     M_WORKDIR_CLAIM,
@@ -26,8 +25,6 @@ enum member {
 typedef struct args {
     enum member m;
     const char *sandbox, *session, *name;  /* ids, names, paths, command */
-    const char *dir;                       /* a command's working directory */
-    const char *const *argv, *const *env;  /* a command without a shell */
     const void *in;                        /* spec, options, labels, stream */
     void *out;                             /* info, id buffer, stream */
     size_t info_size;                      /* reset *out per attempt (0 no) */
@@ -119,13 +116,7 @@ static int call_command(const struct dval_executor *x, dval_call *k,
     case M_SESSION_DELETE:
         return x->session_delete(ud, k, a->sandbox, a->session);
     case M_COMMAND_START:
-        return x->command_start(ud, k, a->sandbox, a->session, a->name, a->out);
-    case M_COMMAND_START_IN:
-        return x->command_start_in(ud, k, a->sandbox, a->session, a->dir,
-                                   a->name, a->out);
-    case M_COMMAND_START_ARGV:
-        return x->command_start_argv(ud, k, a->sandbox, a->session, a->dir,
-                                     a->argv, a->env, a->out);
+        return x->command_start(ud, k, a->in, a->out);
     case M_COMMAND_STATUS:
         return x->command_status(ud, k, a->sandbox, a->session, a->name,
                                  a->finished, a->exit_code);
@@ -412,46 +403,16 @@ int dval__ex_session_delete(dval_client *c, dval__ex_op *op,
     return at_op(c, op, M_SESSION_DELETE, OFF(session_delete), at);
 }
 
-/* An executor built for 0.1.0 knows no working directory: the command
- * text changes directory itself (the quoting survives any name). */
-static int start_in_text(dval_client *c, dval__ex_op *op, args *a,
-                         const char *cwd)
-{
-    dval__buf text = { 0 };
-    int rc = dval__command_in_dir(&text, cwd, a->name);
-    if (rc) {
-        dval__buf_free(&text);
-        return word(op, rc);
-    }
-    a->name = text.data;
-    rc = run(c, op, OFF(command_start), a);
-    dval__buf_free(&text);
-    return rc;
-}
-
+/* A description the core got wrong is refused before any executor sees
+ * it: each executor checks the same (dval__command_check). */
 int dval__ex_command_start(dval_client *c, dval__ex_op *op,
-                           const dval__ex_cmd *at, const char *cwd,
-                           const char *command, char *cmd_id)
+                           const dval_command *cmd, char *cmd_id)
 {
-    args a = { .m = M_COMMAND_START_IN, .sandbox = at->sandbox,
-               .session = at->session, .name = command, .dir = cwd,
-               .out = cmd_id };
-    if (DVAL__EX_HAS(c, command_start_in))
-        return run(c, op, OFF(command_start_in), &a);
-    a.m = M_COMMAND_START;
-    return cwd ? start_in_text(c, op, &a, cwd)
-               : run(c, op, OFF(command_start), &a);
-}
-
-int dval__ex_command_start_argv(dval_client *c, dval__ex_op *op,
-                                const dval__ex_cmd *at, const char *cwd,
-                                const char *const *argv,
-                                const char *const *env, char *cmd_id)
-{
-    args a = { .m = M_COMMAND_START_ARGV, .sandbox = at->sandbox,
-               .session = at->session, .dir = cwd, .argv = argv, .env = env,
-               .out = cmd_id };
-    return run(c, op, OFF(command_start_argv), &a);
+    if (dval__command_check(&op->call, cmd))
+        return word(op, DVAL_EINVAL);
+    args a = { .m = M_COMMAND_START, .sandbox = cmd->sandbox_id,
+               .session = cmd->session_id, .in = cmd, .out = cmd_id };
+    return run(c, op, OFF(command_start), &a);
 }
 
 int dval__ex_command_status(dval_client *c, dval__ex_op *op,

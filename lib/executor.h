@@ -115,20 +115,11 @@ int dval__ex_session_create(dval_client *c, dval__ex_op *op,
                             const dval__ex_cmd *at);
 int dval__ex_session_delete(dval_client *c, dval__ex_op *op,
                             const dval__ex_cmd *at);
-/* Starts command in directory cwd (NULL: the session's current one) and
- * writes the new command's id (< DVAL_ID_MAX) to cmd_id. Through
- * command_start_in when the executor has it; else (an executor built for
- * 0.1.0) command_start runs "cd '<cwd>' || exit; <command>". */
+/* Starts the command cmd describes (its sandbox and session ids
+ * included) and writes the new command's id (< DVAL_ID_MAX) to cmd_id.
+ * DVAL_EINVAL, worded, for a description dval__command_check refuses. */
 int dval__ex_command_start(dval_client *c, dval__ex_op *op,
-                           const dval__ex_cmd *at, const char *cwd,
-                           const char *command, char *cmd_id);
-/* Starts argv without a shell (command_start_argv; DVAL_EUNSUPPORTED
- * when the executor has none: check DVAL__EX_HAS first and send shell
- * text instead), env added to its environment. */
-int dval__ex_command_start_argv(dval_client *c, dval__ex_op *op,
-                                const dval__ex_cmd *at, const char *cwd,
-                                const char *const *argv,
-                                const char *const *env, char *cmd_id);
+                           const dval_command *cmd, char *cmd_id);
 int dval__ex_command_status(dval_client *c, dval__ex_op *op,
                             const dval__ex_cmd *at, int *finished,
                             int *exit_code);

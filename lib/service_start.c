@@ -100,7 +100,10 @@ static int send_start(dval_client *c, const char *sbid, const char *sbname,
     if (rc)
         return rc;
     dval__ex_op_init(&op, "start the service", 0, msg, cap);
-    return dval__ex_command_start(c, &op, &at, NULL, cmd, cmd_id);
+    /* the sandbox's, not a validation's: services outlive validations */
+    dval_command d = { .struct_size = sizeof d, .sandbox_id = sbid,
+                       .session_id = sid, .text = cmd };
+    return dval__ex_command_start(c, &op, &d, cmd_id);
 }
 
 void dval__service_start(dval_client *c, const dval_profile *prof,

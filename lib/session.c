@@ -36,9 +36,7 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
         return DVAL_EINVAL;
     }
     dval_client *c = sb->client;
-    int can_start = DVAL__EX_HAS(c, command_start_in) ||
-                    DVAL__EX_HAS(c, command_start);
-    if (!DVAL__EX_HAS(c, session_create) || !can_start ||
+    if (!DVAL__EX_HAS(c, session_create) || !DVAL__EX_HAS(c, command_start) ||
         !DVAL__EX_HAS(c, command_status)) {
         open_fail(sb, "executor %s cannot run "
                   "sessions", sb->client->executor_name);

@@ -162,8 +162,9 @@ int dval__validate_snapshot(dval__vctx *v);
 int dval__validate_sandbox(dval__vctx *v);
 int dval__validate_session(dval__vctx *v);
 /* A housekeeping command (not the program) in the session, in cwd (NULL:
- * the session's): its stdout is collected into out (NULL: dropped), never
- * reported as program output. */
+ * the session's), run as the validation's own (owner: its thread id): its
+ * stdout is collected into out (NULL: dropped), never reported as program
+ * output. */
 int dval__validate_quiet_exec(dval__vctx *v, const char *cmd, const char *cwd,
                               dval__buf *out, int *code);
 /* Closes the session and releases the sandbox, whatever happened before. */

@@ -30,20 +30,12 @@ static int build_text(dval__vctx *v, dval__buf *cmd, const char *run)
     rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_RESULTS_DIR=");
     rc = rc ? rc : dval__shell_quote(cmd, v->resdir);
     rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && ");
-    /* An executor that lists from outside the session (daytona through
-     * the toolbox; the local one gets the command as data, see
-     * direct_command) needs no trailer: no command in the sandbox, which
-     * the program may have replaced, takes part. Its text runs in a shell of its own (sh -c), so the run command ends it:
-     * in a group (the newlines: a run command may end in a comment), not a
-     * subshell, which would fork once more. (Debian's dash still forks
-     * for the group's last program: it execs in place only after an
-     * explicit `exec`, which the run command's text may not allow.) */
-    if (!rc && dval__sandbox_can_list(v->sb))
-        return dval__buf_appendf(cmd, "{\n%s\n}", run);
-    /* For an executor without file_list (a host's own) the subshell keeps
-     * `exit` or `cd` in a run command from touching the session shell, and
-     * the trailer lists the results into a file in the same exec: a
-     * separate listing exec would cost a round trip of its own. */
+    /* Only for an executor without file_list (a host's own: both
+     * built-in ones get the run command as data, see direct_command):
+     * the subshell keeps `exit` or `cd` in a run command from touching the
+     * session shell, and the trailer lists the results into a file in the
+     * same exec: a separate listing exec would cost a round trip of its
+     * own. */
     rc = rc ? rc : dval__buf_appendf(cmd, "(%s); dval_rc=$?; (cd "
                                      "\"$DVAL_RESULTS_DIR\" 2>/dev/null && "
                                      "find . -type f > "
@@ -81,13 +73,13 @@ static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
     return rc;
 }
 
-/* On an executor that can start a program (command_start_argv) and
- * lists the results itself (no trailer), the run command is started as
- * one, the validation's variables and directory given as data: its
- * words when it needs no shell ("exec WORD...", see dval__command_words:
- * the shell that would only exec it is a process start saved per
- * validation), else "sh -c RUN". Data rather than text, so an executor
- * that names the sandbox's paths otherwise on its side can map them.
+/* On an executor that lists the results itself (no trailer), the run
+ * command is started as a program, the validation's variables and
+ * directory given as data: its words when it needs no shell ("exec
+ * WORD...", see dval__command_words: the shell that would only exec it is
+ * a process start saved per validation), else "sh -c RUN". Data rather
+ * than text, so an executor that names the sandbox's paths otherwise on
+ * its side can map them.
  * Otherwise *words and *shell stay NULL and the shell text runs. */
 static int direct_command(dval__vctx *v, const char *run, int wrap,
                           char ***words, const char *shell[4],
@@ -95,8 +87,7 @@ static int direct_command(dval__vctx *v, const char *run, int wrap,
 {
     *words = NULL;
     shell[0] = NULL;
-    if (!dval__sandbox_can_list(v->sb) ||
-        !dval__session_can_exec_argv(v->sess))
+    if (!dval__sandbox_can_list(v->sb))
         return DVAL_OK;
     /* the services' wraps are the program; the run command their sh's */
     int rc = !wrap ? dval__command_words(run, words)
@@ -130,7 +121,8 @@ static int run_command(dval__vctx *v, const char *run, int wrap,
                             : shell[0] ? shell : NULL;
     if (!rc && !argv)
         rc = build_command(v, run, wrap, &text);
-    dval__command cmd = { text.data, argv, argv ? env : NULL };
+    /* the validation's own command: its uid on the local executor */
+    dval__command cmd = { text.data, argv, argv ? env : NULL, v->thread_id };
     *ran = !rc;
     if (!rc)
         rc = dval__session_exec_command(v->sess, &cmd, eo,

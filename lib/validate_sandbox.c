@@ -187,7 +187,8 @@ int dval__validate_quiet_exec(dval__vctx *v, const char *cmd, const char *cwd,
     dval_exec_options_init(&eo, sizeof eo);
     eo.channel_prefix = v->prof->channel_prefix;
     eo.cwd = cwd;
-    return dval_session_exec(v->sess, cmd, &eo, collect, out, code);
+    dval__command c = { cmd, NULL, NULL, v->thread_id };
+    return dval__session_exec_command(v->sess, &c, &eo, collect, out, code);
 }
 
 static int close_session(dval__vctx *v)

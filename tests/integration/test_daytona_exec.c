@@ -57,6 +57,15 @@ static dval_call call(int64_t timeout_ms)
     return c;
 }
 
+/* command_start of shell text in session sid, nobody's in particular */
+static int start_text(fx *f, dval_call *c, const char *id, const char *sid,
+                      const char *text, char *cmd)
+{
+    dval_command d = { .struct_size = sizeof d, .sandbox_id = id,
+                       .session_id = sid, .text = text };
+    return f->ex.command_start(f->ud, c, &d, cmd);
+}
+
 static void wait_snapshot_active(fx *f, const char *name)
 {
     for (int i = 0; i < 200; i++) {
@@ -192,7 +201,7 @@ TEST(headers_exact_on_api_toolbox_and_websocket)
     make_sandbox(&f, id);
     dval_call c = call(10000);
     CHECK_INT(f.ex.session_create(f.ud, &c, id, "s1"), DVAL_OK);
-    CHECK_INT(f.ex.command_start(f.ud, &c, id, "s1", "echo hi", cmd), 0);
+    CHECK_INT(start_text(&f, &c, id, "s1", "echo hi", cmd), 0);
     void *st = NULL;
     CHECK_INT(f.ex.stream_open(f.ud, &c, id, "s1", cmd, &st), DVAL_OK);
     f.ex.stream_close(f.ud, st);
@@ -313,7 +322,7 @@ static void run_and_compare(fx *f, const char *id, const char *script,
 {
     dval_call c = call(10000);
     char cmd[DVAL_ID_MAX];
-    CHECK_INT(f->ex.command_start(f->ud, &c, id, "s1", script, cmd), 0);
+    CHECK_INT(start_text(f, &c, id, "s1", script, cmd), 0);
     grab g = {0};
     CHECK_INT(follow(f, id, "s1", cmd, &g, 100), 1);
     int fin = 0, code = -1;
@@ -352,10 +361,91 @@ TEST(session_exec_stream_status_logs)
     CHECK_INT(emu_post(&f.e, "/_emu/config", "{\"ws_frame_max\":1024}"), 200);
     run_and_compare(&f, id, "head -c 300000 /dev/zero | tr '\\0' x; echo", 0);
     char cmd[DVAL_ID_MAX];
-    CHECK_INT(f.ex.command_start(f.ud, &c, id, "nope", "true", cmd),
+    CHECK_INT(start_text(&f, &c, id, "nope", "true", cmd),
               DVAL_ENOTFOUND);
     CHECK_INT(f.ex.session_delete(f.ud, &c, id, "s1"), DVAL_OK);
     CHECK_INT(f.ex.session_delete(f.ud, &c, id, "s1"), DVAL_ENOTFOUND);
+    fx_stop(&f);
+}
+
+/* Runs d to its end: its exit code, its whole log into all */
+static int run_desc(fx *f, const dval_command *d, grab *all)
+{
+    dval_call c = call(10000);
+    char cmd[DVAL_ID_MAX];
+    CHECK_INT(f->ex.command_start(f->ud, &c, d, cmd), 0);
+    int fin = 0, code = -1;
+    for (int i = 0; i < 200 && !fin; i++) {
+        CHECK_INT(f->ex.command_status(f->ud, &c, d->sandbox_id,
+                                       d->session_id, cmd, &fin, &code), 0);
+        if (!fin)
+            usleep(20000);
+    }
+    CHECK_INT(fin, 1);
+    CHECK_INT(f->ex.command_logs(f->ud, &c, d->sandbox_id, d->session_id,
+                                 cmd, grab_cb, all), 0);
+    return code;
+}
+
+/* The toolbox takes one shell string: argv becomes quoted words, env an
+ * export, cwd a "cd", and none of them is expanded by a shell. The owner
+ * is accepted and changes nothing (one user). */
+TEST(a_description_becomes_one_shell_string_that_means_the_same)
+{
+    fx f;
+    fx_start(&f);
+    char id[DVAL_ID_MAX];
+    make_sandbox(&f, id);
+    dval_call c = call(10000);
+    CHECK_INT(f.ex.session_create(f.ud, &c, id, "s1"), DVAL_OK);
+    const char *argv[] = { "printf", "[%s]", "a b", "it's $(no)", "`x`",
+                           NULL };
+    const char *env[] = { "V=x $y 'q'", NULL };
+    dval_command d = { .struct_size = sizeof d, .sandbox_id = id,
+                       .session_id = "s1", .cwd = "/tmp", .argv = argv,
+                       .env = env, .owner = "t1" };
+    grab g = {0};
+    CHECK_INT(run_desc(&f, &d, &g), 0);
+    CHECK_CONTAINS(g.p, "[a b][it's $(no)][`x`]");
+    free(g.p);
+    const char *sh[] = { "sh", "-c", "printf '%s|%s' \"$V\" \"$(pwd)\"",
+                         NULL };
+    d.argv = sh;
+    memset(&g, 0, sizeof g);
+    CHECK_INT(run_desc(&f, &d, &g), 0);
+    CHECK_CONTAINS(g.p, "x $y 'q'|/tmp");
+    free(g.p);
+    /* text with env: the same variables */
+    d.argv = NULL;
+    d.text = "echo \"<$V>\"; exit 4";
+    memset(&g, 0, sizeof g);
+    CHECK_INT(run_desc(&f, &d, &g), 4);
+    CHECK_CONTAINS(g.p, "<x $y 'q'>");
+    free(g.p);
+    /* a program not found, a directory that cannot be entered */
+    const char *nope[] = { "no-such-program-here", NULL };
+    d.text = NULL;
+    d.argv = nope;
+    d.env = NULL;
+    memset(&g, 0, sizeof g);
+    CHECK_INT(run_desc(&f, &d, &g), 127);
+    free(g.p);
+    d.argv = argv;
+    d.cwd = "/no/such/dir";
+    memset(&g, 0, sizeof g);
+    CHECK(run_desc(&f, &d, &g) != 0);
+    CHECK(g.p == NULL || strstr(g.p, "[a b]") == NULL);
+    free(g.p);
+    /* a description that is not valid is refused before any request */
+    char cmd[DVAL_ID_MAX];
+    d.text = "true";
+    CHECK_INT(f.ex.command_start(f.ud, &c, &d, cmd), DVAL_EINVAL);
+    CHECK_CONTAINS(c.errmsg, "both are set");
+    d.text = NULL;
+    d.owner = "../t2";
+    CHECK_INT(f.ex.command_start(f.ud, &c, &d, cmd), DVAL_EINVAL);
+    CHECK_CONTAINS(c.errmsg, "not a plain name");
+    CHECK_INT(f.ex.session_delete(f.ud, &c, id, "s1"), DVAL_OK);
     fx_stop(&f);
 }
 
@@ -367,7 +457,7 @@ TEST(stream_drop_idle_and_cancel)
     make_sandbox(&f, id);
     dval_call c = call(10000);
     CHECK_INT(f.ex.session_create(f.ud, &c, id, "s1"), DVAL_OK);
-    CHECK_INT(f.ex.command_start(f.ud, &c, id, "s1", "seq 1 5000", cmd), 0);
+    CHECK_INT(start_text(&f, &c, id, "s1", "seq 1 5000", cmd), 0);
     usleep(300000);
     /* abrupt TCP close mid-log → ENETWORK (the core reconnects) */
     CHECK_INT(emu_post(&f.e, "/_emu/config", "{\"ws_mode\":\"drop_after:100\"}"),

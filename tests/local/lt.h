@@ -31,13 +31,21 @@ dval_call *lt_call(lt *t);
 dval_client *lt_client(lt *t);
 /* Creates a started sandbox (opts may be NULL). */
 void lt_sandbox(lt *t, const char *name, dval_sandbox_options *opts);
+/* command_start of shell text in session sid (no cwd, no owner). */
+int lt_start(lt *t, dval_call *c, const char *sb, const char *sid,
+             const char *text, char *cmd);
 /* Runs command in a new session; returns the exit code. */
 int lt_run(lt *t, const char *sb, const char *command, lt_out *o);
-/* The same in directory cwd (command_start_in): under /sandbox/<dir> as
- * that validation's uid. */
+/* The same in directory cwd, as the core runs a validation's commands:
+ * under /sandbox/<dir>, owned by that validation (dval_command.owner
+ * <dir>, so its uid); elsewhere nobody's in particular. */
 int lt_run_in(lt *t, const char *sb, const char *cwd, const char *command,
               lt_out *o);
-/* The same without a shell (command_start_argv): argv with env added. */
+/* The same with the owner given (NULL: the sandbox's default user),
+ * whatever cwd is. */
+int lt_run_as(lt *t, const char *sb, const char *owner, const char *cwd,
+              const char *command, lt_out *o);
+/* The same without a shell: argv with env added, owned as lt_run_in. */
 int lt_run_argv(lt *t, const char *sb, const char *cwd,
                 const char *const *argv, const char *const *env, lt_out *o);
 void lt_out_free(lt_out *o);

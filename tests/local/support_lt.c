@@ -212,26 +212,30 @@ static int sink(int stream, const char *data, size_t len, void *ud)
 
 static int no_openat2(int rc);
 
-/* What a test runs: shell text, or argv (command_start_argv) with env */
+/* What a test runs: shell text, or argv with env, as owner's */
 typedef struct what {
     const char *cwd, *text;
     const char *const *argv, *const *env;
+    const char *owner;
 } what;
 
-/* cwd NULL: through command_start, the member of 0.1.0. A cwd needs
- * openat2 (the uid of its directory), which valgrind lacks. */
+/* An owner needs openat2 (the uid of its directory), which valgrind
+ * lacks. */
 static int start(lt *t, dval_call *c, const char *sb, const char *sid,
                  const what *w, char *cmd)
 {
-    void *ud = t->ex.userdata;
-    if (w->argv)
-        return no_openat2(t->ex.command_start_argv(ud, c, sb, sid,
-                                                   w->cwd, w->argv, w->env,
-                                                   cmd));
-    return w->cwd ? no_openat2(t->ex.command_start_in(ud, c, sb, sid,
-                                                      w->cwd, w->text, cmd))
-                  : t->ex.command_start(ud, c, sb, sid, w->text,
-                                        cmd);
+    dval_command d = { .struct_size = sizeof d, .sandbox_id = sb,
+                       .session_id = sid, .cwd = w->cwd, .text = w->text,
+                       .argv = w->argv, .env = w->env, .owner = w->owner };
+    int rc = t->ex.command_start(t->ex.userdata, c, &d, cmd);
+    return w->owner ? no_openat2(rc) : rc;
+}
+
+int lt_start(lt *t, dval_call *c, const char *sb, const char *sid,
+             const char *text, char *cmd)
+{
+    what w = { NULL, text, NULL, NULL, NULL };
+    return start(t, c, sb, sid, &w, cmd);
 }
 
 static int run_what(lt *t, const char *sb, const what *w, lt_out *o)
@@ -270,21 +274,40 @@ static int run_what(lt *t, const char *sb, const what *w, lt_out *o)
 
 int lt_run(lt *t, const char *sb, const char *command, lt_out *o)
 {
-    what w = { NULL, command, NULL, NULL };
+    what w = { NULL, command, NULL, NULL, NULL };
     return run_what(t, sb, &w, o);
+}
+
+/* As the core gives a validation's commands: the owner is the
+ * validation whose directory (/sandbox/<owner>) cwd is in. */
+static const char *owner_of(const char *cwd, char *top, size_t cap)
+{
+    top[0] = 0;
+    if (cwd && !strncmp(cwd, "/sandbox/", 9))
+        snprintf(top, cap, "%.*s", (int)strcspn(cwd + 9, "/"), cwd + 9);
+    return top[0] ? top : NULL;
 }
 
 int lt_run_in(lt *t, const char *sb, const char *cwd, const char *command,
               lt_out *o)
 {
-    what w = { cwd, command, NULL, NULL };
+    char top[256];
+    what w = { cwd, command, NULL, NULL, owner_of(cwd, top, sizeof top) };
+    return run_what(t, sb, &w, o);
+}
+
+int lt_run_as(lt *t, const char *sb, const char *owner, const char *cwd,
+              const char *command, lt_out *o)
+{
+    what w = { cwd, command, NULL, NULL, owner };
     return run_what(t, sb, &w, o);
 }
 
 int lt_run_argv(lt *t, const char *sb, const char *cwd,
                 const char *const *argv, const char *const *env, lt_out *o)
 {
-    what w = { cwd, NULL, argv, env };
+    char top[256];
+    what w = { cwd, NULL, argv, env, owner_of(cwd, top, sizeof top) };
     return run_what(t, sb, &w, o);
 }
 

@@ -30,8 +30,8 @@ TEST(test_local_exec__cancel_and_session_delete)
     char cmd[DVAL_ID_MAX];
     CHECK_INT(t.ex.session_create(ud, lt_call(&t), "sb", "s"), DVAL_OK);
     CHECK_INT(t.ex.session_create(ud, lt_call(&t), "sb", "s"), DVAL_EEXISTS);
-    CHECK_INT(t.ex.command_start(ud, lt_call(&t), "sb", "s",
-                                 "sleep 30 & sleep 31", cmd), DVAL_OK);
+    CHECK_INT(lt_start(&t, lt_call(&t), "sb", "s", "sleep 30 & sleep 31",
+                       cmd), DVAL_OK);
     /* cancel_fd readable → stream_read returns DVAL_ECANCELED */
     void *st;
     CHECK_INT(t.ex.stream_open(ud, lt_call(&t), "sb", "s", cmd, &st),
@@ -56,8 +56,8 @@ TEST(test_local_exec__cancel_and_session_delete)
     CHECK(fin);
     CHECK_INT(code, 137);
     /* a session's leftovers die with it */
-    CHECK_INT(t.ex.command_start(ud, lt_call(&t), "sb", "s",
-                                 "setsid sleep 40 & sleep 41", cmd), DVAL_OK);
+    CHECK_INT(lt_start(&t, lt_call(&t), "sb", "s",
+                       "setsid sleep 40 & sleep 41", cmd), DVAL_OK);
     usleep(100000);
     CHECK_INT(t.ex.session_delete(ud, lt_call(&t), "sb", "s"), DVAL_OK);
     CHECK_INT(t.ex.command_status(ud, lt_call(&t), "sb", "s", cmd, &fin,

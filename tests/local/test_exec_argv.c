@@ -1,4 +1,4 @@
-/* command_start_argv on the local executor: a program started without a
+/* command_start of argv on the local executor: a program started without a
  * shell gets its words as they are, the environment it is given, its
  * directory entered as its own uid, and a shell's exit codes when it
  * cannot run; a validation whose run command is "exec WORD..." runs that
@@ -143,17 +143,31 @@ TEST(test_exec_argv__bad_arguments_are_refused)
     char cmd[DVAL_ID_MAX];
     CHECK_INT(t.ex.session_create(ud, lt_call(&t), "sb", "s"), DVAL_OK);
     const char *none[] = { NULL };
-    CHECK_INT(t.ex.command_start_argv(ud, lt_call(&t), "sb", "s", NULL, none,
-                                      NULL, cmd), DVAL_EINVAL);
+    dval_command d = { .struct_size = sizeof d, .sandbox_id = "sb",
+                       .session_id = "s", .argv = none };
+    CHECK_INT(t.ex.command_start(ud, lt_call(&t), &d, cmd), DVAL_EINVAL);
+    CHECK_CONTAINS(t.call.errmsg, "no program");
     static const char *many[400];
     for (int i = 0; i < 399; i++)
         many[i] = "x";
-    CHECK_INT(t.ex.command_start_argv(ud, lt_call(&t), "sb", "s", NULL, many,
-                                      NULL, cmd), DVAL_EINVAL);
+    d.argv = many;
+    CHECK_INT(t.ex.command_start(ud, lt_call(&t), &d, cmd), DVAL_EINVAL);
+    CHECK_CONTAINS(t.call.errmsg, "at most 64");
+    /* words within bounds, an environment beyond the helper's room */
+    static const char *env[200];
+    for (int i = 0; i < 199; i++)
+        env[i] = "V=1";
+    d.argv = many + 398;
+    d.env = env;
+    CHECK_INT(t.ex.command_start(ud, lt_call(&t), &d, cmd), DVAL_EINVAL);
     CHECK_CONTAINS(t.call.errmsg, "too many arguments");
-    CHECK_INT(t.ex.command_start_argv(ud, lt_call(&t), "sb", "nosuch", NULL,
-                                      many + 398, NULL, cmd),
-              DVAL_ENOTFOUND);
+    d.env = NULL;
+    d.text = "true";
+    CHECK_INT(t.ex.command_start(ud, lt_call(&t), &d, cmd), DVAL_EINVAL);
+    CHECK_CONTAINS(t.call.errmsg, "both are set");
+    d.text = NULL;
+    d.session_id = "nosuch";
+    CHECK_INT(t.ex.command_start(ud, lt_call(&t), &d, cmd), DVAL_ENOTFOUND);
     CHECK_INT(t.ex.session_delete(ud, lt_call(&t), "sb", "s"), DVAL_OK);
     lt_close(&t);
 }

@@ -40,7 +40,9 @@ TEST(test_exec_env__values_are_data_never_shell_text)
     CHECK_INT(run_env(s, NULL, cmd, env, &o), 0);
     CHECK_STR(o.text, "it's $(touch /tmp/dval-env-pwned) `id` \"q\"\n"
                       "line two||/sandbox/mine");
-    /* in a validation's directory too (another uid, same data) */
+    /* in a validation's directory too (the same data; the command is
+     * still nobody's validation, so the operator's) */
+    CHECK_INT(dval_sandbox_mkdir(sb, "/sandbox/t1"), DVAL_OK);
     CHECK_INT(run_env(s, "/sandbox/t1", cmd, env, &o), 0);
     CHECK(strncmp(o.text, "it's $(touch", 12) == 0);
     CHECK(access("/tmp/dval-env-pwned", F_OK) != 0);

@@ -76,10 +76,11 @@ static int collect(int stream, const char *channel, const char *data,
     return 0;
 }
 
-/* The operator (a session of its own, outside any validation's working
- * directory) can still use the victim's directory; a command started in
- * a directory (dval_exec_options.cwd) runs as the directory's uid, a
- * hand-written "cd dir && ..." as the operator. */
+/* The operator (a session of its own, outside any validation) can still
+ * use the victim's directory; its commands run as the operator whether
+ * started in the directory (dval_exec_options.cwd: a cwd gives no uid,
+ * only a validation's own commands get its uid) or with a hand-written
+ * "cd dir && ...". */
 static void operator_checks(hx *h)
 {
     dval_sandbox *sb;
@@ -91,7 +92,7 @@ static void operator_checks(hx *h)
     dval_exec_options in_vb;
     dval_exec_options_init(&in_vb, sizeof in_vb);
     in_vb.cwd = "/sandbox/vb";
-    CHECK_INT(dval_session_exec(s, "test \"$(stat -c %u .)\" = \"$(id -u)\"",
+    CHECK_INT(dval_session_exec(s, "test \"$(stat -c %u .)\" != \"$(id -u)\"",
                                 &in_vb, collect, out, &code), DVAL_OK);
     CHECK_INT(code, 0);
     CHECK_INT(dval_session_exec(s, "cd /sandbox/vb && test \"$(stat -c %u "

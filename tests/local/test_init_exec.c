@@ -82,7 +82,7 @@ static void start(lt *t, const char *sid, const char *command, char *cmd)
 {
     void *ud = t->ex.userdata;
     CHECK_INT(t->ex.session_create(ud, lt_call(t), "sb", sid), DVAL_OK);
-    CHECK_INT(t->ex.command_start(ud, lt_call(t), "sb", sid, command, cmd),
+    CHECK_INT(lt_start(t, lt_call(t), "sb", sid, command, cmd),
               DVAL_OK);
 }
 
@@ -153,8 +153,7 @@ static void doomed_caller(lt *t, const char *command, const int *hold)
         void *ud = t->ex.userdata;
         char cmd[DVAL_ID_MAX], b;
         if (t->ex.session_create(ud, lt_call(t), "sb", "doomed") != DVAL_OK ||
-            t->ex.command_start(ud, lt_call(t), "sb", "doomed", command,
-                                cmd) != DVAL_OK)
+            lt_start(t, lt_call(t), "sb", "doomed", command, cmd) != DVAL_OK)
             _exit(1);
         if (hold && fork() == 0) {
             close(hold[1]);

@@ -456,8 +456,9 @@ TEST(init_exits_on_host_sigterm_only)
     /* from inside: pid 1 of the sandbox ignores it */
     CHECK_INT(ex.session_create(ex.userdata, &c, "term", "s1"), DVAL_OK);
     char cmd[DVAL_ID_MAX];
-    CHECK_INT(ex.command_start(ex.userdata, &c, "term", "s1",
-                               "kill -TERM 1; sleep 0.2", cmd), DVAL_OK);
+    dval_command d = { .struct_size = sizeof d, .sandbox_id = "term",
+                       .session_id = "s1", .text = "kill -TERM 1; sleep 0.2" };
+    CHECK_INT(ex.command_start(ex.userdata, &c, &d, cmd), DVAL_OK);
     int fin = 0, code = -1;
     for (int i = 0; i < 500 && !fin; i++) {
         CHECK_INT(ex.command_status(ex.userdata, &c, "term", "s1", cmd, &fin,

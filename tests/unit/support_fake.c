@@ -338,59 +338,42 @@ static int ses_delete(void *ud, dval_call *c, const char *sb, const char *sid)
     return injected(f, c, "ses_delete");
 }
 
-static void started(fake *f, dval_call *c, const char *cwd,
-                    const char *cmd, int old)
+static void join(char *out, size_t cap, const char *const *v)
 {
-    snprintf(f->started, sizeof f->started, "%s", cmd);
-    size_t n = strlen(f->all_started);
-    snprintf(f->all_started + n, sizeof f->all_started - n, "%s\n", cmd);
-    snprintf(f->started_cwd, sizeof f->started_cwd, "%s", cwd ? cwd : "");
-    f->cwd_null = cwd == NULL;
-    f->start_timeout_ms = c->timeout_ms;
-    f->started_old = old;
+    out[0] = 0;
+    for (size_t i = 0; v && v[i]; i++)
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? " " : "",
+                 v[i]);
 }
 
-static int cmd_start_in(void *ud, dval_call *c, const char *sb,
-                        const char *sid, const char *cwd, const char *cmd,
-                        char *id)
+/* Records the description: text, or argv's words joined by spaces (with
+ * started_argv set), its environment likewise in started_env. */
+static int cmd_start(void *ud, dval_call *c, const dval_command *cmd,
+                     char *id)
 {
     fake *f = ud;
-    (void)sb;
-    (void)sid;
-    started(f, c, cwd, cmd, 0);
+    f->start_struct_size = cmd->struct_size;
+    if (cmd->argv)
+        join(f->started, sizeof f->started, cmd->argv);
+    else
+        snprintf(f->started, sizeof f->started, "%s", cmd->text);
+    size_t n = strlen(f->all_started);
+    snprintf(f->all_started + n, sizeof f->all_started - n, "%s\n",
+             f->started);
+    join(f->started_env, sizeof f->started_env, cmd->env);
+    snprintf(f->started_cwd, sizeof f->started_cwd, "%s",
+             cmd->cwd ? cmd->cwd : "");
+    f->cwd_null = cmd->cwd == NULL;
+    snprintf(f->started_owner, sizeof f->started_owner, "%s",
+             cmd->owner ? cmd->owner : "");
+    f->owner_null = cmd->owner == NULL;
+    f->starts++;
+    f->starts_unowned += cmd->owner == NULL;
+    f->start_timeout_ms = c->timeout_ms;
+    f->started_argv = cmd->argv != NULL;
     int rc = injected(f, c, "cmd_start");
     if (!rc)
         snprintf(id, DVAL_ID_MAX, "cmd-1");
-    return rc;
-}
-
-/* The member of 0.1.0: no working directory. */
-static int cmd_start(void *ud, dval_call *c, const char *sb, const char *sid,
-                     const char *cmd, char *id)
-{
-    int rc = cmd_start_in(ud, c, sb, sid, NULL, cmd, id);
-    ((fake *)ud)->started_old = 1;
-    return rc;
-}
-
-/* The member of 0.1.3: a program without a shell. Recorded as its words
- * joined by spaces, the environment likewise in started_env. */
-static int cmd_start_argv(void *ud, dval_call *c, const char *sb,
-                          const char *sid, const char *cwd,
-                          const char *const *argv, const char *const *env,
-                          char *id)
-{
-    fake *f = ud;
-    char words[1024] = "", vars[1024] = "";
-    for (size_t i = 0; argv[i]; i++)
-        snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s",
-                 i ? " " : "", argv[i]);
-    for (size_t i = 0; env && env[i]; i++)
-        snprintf(vars + strlen(vars), sizeof vars - strlen(vars), "%s%s",
-                 i ? " " : "", env[i]);
-    int rc = cmd_start_in(ud, c, sb, sid, cwd, words, id);
-    snprintf(f->started_env, sizeof f->started_env, "%s", vars);
-    f->started_old = 2;
     return rc;
 }
 
@@ -545,8 +528,6 @@ static int folder_mk(void *ud, dval_call *c, const char *sb,
     X(session_create, ses_create)                                         \
     X(session_delete, ses_delete)                                         \
     X(command_start, cmd_start)                                           \
-    X(command_start_in, cmd_start_in)                                     \
-    X(command_start_argv, cmd_start_argv)                                 \
     X(command_status, cmd_status)                                         \
     X(stream_open, st_open)                                               \
     X(stream_read, st_read)                                               \

@@ -50,17 +50,21 @@ typedef struct fake {
     int status_polls_before_exit;
     int cmd_canceled;
     int sessions_deleted;
-    /* the last command start: its text, its working directory ("" with
-     * cwd_null set when none was given), the attempt's timeout and which
-     * member took it (0: command_start_in, 1: command_start of 0.1.0,
-     * 2: command_start_argv, whose words are joined by spaces in started
-     * and its environment in started_env) */
+    /* the last command start (dval_command): its text, or its argv's
+     * words joined by spaces with started_argv set, its environment
+     * likewise, its working directory ("" with cwd_null set when none
+     * was given), its owner (likewise), the attempt's timeout and the
+     * description's struct_size */
     char started[1024];
     char started_env[1024];
     char started_cwd[512];
     int cwd_null;
+    char started_owner[256];
+    int owner_null;
     int64_t start_timeout_ms;
-    int started_old;
+    int started_argv;
+    size_t start_struct_size;
+    int starts, starts_unowned;  /* every start; those with no owner */
     /* files: downloads deliver file_data (half of it, then fail, when
      * file_cut is set) */
     const char *file_data;
@@ -88,7 +92,7 @@ void fake_snap_seq(fake *f, int n, const int *states);
 void fake_sb_seq(fake *f, int n, const int *states);
 void fake_item_add(fake *f, int stream, const char *data, size_t len);
 /* Leaves the member (named as in struct dval_executor, e.g.
- * "command_start_in") out of the executor of the next fake_client: an
+ * "file_list") out of the executor of the next fake_client: an
  * executor built for an older library, or one that lacks the feature. */
 void fake_omit(fake *f, const char *member);
 /* A client using the fake executor; retry jitter off unless asked. */

@@ -1,7 +1,7 @@
 /* A command that needs no shell ("exec WORD...") can be started as a
- * program (command_start_argv, 0.1.3): the core decides which texts
- * qualify, once, and hands the executor words, a directory and an
- * environment instead of shell text. */
+ * program: the core decides which texts qualify, once, and hands the
+ * executor words, a directory and an environment (dval_command) instead
+ * of shell text. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -147,15 +147,21 @@ TEST(exec_argv__every_accepted_text_means_the_same_to_the_shell)
     CHECK(accepted > 50); /* the test saw accepted texts at all */
 }
 
-static int exec_cmd(const char *const *argv, const char *const *env,
-                    const char *cwd)
+static int exec_owned(const char *const *argv, const char *const *env,
+                      const char *cwd, const char *owner)
 {
     dval_exec_options eo;
     dval_exec_options_init(&eo, sizeof eo);
     eo.cwd = cwd;
-    dval__command cmd = { NULL, argv, env };
+    dval__command cmd = { NULL, argv, env, owner };
     int code = -1;
     return dval__session_exec_command(FX.s, &cmd, &eo, NULL, NULL, &code);
+}
+
+static int exec_cmd(const char *const *argv, const char *const *env,
+                    const char *cwd)
+{
+    return exec_owned(argv, env, cwd, NULL);
 }
 
 TEST(exec_argv__the_executor_gets_words_directory_and_environment)
@@ -165,17 +171,20 @@ TEST(exec_argv__the_executor_gets_words_directory_and_environment)
     CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_OK);
     const char *argv[] = { "sh", "run.sh", NULL };
     const char *env[] = { "DVAL_THREAD_ID=t 1", "EMPTY=", NULL };
-    CHECK(dval__session_can_exec_argv(FX.s));
-    CHECK_INT(exec_cmd(argv, env, "/sandbox/t 1"), DVAL_OK);
-    CHECK_INT(F.started_old, 2);
+    CHECK_INT(exec_owned(argv, env, "/sandbox/t 1", "t1"), DVAL_OK);
+    CHECK_INT(F.started_argv, 1);
+    CHECK_INT((int)F.start_struct_size, (int)sizeof(dval_command));
     CHECK_STR(F.started, "sh run.sh");
     CHECK_STR(F.started_env, "DVAL_THREAD_ID=t 1 EMPTY=");
     CHECK_STR(F.started_cwd, "/sandbox/t 1");
-    /* a plain text exec still goes to command_start_in */
+    CHECK_STR(F.started_owner, "t1");
+    /* a plain text exec stays text, and nobody's in particular: the
+     * owner comes from the core's caller, never from the cwd */
     CHECK_INT(dval_session_exec(FX.s, "exec sh run.sh", NULL, NULL, NULL,
                                 NULL), DVAL_OK);
-    CHECK_INT(F.started_old, 0);
+    CHECK_INT(F.started_argv, 0);
     CHECK_STR(F.started, "exec sh run.sh");
+    CHECK_INT(F.owner_null, 1);
     fake_fixture_free(&FX);
 }
 
@@ -203,27 +212,53 @@ TEST(exec_argv__bad_words_or_environment_are_refused_before_the_executor)
     fake_fixture_free(&FX);
 }
 
-/* An executor without the member (daytona, a host's own) is never handed
- * words: the core keeps the shell text for it. */
-TEST(exec_argv__an_executor_without_the_member_cannot_be_given_words)
+/* The same check every executor makes (dval__command_check), made by
+ * the core before any executor sees the description. */
+TEST(exec_argv__a_bad_owner_or_too_many_words_never_reach_the_executor)
 {
     fake_init(&F);
-    fake_omit(&F, "command_start_argv");
     fakeclock_install();
     CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_OK);
-    const char *argv[] = { "true", NULL };
-    CHECK(!dval__session_can_exec_argv(FX.s));
-    CHECK_INT(exec_cmd(argv, NULL, NULL), DVAL_EINVAL);
+    F.trace[0] = 0;
+    const char *ok[] = { "true", NULL };
+    static const char *many[DVAL__WORDS_MAX + 2];
+    for (int i = 0; i <= DVAL__WORDS_MAX; i++)
+        many[i] = "w";
+    const char *bad[] = { "", ".", "..", "a/b", "../t2", "a\nb", NULL };
+    for (int i = 0; bad[i]; i++) {
+        CHECK_INT(exec_owned(ok, NULL, NULL, bad[i]), DVAL_EINVAL);
+        CHECK_CONTAINS(dval_session_errmsg(FX.s), "not a plain name");
+    }
+    CHECK_INT(exec_cmd(many, NULL, NULL), DVAL_EINVAL);
+    CHECK_CONTAINS(dval_session_errmsg(FX.s), "at most 64");
+    CHECK(strstr(F.trace, "cmd_start") == NULL);
+    many[DVAL__WORDS_MAX] = NULL; /* 64 words are fine */
+    CHECK_INT(exec_cmd(many, NULL, NULL), DVAL_OK);
     fake_fixture_free(&FX);
 }
 
-/* Built against the 0.1.2 header, the struct ends before the member. */
-TEST(exec_argv__an_executor_of_0_1_2_has_no_member)
+TEST(exec_argv__a_description_is_text_or_argv_exactly)
 {
-    fake_init(&F);
-    F.ex_size = offsetof(struct dval_executor, command_start_argv);
-    fakeclock_install();
-    CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_OK);
-    CHECK(!dval__session_can_exec_argv(FX.s));
-    fake_fixture_free(&FX);
+    dval_call c;
+    memset(&c, 0, sizeof c);
+    const char *argv[] = { "true", NULL }, *none[] = { NULL };
+    dval_command d = { .struct_size = sizeof d, .sandbox_id = "sb",
+                       .session_id = "s" };
+    CHECK_INT(dval__command_check(&c, &d), DVAL_EINVAL);
+    CHECK_CONTAINS(c.errmsg, "neither is set");
+    d.text = "true";
+    d.argv = argv;
+    CHECK_INT(dval__command_check(&c, &d), DVAL_EINVAL);
+    CHECK_CONTAINS(c.errmsg, "both are set");
+    d.text = NULL;
+    CHECK_INT(dval__command_check(&c, &d), DVAL_OK);
+    d.argv = none;
+    CHECK_INT(dval__command_check(&c, &d), DVAL_EINVAL);
+    CHECK_CONTAINS(c.errmsg, "no program");
+    d.argv = argv;
+    d.owner = "0123456789abcdef-_.x";
+    CHECK_INT(dval__command_check(&c, &d), DVAL_OK);
+    d.struct_size = sizeof(size_t);
+    CHECK_INT(dval__command_check(&c, &d), DVAL_EINVAL);
+    CHECK_INT(dval__command_check(&c, NULL), DVAL_EINVAL);
 }

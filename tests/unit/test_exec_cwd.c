@@ -1,9 +1,9 @@
-/* The working directory of a command is an argument of the executor
- * (command_start_in), not text the executor has to parse back; only an
- * executor built for 0.1.0 (no command_start_in) gets the core's quoted
- * "cd '<dir>' || exit; " in front of the command. */
+/* The working directory of a command is a field of its description
+ * (dval_command.cwd), not text the executor has to parse back. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "support_fake.h"
@@ -47,7 +47,7 @@ TEST(exec_cwd__the_directory_is_an_argument_and_the_text_untouched)
     fake_init(&F);
     open_session();
     CHECK_INT(exec_in("/sandbox/it's here", "dotnet run", 0), DVAL_OK);
-    CHECK_INT(F.started_old, 0);
+    CHECK_INT(F.started_argv, 0);
     CHECK_STR(F.started, "dotnet run");
     CHECK_STR(F.started_cwd, "/sandbox/it's here");
     CHECK_INT(F.cwd_null, 0);
@@ -57,37 +57,10 @@ TEST(exec_cwd__the_directory_is_an_argument_and_the_text_untouched)
     teardown();
 }
 
-/* A host executor compiled against the 0.1.0 header: its struct ends
- * before command_start_in, so the member is not there at all. */
-TEST(exec_cwd__an_executor_of_0_1_0_gets_a_quoted_cd_prefix)
-{
-    fake_init(&F);
-    F.ex_size = offsetof(struct dval_executor, command_start_in);
-    open_session();
-    CHECK_INT(exec_in("/sandbox/it's here", "dotnet run", 0), DVAL_OK);
-    CHECK_INT(F.started_old, 1);
-    CHECK_STR(F.started, "cd '/sandbox/it'\\''s here' || exit; dotnet run");
-    CHECK_INT(exec_in(NULL, "true", 0), DVAL_OK);
-    CHECK_STR(F.started, "true");
-    teardown();
-}
-
-TEST(exec_cwd__an_executor_with_only_command_start_in_runs_commands)
+TEST(exec_cwd__an_executor_without_command_start_has_no_sessions)
 {
     fake_init(&F);
     fake_omit(&F, "command_start");
-    open_session();
-    CHECK_INT(exec_in("/sandbox/a", "true", 0), DVAL_OK);
-    CHECK_INT(F.started_old, 0);
-    CHECK_STR(F.started_cwd, "/sandbox/a");
-    teardown();
-}
-
-TEST(exec_cwd__an_executor_without_either_start_has_no_sessions)
-{
-    fake_init(&F);
-    fake_omit(&F, "command_start");
-    fake_omit(&F, "command_start_in");
     fakeclock_install();
     CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_EUNSUPPORTED);
     CHECK_CONTAINS(dval_sandbox_errmsg(FX.sb), "cannot run sessions");
@@ -118,4 +91,39 @@ TEST(exec_cwd__a_rate_limited_start_is_retried_in_the_same_directory)
     CHECK(strstr(F.trace, "cmd_start cmd_start ") == F.trace);
     CHECK_STR(F.started_cwd, "/sandbox/a");
     teardown();
+}
+
+/* A validation's commands are its own: each is started with its thread
+ * id as the owner, given by the core, whatever directory it runs in. */
+TEST(exec_cwd__a_validations_commands_are_owned_by_its_thread_id)
+{
+    fakeclock_install();
+    fake_init(&F);
+    F.snap_exists = 1;
+    snprintf(F.snap.id, sizeof F.snap.id, "snap-1");
+    const dval_profile *shell = dval_profile_find("shell");
+    snprintf(F.snap.name, sizeof F.snap.name, "%s", shell->snapshot_name);
+    F.snap.state = DVAL_SNAPSHOT_ACTIVE;
+    F.sb_exists = 1;
+    snprintf(F.sb.id, sizeof F.sb.id, "id-shell-sandbox");
+    snprintf(F.sb.name, sizeof F.sb.name, "%s", shell->sandbox_name);
+    F.sb.state = DVAL_SANDBOX_STARTED;
+    F.mkdir_ok = 1;
+    dval_client *c = fake_client(&F, 0);
+    char dir[] = "/tmp/dval-owner-XXXXXX";
+    CHECK(mkdtemp(dir));
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.profile = "shell";
+    req.source_dir = dir;
+    req.thread_id = "t-own";
+    char *summary = NULL;
+    dval_validate(c, &req, NULL, NULL, &summary);
+    dval_free(summary);
+    rmdir(dir);
+    /* the workdir's clean-up, the run, the results' listing */
+    CHECK_INT(F.starts, 3);
+    CHECK_INT(F.starts_unowned, 0);
+    CHECK_STR(F.started_owner, "t-own");
+    dval_client_free(c);
 }

@@ -1,7 +1,6 @@
-/* dval_exec_options.env (0.1.4): the caller's variables reach the command
- * as data where the executor starts programs (command_start_argv: "sh -c"
- * and the text as its argument), else as an export in front of the text,
- * every value single-quoted. Bad entries never reach the executor. */
+/* dval_exec_options.env: the caller's variables reach the executor as
+ * data (dval_command.env) beside the text, never expanded by a shell.
+ * Bad entries never reach the executor. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,58 +19,43 @@ static int run(const char *text, const char *const *env)
     return dval_session_exec(FX.s, text, &eo, NULL, NULL, NULL);
 }
 
-static void open_fx(int with_argv)
+static void open_fx(void)
 {
     fake_init(&F);
-    if (!with_argv)
-        fake_omit(&F, "command_start_argv");
     fakeclock_install();
     CHECK_INT(fake_fixture_open(&FX, &F, "sb", 1), DVAL_OK);
 }
 
-TEST(exec_env__given_as_data_to_an_executor_that_starts_programs)
+TEST(exec_env__given_as_data_beside_the_text)
 {
-    open_fx(1);
+    open_fx();
     const char *env[] = { "A=x y", "EMPTY=", "Q=it's $(no) `no`", NULL };
     CHECK_INT(run("echo \"$A\"", env), DVAL_OK);
-    CHECK_INT(F.started_old, 2);
-    CHECK_STR(F.started, "sh -c echo \"$A\"");
+    CHECK_INT(F.started_argv, 0);
+    CHECK_STR(F.started, "echo \"$A\"");
     CHECK_STR(F.started_env, "A=x y EMPTY= Q=it's $(no) `no`");
-    fake_fixture_free(&FX);
-}
-
-TEST(exec_env__an_export_in_front_of_the_text_elsewhere)
-{
-    open_fx(0);
-    const char *env[] = { "A=x y", "EMPTY=", "Q=it's $(no)\nline", NULL };
-    CHECK_INT(run("echo \"$A\"", env), DVAL_OK);
-    CHECK_INT(F.started_old, 0);
-    CHECK_STR(F.started, "export A='x y' EMPTY='' Q='it'\\''s $(no)\nline'"
-                         "\necho \"$A\"");
     fake_fixture_free(&FX);
 }
 
 TEST(exec_env__none_or_empty_leaves_the_command_as_it_was)
 {
-    for (int argv = 0; argv < 2; argv++) {
-        open_fx(argv);
-        const char *none[] = { NULL };
-        CHECK_INT(run("echo hi", NULL), DVAL_OK);
-        CHECK_STR(F.started, "echo hi");
-        CHECK_INT(F.started_old, 0);
-        CHECK_INT(run("echo hi", none), DVAL_OK);
-        CHECK_STR(F.started, "echo hi");
-        CHECK_INT(F.started_old, 0);
-        fake_fixture_free(&FX);
-    }
+    open_fx();
+    const char *none[] = { NULL };
+    CHECK_INT(run("echo hi", NULL), DVAL_OK);
+    CHECK_STR(F.started, "echo hi");
+    CHECK_STR(F.started_env, "");
+    CHECK_INT(run("echo hi", none), DVAL_OK);
+    CHECK_STR(F.started, "echo hi");
+    CHECK_STR(F.started_env, "");
+    fake_fixture_free(&FX);
 }
 
 TEST(exec_env__bad_entries_are_refused_before_the_executor)
 {
     static char big[32770];
     static const char *many[258];
-    for (int argv = 0; argv < 2; argv++) {
-        open_fx(argv);
+    {
+        open_fx();
         F.trace[0] = 0;
         const char *no_eq[] = { "OK=1", "NAME", NULL };
         const char *digit[] = { "1A=x", NULL };
@@ -112,7 +96,7 @@ TEST(exec_env__bad_entries_are_refused_before_the_executor)
  * so whatever lies beyond it is never read. */
 TEST(exec_env__a_struct_without_the_field_is_not_read_past)
 {
-    open_fx(1);
+    open_fx();
     struct {
         dval_exec_options o;
     } wide;
@@ -122,6 +106,6 @@ TEST(exec_env__a_struct_without_the_field_is_not_read_past)
     CHECK_INT(dval_session_exec(FX.s, "echo hi", &wide.o, NULL, NULL, NULL),
               DVAL_OK);
     CHECK_STR(F.started, "echo hi");
-    CHECK_INT(F.started_old, 0);
+    CHECK_STR(F.started_env, "");
     fake_fixture_free(&FX);
 }

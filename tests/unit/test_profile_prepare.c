@@ -74,7 +74,7 @@ static dval_client *client_on(rec *r, const char *name, int with_member)
     struct dval_executor ex;
     size_t size = with_member ? sizeof ex
                               : offsetof(struct dval_executor,
-                                         command_start_in);
+                                         profile_prepare);
     CHECK_INT(dval_executor_init(&ex, size), DVAL_OK);
     ex.name = name;
     ex.userdata = r;

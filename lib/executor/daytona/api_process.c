@@ -4,6 +4,7 @@
 
 #include "command_text.h"
 #include "dt.h"
+#include "exec_env.h"
 #include "json_map.h"
 
 static int oom(dval_call *c, int rc)
@@ -79,43 +80,71 @@ int dt_sandbox_sessions(void *ud, dval_call *c, const char *sb,
     return rc;
 }
 
-/* The toolbox's exec takes one shell string and no directory: cwd
- * becomes a "cd" at its head, inside the child shell. */
-int dt_command_start_in(void *ud, dval_call *c, const char *sb,
-                        const char *sid, const char *cwd,
-                        const char *command, char *cmd_id)
+/* argv as shell words: "exec" then each word quoted, so the program is
+ * found through PATH (never a shell function or builtin) with exactly
+ * these arguments. */
+static int argv_text(dval__buf *out, const char *const *argv)
 {
+    int rc = dval__buf_append(out, "exec", 4);
+    for (size_t i = 0; !rc && argv[i]; i++) {
+        rc = dval__buf_append(out, " ", 1);
+        rc = rc ? rc : dval__shell_quote(out, argv[i]);
+    }
+    return rc;
+}
+
+/* The one shell string the toolbox's exec takes for cmd: "cd" to its
+ * cwd first, then its env as an export, then its text or words. The
+ * session shell sources the string (PROTOCOL 5.1): it runs in a child
+ * shell so `exit`, `exec` or `set -e` cannot kill the session; its stdin
+ * empty, as on every executor: the session's own is a FIFO held open
+ * until the command ends, so a program that reads stdin would wait for
+ * ever. */
+static int exec_text(dval__buf *out, const dval_command *cmd)
+{
+    dval__buf what = {0}, env = {0}, text = {0};
+    int rc = cmd->argv ? argv_text(&what, cmd->argv)
+                       : dval__buf_append(&what, cmd->text, strlen(cmd->text));
+    const char *body = what.data;
+    if (!rc && cmd->env && cmd->env[0]) {
+        rc = dval__exec_env_text(&env, cmd->env, what.data);
+        body = env.data;
+    }
+    rc = rc ? rc : dval__command_in_dir(&text, cmd->cwd, body);
+    rc = rc ? rc : dval__buf_append(out, "sh -c ", 6);
+    rc = rc ? rc : dval__shell_quote(out, text.data);
+    rc = rc ? rc : dval__buf_appendf(out, " </dev/null");
+    dval__buf_free(&what);
+    dval__buf_free(&env);
+    dval__buf_free(&text);
+    return rc;
+}
+
+/* cmd->owner is not used: the toolbox runs every command as the
+ * sandbox's one user. */
+int dt_command_start(void *ud, dval_call *c, const dval_command *cmd,
+                     char *cmd_id)
+{
+    int rc = dval__command_check(c, cmd);
+    if (rc)
+        return rc;
     dt_exec *ex = ud;
-    dval__buf url = {0}, cmd = {0}, text = {0};
+    dval__buf url = {0}, text = {0};
     char *body = NULL;
-    /* the session shell sources the text (PROTOCOL 5.1): run it in a
-     * child shell so `exit`, `exec` or `set -e` cannot kill the session;
-     * its stdin empty, as on every executor: the session's own is a FIFO
-     * held open until the command ends, so a program that reads stdin
-     * would wait for ever */
-    int rc = dval__command_in_dir(&text, cwd, command);
-    rc = rc ? rc : dval__buf_append(&cmd, "sh -c ", 6);
-    rc = rc ? rc : dval__shell_quote(&cmd, text.data);
-    rc = rc ? rc : dval__buf_appendf(&cmd, " </dev/null");
+    rc = exec_text(&text, cmd);
     if (!rc)
-        rc = dt_json_exec(&body, cmd.data);
+        rc = dt_json_exec(&body, text.data);
     rc = rc ? oom(c, rc)
-            : tb_url(ex, c, &url, sb, "/process/session/%s/exec", sid, NULL);
+            : tb_url(ex, c, &url, cmd->sandbox_id, "/process/session/%s/exec",
+                     cmd->session_id, NULL);
     if (!rc) {
         dt_req rq = {.method = "POST", .url = url.data, .json = body};
         rc = dt_json_call(ex, c, &rq, dt_json_cmd_id, cmd_id);
     }
     dval__free(body);
     dval__buf_free(&text);
-    dval__buf_free(&cmd);
     dval__buf_free(&url);
     return rc;
-}
-
-int dt_command_start(void *ud, dval_call *c, const char *sb, const char *sid,
-                     const char *command, char *cmd_id)
-{
-    return dt_command_start_in(ud, c, sb, sid, NULL, command, cmd_id);
 }
 
 int dt_command_status(void *ud, dval_call *c, const char *sb,

@@ -91,7 +91,6 @@ static void members(struct dval_executor *out)
     out->session_delete = dt_session_delete;
     out->sandbox_sessions = dt_sandbox_sessions;
     out->command_start = dt_command_start;
-    out->command_start_in = dt_command_start_in;
     out->command_status = dt_command_status;
     out->stream_open = dt_stream_open;
     out->stream_read = dt_stream_read;

@@ -181,11 +181,8 @@ int dt_sandbox_sessions(void *ud, dval_call *c, const char *sb,
                         const char *prefix, int *count);
 int dt_session_delete(void *ud, dval_call *c, const char *sb,
                       const char *sid);
-int dt_command_start(void *ud, dval_call *c, const char *sb, const char *sid,
-                     const char *command, char *cmd_id);
-int dt_command_start_in(void *ud, dval_call *c, const char *sb,
-                        const char *sid, const char *cwd,
-                        const char *command, char *cmd_id);
+int dt_command_start(void *ud, dval_call *c, const dval_command *cmd,
+                     char *cmd_id);
 int dt_command_status(void *ud, dval_call *c, const char *sb,
                       const char *sid, const char *cmd, int *finished,
                       int *exit_code);

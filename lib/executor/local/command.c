@@ -52,34 +52,31 @@ static pid_t read_pgid(int fd)
     return (pid_t)strtol(buf, NULL, 10);
 }
 
-/* The host uid of a command started in cwd (NULL: the session's
- * default directory): /sandbox/<dir>'s for a cwd under /sandbox/<dir>
- * (made that uid's now if needed), else the default one; -1: none. Only
- * the cwd argument chooses it, never the command text: a command cannot
- * name its way into another validation's uid. A validation's HOME is its
- * own directory: /home/daytona belongs to the default uid, and a shared
- * writable home would let one validation plant dotfiles
- * (~/.m2/settings.xml, ~/.profile) that another then runs. */
-static int command_uid(lx *x, dval_call *c, lx_sb *sb, const char *cwd,
+/* The host uid of a command whose owner is owner (NULL: the sandbox's
+ * default one): /sandbox/<owner>'s (made that uid's now if needed), -1:
+ * none. Only the owner the core gives chooses it, never the cwd or the
+ * command text: a command cannot name its way into another validation's
+ * uid. A validation's HOME is its own directory: /home/daytona belongs to
+ * the default uid, and a shared writable home would let one validation
+ * plant dotfiles (~/.m2/settings.xml, ~/.profile) that another then
+ * runs. */
+static int command_uid(lx *x, dval_call *c, lx_sb *sb, const char *owner,
                        long *uid, char *home, size_t home_cap)
 {
-    char top[256], p[64];
+    char p[64];
     *uid = -1;
     home[0] = 0;
     if (!sb->isolated || geteuid() != 0)
         return DVAL_OK;
-    top[0] = 0;
-    if (cwd && cwd[0] == '/')
-        lx_top_of(cwd, 0, top, sizeof top);
-    if (!top[0])
+    if (!owner)
         return lx_uid_for(x, c, sb, -1, "", uid);
-    dval__fmt(home, home_cap, "HOME=/sandbox/%s", top);
+    dval__fmt(home, home_cap, "HOME=/sandbox/%s", owner);
     dval__fmt(p, sizeof p, "/proc/%d/root", (int)sb->pid);
     int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root < 0)
         return dval__call_fail(c, DVAL_EIO, "open %s: %s", p,
                                strerror(errno));
-    int rc = lx_uid_for(x, c, sb, root, top, uid);
+    int rc = lx_uid_for(x, c, sb, root, owner, uid);
     close(root);
     return rc;
 }
@@ -94,10 +91,12 @@ typedef struct exec_argv {
     char cg[3][4200];
 } exec_argv;
 
-/* What runs: shell text, or (argv set) a program in cwd with env added */
+/* What runs: shell text, or (argv set) a program in cwd with env added,
+ * as owner's uid */
 typedef struct lx_what {
     const char *text, *cwd;
     const char *const *argv, *const *env;
+    const char *owner;
 } lx_what;
 
 /* The command's own part of the arguments: its environment, then the
@@ -241,7 +240,7 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const lx_what *what,
     long uid;
     if (!fits(c, what))
         return DVAL_EINVAL;
-    int rc = command_uid(x, c, sb, what->cwd, &uid, home, sizeof home);
+    int rc = command_uid(x, c, sb, what->owner, &uid, home, sizeof home);
     if (rc != DVAL_OK)
         return rc;
     dval__buf text = { 0 };
@@ -324,31 +323,14 @@ static int start_what(lx *x, dval_call *c, const char *sbid,
     return adopt(x, c, sbid, sid, m, cmd_id);
 }
 
-int lx_command_start_in(void *ud, dval_call *c, const char *sbid,
-                        const char *sid, const char *cwd,
-                        const char *command, char *cmd_id)
+int lx_command_start(void *ud, dval_call *c, const dval_command *cmd,
+                     char *cmd_id)
 {
-    lx_what w = { command, cwd, NULL, NULL };
-    return start_what(ud, c, sbid, sid, &w, cmd_id);
-}
-
-int lx_command_start_argv(void *ud, dval_call *c, const char *sbid,
-                          const char *sid, const char *cwd,
-                          const char *const *argv, const char *const *env,
-                          char *cmd_id)
-{
-    if (!argv || !argv[0] || !argv[0][0])
-        return dval__call_fail(c, DVAL_EINVAL, "no program to run");
-    lx_what w = { NULL, cwd, argv, env };
-    return start_what(ud, c, sbid, sid, &w, cmd_id);
-}
-
-/* For callers of the 0.1.0 member: the session's default directory (a
- * "cd" in the text is just shell, it picks no uid). */
-int lx_command_start(void *ud, dval_call *c, const char *sbid,
-                     const char *sid, const char *command, char *cmd_id)
-{
-    return lx_command_start_in(ud, c, sbid, sid, NULL, command, cmd_id);
+    int rc = dval__command_check(c, cmd);
+    if (rc)
+        return rc;
+    lx_what w = { cmd->text, cmd->cwd, cmd->argv, cmd->env, cmd->owner };
+    return start_what(ud, c, cmd->sandbox_id, cmd->session_id, &w, cmd_id);
 }
 
 /* Runs fn on the command under the lock; DVAL_ENOTFOUND when absent. */

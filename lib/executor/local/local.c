@@ -271,8 +271,6 @@ static void fill(struct dval_executor *out, lx *x)
     out->session_delete = lx_session_delete;
     out->sandbox_sessions = lx_sandbox_sessions;
     out->command_start = lx_command_start;
-    out->command_start_in = lx_command_start_in;
-    out->command_start_argv = lx_command_start_argv;
     out->command_status = lx_command_status;
     out->stream_open = lx_stream_open;
     out->stream_read = lx_stream_read;

@@ -339,15 +339,8 @@ int lx_sandbox_sessions(void *ud, dval_call *c, const char *sb,
                         const char *prefix, int *count);
 int lx_session_delete(void *ud, dval_call *c, const char *sb,
                       const char *sid);
-int lx_command_start(void *ud, dval_call *c, const char *sb, const char *sid,
-                     const char *command, char *cmd_id);
-int lx_command_start_in(void *ud, dval_call *c, const char *sb,
-                        const char *sid, const char *cwd,
-                        const char *command, char *cmd_id);
-int lx_command_start_argv(void *ud, dval_call *c, const char *sb,
-                          const char *sid, const char *cwd,
-                          const char *const *argv, const char *const *env,
-                          char *cmd_id);
+int lx_command_start(void *ud, dval_call *c, const dval_command *cmd,
+                     char *cmd_id);
 int lx_command_status(void *ud, dval_call *c, const char *sb,
                       const char *sid, const char *cmd_id, int *finished,
                       int *exit_code);

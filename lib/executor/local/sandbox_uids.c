@@ -5,8 +5,10 @@
  * range, uid_ranges.c; never reused while the sandbox exists). The
  * directory itself is made by the library: owner its uid, group the
  * sandbox's base gid, mode 02770 (new entries keep the group):
- * no other validation can read, write or replace it, and commands outside
- * /sandbox (the default uid: the sandbox's operator) can still use it. */
+ * no other validation can read, write or replace it, and commands of no
+ * owner (the default uid: the sandbox's operator) can still use it. A
+ * command gets the uid of its owner (dval_command.owner), never of its
+ * cwd; a file operation, the uid of the directory it names. */
 #include "local.h"
 
 #include <errno.h>
@@ -17,13 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "command_text.h"
 #include "sandbox_ids.h"
-
-static int valid_top(const char *name)
-{
-    return name[0] && strcmp(name, ".") && strcmp(name, "..") &&
-           !strchr(name, '/') && !strchr(name, '\n') && strlen(name) < 256;
-}
 
 /* Slot of name among the table's complete lines: 1.., 0 when absent.
  * A line without its newline is one being appended (or cut short by a
@@ -125,7 +122,8 @@ int lx_uid_alloc(dval_call *c, const lx_sb *sb, const char *name,
                  long *uid)
 {
     char p[4200];
-    if (!valid_top(name))
+    /* the rule a command's owner is held to (dval_command) */
+    if (!dval__owner_valid(name))
         return dval__call_fail(c, DVAL_EINVAL, "invalid directory name "
                                "under /sandbox");
     dval__fmt(p, sizeof p, "%s/uids", sb->dir);

@@ -1,8 +1,8 @@
-/* The uid a command runs as comes from its working directory argument
- * (command_start_in), never from its text: a validation's command that
- * starts with a forged "cd '/sandbox/<other>' &&" still runs as its own
- * uid, and a command without a directory runs as the operator whatever
- * "cd" it starts with. */
+/* The uid a command runs as comes from its owner (dval_command.owner,
+ * which the core sets to the validation's identity), never from its
+ * working directory or its text: a command whose cwd or text names
+ * another validation's directory still runs as its own owner's uid, and
+ * a command without an owner runs as the operator. */
 #include "lt.h"
 
 #include <fcntl.h>
@@ -36,7 +36,19 @@ static long uid_of(lt *t, const char *cwd, const char *command)
     return uid;
 }
 
-TEST(test_cwd_uid__a_command_in_a_validations_directory_runs_as_its_uid)
+static long uid_as(lt *t, const char *owner, const char *cwd,
+                   const char *command)
+{
+    lt_out o = { 0 };
+    int code = lt_run_as(t, "sb", owner, cwd, command, &o);
+    long uid = last_number(&o);
+    lt_out_free(&o);
+    CHECK_INT(code, 0);
+    CHECK(uid >= 0);
+    return uid;
+}
+
+TEST(test_owner_uid__a_validations_command_runs_as_its_uid)
 {
     lt t;
     lt_open(&t, "cwd-uid");
@@ -56,7 +68,56 @@ TEST(test_cwd_uid__a_command_in_a_validations_directory_runs_as_its_uid)
     lt_close(&t);
 }
 
-TEST(test_cwd_uid__a_forged_cd_in_the_text_does_not_change_the_uid)
+/* The owner alone picks the uid: a cwd elsewhere (outside its directory,
+ * or inside another validation's) changes nothing, and a cwd in a
+ * validation's directory without its owner is the operator's. */
+TEST(test_owner_uid__the_uid_follows_the_owner_not_the_cwd)
+{
+    lt t;
+    lt_open(&t, "owner-uid");
+    lt_sandbox(&t, "sb", NULL);
+    long op = uid_of(&t, NULL, "id -u");
+    long a = uid_of(&t, "/sandbox/A", "id -u");
+    long b = uid_of(&t, "/sandbox/B", "id -u");
+    CHECK(a != op && b != op && a != b);
+    CHECK_INT(uid_as(&t, "A", "/tmp", "id -u"), a);
+    CHECK_INT(uid_as(&t, "A", NULL, "id -u"), a);
+    CHECK_INT(uid_as(&t, NULL, "/sandbox/B", "id -u"), op);
+    /* A's command with its cwd in B's directory: never B's uid, and B's
+     * directory stays out of its reach (it cannot even enter it) */
+    lt_out o = { 0 };
+    int code = lt_run_as(&t, "sb", "A", "/sandbox/B", "touch forged; id -u",
+                         &o);
+    CHECK(code != 0 || last_number(&o) == a);
+    CHECK(last_number(&o) != b);
+    lt_out_free(&o);
+    memset(&o, 0, sizeof o);
+    CHECK_INT(lt_run(&t, "sb", "test -e /sandbox/B/forged", &o), 1);
+    lt_out_free(&o);
+    lt_close(&t);
+}
+
+/* The owner is a plain name: one that would lead out of /sandbox/<dir>
+ * is refused before anything runs. */
+TEST(test_owner_uid__an_owner_that_is_not_a_plain_name_is_refused)
+{
+    lt t;
+    lt_open(&t, "owner-bad");
+    lt_sandbox(&t, "sb", NULL);
+    const char *bad[] = { "", ".", "..", "../B", "A/B", "/sandbox/B", NULL };
+    char cmd[DVAL_ID_MAX];
+    for (int i = 0; bad[i]; i++) {
+        dval_command d = { .struct_size = sizeof d, .sandbox_id = "sb",
+                           .session_id = "s", .text = "id -u",
+                           .owner = bad[i] };
+        dval_call *c = lt_call(&t);
+        CHECK_INT(t.ex.command_start(t.ex.userdata, c, &d, cmd), DVAL_EINVAL);
+        CHECK_CONTAINS(c->errmsg, "not a plain name");
+    }
+    lt_close(&t);
+}
+
+TEST(test_owner_uid__a_forged_cd_in_the_text_does_not_change_the_uid)
 {
     lt t;
     lt_open(&t, "cwd-forge");
@@ -89,7 +150,7 @@ TEST(test_cwd_uid__a_forged_cd_in_the_text_does_not_change_the_uid)
  * The table is now read and appended to without a lock: with a flock on
  * it held by someone else, a known directory's command and a new
  * directory's both run, each as its uid. */
-TEST(test_cwd_uid__the_uid_table_is_used_without_a_lock)
+TEST(test_owner_uid__the_uid_table_is_used_without_a_lock)
 {
     lt t;
     lt_open(&t, "cwd-nolock");
@@ -112,7 +173,7 @@ TEST(test_cwd_uid__the_uid_table_is_used_without_a_lock)
 
 /* dval_session_exec(3): a cwd that does not exist makes the command fail,
  * the whole of it: the part after a ";" must not run elsewhere. */
-TEST(test_cwd_uid__a_missing_cwd_fails_the_whole_command)
+TEST(test_owner_uid__a_missing_cwd_fails_the_whole_command)
 {
     lt t;
     lt_open(&t, "cwd-missing");
@@ -175,7 +236,7 @@ static void stop_start(lt *t)
  * in a later boot than the sandbox's last one gives it a fresh writable
  * layer and an empty table; a start in the same boot keeps both. The
  * reboot is made by rewriting the sandbox's boot file. */
-TEST(test_cwd_uid__a_start_after_a_reboot_gives_a_fresh_layer)
+TEST(test_owner_uid__a_start_after_a_reboot_gives_a_fresh_layer)
 {
     lt t;
     lt_open(&t, "cwd-boot");
