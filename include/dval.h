@@ -196,11 +196,11 @@ typedef struct dval_sandbox dval_sandbox;
 typedef struct dval_session dval_session;
 struct dval_executor;
 
-/* Configuration of the built-in "daytona" executor (appended in 0.1.1).
- * NULL strings and 0 numbers fall back to the deprecated fields of
- * dval_client_options, then to the environment (DAYTONA_API_URL or
- * DAYTONA_SERVER_URL, DAYTONA_API_KEY, DAYTONA_JWT_TOKEN,
- * DAYTONA_ORGANIZATION_ID, DAYTONA_TARGET), then to the defaults. */
+/* Configuration of the built-in "daytona" executor
+ * (dval_client_options.daytona). NULL strings and 0 numbers fall back to
+ * the environment (DAYTONA_API_URL or DAYTONA_SERVER_URL, DAYTONA_API_KEY,
+ * DAYTONA_JWT_TOKEN, DAYTONA_ORGANIZATION_ID, DAYTONA_TARGET), then to
+ * the defaults. */
 typedef struct dval_daytona_options {
     size_t struct_size;
     const char *api_url;         /* → https://app.daytona.io/api */
@@ -211,14 +211,13 @@ typedef struct dval_daytona_options {
     const char *ca_bundle;       /* TLS CA bundle path (NULL = system) */
     int32_t insecure_skip_tls_verify;  /* 1 disables TLS verification */
     int64_t connect_timeout_ms;  /* 0 → 10000 */
-    int64_t request_timeout_ms;  /* 0 → 120000 */
+    int64_t request_timeout_ms;  /* 0 → 120000 (above the server's 30 s) */
 } dval_daytona_options;
 
 DVAL_API int dval_daytona_options_init(dval_daytona_options *opts, size_t size);
 
-/* Configuration of the built-in "local" executor (appended in 0.1.1).
- * NULL/0 fall back to the deprecated fields of dval_client_options, then
- * to the defaults. */
+/* Configuration of the built-in "local" executor
+ * (dval_client_options.local). NULL/0 fall back to the defaults. */
 typedef struct dval_local_options {
     size_t struct_size;
     /* NULL → $XDG_STATE_HOME/daytona-validate or
@@ -236,7 +235,7 @@ typedef struct dval_local_options {
     int64_t max_cpu_ms;
     /* 1: sandboxes run over the host's own toolchain instead of images:
      * read-only /usr, /bin, /sbin, /lib* and an allow-listed /etc, nothing
-     * else of the host (as DVAL_LOCAL_HOST_ROOT=1; appended in 0.1.1). */
+     * else of the host (as DVAL_LOCAL_HOST_ROOT=1). */
     int32_t host_root;
 } dval_local_options;
 
@@ -244,13 +243,6 @@ DVAL_API int dval_local_options_init(dval_local_options *opts, size_t size);
 
 typedef struct dval_client_options {
     size_t struct_size;
-    /* Deprecated since 0.1.1 (still honoured): the fields of
-     * dval_daytona_options, which the daytona field below takes first. */
-    const char *api_url;
-    const char *api_key;
-    const char *jwt_token;
-    const char *organization_id;
-    const char *target;
     /* "daytona", "local", or NULL: daytona when a key or JWT is
      * configured, else local. Ignored when custom_executor is set. */
     const char *executor;
@@ -265,19 +257,10 @@ typedef struct dval_client_options {
     int32_t retry_factor;       /* 0 → 2 */
     int64_t retry_cap_ms;       /* 0 → 60000 */
     int32_t retry_jitter;       /* 1 = full jitter; 0 = exact delays */
-    /* Deprecated since 0.1.1: the timeouts and TLS settings of
-     * dval_daytona_options. */
-    int64_t connect_timeout_ms; /* 0 → 10000 */
-    int64_t request_timeout_ms; /* 0 → 120000 (above the server's 30 s) */
-    const char *ca_bundle;
-    int32_t insecure_skip_tls_verify;
-    /* Deprecated since 0.1.1: see dval_local_options. */
-    const char *state_dir;
-    int32_t allow_unisolated;
     /* Largest download/results body accepted (0 → 64 MiB). */
     int64_t max_download_bytes;
-    /* Appended in 0.1.1: each executor's own configuration (NULL → the
-     * deprecated fields above). Read during dval_client_new only. */
+    /* Each built-in executor's own configuration (NULL → its defaults
+     * and environment). Read during dval_client_new only. */
     const dval_daytona_options *daytona;
     const dval_local_options *local;
 } dval_client_options;
