@@ -196,11 +196,11 @@ typedef struct dval_sandbox dval_sandbox;
 typedef struct dval_session dval_session;
 struct dval_executor;
 
-/* Configuration of the built-in "daytona" executor (appended in 0.1.1).
- * NULL strings and 0 numbers fall back to the deprecated fields of
- * dval_client_options, then to the environment (DAYTONA_API_URL or
- * DAYTONA_SERVER_URL, DAYTONA_API_KEY, DAYTONA_JWT_TOKEN,
- * DAYTONA_ORGANIZATION_ID, DAYTONA_TARGET), then to the defaults. */
+/* Configuration of the built-in "daytona" executor
+ * (dval_client_options.daytona). NULL strings and 0 numbers fall back to
+ * the environment (DAYTONA_API_URL or DAYTONA_SERVER_URL, DAYTONA_API_KEY,
+ * DAYTONA_JWT_TOKEN, DAYTONA_ORGANIZATION_ID, DAYTONA_TARGET), then to
+ * the defaults. */
 typedef struct dval_daytona_options {
     size_t struct_size;
     const char *api_url;         /* → https://app.daytona.io/api */
@@ -211,14 +211,13 @@ typedef struct dval_daytona_options {
     const char *ca_bundle;       /* TLS CA bundle path (NULL = system) */
     int32_t insecure_skip_tls_verify;  /* 1 disables TLS verification */
     int64_t connect_timeout_ms;  /* 0 → 10000 */
-    int64_t request_timeout_ms;  /* 0 → 120000 */
+    int64_t request_timeout_ms;  /* 0 → 120000 (above the server's 30 s) */
 } dval_daytona_options;
 
 DVAL_API int dval_daytona_options_init(dval_daytona_options *opts, size_t size);
 
-/* Configuration of the built-in "local" executor (appended in 0.1.1).
- * NULL/0 fall back to the deprecated fields of dval_client_options, then
- * to the defaults. */
+/* Configuration of the built-in "local" executor
+ * (dval_client_options.local). NULL/0 fall back to the defaults. */
 typedef struct dval_local_options {
     size_t struct_size;
     /* NULL → $XDG_STATE_HOME/daytona-validate or
@@ -236,7 +235,7 @@ typedef struct dval_local_options {
     int64_t max_cpu_ms;
     /* 1: sandboxes run over the host's own toolchain instead of images:
      * read-only /usr, /bin, /sbin, /lib* and an allow-listed /etc, nothing
-     * else of the host (as DVAL_LOCAL_HOST_ROOT=1; appended in 0.1.1). */
+     * else of the host (as DVAL_LOCAL_HOST_ROOT=1). */
     int32_t host_root;
 } dval_local_options;
 
@@ -244,13 +243,6 @@ DVAL_API int dval_local_options_init(dval_local_options *opts, size_t size);
 
 typedef struct dval_client_options {
     size_t struct_size;
-    /* Deprecated since 0.1.1 (still honoured): the fields of
-     * dval_daytona_options, which the daytona field below takes first. */
-    const char *api_url;
-    const char *api_key;
-    const char *jwt_token;
-    const char *organization_id;
-    const char *target;
     /* "daytona", "local", or NULL: daytona when a key or JWT is
      * configured, else local. Ignored when custom_executor is set. */
     const char *executor;
@@ -265,19 +257,10 @@ typedef struct dval_client_options {
     int32_t retry_factor;       /* 0 → 2 */
     int64_t retry_cap_ms;       /* 0 → 60000 */
     int32_t retry_jitter;       /* 1 = full jitter; 0 = exact delays */
-    /* Deprecated since 0.1.1: the timeouts and TLS settings of
-     * dval_daytona_options. */
-    int64_t connect_timeout_ms; /* 0 → 10000 */
-    int64_t request_timeout_ms; /* 0 → 120000 (above the server's 30 s) */
-    const char *ca_bundle;
-    int32_t insecure_skip_tls_verify;
-    /* Deprecated since 0.1.1: see dval_local_options. */
-    const char *state_dir;
-    int32_t allow_unisolated;
     /* Largest download/results body accepted (0 → 64 MiB). */
     int64_t max_download_bytes;
-    /* Appended in 0.1.1: each executor's own configuration (NULL → the
-     * deprecated fields above). Read during dval_client_new only. */
+    /* Each built-in executor's own configuration (NULL → its defaults
+     * and environment). Read during dval_client_new only. */
     const dval_daytona_options *daytona;
     const dval_local_options *local;
 } dval_client_options;
@@ -387,7 +370,7 @@ typedef struct dval_sandbox_options {
     int32_t max_pids;
     int64_t max_memory_bytes;
     int64_t max_cpu_ms;
-    /* Appended in 0.1.1. Daytona: a wall-clock lifetime after which the
+    /* Daytona: a wall-clock lifetime after which the
      * server destroys the sandbox even when stopped (a leak backstop);
      * 0: none. A server that refuses the field gets a create without it.
      * The local executor ignores it. */
@@ -449,9 +432,8 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb);
 DVAL_API const char *dval_session_id(const dval_session *s);
 DVAL_API const char *dval_session_errmsg(const dval_session *s);
 
-/* Limits of one command's processes together (dval_exec_options.limits,
- * appended in 0.1.5): struct_size = sizeof, 0 in a field: no limit of
- * that kind. */
+/* Limits of one command's processes together (dval_exec_options.limits):
+ * struct_size = sizeof, 0 in a field: no limit of that kind. */
 typedef struct dval_limits {
     size_t struct_size;
     int64_t memory_bytes;        /* RAM, swap not allowed (memory.max) */
@@ -459,8 +441,8 @@ typedef struct dval_limits {
     int32_t max_processes;       /* processes and threads (pids.max) */
 } dval_limits;
 
-/* What a command used (dval_exec_options.usage, appended in 0.1.5; the
- * caller sets struct_size = sizeof); -1 in a field: not known (e.g.
+/* What a command used (dval_exec_options.usage; the caller sets
+ * struct_size = sizeof); -1 in a field: not known (e.g.
  * Daytona measures none of them). */
 typedef struct dval_usage {
     size_t struct_size;
@@ -482,16 +464,16 @@ typedef struct dval_exec_options {
     const char *channel_prefix;
     const char *cwd;             /* NULL → session's current directory */
     int64_t timeout_ms;          /* 0 → none */
-    /* Appended in 0.1.4: NULL-terminated "NAME=value" strings added to
+    /* NULL-terminated "NAME=value" strings added to
      * the command's environment (NULL → none; NAME a shell variable's
      * name, at most 256 entries, 32 KiB in all). The values are data:
      * no shell expands them. */
     const char *const *env;
-    /* Appended in 0.1.5: limits of this command's own processes together
+    /* Limits of this command's own processes together
      * (a cgroup of its own on the local executor, inside the sandbox's),
      * or NULL: the sandbox's limits only. Borrowed for the call. */
     const dval_limits *limits;
-    /* Appended in 0.1.5: filled with what the command used once it
+    /* Filled with what the command used once it
      * exited (fields -1 where the executor cannot tell), or NULL. */
     dval_usage *usage;
 } dval_exec_options;
@@ -544,12 +526,12 @@ typedef struct dval_profile {
     const char *build_command;
     /* The services and seeds (as dval_validation.services and .seeds) of
      * a validation or pool of this profile whose request names neither;
-     * NULL: none (appended in 0.1.2). */
+     * NULL: none. */
     const char *const *services;
     const char *const *seeds;
     /* Defaults of a validation of this profile whose request leaves the
      * same dval_validation field 0 (the request's own value wins); 0:
-     * none (appended in 0.1.7). */
+     * none. */
     int32_t memory_mib;
     int32_t max_processes;
     int64_t cpu_time_ms;
@@ -641,7 +623,7 @@ enum dval_differential_outcome {
  * (dval_free), {"verdict", "verdict_detail", "differences", "diff",
  * "failed_side"}: verdict "equivalent", "differs", or the failed side's
  * own verdict (the original's first); diff as dval_compare's. DVAL_EINVAL
- * for a summary that is not one (appended in 0.1.7). */
+ * for a summary that is not one. */
 DVAL_API int dval_differential(int *outcome, char **report,
                                const char *original_summary,
                                const char *translation_summary,
@@ -706,10 +688,10 @@ typedef struct dval_validation {
     /* Fired from any thread: the validation ends with DVAL_ECANCELED, its
      * session closed. NULL → not cancelable. Borrowed for the call. */
     dval_cancel *cancel;
-    /* enum dval_isolation (appended in 0.1.1). */
+    /* enum dval_isolation. */
     int32_t isolation;
     /* dval_sandbox_options.ttl_minutes of a sandbox this validation
-     * creates; 0: none (appended in 0.1.1). */
+     * creates; 0: none. */
     int32_t sandbox_ttl_minutes;
     /* Resources of a sandbox this validation creates, in Daytona's units
      * (CPUs, GiB; the CLI's --cpu/--memory/--disk); 0 → the executor's
@@ -717,7 +699,7 @@ typedef struct dval_validation {
      * A sandbox that already exists keeps its own, so a request for
      * resources without a sandbox_name shares a sandbox of exactly those
      * (the profile's name + "-c<cpu>m<memory>d<disk>"), never the
-     * profile's default one (appended in 0.1.1). */
+     * profile's default one. */
     int32_t cpu;
     int32_t memory_gib;
     int32_t disk_gib;
@@ -733,26 +715,26 @@ typedef struct dval_validation {
      * DVAL_DB_ADO, DVAL_DB_JDBC, DVAL_DB_HOST, DVAL_DB_PORT, DVAL_DB_NAME,
      * DVAL_DB_USER and DVAL_DB_PASSWORD (the first service's). A service
      * that fails makes the run command print "dval: infrastructure: ..."
-     * on stderr and exit 70 (appended in 0.1.2). */
+     * on stderr and exit 70. */
     const char *const *services;
     /* NULL-terminated host paths of SQL scripts loaded, in order, into
      * every service's seeded template when the snapshot is built (at
-     * most 1 MiB together), or NULL (appended in 0.1.2). */
+     * most 1 MiB together), or NULL. */
     const char *const *seeds;
     /* Limits of each phase's command (build, then run), its processes
      * together, enforced on the local executor by a cgroup per command
      * even in a shared sandbox, and seen by the runtimes inside (a JVM
      * sizes its heap from memory_mib); 0: none beyond the sandbox's.
      * Exceeding memory gives the verdict "memory_limit", CPU time
-     * "time_limit" (appended in 0.1.5). timeout_ms bounds wall time. */
+     * "time_limit". timeout_ms bounds wall time. */
     int32_t memory_mib;
     int32_t max_processes;
     int64_t cpu_time_ms;
     /* The most each phase may print (stdout and stderr together, bytes);
      * past it the phase is stopped: verdict "output_limit", status
-     * DVAL_ETOOBIG. 0: no limit (appended in 0.1.5). */
+     * DVAL_ETOOBIG. 0: no limit. */
     int64_t output_bytes;
-    /* Appended in 0.1.6: an expected result, expected_len bytes at
+    /* An expected result, expected_len bytes at
      * expected (NULL: none), compared as compare says (NULL: defaults,
      * mode DVAL_COMPARE_AUTO) with the program's stdout (expected_file
      * NULL: AUTO is TEXT) or with the results file of that name (a
@@ -763,7 +745,7 @@ typedef struct dval_validation {
     size_t expected_len;
     const char *expected_file;
     const dval_compare_options *compare;
-    /* Appended in 0.1.7: the run phase's inputs (never the build's).
+    /* The run phase's inputs (never the build's).
      * args: NULL-terminated words appended, each shell-quoted, to the run
      * command's text, so the program sees them as its last arguments,
      * unexpanded (at most 256 words, 64 KiB together; else DVAL_EINVAL).
@@ -773,7 +755,7 @@ typedef struct dval_validation {
     const char *const *args;
     const char *stdin_data;
     size_t stdin_len;
-    /* Appended in 0.1.7: the most all the results files may hold
+    /* The most all the results files may hold
      * together, counted as the summary holds them (a JSON file's text,
      * another file's escaped text or base64); past it the validation's
      * verdict is results_invalid. 0: the library's own bound, 64 MiB,
@@ -855,7 +837,7 @@ typedef struct dval_pool_options {
     int32_t ttl_minutes;
     /* dval_validation.services and .seeds of every validation on the
      * pool (its requests leave theirs NULL); the pool's sandboxes keep
-     * the services running between validations (appended in 0.1.2). */
+     * the services running between validations. */
     const char *const *services;
     const char *const *seeds;
 } dval_pool_options;
@@ -893,7 +875,7 @@ DVAL_API void dval_pool_free(dval_pool *pool);
 
 /* ---------------------------------------------------------------- result */
 
-/* A validation's outcome as a value (appended in 0.1.5): read it with the
+/* A validation's outcome as a value: read it with the
  * accessors below, no JSON parser needed. Immutable: any thread may read
  * it, at the same time; strings it hands out are borrowed from it, valid
  * until dval_result_free. */
@@ -937,7 +919,7 @@ typedef struct dval_phase_info {
     const char *stderr_data;
     size_t stderr_len;
     int32_t output_truncated;    /* 1: cut at 1 MiB */
-    /* Appended in 0.1.7: what the phase's processes used together, as
+    /* What the phase's processes used together, as
      * the summary's "usage" says: CPU time (user + system) and peak
      * memory, -1 each when the executor could not measure them (Daytona);
      * usage_known 1 when the executor measured the phase, else 0. */
@@ -960,7 +942,7 @@ typedef struct dval_file_info {
      * {"base64": ...}, with "bytes"): never NULL */
     const char *json;
     size_t json_len;
-    /* Appended in 0.1.7 (filled only when struct_size covers them): the
+    /* Filled only when struct_size covers them: the
      * file's bytes, NUL-terminated after len (which may hold NULs): as
      * the program wrote them for any file but a *.json one, whose data is
      * its document's compact text (json) as the summary keeps it. */
@@ -969,13 +951,13 @@ typedef struct dval_file_info {
     int32_t is_json;             /* 1: a *.json file, parsed */
 } dval_file_info;
 
-/* Every plain file the program wrote under its results directory (since
- * 0.1.7; before, the *.json ones only): the summary's "results" (the
- * *.json files) and "files" (the others) together. */
+/* Every plain file the program wrote under its results directory: the
+ * summary's "results" (the *.json files) and "files" (the others)
+ * together. */
 DVAL_API size_t dval_result_file_count(const dval_result *r);
 /* The results files in name order (index from 0); DVAL_ENOTFOUND past
- * the last. A caller of the struct before 0.1.7 (up to json_len) gets
- * the other files too, each json its "files" entry. */
+ * the last. A caller whose struct_size ends at json_len gets the other
+ * files too, each json its "files" entry. */
 DVAL_API int dval_result_file(const dval_result *r, size_t index,
                               dval_file_info *file, size_t size);
 

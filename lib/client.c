@@ -1,6 +1,6 @@
-/* Client: the caller's options merged, executor selection, retry policy,
- * process-wide init. Each built-in executor resolves its own environment
- * and defaults (lib/executor/<name>/). */
+/* Client: the caller's options, executor selection, retry policy,
+ * process-wide init. Each built-in executor reads its own options struct
+ * and resolves its own environment and defaults (lib/executor/<name>/). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,53 +62,43 @@ DVAL_API int dval_local_options_init(dval_local_options *o, size_t size)
     return dval__opts_init(o, size, sizeof *o);
 }
 
-static void config_free(dval__config *cfg)
+/* Validated copies of the executors' own option structs (their defaults
+ * when absent); their strings stay the caller's, read during
+ * dval_client_new only. */
+typedef struct exec_opts {
+    dval_daytona_options daytona;
+    dval_local_options local;
+} exec_opts;
+
+static int opts_resolve(exec_opts *x, const dval_client_options *o,
+                        char *err, size_t errlen)
 {
-    dval__free(cfg->api_url);
-    dval__free(cfg->api_key);
-    dval__free(cfg->jwt_token);
-    dval__free(cfg->organization_id);
-    dval__free(cfg->target);
-    dval__free(cfg->ca_bundle);
-    dval__free(cfg->state_dir);
-    dval__free(cfg->helper_path);
+    dval_daytona_options_init(&x->daytona, sizeof x->daytona);
+    dval_local_options_init(&x->local, sizeof x->local);
+    int rc = o->daytona ? dval__opts_copy(&x->daytona, sizeof x->daytona,
+                                          o->daytona, sizeof(size_t))
+                        : DVAL_OK;
+    if (rc == DVAL_OK && o->local)
+        rc = dval__opts_copy(&x->local, sizeof x->local, o->local,
+                             sizeof(size_t));
+    if (rc) {
+        dval__fmt(err, errlen, "daytona or local options: struct_size not "
+                  "supported (or unknown fields set)");
+        return rc;
+    }
+    const dval_local_options *l = &x->local;
+    if (l->max_pids < 0 || l->max_memory_bytes < 0 || l->max_cpu_ms < 0) {
+        dval__fmt(err, errlen, "local options: negative limit");
+        return DVAL_EINVAL;
+    }
+    return DVAL_OK;
 }
 
-/* *dst = a copy of the first non-empty of a and b (or NULL). */
-static int take(char **dst, const char *a, const char *b)
-{
-    const char *s = a && a[0] ? a : b && b[0] ? b : NULL;
-    *dst = s ? dval__strdup(s) : NULL;
-    return s && !*dst ? DVAL_ENOMEM : DVAL_OK;
-}
-
-static int64_t first64(int64_t a, int64_t b)
-{
-    return a > 0 ? a : b;
-}
-
-/* The executors' option structs over the deprecated flat fields. */
-static int config_merge(dval__config *cfg, const dval_client_options *o,
-                        const dval_daytona_options *d,
+/* The client's own settings; the local sandbox limits are defaults the
+ * core applies to every sandbox's options. */
+static void config_fill(dval__config *cfg, const dval_client_options *o,
                         const dval_local_options *l)
 {
-    if (take(&cfg->api_url, d->api_url, o->api_url) ||
-        take(&cfg->api_key, d->api_key, o->api_key) ||
-        take(&cfg->jwt_token, d->jwt_token, o->jwt_token) ||
-        take(&cfg->organization_id, d->organization_id, o->organization_id) ||
-        take(&cfg->target, d->target, o->target) ||
-        take(&cfg->ca_bundle, d->ca_bundle, o->ca_bundle) ||
-        take(&cfg->state_dir, l->state_dir, o->state_dir) ||
-        take(&cfg->helper_path, l->helper_path, NULL))
-        return DVAL_ENOMEM;
-    cfg->insecure_skip_tls_verify =
-        (d->insecure_skip_tls_verify || o->insecure_skip_tls_verify) != 0;
-    cfg->connect_timeout_ms = first64(d->connect_timeout_ms,
-                                      o->connect_timeout_ms);
-    cfg->request_timeout_ms = first64(d->request_timeout_ms,
-                                      o->request_timeout_ms);
-    cfg->allow_unisolated = (l->allow_unisolated || o->allow_unisolated) != 0;
-    cfg->local_host_root = l->host_root != 0;
     cfg->local_max_pids = l->max_pids;
     cfg->local_max_memory_bytes = l->max_memory_bytes;
     cfg->local_max_cpu_ms = l->max_cpu_ms;
@@ -117,35 +107,10 @@ static int config_merge(dval__config *cfg, const dval_client_options *o,
     cfg->log_fn = o->log_fn;
     cfg->log_userdata = o->log_userdata;
     cfg->log_level = o->log_level > 0 ? o->log_level : DVAL_LOG_INFO;
-    return DVAL_OK;
-}
-
-/* Validated copies of the executors' option structs (zeroed when absent). */
-static int config_resolve(dval__config *cfg, const dval_client_options *o,
-                          char *err, size_t errlen)
-{
-    dval_daytona_options d;
-    dval_local_options l;
-    dval_daytona_options_init(&d, sizeof d);
-    dval_local_options_init(&l, sizeof l);
-    int rc = o->daytona ? dval__opts_copy(&d, sizeof d, o->daytona,
-                                          sizeof(size_t)) : DVAL_OK;
-    if (rc == DVAL_OK && o->local)
-        rc = dval__opts_copy(&l, sizeof l, o->local, sizeof(size_t));
-    if (rc) {
-        dval__fmt(err, errlen, "daytona or local options: struct_size not "
-                  "supported (or unknown fields set)");
-        return rc;
-    }
-    if (l.max_pids < 0 || l.max_memory_bytes < 0 || l.max_cpu_ms < 0) {
-        dval__fmt(err, errlen, "local options: negative limit");
-        return DVAL_EINVAL;
-    }
-    return config_merge(cfg, o, &d, &l);
 }
 
 static int pick_executor(dval_client *c, const dval_client_options *o,
-                         char *err, size_t errlen)
+                         const exec_opts *x, char *err, size_t errlen)
 {
     if (o->custom_executor) {
         const struct dval_executor *ex = o->custom_executor;
@@ -163,17 +128,18 @@ static int pick_executor(dval_client *c, const dval_client_options *o,
     }
     const char *which = o->executor;
     if (!which)
-        which = dval__daytona_configured(&c->cfg) ? "daytona" : "local";
+        which = dval__daytona_configured(&x->daytona) ? "daytona" : "local";
     int rc;
     if (!strcmp(which, "daytona")) {
-        if (!dval__daytona_configured(&c->cfg)) {
+        if (!dval__daytona_configured(&x->daytona)) {
             dval__fmt(err, errlen, "the daytona executor needs an API key or "
                       "a JWT (set DAYTONA_API_KEY)");
             return DVAL_EAUTH;
         }
-        rc = dval__daytona_executor(&c->ex, &c->cfg, err, errlen);
+        rc = dval__daytona_executor(&c->ex, &c->cfg, &x->daytona, err,
+                                    errlen);
     } else if (!strcmp(which, "local")) {
-        rc = dval__local_executor(&c->ex, &c->cfg, err, errlen);
+        rc = dval__local_executor(&c->ex, &c->cfg, &x->local, err, errlen);
     } else {
         dval__fmt(err, errlen, "unknown executor \"%s\" (daytona or local)",
                   which);
@@ -214,18 +180,19 @@ DVAL_API int dval_client_new(dval_client **out, const dval_client_options *opts)
     c->retry_factor = o.retry_factor > 0 ? o.retry_factor : 2;
     c->retry_cap_ms = o.retry_cap_ms > 0 ? o.retry_cap_ms : 60000;
     c->retry_jitter = o.retry_jitter != 0;
-    int rc = config_resolve(&c->cfg, &o, err, sizeof err);
+    exec_opts x;
+    int rc = opts_resolve(&x, &o, err, sizeof err);
+    config_fill(&c->cfg, &o, &x.local);
     c->cfg.retry = (dval__backoff){ c->retry_attempts, c->retry_base_ms,
                                     c->retry_factor, c->retry_cap_ms,
                                     c->retry_jitter };
     if (rc == DVAL_OK)
-        rc = pick_executor(c, &o, err, sizeof err);
+        rc = pick_executor(c, &o, &x, err, sizeof err);
     if (rc != DVAL_OK) {
         if (!err[0])
             dval__strlcpy(err, dval_strerror(rc), sizeof err);
         dval__log(o.log_fn, o.log_userdata, o.log_level, DVAL_LOG_ERROR,
                   "dval_client_new: %s", err);
-        config_free(&c->cfg);
         pthread_mutex_destroy(&c->lock);
         pthread_mutex_destroy(&c->users_lock);
         dval__free(c);
@@ -252,7 +219,6 @@ static void client_destroy(void *handle)
 {
     dval_client *c = handle;
     dval__ex_destroy(c);
-    config_free(&c->cfg);
     dval__users_free(c);
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->users_lock);

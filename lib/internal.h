@@ -106,24 +106,12 @@ size_t dval__utf8_complete_prefix(const char *p, size_t n);
 /* ---- shell quoting: single quotes, ' → '\'' */
 int dval__shell_quote(dval__buf *out, const char *s);
 
-/* ---- client configuration handed to the built-in executors: the
- * caller's options merged (dval_daytona_options and dval_local_options
- * over the deprecated fields of dval_client_options); the executors apply
- * their environment and defaults themselves. */
+/* ---- the client's own settings: what the core applies (the sandbox
+ * defaults of dval_local_options, which reach any executor's sandboxes)
+ * and what the built-in executors follow too (logging, retry policy,
+ * download cap). Each executor is configured only by its own options
+ * struct, handed to its constructor. */
 typedef struct dval__config {
-    char *api_url;
-    char *api_key;
-    char *jwt_token;
-    char *organization_id;
-    char *target;
-    char *ca_bundle;
-    int insecure_skip_tls_verify;
-    int64_t connect_timeout_ms;
-    int64_t request_timeout_ms;
-    char *state_dir;
-    char *helper_path;             /* NULL → the local executor finds it */
-    int allow_unisolated;
-    int local_host_root;        /* dval_local_options.host_root */
     int32_t local_max_pids;        /* sandbox defaults (0 → executor's) */
     int64_t local_max_memory_bytes;
     int64_t local_max_cpu_ms;
@@ -135,15 +123,18 @@ typedef struct dval__config {
 } dval__config;
 
 /* Built-in executor constructors: fill *out (struct_size, name, userdata,
- * destroy and members). On failure return a status and write a message to
- * err. */
+ * destroy and members) from the executor's own options (a validated copy,
+ * its strings borrowed for the call) and the client's settings. On
+ * failure return a status and write a message to err. */
 int dval__daytona_executor(struct dval_executor *out, const dval__config *cfg,
-                           char *err, size_t errlen);
+                           const dval_daytona_options *opts, char *err,
+                           size_t errlen);
 int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
-                         char *err, size_t errlen);
+                         const dval_local_options *opts, char *err,
+                         size_t errlen);
 /* 1 when the daytona executor has credentials (options or environment):
  * then it is the default executor. */
-int dval__daytona_configured(const dval__config *cfg);
+int dval__daytona_configured(const dval_daytona_options *opts);
 /* Process-wide set-up of the daytona executor's transport (libcurl),
  * called under dval_global_init's lock; 0 or DVAL_ERROR. */
 int dval__daytona_global_init(void);

@@ -116,11 +116,10 @@ int dval__sandbox_opts_take(dval_sandbox *sb, dval_client *c,
         return DVAL_EINVAL;
     }
     size_t n = 0, ocap = 0;
-    const char *target = o->target ? o->target : c->cfg.target;
     if (own(sb, &n, &ocap, o->name, &o->name) ||
         own(sb, &n, &ocap, o->snapshot, &o->snapshot) ||
         own(sb, &n, &ocap, o->image, &o->image) ||
-        own(sb, &n, &ocap, target, &o->target))
+        own(sb, &n, &ocap, o->target, &o->target))
         return DVAL_ENOMEM;
     rc = own_array(sb, &n, &ocap, "labels", in->labels, &o->labels, msg, cap);
     if (!rc)

@@ -250,8 +250,6 @@ static int check_spec(dval_client *c, ensure *e, const dval_snapshot_spec *spec)
         dval__client_seterr(c, "%s", msg);
         return rc;
     }
-    if (!e->spec.target)
-        e->spec.target = c->cfg.target;
     return DVAL_OK;
 }
 

@@ -13,7 +13,10 @@ int cli_client_pb(dval_client **out, const cli_common *co, cli_problem *pb,
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = co->executor;
-    o.state_dir = co->state_dir;
+    dval_local_options lo; /* --state-dir; Daytona reads DAYTONA_* */
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = co->state_dir;
+    o.local = &lo;
     /* warnings carry the retries a terminal shows as a live line */
     if (term_wants_log()) {
         o.log_fn = term_log;

@@ -269,6 +269,8 @@ using snapshot_ptr = std::unique_ptr<dval_snapshot, detail::deleter<dval_snapsho
 using sandbox_ptr = std::unique_ptr<dval_sandbox, detail::deleter<dval_sandbox, dval_sandbox_free>>;
 using session_ptr = std::unique_ptr<dval_session, detail::deleter<dval_session, dval_session_free>>;
 
+// api_url, api_key and request_timeout_ms configure the daytona executor
+// (dval_daytona_options), state_dir the local one (dval_local_options).
 struct client_config {
     std::string executor, api_url, api_key, state_dir;
     int64_t request_timeout_ms = 0, retry_base_ms = 0, retry_cap_ms = 0;
@@ -476,13 +478,20 @@ class client {
 public:
     explicit client(const client_config &cfg = {})
     {
+        // each executor reads only its own options struct
+        dval_daytona_options d;
+        detail::check(dval_daytona_options_init(&d, sizeof d));
+        d.api_url = detail::opt(cfg.api_url);
+        d.api_key = detail::opt(cfg.api_key);
+        d.request_timeout_ms = cfg.request_timeout_ms;
+        dval_local_options l;
+        detail::check(dval_local_options_init(&l, sizeof l));
+        l.state_dir = detail::opt(cfg.state_dir);
         dval_client_options o;
         detail::check(dval_client_options_init(&o, sizeof o));
         o.executor = detail::opt(cfg.executor);
-        o.api_url = detail::opt(cfg.api_url);
-        o.api_key = detail::opt(cfg.api_key);
-        o.state_dir = detail::opt(cfg.state_dir);
-        o.request_timeout_ms = cfg.request_timeout_ms;
+        o.daytona = &d;
+        o.local = &l;
         o.retry_base_ms = cfg.retry_base_ms;
         o.retry_cap_ms = cfg.retry_cap_ms;
         dval_client *c = nullptr;

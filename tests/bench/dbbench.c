@@ -129,7 +129,10 @@ int main(int argc, char **argv)
     dval_client_options co;
     dval_client_options_init(&co, sizeof co);
     co.executor = "local";
-    co.state_dir = argv[1];
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = argv[1];
+    co.local = &lo;
     dval_client *c = NULL;
     if (dval_client_new(&c, &co) || validate(c, "dbb-warm", 1) ||
         validate(c, "dbb-plain", 0))

@@ -83,7 +83,10 @@ int main(int argc, char **argv)
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = "local";
-    o.state_dir = argv[1];
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = argv[1];
+    o.local = &lo;
     dval_client *c;
     if (dval_client_new(&c, &o))
         die("client", NULL);

@@ -137,17 +137,23 @@ static dval_client *client(const char *base, const char *state_dir)
 {
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
+    dval_daytona_options d;
+    dval_daytona_options_init(&d, sizeof d);
+    dval_local_options l;
+    dval_local_options_init(&l, sizeof l);
     char api[256];
     if (base) {
         snprintf(api, sizeof api, "%s/api", base);
-        o.api_url = api;
-        o.api_key = "dtn_bench";
-        o.target = "us";
+        d.api_url = api;
+        d.api_key = "dtn_bench";
+        d.target = "us";
         o.executor = "daytona";
     } else {
         o.executor = "local";
-        o.state_dir = state_dir;
+        l.state_dir = state_dir;
     }
+    o.daytona = &d;
+    o.local = &l;
     o.log_fn = logfn;
     o.log_level = getenv("BENCH_VERBOSE") ? DVAL_LOG_DEBUG : DVAL_LOG_WARN;
     o.retry_base_ms = 100;

@@ -23,7 +23,10 @@ int main(int argc, char **argv)
     dval_client_options co;
     dval_client_options_init(&co, sizeof co);
     co.executor = "local";
-    co.state_dir = getenv("POOLBENCH_STATE");
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = getenv("POOLBENCH_STATE");
+    co.local = &lo;
     dval_client *c = NULL;
     if (dval_client_new(&c, &co))
         return 1;

@@ -114,7 +114,10 @@ static int open_pool(dval_client **c, const char *executor, int conc)
     dval_client_options co;
     dval_client_options_init(&co, sizeof co);
     co.executor = executor;
-    co.state_dir = getenv("POOLBENCH_STATE");
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = getenv("POOLBENCH_STATE");
+    co.local = &lo;
     if (dval_client_new(c, &co))
         return -1;
     dval_pool_options po;

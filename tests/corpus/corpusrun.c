@@ -86,7 +86,10 @@ int main(int argc, char **argv)
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = "local";
-    o.state_dir = argv[1];
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = argv[1];
+    o.local = &lo;
     if (dval_client_new(&client, &o))
         return fprintf(stderr, "corpusrun: no client\n"), 1;
     mode = argv[2];

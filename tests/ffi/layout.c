@@ -11,11 +11,20 @@
 int main(void)
 {
     Z(dval_client_options);
-    F(dval_client_options, api_url); F(dval_client_options, executor);
+    F(dval_client_options, executor);
     F(dval_client_options, log_fn); F(dval_client_options, log_level);
     F(dval_client_options, retry_base_ms); F(dval_client_options, retry_jitter);
-    F(dval_client_options, request_timeout_ms); F(dval_client_options, state_dir);
-    F(dval_client_options, allow_unisolated); F(dval_client_options, max_download_bytes);
+    F(dval_client_options, max_download_bytes);
+    F(dval_client_options, daytona); F(dval_client_options, local);
+    Z(dval_daytona_options);
+    F(dval_daytona_options, api_url); F(dval_daytona_options, target);
+    F(dval_daytona_options, ca_bundle);
+    F(dval_daytona_options, insecure_skip_tls_verify);
+    F(dval_daytona_options, request_timeout_ms);
+    Z(dval_local_options);
+    F(dval_local_options, state_dir); F(dval_local_options, allow_unisolated);
+    F(dval_local_options, max_pids); F(dval_local_options, max_cpu_ms);
+    F(dval_local_options, host_root);
     Z(dval_snapshot_spec);
     F(dval_snapshot_spec, build_commands); F(dval_snapshot_spec, cpu);
     F(dval_snapshot_spec, target); F(dval_snapshot_spec, rebuild_failed);

@@ -268,16 +268,17 @@ dval_client *emu_client(emu *e, const char *api_key, int64_t base_ms,
         o = *opts;
     else
         dval_client_options_init(&o, sizeof o);
-    o.api_url = e->api;
-    o.api_key = api_key ? api_key : "dtn_test-key";
+    dval_daytona_options d;
+    dval_daytona_options_init(&d, sizeof d);
+    d.api_url = e->api;
+    d.api_key = api_key ? api_key : "dtn_test-key";
+    d.connect_timeout_ms = 5000;
+    d.request_timeout_ms = 60000;
+    o.daytona = &d;
     o.executor = "daytona";
     o.retry_base_ms = base_ms;
     if (!o.retry_attempts)
         o.retry_attempts = 5;
-    if (!o.connect_timeout_ms)
-        o.connect_timeout_ms = 5000;
-    if (!o.request_timeout_ms)
-        o.request_timeout_ms = 60000;
     if (o.log_fn && !o.log_level)
         o.log_level = DVAL_LOG_DEBUG;
     dval_client *c = NULL;

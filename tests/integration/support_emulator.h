@@ -45,12 +45,12 @@ int emu_force(emu *e, const char *kind, const char *name, const char *json);
 /* Recorded requests (since reset) with this method (NULL: any) whose path
  * matches the extended regex path_re (NULL: any). -1 on error. */
 int emu_count(emu *e, const char *method, const char *path_re);
-/* A public-API client on the emulator: executor "daytona", api_url
- * e->api, the given key (NULL: "dtn_test-key"), retry_base_ms base_ms
- * without jitter, 5 attempts, connect/request timeouts 5 s/60 s, log_fn at
- * DEBUG when set. opts (may be NULL) supplies other fields; its api_url,
- * api_key, executor and retry_base_ms are overridden. Fails the test on
- * error. */
+/* A public-API client on the emulator: executor "daytona" with its own
+ * options (api_url e->api, the given key (NULL: "dtn_test-key"),
+ * connect/request timeouts 5 s/60 s), retry_base_ms base_ms without
+ * jitter, 5 attempts, log_fn at DEBUG when set. opts (may be NULL)
+ * supplies other fields; its daytona, executor and retry_base_ms are
+ * overridden. Fails the test on error. */
 dval_client *emu_client(emu *e, const char *api_key, int64_t base_ms,
                         const dval_client_options *opts);
 /* An emulator with fast transitions (transition_ms 10, builds 50 ms) and a

@@ -209,11 +209,14 @@ TEST(huge_content_length_is_refused)
     dval_client_options_init(&o, sizeof o);
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/api", port);
-    o.api_url = url;
-    o.api_key = "k";
+    dval_daytona_options d;
+    dval_daytona_options_init(&d, sizeof d);
+    d.api_url = url;
+    d.api_key = "k";
+    d.request_timeout_ms = 5000;
+    o.daytona = &d;
     o.executor = "daytona";
     o.retry_attempts = 1;
-    o.request_timeout_ms = 5000;
     dval_client *c = NULL;
     CHECK_INT(dval_client_new(&c, &o), DVAL_OK);
     dval_sandbox_options so;

@@ -174,12 +174,15 @@ static void run_with(const char *key, const char *jwt, int html_echo)
     o.log_level = DVAL_LOG_DEBUG;
     o.retry_attempts = 2;
     dval_client *c;
+    dval_daytona_options d;
+    dval_daytona_options_init(&d, sizeof d);
     if (key) {
         c = emu_client(&e, key, 10, &o);
     } else {
-        o.api_url = e.api;
-        o.jwt_token = jwt;
-        o.organization_id = "org-1";
+        d.api_url = e.api;
+        d.jwt_token = jwt;
+        d.organization_id = "org-1";
+        o.daytona = &d;
         o.executor = "daytona";
         o.retry_base_ms = 10;
         CHECK_INT(dval_client_new(&c, &o), DVAL_OK);
@@ -217,16 +220,19 @@ TEST(key_echoed_in_an_html_reply_never_leaks)
 TEST(bad_configuration_messages_do_not_quote_the_key)
 {
     secret = CANARY;
+    dval_daytona_options d;
+    dval_daytona_options_init(&d, sizeof d);
+    d.api_key = CANARY;
+    d.api_url = "ftp://" CANARY "@example";
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
-    o.api_key = CANARY;
+    o.daytona = &d;
     o.executor = "daytona";
     o.log_fn = log_fn;
     o.log_level = DVAL_LOG_DEBUG;
-    o.api_url = "ftp://" CANARY "@example";
     dval_client *c = NULL;
     CHECK(dval_client_new(&c, &o) != DVAL_OK);
-    o.api_url = "http://127.0.0.1:1/api";
+    d.api_url = "http://127.0.0.1:1/api";
     o.executor = "nonsense";
     CHECK(dval_client_new(&c, &o) != DVAL_OK);
     /* an unreachable server: connection refused */

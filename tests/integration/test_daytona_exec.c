@@ -16,22 +16,30 @@
 typedef struct fx {
     emu e;
     dval__config cfg;
+    dval_daytona_options d;     /* the executor's own options */
     struct dval_executor ex;
     void *ud;
 } fx;
+
+/* A new executor over f's settings. */
+static int fx_exec(fx *f, char *err, size_t errlen)
+{
+    return dval__daytona_executor(&f->ex, &f->cfg, &f->d, err, errlen);
+}
 
 static void fx_start(fx *f)
 {
     emu_start(&f->e);
     memset(&f->cfg, 0, sizeof f->cfg);
-    f->cfg.api_url = f->e.api;
-    f->cfg.api_key = KEY;
-    f->cfg.target = "us";
-    f->cfg.connect_timeout_ms = 5000;
-    f->cfg.request_timeout_ms = 60000;
+    dval_daytona_options_init(&f->d, sizeof f->d);
+    f->d.api_url = f->e.api;
+    f->d.api_key = KEY;
+    f->d.target = "us";
+    f->d.connect_timeout_ms = 5000;
+    f->d.request_timeout_ms = 60000;
     f->cfg.max_download_bytes = 64 << 20;
     char err[256] = "";
-    int rc = dval__daytona_executor(&f->ex, &f->cfg, err, sizeof err);
+    int rc = fx_exec(f, err, sizeof err);
     if (rc)
         th_fail(__FILE__, __LINE__, "executor: %s", err);
     f->ud = f->ex.userdata;
@@ -248,11 +256,11 @@ TEST(jwt_sends_organization_header)
     fx f;
     fx_start(&f);
     f.ex.destroy(f.ud);
-    f.cfg.api_key = NULL;
-    f.cfg.jwt_token = "jwt-abc.def";
-    f.cfg.organization_id = "org-42";
+    f.d.api_key = NULL;
+    f.d.jwt_token = "jwt-abc.def";
+    f.d.organization_id = "org-42";
     char err[128];
-    CHECK_INT(dval__daytona_executor(&f.ex, &f.cfg, err, sizeof err), 0);
+    CHECK_INT(fx_exec(&f, err, sizeof err), 0);
     f.ud = f.ex.userdata;
     dval_call c = call(5000);
     dval_snapshot_info si = {.struct_size = sizeof si};
@@ -265,11 +273,11 @@ TEST(jwt_sends_organization_header)
     json_decref(list);
     free(body);
     f.ex.destroy(f.ud);
-    f.cfg.organization_id = NULL;
-    CHECK_INT(dval__daytona_executor(&f.ex, &f.cfg, err, sizeof err),
+    f.d.organization_id = NULL;
+    CHECK_INT(fx_exec(&f, err, sizeof err),
               DVAL_EINVAL);
-    f.cfg.jwt_token = NULL;
-    CHECK_INT(dval__daytona_executor(&f.ex, &f.cfg, err, sizeof err),
+    f.d.jwt_token = NULL;
+    CHECK_INT(fx_exec(&f, err, sizeof err),
               DVAL_EINVAL);
     CHECK_CONTAINS(err, "API key");
     emu_stop(&f.e);
@@ -574,7 +582,7 @@ TEST(files_20mb_round_trip_and_errors)
     f.ex.destroy(f.ud);
     f.cfg.max_download_bytes = 1 << 20;
     char err[128];
-    CHECK_INT(dval__daytona_executor(&f.ex, &f.cfg, err, sizeof err), 0);
+    CHECK_INT(fx_exec(&f, err, sizeof err), 0);
     f.ud = f.ex.userdata;
     verify v4 = {0, 0};
     CHECK_INT(f.ex.file_download(f.ud, &c, id, "/home/daytona/dir/big.bin",
@@ -662,8 +670,7 @@ TEST(error_mapping)
              * fresh connection */
             char err[128];
             f.ex.destroy(f.ud);
-            CHECK_INT(dval__daytona_executor(&f.ex, &f.cfg, err, sizeof err),
-                      0);
+            CHECK_INT(fx_exec(&f, err, sizeof err), 0);
             f.ud = f.ex.userdata;
         }
         c = call(10000);
@@ -697,9 +704,9 @@ TEST(huge_content_length_and_missing_final_boundary)
     snprintf(url, sizeof url, "http://127.0.0.1:%d/api",
              raw_server(huge, strlen(huge)));
     f.ex.destroy(f.ud);
-    f.cfg.api_url = url;
+    f.d.api_url = url;
     char err[128];
-    CHECK_INT(dval__daytona_executor(&f.ex, &f.cfg, err, sizeof err), 0);
+    CHECK_INT(fx_exec(&f, err, sizeof err), 0);
     f.ud = f.ex.userdata;
     dval_call c = call(5000);
     struct rusage ru;
@@ -722,7 +729,7 @@ TEST(huge_content_length_and_missing_final_boundary)
     snprintf(url, sizeof url, "http://127.0.0.1:%d/api",
              raw_server(reply, strlen(reply)));
     f.ex.destroy(f.ud);
-    CHECK_INT(dval__daytona_executor(&f.ex, &f.cfg, err, sizeof err), 0);
+    CHECK_INT(fx_exec(&f, err, sizeof err), 0);
     f.ud = f.ex.userdata;
     dval_sandbox_info sb = {.struct_size = sizeof sb};
     CHECK_INT(f.ex.sandbox_get(f.ud, &c, id, &sb), DVAL_OK);  /* caches tb */

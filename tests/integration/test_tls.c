@@ -74,10 +74,13 @@ static int probe(tls *t, const char *ca, int insecure, char *msg, size_t cap)
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = "daytona";
-    o.api_url = t->url;
-    o.api_key = "dtn_tls-test";
-    o.ca_bundle = ca;
-    o.insecure_skip_tls_verify = insecure;
+    dval_daytona_options d;
+    dval_daytona_options_init(&d, sizeof d);
+    d.api_url = t->url;
+    d.api_key = "dtn_tls-test";
+    d.ca_bundle = ca;
+    d.insecure_skip_tls_verify = insecure;
+    o.daytona = &d;
     o.retry_attempts = 1;
     dval_client *c;
     CHECK_INT(dval_client_new(&c, &o), DVAL_OK);

@@ -9,6 +9,7 @@
 typedef struct lt {
     struct dval_executor ex;
     dval__config cfg;
+    dval_local_options lo;      /* the executor's own options */
     char dir[512];
     dval_call call;
 } lt;

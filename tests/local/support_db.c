@@ -56,7 +56,10 @@ dval_client *db_client(void)
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = "local";
-    o.state_dir = state_dir();
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = state_dir();
+    o.local = &lo;
     dval_client *c = NULL;
     CHECK_INT(dval_client_new(&c, &o), DVAL_OK);
     prune(c);

@@ -106,7 +106,10 @@ void hx_open(hx *h, const char *name)
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = "local";
-    o.state_dir = h->dir;
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = h->dir;
+    o.local = &lo;
     if (dval_client_new(&h->client, &o) != DVAL_OK)
         th_fail(__FILE__, __LINE__, "client");
 }

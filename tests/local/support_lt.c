@@ -131,11 +131,12 @@ void lt_open(lt *t, const char *name)
     if (system(cmd) != 0)
         th_fail(__FILE__, __LINE__, "cannot clean %s", t->dir);
     th_at_end(kill_at_end, t);
-    t->cfg.state_dir = t->dir;
+    dval_local_options_init(&t->lo, sizeof t->lo);
+    t->lo.state_dir = t->dir;
     t->cfg.log_fn = logfn;
     t->cfg.log_level = DVAL_LOG_DEBUG;
     char err[256] = "";
-    int rc = dval__local_executor(&t->ex, &t->cfg, err, sizeof err);
+    int rc = dval__local_executor(&t->ex, &t->cfg, &t->lo, err, sizeof err);
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "executor: %s", err);
     if (geteuid() != 0)
@@ -159,7 +160,10 @@ dval_client *lt_client(lt *t)
     dval_client_options o;
     dval_client_options_init(&o, sizeof o);
     o.executor = "local";
-    o.state_dir = t->dir;
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = t->dir;
+    o.local = &lo;
     dval_client *c = NULL;
     CHECK_INT(dval_client_new(&c, &o), DVAL_OK);
     return c;

@@ -136,7 +136,8 @@ void lt_pull_open(lt_pull_fx *f, const char *name)
     char err[256] = "";
     f->t.ex.destroy(f->t.ex.userdata);
     f->t.cfg.retry = (dval__backoff){ 4, 200, 2, 2000, 0 };
-    if (dval__local_executor(&f->t.ex, &f->t.cfg, err, sizeof err))
+    if (dval__local_executor(&f->t.ex, &f->t.cfg, &f->t.lo, err,
+                             sizeof err))
         th_fail(__FILE__, __LINE__, "executor: %s", err);
 }
 

@@ -217,7 +217,10 @@ static void run(const char *name, enum start st)
     dval_client_options co;
     dval_client_options_init(&co, sizeof co);
     co.executor = "local";
-    co.state_dir = r.dir;
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = r.dir;
+    co.local = &lo;
     co.log_fn = logfn;
     co.log_level = DVAL_LOG_WARN;
     co.retry_base_ms = 20;
@@ -327,7 +330,10 @@ TEST(acquire_race_with_deletes)
     dval_client_options co;
     dval_client_options_init(&co, sizeof co);
     co.executor = "local";
-    co.state_dir = r.dir;
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = r.dir;
+    co.local = &lo;
     co.log_fn = logfn;
     co.log_level = DVAL_LOG_WARN;
     co.retry_base_ms = 20;

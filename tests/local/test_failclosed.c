@@ -31,9 +31,10 @@ TEST(test_local_failclosed__unisolated_when_allowed)
     t.ex.destroy(t.ex.userdata);
     /* isolation "missing": the probe cannot run the helper's probe mode */
     setenv("DVAL_LOCAL_HELPER", "/bin/false", 1);
-    t.cfg.allow_unisolated = 1;
+    t.lo.allow_unisolated = 1;
     char err[128];
-    CHECK_INT(dval__local_executor(&t.ex, &t.cfg, err, sizeof err), DVAL_OK);
+    CHECK_INT(dval__local_executor(&t.ex, &t.cfg, &t.lo, err, sizeof err),
+              DVAL_OK);
     dval_sandbox_options o = { .struct_size = sizeof o, .name = "sb" };
     int rc = t.ex.sandbox_create(t.ex.userdata, lt_call(&t), &o, NULL);
     CHECK_INT(rc, DVAL_OK);

@@ -169,7 +169,10 @@ TEST(test_hostile_disk__no_sandbox_the_host_has_no_room_for)
     dval_client_options co;
     dval_client_options_init(&co, sizeof co);
     co.executor = "local";
-    co.state_dir = h.dir;
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = h.dir;
+    co.local = &lo;
     CHECK_INT(dval_client_new(&h.client, &co), DVAL_OK);
     dval_sandbox_options o;
     dval_sandbox_options_init(&o, sizeof o);

@@ -298,8 +298,10 @@ static void other_process(lt *o, const lt *t)
     memset(o, 0, sizeof *o);
     snprintf(o->dir, sizeof o->dir, "%s", t->dir);
     o->cfg = t->cfg;
-    o->cfg.state_dir = o->dir;
-    if (dval__local_executor(&o->ex, &o->cfg, err, sizeof err) != DVAL_OK)
+    o->lo = t->lo;
+    o->lo.state_dir = o->dir;
+    if (dval__local_executor(&o->ex, &o->cfg, &o->lo, err, sizeof err) !=
+        DVAL_OK)
         _exit(90);
 }
 

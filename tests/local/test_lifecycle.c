@@ -146,7 +146,7 @@ TEST(test_local_lifecycle__state_survives_process)
     if (kid == 0) {
         lt k = t; /* another process, its own executor */
         char err[128];
-        dval__local_executor(&k.ex, &k.cfg, err, sizeof err);
+        dval__local_executor(&k.ex, &k.cfg, &k.lo, err, sizeof err);
         lt_sandbox(&k, "persist", NULL);
         _exit(lt_upload(&k, "persist", "/sandbox/f", "from child") != 0);
     }

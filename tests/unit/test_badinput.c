@@ -67,7 +67,10 @@ TEST(bad__struct_sizes)
     /* ... and an all-zero tail is fine (library older than the header) */
     big.future = 0;
     big.o.executor = "local";
-    big.o.state_dir = "/nonexistent-dval-test";
+    dval_local_options lo;
+    dval_local_options_init(&lo, sizeof lo);
+    lo.state_dir = "/nonexistent-dval-test";
+    big.o.local = &lo;
     int rc = dval_client_new(&c, &big.o);
     CHECK(rc != DVAL_EABI);
     dval_client_free(c);
@@ -110,12 +113,15 @@ TEST(bad__executor_selection)
     unsetenv("DAYTONA_API_KEY");
     unsetenv("DAYTONA_JWT_TOKEN");
     CHECK_INT(dval_client_new(&c, &o), DVAL_EAUTH);
-    o.jwt_token = "jwt";
+    dval_daytona_options d;
+    dval_daytona_options_init(&d, sizeof d);
+    o.daytona = &d;
+    d.jwt_token = "jwt";
     unsetenv("DAYTONA_ORGANIZATION_ID");
     CHECK_INT(dval_client_new(&c, &o), DVAL_EINVAL);
-    o.jwt_token = NULL;
-    o.api_key = "k";
-    o.api_url = "ftp://x";
+    d.jwt_token = NULL;
+    d.api_key = "k";
+    d.api_url = "ftp://x";
     CHECK_INT(dval_client_new(&c, &o), DVAL_EINVAL);
     CHECK(c == NULL);
 }

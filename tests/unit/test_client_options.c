@@ -1,6 +1,6 @@
 /* Executor-owned configuration: dval_daytona_options and
- * dval_local_options reached from dval_client_options take precedence
- * over the deprecated flat fields, which keep working; the daytona
+ * dval_local_options reached from dval_client_options are the only way to
+ * configure the built-in executors besides the environment; the daytona
  * executor reads DAYTONA_* itself (no network I/O happens here). */
 #include <stdlib.h>
 #include <unistd.h>
@@ -32,15 +32,13 @@ TEST(daytona_options_configure_the_daytona_executor)
     o.daytona = &d;
     /* a key makes daytona the default executor */
     CHECK_INT(new_client(&o, "daytona"), DVAL_OK);
-    /* the new struct wins over a deprecated field */
-    o.api_url = "ftp://nowhere";
-    CHECK_INT(new_client(&o, "daytona"), DVAL_OK);
-    /* and the deprecated field still works alone */
-    o.daytona = NULL;
-    o.api_key = "k";
+    /* the executor checks its own struct's URL */
+    d.api_url = "ftp://nowhere";
     CHECK_INT(new_client(&o, NULL), DVAL_EINVAL);
-    o.api_url = "http://127.0.0.1:9";
-    CHECK_INT(new_client(&o, "daytona"), DVAL_OK);
+    /* without the struct (and no environment) there is no key: local */
+    o.daytona = NULL;
+    o.executor = "daytona";
+    CHECK_INT(new_client(&o, NULL), DVAL_EAUTH);
 }
 
 TEST(daytona_environment_is_read_by_the_executor)

@@ -16,16 +16,18 @@ import (
 // ClientOptions configures a client; zero values mean the library defaults
 // (DAYTONA_* environment variables, executor chosen by credentials).
 type ClientOptions struct {
-	Executor        string // "daytona", "local" or "" (daytona when a key is configured)
-	APIURL          string
-	APIKey          string
-	Target          string
-	StateDir        string // local executor state directory
+	Executor      string // "daytona", "local" or "" (daytona when a key is configured)
+	RetryAttempts int
+	RetryBase     time.Duration
+	RetryCap      time.Duration
+	// The daytona executor's (dval_daytona_options).
+	APIURL         string
+	APIKey         string
+	Target         string
+	RequestTimeout time.Duration
+	// The local executor's (dval_local_options).
+	StateDir        string // state directory
 	AllowUnisolated bool
-	RetryAttempts   int
-	RetryBase       time.Duration
-	RetryCap        time.Duration
-	RequestTimeout  time.Duration
 }
 
 // Client is one connection to an executor; safe for concurrent use.
@@ -44,17 +46,25 @@ func NewClient(ctx context.Context, o ClientOptions) (*Client, error) {
 	var cs cstrings
 	defer cs.free()
 	opts.executor = cs.str(o.Executor)
-	opts.api_url = cs.str(o.APIURL)
-	opts.api_key = cs.str(o.APIKey)
-	opts.target = cs.str(o.Target)
-	opts.state_dir = cs.str(o.StateDir)
+	// each executor's own options, in C memory: opts (Go memory) may
+	// point there but not at Go memory
+	d := (*C.dval_daytona_options)(cs.alloc(unsafe.Sizeof(C.dval_daytona_options{})))
+	C.dval_daytona_options_init(d, C.size_t(unsafe.Sizeof(*d)))
+	d.api_url = cs.str(o.APIURL)
+	d.api_key = cs.str(o.APIKey)
+	d.target = cs.str(o.Target)
+	d.request_timeout_ms = ms(o.RequestTimeout)
+	l := (*C.dval_local_options)(cs.alloc(unsafe.Sizeof(C.dval_local_options{})))
+	C.dval_local_options_init(l, C.size_t(unsafe.Sizeof(*l)))
+	l.state_dir = cs.str(o.StateDir)
 	if o.AllowUnisolated {
-		opts.allow_unisolated = 1
+		l.allow_unisolated = 1
 	}
+	opts.daytona = d
+	opts.local = l
 	opts.retry_attempts = C.int32_t(o.RetryAttempts)
 	opts.retry_base_ms = ms(o.RetryBase)
 	opts.retry_cap_ms = ms(o.RetryCap)
-	opts.request_timeout_ms = ms(o.RequestTimeout)
 	var c *C.dval_client
 	if err := mkerr(C.dval_client_new(&c, &opts), nil); err != nil {
 		return nil, err

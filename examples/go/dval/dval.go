@@ -309,6 +309,13 @@ func (cs *cstrings) data(s string) *C.char {
 // array there); nil for none.
 func (cs *cstrings) words(items []string) **C.char { return cs.arrayOf(items, cs.data) }
 
+// alloc is size zeroed bytes of C memory, freed with the strings.
+func (cs *cstrings) alloc(size uintptr) unsafe.Pointer {
+	p := C.calloc(1, C.size_t(size))
+	*cs = append(*cs, p)
+	return p
+}
+
 // array makes a NULL-terminated char *[] in C memory.
 func (cs *cstrings) array(items []string) **C.char { return cs.arrayOf(items, cs.str) }
 

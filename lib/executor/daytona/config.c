@@ -15,24 +15,24 @@ static const char *env_or(const char *v, const char *env)
     return e && *e ? e : NULL;
 }
 
-void dt_conf_resolve(dt_conf *o, const dval__config *cfg)
+void dt_conf_resolve(dt_conf *o, const dval_daytona_options *d)
 {
-    o->api_url = env_or(cfg->api_url, "DAYTONA_API_URL");
+    o->api_url = env_or(d->api_url, "DAYTONA_API_URL");
     if (!o->api_url)
         o->api_url = env_or(NULL, "DAYTONA_SERVER_URL");
     if (!o->api_url)
         o->api_url = DEFAULT_API_URL;
-    o->api_key = env_or(cfg->api_key, "DAYTONA_API_KEY");
-    o->jwt_token = env_or(cfg->jwt_token, "DAYTONA_JWT_TOKEN");
-    o->organization_id = env_or(cfg->organization_id,
+    o->api_key = env_or(d->api_key, "DAYTONA_API_KEY");
+    o->jwt_token = env_or(d->jwt_token, "DAYTONA_JWT_TOKEN");
+    o->organization_id = env_or(d->organization_id,
                                 "DAYTONA_ORGANIZATION_ID");
-    o->target = env_or(cfg->target, "DAYTONA_TARGET");
+    o->target = env_or(d->target, "DAYTONA_TARGET");
 }
 
-int dval__daytona_configured(const dval__config *cfg)
+int dval__daytona_configured(const dval_daytona_options *d)
 {
     dt_conf o;
-    dt_conf_resolve(&o, cfg);
+    dt_conf_resolve(&o, d);
     return o.api_key || o.jwt_token;
 }
 

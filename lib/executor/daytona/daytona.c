@@ -33,12 +33,12 @@ static char *dup_opt(const char *s, int *oom)
 
 /* Credentials: a JWT (with its organization) wins over an API key, as
  * in the official SDKs (PROTOCOL 1.1). */
-static int config(dt_exec *ex, const dval__config *cfg, char *err,
-                  size_t errlen)
+static int config(dt_exec *ex, const dval__config *cfg,
+                  const dval_daytona_options *d, char *err, size_t errlen)
 {
     int oom = 0;
     dt_conf o;
-    dt_conf_resolve(&o, cfg);
+    dt_conf_resolve(&o, d);
     if (strncmp(o.api_url, "http://", 7) && strncmp(o.api_url, "https://", 8)) {
         dval__fmt(err, errlen, "api_url must start with http:// or https://");
         return DVAL_EINVAL;
@@ -106,9 +106,10 @@ static void members(struct dval_executor *out)
 }
 
 int dval__daytona_executor(struct dval_executor *out, const dval__config *cfg,
-                           char *err, size_t errlen)
+                           const dval_daytona_options *opts, char *err,
+                           size_t errlen)
 {
-    if (!out || !cfg) {
+    if (!out || !cfg || !opts) {
         dval__fmt(err, errlen, "daytona: missing configuration");
         return DVAL_EINVAL;
     }
@@ -117,9 +118,9 @@ int dval__daytona_executor(struct dval_executor *out, const dval__config *cfg,
         dval__fmt(err, errlen, "out of memory");
         return DVAL_ENOMEM;
     }
-    int rc = config(ex, cfg, err, errlen);
+    int rc = config(ex, cfg, opts, err, errlen);
     if (!rc)
-        rc = dt_http_new(&ex->http, cfg, err, errlen);
+        rc = dt_http_new(&ex->http, opts, err, errlen);
     if (!rc && (rc = dt_tbcache_new(&ex->tb)) != 0)
         dval__fmt(err, errlen, "out of memory");
     if (rc) {

@@ -7,7 +7,8 @@
  * pull_http.c, and jansson by the core and the local executor
  * (lib/README.md has the list).
  * From the core it takes only the helpers of internal.h (dval__call_fail,
- * dval__vlog, dval__check_remote_path, dval__config); a download's size
+ * dval__vlog, dval__check_remote_path, dval__config: logging, retries
+ * and the download cap); a download's size
  * goes back through dval_call.size_hint like any executor's. */
 #ifndef DVAL_DT_H
 #define DVAL_DT_H
@@ -29,8 +30,9 @@
 typedef struct dt_http dt_http;          /* http.c: share handle + pool */
 typedef struct dt_tbcache dt_tbcache;    /* toolbox.c: id → base URL */
 
-/* config.c: the settings in effect (borrowed from the caller's options or
- * the environment; valid during the constructor). */
+/* config.c: the settings in effect (borrowed from the caller's
+ * dval_daytona_options or the environment; valid during the
+ * constructor). */
 #define DEFAULT_API_URL "https://app.daytona.io/api"
 typedef struct dt_conf {
     const char *api_url;
@@ -39,7 +41,7 @@ typedef struct dt_conf {
     const char *organization_id;
     const char *target;
 } dt_conf;
-void dt_conf_resolve(dt_conf *o, const dval__config *cfg);
+void dt_conf_resolve(dt_conf *o, const dval_daytona_options *opts);
 
 typedef struct dt_exec {
     char *api_url;        /* without trailing '/' */
@@ -85,7 +87,7 @@ typedef struct dt_resp {
     dval__buf body;           /* 2xx body (no sink) or the error body */
 } dt_resp;
 
-int dt_http_new(dt_http **out, const dval__config *cfg, char *err,
+int dt_http_new(dt_http **out, const dval_daytona_options *opts, char *err,
                 size_t errlen);
 void dt_http_free(dt_http *h);
 /* DVAL_OK on 2xx; otherwise a mapped status with c->errmsg, http_status

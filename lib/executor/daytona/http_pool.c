@@ -67,7 +67,7 @@ static void hdr_cache_free(dt_http *h)
     h->nhdrs = 0;
 }
 
-int dt_http_new(dt_http **out, const dval__config *cfg, char *err,
+int dt_http_new(dt_http **out, const dval_daytona_options *d, char *err,
                 size_t errlen)
 {
     dt_http *h = dval__calloc(1, sizeof *h);
@@ -79,14 +79,14 @@ int dt_http_new(dt_http **out, const dval__config *cfg, char *err,
         pthread_mutex_init(&h->locks[i], NULL);
     pthread_mutex_init(&h->pool_lock, NULL);
     pthread_mutex_init(&h->hdr_lock, NULL);
-    h->ca_bundle = dup_or_null(cfg->ca_bundle);
-    h->insecure = cfg->insecure_skip_tls_verify;
-    h->connect_timeout_ms = cfg->connect_timeout_ms > 0
-                                ? cfg->connect_timeout_ms : 10000;
-    h->request_timeout_ms = cfg->request_timeout_ms > 0
-                                ? cfg->request_timeout_ms : 120000;
+    h->ca_bundle = dup_or_null(d->ca_bundle);
+    h->insecure = d->insecure_skip_tls_verify != 0;
+    h->connect_timeout_ms = d->connect_timeout_ms > 0
+                                ? d->connect_timeout_ms : 10000;
+    h->request_timeout_ms = d->request_timeout_ms > 0
+                                ? d->request_timeout_ms : 120000;
     int rc = share_setup(h);
-    if (rc || (cfg->ca_bundle && cfg->ca_bundle[0] && !h->ca_bundle)) {
+    if (rc || (d->ca_bundle && d->ca_bundle[0] && !h->ca_bundle)) {
         dval__fmt(err, errlen, "cannot set up the libcurl share handle");
         dt_http_free(h);
         return rc ? rc : DVAL_ENOMEM;

@@ -288,9 +288,10 @@ static void fill(struct dval_executor *out, lx *x)
 }
 
 int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
-                         char *err, size_t errlen)
+                         const dval_local_options *opts, char *err,
+                         size_t errlen)
 {
-    if (!out || !cfg) {
+    if (!out || !cfg || !opts) {
         dval__fmt(err, errlen, "local executor: missing arguments");
         return DVAL_EINVAL;
     }
@@ -301,14 +302,14 @@ int dval__local_executor(struct dval_executor *out, const dval__config *cfg,
     x->log_fn = cfg->log_fn;
     x->log_ud = cfg->log_userdata;
     x->log_level = cfg->log_level;
-    x->allow_unisolated = cfg->allow_unisolated;
-    x->host_root = cfg->local_host_root;
+    x->allow_unisolated = opts->allow_unisolated != 0;
+    x->host_root = opts->host_root != 0;
     x->retry = cfg->retry;
     dval__backoff_defaults(&x->retry);
-    x->state_dir = cfg->state_dir && *cfg->state_dir
-                       ? dval__strdup(cfg->state_dir) : default_state_dir();
-    x->helper = cfg->helper_path ? dval__strdup(cfg->helper_path)
-                                 : find_helper();
+    x->state_dir = opts->state_dir && *opts->state_dir
+                       ? dval__strdup(opts->state_dir) : default_state_dir();
+    x->helper = opts->helper_path && *opts->helper_path
+                    ? dval__strdup(opts->helper_path) : find_helper();
     if (!x->state_dir || !x->helper) {
         dval__fmt(err, errlen, x->state_dir ? "out of memory"
                   : "local executor: no state directory (set HOME or "

@@ -23,7 +23,6 @@
 struct lx_session;
 
 typedef struct lx {
-    dval__config *cfg;          /* borrowed log settings */
     dval_log_fn log_fn;
     void *log_ud;
     int log_level;

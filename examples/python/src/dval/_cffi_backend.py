@@ -19,19 +19,30 @@ typedef int (*dval_data_fn)(const char *data, size_t len, void *userdata);
 typedef void (*dval_state_fn)(const char *sandbox_name, int state, void *userdata);
 typedef int (*dval_sandbox_list_fn)(const char *id, const char *name, int state, void *userdata);
 
-typedef struct dval_client_options {
+typedef struct dval_daytona_options {
     size_t struct_size;
     const char *api_url; const char *api_key; const char *jwt_token;
-    const char *organization_id; const char *target; const char *executor;
+    const char *organization_id; const char *target;
+    const char *ca_bundle; int32_t insecure_skip_tls_verify;
+    int64_t connect_timeout_ms; int64_t request_timeout_ms;
+} dval_daytona_options;
+
+typedef struct dval_local_options {
+    size_t struct_size;
+    const char *state_dir; const char *helper_path; int32_t allow_unisolated;
+    int32_t max_pids; int64_t max_memory_bytes; int64_t max_cpu_ms;
+    int32_t host_root;
+} dval_local_options;
+
+typedef struct dval_client_options {
+    size_t struct_size;
+    const char *executor;
     const void *custom_executor;
     dval_log_fn log_fn; void *log_userdata; int32_t log_level;
     int32_t retry_attempts; int64_t retry_base_ms; int32_t retry_factor;
     int64_t retry_cap_ms; int32_t retry_jitter;
-    int64_t connect_timeout_ms; int64_t request_timeout_ms;
-    const char *ca_bundle; int32_t insecure_skip_tls_verify;
-    const char *state_dir; int32_t allow_unisolated;
     int64_t max_download_bytes;
-    const void *daytona; const void *local; /* dval_daytona/local_options */
+    const dval_daytona_options *daytona; const dval_local_options *local;
 } dval_client_options;
 
 typedef struct dval_snapshot_spec {
@@ -87,6 +98,8 @@ const char *dval_sandbox_state_name(int state);
 const char *dval_snapshot_state_name(int state);
 int dval_profile_names(const char *const **names);
 int dval_client_options_init(dval_client_options *opts, size_t size);
+int dval_daytona_options_init(dval_daytona_options *opts, size_t size);
+int dval_local_options_init(dval_local_options *opts, size_t size);
 int dval_client_new(dval_client **out, const dval_client_options *opts);
 void dval_client_free(dval_client *client);
 const char *dval_client_errmsg(const dval_client *client);
@@ -363,13 +376,19 @@ class Backend:
     def call(self, fname: str, *args: Any) -> int:
         return getattr(self.lib, fname)(*[self._b(a) if isinstance(a, str) else a for a in args])
 
-    def client_new(self, opts: Dict[str, Any], log: Optional[Callable[[int, str], None]]) \
+    def client_new(self, opts: Dict[str, Any], daytona: Dict[str, Any],
+                   local: Dict[str, Any], log: Optional[Callable[[int, str], None]]) \
             -> Tuple[int, Any, Any]:
         rc, o = self._new("dval_client_options", "dval_client_options_init")
-        if rc:
-            return rc, None, None
+        rc2, d = self._new("dval_daytona_options", "dval_daytona_options_init")
+        rc3, lo = self._new("dval_local_options", "dval_local_options_init")
+        if rc or rc2 or rc3:
+            return rc or rc2 or rc3, None, None
         keep: List[Any] = []
         self._fill(o, "dval_client_options", opts, keep)
+        self._fill(d, "dval_daytona_options", daytona, keep)
+        self._fill(lo, "dval_local_options", local, keep)
+        o.daytona, o.local = d, lo  # read during the call only
         cb = None
         if log is not None:
             def logfn(level: int, msg: Any, _ud: Any) -> None:

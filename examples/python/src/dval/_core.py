@@ -144,20 +144,28 @@ class SandboxInfo(Tuple[str, str, Union[SandboxState, int]]):
         return self[2]
 
 
+_DAYTONA_FIELDS = frozenset(("ca_bundle", "insecure_skip_tls_verify",
+                             "connect_timeout_ms", "request_timeout_ms"))
+_LOCAL_FIELDS = frozenset(("helper_path", "max_pids", "max_memory_bytes", "max_cpu_ms",
+                           "host_root"))
+
+
 class Client(_Handle):
     """A connection to one executor ("daytona" or "local"); thread-safe.
 
     Args:
         executor: "daytona", "local" or None (daytona when DAYTONA_API_KEY or
             a JWT is configured, else local).
-        api_url, api_key, jwt_token, organization_id, target: Daytona
-            settings (None: the DAYTONA_* environment variables).
-        state_dir: local executor state directory.
-        allow_unisolated: local executor may run without namespaces.
+        api_url, api_key, jwt_token, organization_id, target: the daytona
+            executor's settings (dval_daytona_options; None: the DAYTONA_*
+            environment variables).
+        state_dir: the local executor's state directory (dval_local_options).
+        allow_unisolated: the local executor may run without namespaces.
         log: ``log(level, message)`` for diagnostics (exceptions ignored).
         log_level: a :class:`LogLevel` (default INFO).
         backend: "ctypes" or "cffi" (default: :func:`dval.backend_name`).
-        **numbers: other dval_client_options fields by C name, e.g.
+        **numbers: other fields of dval_client_options,
+            dval_daytona_options or dval_local_options by C name, e.g.
             ``retry_attempts=3``, ``request_timeout_ms=20000``.
     """
     _free_fn = "dval_client_free"
@@ -169,11 +177,12 @@ class Client(_Handle):
                  log: Optional[Callable[[int, str], Any]] = None, log_level: int = 0,
                  backend: Optional[str] = None, **numbers: int) -> None:
         b = get_backend(backend)
-        opts: Dict[str, Any] = dict(executor=executor, api_url=api_url, api_key=api_key,
-                                    jwt_token=jwt_token, organization_id=organization_id,
-                                    target=target, state_dir=state_dir,
-                                    allow_unisolated=allow_unisolated, log_level=int(log_level))
-        opts.update(numbers)
+        opts: Dict[str, Any] = dict(executor=executor, log_level=int(log_level))
+        daytona: Dict[str, Any] = dict(api_url=api_url, api_key=api_key, jwt_token=jwt_token,
+                                       organization_id=organization_id, target=target)
+        local: Dict[str, Any] = dict(state_dir=state_dir, allow_unisolated=allow_unisolated)
+        for k, v in numbers.items():  # each executor's fields go to its own struct
+            (daytona if k in _DAYTONA_FIELDS else local if k in _LOCAL_FIELDS else opts)[k] = v
         safe_log = None
         if log is not None:
             def safe_log(level: int, msg: str) -> None:
@@ -181,7 +190,7 @@ class Client(_Handle):
                     log(level, msg)
                 except Exception:
                     pass  # a log callback cannot stop the call
-        rc, h, self._log_cb = b.client_new(opts, safe_log)
+        rc, h, self._log_cb = b.client_new(opts, daytona, local, safe_log)
         if rc:
             _raise(b, rc)
         super().__init__(b, h)

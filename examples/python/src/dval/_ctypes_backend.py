@@ -17,21 +17,30 @@ STATE_FN = C.CFUNCTYPE(None, C.c_char_p, C.c_int, C.c_void_p)
 LIST_FN = C.CFUNCTYPE(C.c_int, C.c_char_p, C.c_char_p, C.c_int, C.c_void_p)
 
 
-class ClientOptions(C.Structure):
+class DaytonaOptions(C.Structure):
     _fields_ = [("struct_size", C.c_size_t), ("api_url", C.c_char_p),
                 ("api_key", C.c_char_p), ("jwt_token", C.c_char_p),
                 ("organization_id", C.c_char_p), ("target", C.c_char_p),
+                ("ca_bundle", C.c_char_p), ("insecure_skip_tls_verify", C.c_int32),
+                ("connect_timeout_ms", C.c_int64), ("request_timeout_ms", C.c_int64)]
+
+
+class LocalOptions(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t), ("state_dir", C.c_char_p),
+                ("helper_path", C.c_char_p), ("allow_unisolated", C.c_int32),
+                ("max_pids", C.c_int32), ("max_memory_bytes", C.c_int64),
+                ("max_cpu_ms", C.c_int64), ("host_root", C.c_int32)]
+
+
+class ClientOptions(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t),
                 ("executor", C.c_char_p), ("custom_executor", C.c_void_p),
                 ("log_fn", LOG_FN), ("log_userdata", C.c_void_p),
                 ("log_level", C.c_int32), ("retry_attempts", C.c_int32),
                 ("retry_base_ms", C.c_int64), ("retry_factor", C.c_int32),
                 ("retry_cap_ms", C.c_int64), ("retry_jitter", C.c_int32),
-                ("connect_timeout_ms", C.c_int64), ("request_timeout_ms", C.c_int64),
-                ("ca_bundle", C.c_char_p), ("insecure_skip_tls_verify", C.c_int32),
-                ("state_dir", C.c_char_p), ("allow_unisolated", C.c_int32),
                 ("max_download_bytes", C.c_int64),
-                # dval_daytona_options / dval_local_options pointers
-                ("daytona", C.c_void_p), ("local", C.c_void_p)]
+                ("daytona", C.POINTER(DaytonaOptions)), ("local", C.POINTER(LocalOptions))]
 
 
 class SnapshotSpec(C.Structure):
@@ -162,7 +171,8 @@ class Event(C.Structure):
 
 
 EVENT_FN = C.CFUNCTYPE(C.c_int, C.POINTER(Event), C.c_void_p)
-STRUCTS = {"dval_client_options": ClientOptions, "dval_snapshot_spec": SnapshotSpec,
+STRUCTS = {"dval_client_options": ClientOptions, "dval_daytona_options": DaytonaOptions,
+           "dval_local_options": LocalOptions, "dval_snapshot_spec": SnapshotSpec,
            "dval_sandbox_options": SandboxOptions, "dval_exec_options": ExecOptions,
            "dval_validation": Validation, "dval_event": Event,
            "dval_pool_options": PoolOptions, "dval_pool_stats": PoolStats}
@@ -174,6 +184,8 @@ _PROTOS: List[Tuple[str, Any, List[Any]]] = [
     ("dval_snapshot_state_name", S, [I]),
     ("dval_profile_names", I, [C.POINTER(C.POINTER(C.c_char_p))]),
     ("dval_client_options_init", I, [C.POINTER(ClientOptions), Z]),
+    ("dval_daytona_options_init", I, [C.POINTER(DaytonaOptions), Z]),
+    ("dval_local_options_init", I, [C.POINTER(LocalOptions), Z]),
     ("dval_client_new", I, [P, C.POINTER(ClientOptions)]),
     ("dval_client_free", None, [V]), ("dval_client_errmsg", S, [V]),
     ("dval_client_executor_name", S, [V]),
@@ -392,14 +404,20 @@ class Backend:
         return getattr(self.lib, fname)(*[_b(a) if isinstance(a, str) else a for a in args])
 
     # ---- client
-    def client_new(self, opts: Dict[str, Any], log: Optional[Callable[[int, str], None]]) \
+    def client_new(self, opts: Dict[str, Any], daytona: Dict[str, Any],
+                   local: Dict[str, Any], log: Optional[Callable[[int, str], None]]) \
             -> Tuple[int, Any, Any]:
-        o = ClientOptions()
-        rc = self.lib.dval_client_options_init(C.byref(o), C.sizeof(o))
+        o, d, lo = ClientOptions(), DaytonaOptions(), LocalOptions()
+        rc = self.lib.dval_client_options_init(C.byref(o), C.sizeof(o)) or \
+            self.lib.dval_daytona_options_init(C.byref(d), C.sizeof(d)) or \
+            self.lib.dval_local_options_init(C.byref(lo), C.sizeof(lo))
         if rc:
             return rc, None, None
         keep: List[Any] = []
         _fill(o, opts, keep)
+        _fill(d, daytona, keep)
+        _fill(lo, local, keep)
+        o.daytona, o.local = C.pointer(d), C.pointer(lo)  # read during the call only
         cb = None
         if log is not None:
             cb = LOG_FN(lambda level, msg, _ud: log(level, _s(msg)))
