@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     step_end("reset", n * r);
     step_begin();
     for (int i = 0; i < n; i++)
-        dval__recycle_release(c, rs[i].name, DVAL_RELEASE_DELETE);
+        dval__recycle_release(c, rs[i].name, DVAL_RELEASE_DELETE, 0);
     step_end("delete", n);
     free(rs);
     dval_client_free(c);
