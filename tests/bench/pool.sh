@@ -7,6 +7,9 @@
 # C run and the SDK run follow each other, so both see the machine's load of
 # that moment. Prints one JSON line per run to stdout (the `make bench`
 # section "pool" of run.sh; report.py makes the table).
+# With session isolation the libcurl floor (curl_floor.c: the same requests
+# with plain libcurl, nothing else) runs between the two on a third
+# emulator (POOL_FLOOR=0: not). POOL_ISOLATIONS="session sandbox" (default).
 # Env: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=16 (validations per concurrent
 # lane; POOL_WARM_PER=16 for the warm-pool run), POOL_EXECUTORS="local emu" (default both; "local" or "emu" runs one
 # side), POOL_SDK_DIR=DIR holding node_modules/@daytonaio/sdk (no SDK side
@@ -32,6 +35,9 @@ mkdir -p "$out"
 cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$out/poolbench" tests/bench/poolbench.c \
     "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
 cc -O2 -std=c11 -Wall -Wextra -o "$out/spawnfloor" tests/bench/spawnfloor.c
+# shellcheck disable=SC2046
+cc -O2 -g -std=c11 -Wall -Wextra -o "$out/curl_floor" tests/bench/curl_floor.c \
+    $(pkg-config --libs libcurl jansson)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-poolbench.XXXXXX")
 emus=()
 cleanup() {
@@ -128,10 +134,19 @@ if [ -n "$SDK_DIR" ] && [ -f "$SDK_DIR/node_modules/@daytonaio/sdk/package.json"
 else
     echo "pool.sh: no SDK (POOL_SDK_DIR): the C side only" >&2
 fi
+# the libcurl floor (curl_floor.c): the same requests with plain libcurl,
+# on an emulator of its own, after the C run of each session level
+floor=0
+if [ "${POOL_FLOOR:-1}" = 1 ]; then
+    start_emu pool_floor; base_floor=$emu_base pid_floor=$emu_pid floor=1
+fi
 for c in ${LEVELS//,/ }; do
-    for iso in session sandbox; do
+    for iso in ${POOL_ISOLATIONS:-session sandbox}; do
         DAYTONA_API_URL=$base_c/api DAYTONA_API_KEY=dtn_bench POOLBENCH_EMU=$base_c \
             run "$pid_c" "$out/poolbench" daytona $iso "$c" $((c * PER)) "$tmp/src"
+        if [ $floor = 1 ] && [ $iso = session ]; then
+            run "$pid_floor" "$out/curl_floor" "$base_floor" "$c" $((c * PER))
+        fi
         [ $sdk = 1 ] || continue
         run "$pid_sdk" env -u DAYTONA_API_KEY -u DAYTONA_API_URL -u DAYTONA_TARGET \
             -u DAYTONA_JWT_TOKEN -u DAYTONA_ORGANIZATION_ID \

@@ -235,7 +235,7 @@ if pool:
             "%s of one spawner's rate" % fmt(ratio(d["per_s"], one["per_s"]), "x", 2)
             if one and d is not one else "a local validation starts ~5 (helper, its 2 children, sh, the program)")
     for d in pool:
-        if d["executor"] == "sdk":
+        if d["executor"] in ("sdk", "floor"):
             continue
         key = "local" if d["executor"] == "local" else "emu C"
         row("7 pool " + key, "%-7s %2d concurrent%s: validations/s" % (
@@ -257,6 +257,24 @@ if pool:
                 fmt(r, "x", 2), fmt(machine_cpu(d), " ms", 1), fmt(machine_cpu(s), " ms", 1),
                 pool_counts(s),
                                                 "; %d FAILED" % s["failed"] if s["failed"] else ""))
+        f = by.get(("floor", d["isolation"], d["concurrency"]))
+        if f:
+            # issue 40: the client's CPU per validation <= 0.1x the SDK's;
+            # the floor (curl_floor.c) is what plain libcurl pays for the
+            # same requests, so below it no libcurl client can go
+            cr, fr = (ratio(x["cpu_ms_per_validation"], s["cpu_ms_per_validation"])
+                      for x in (d, f))
+            rep["pool"]["ratios"][-1].update({"c_cpu_ms": d["cpu_ms_per_validation"],
+                                              "floor_cpu_ms": f["cpu_ms_per_validation"],
+                                              "sdk_cpu_ms": s["cpu_ms_per_validation"],
+                                              "c_cpu_ratio": cr, "floor_cpu_ratio": fr})
+            row("7 pool emu floor", "%-7s %2d concurrent: client CPU ms/val" % (
+                d["isolation"], d["concurrency"]), "%.2f" % f["cpu_ms_per_validation"],
+                "plain libcurl, same requests (curl_floor.c); %.1f/s%s" % (
+                    f["per_s"], "; %d FAILED" % f["failed"] if f["failed"] else ""),
+                "client CPU/val floor %.2f, C %.2f, SDK %.2f ms: C/SDK %s, floor/SDK %s "
+                "(target <= 0.1x)" % (f["cpu_ms_per_validation"], d["cpu_ms_per_validation"],
+                                      s["cpu_ms_per_validation"], fmt(cr, "x", 3), fmt(fr, "x", 3)))
         if d["concurrency"] == 64:
             # the emulator shares the client's cores: its own CPU per validation
             # bounds any client's rate, which says whether 5x was reachable at all

@@ -3,11 +3,13 @@
  * whatever went wrong to a dval status. No retries (the core decides). */
 #include <curl/curl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "http_int.h"
+#include "upload_body.h"
 
 /* the least interval between two looks at a call's cancel_fd */
 #define DT_CANCEL_CHECK_MS 50
@@ -23,6 +25,8 @@ typedef struct xfer {
     int64_t retry_after_s;     /* -1 none */
     int64_t cancel_check_ms;   /* when on_progress may poll cancel_fd next */
     char status_line[128];
+    dt_upbody up;              /* an upload's body (rq->up_src) */
+    struct curl_slist up_ctype; /* its Content-Type, before the kept list */
 } xfer;
 
 static int is_2xx(long s)
@@ -158,40 +162,59 @@ static size_t on_upload_read(char *buf, size_t size, size_t nitems, void *ud)
 {
     xfer *x = ud;
     size_t len = 0;
-    if (x->rq->up_src(buf, size * nitems, &len, x->rq->up_ud) != 0) {
+    int rc = dt_upbody_read(&x->up, buf, size * nitems, &len);
+    if (rc == DT_UP_ESHORT)
+        dval__call_fail(x->c, DVAL_EABORTED, "the upload source ended "
+                        "before its announced %lld bytes",
+                        (long long)x->rq->up_size);
+    if (rc) {
         stop(x, DVAL_EABORTED);
         return CURL_READFUNC_ABORT;
     }
     return len;
 }
 
-/* files[0].path then files[0].file, the file streamed from up_src */
-static int upload_mime(CURL *e, xfer *x, curl_mime **out)
+/* curl rewinds to resend on a fresh connection (a reused one that had
+ * died): possible until the source's first byte was taken */
+static int on_upload_seek(void *ud, curl_off_t off, int origin)
 {
-    const dt_req *rq = x->rq;
-    curl_mime *m = curl_mime_init(e);
-    curl_mimepart *pp = m ? curl_mime_addpart(m) : NULL;
-    curl_mimepart *fp = m ? curl_mime_addpart(m) : NULL;
-    const char *base = strrchr(rq->up_path, '/');
-    base = base && base[1] ? base + 1 : rq->up_path;
-    *out = m;
-    if (!fp || curl_mime_name(pp, "files[0].path") ||
-        curl_mime_data(pp, rq->up_path, CURL_ZERO_TERMINATED) ||
-        curl_mime_name(fp, "files[0].file") ||
-        curl_mime_filename(fp, base) ||
-        curl_mime_type(fp, "application/octet-stream") ||
-        curl_mime_data_cb(fp, rq->up_size >= 0 ? (curl_off_t)rq->up_size : -1,
-                          on_upload_read, NULL, NULL, x))
-        return DVAL_ENOMEM;
-    return curl_easy_setopt(e, CURLOPT_MIMEPOST, m) ? DVAL_ERROR : DVAL_OK;
+    xfer *x = ud;
+    if (off != 0 || origin != SEEK_SET || dt_upbody_rewind(&x->up))
+        return CURL_SEEKFUNC_CANTSEEK;
+    return CURL_SEEKFUNC_OK;
 }
 
-static int set_method(CURL *e, xfer *x, curl_mime **mime)
+/* files[0].path then files[0].file, the file streamed from up_src; the
+ * body's own Content-Type line goes before the kept header list (curl
+ * only reads the list: the kept one stays shared and unchanged) */
+static int upload_body(CURL *e, xfer *x, struct curl_slist **hdrs)
+{
+    const dt_req *rq = x->rq;
+    int rc = dt_upbody_init(&x->up, rq->up_path, rq->up_src, rq->up_ud,
+                            rq->up_size);
+    if (rc)
+        return rc;
+    x->up_ctype.data = x->up.ctype;
+    x->up_ctype.next = *hdrs;
+    *hdrs = &x->up_ctype;
+    CURLcode r = curl_easy_setopt(e, CURLOPT_POST, 1L);
+#define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
+    SET(CURLOPT_HTTPHEADER, *hdrs);
+    SET(CURLOPT_READFUNCTION, on_upload_read);
+    SET(CURLOPT_READDATA, x);
+    SET(CURLOPT_SEEKFUNCTION, on_upload_seek);
+    SET(CURLOPT_SEEKDATA, x);
+    SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)dt_upbody_length(&x->up));
+#undef SET
+    return r ? DVAL_ERROR : DVAL_OK;
+}
+
+static int set_method(CURL *e, xfer *x, struct curl_slist **hdrs)
 {
     const dt_req *rq = x->rq;
     CURLcode r = CURLE_OK;
     if (rq->up_src)
-        return upload_mime(e, x, mime);
+        return upload_body(e, x, hdrs);
     if (strcmp(rq->method, "POST") == 0) {
         const char *b = rq->json ? rq->json : "";
         r = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(b));
@@ -203,14 +226,13 @@ static int set_method(CURL *e, xfer *x, curl_mime **mime)
     return r ? DVAL_ERROR : DVAL_OK;
 }
 
-static int setup(CURL *e, xfer *x, struct curl_slist *hdrs, char *ebuf,
-                 curl_mime **mime)
+static int setup(CURL *e, xfer *x, struct curl_slist **hdrs, char *ebuf)
 {
     int rc = dt_easy_common(x->ex->http, e, x->c->timeout_ms, 1);
     CURLcode r = rc ? CURLE_FAILED_INIT : CURLE_OK;
 #define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
     SET(CURLOPT_URL, x->rq->url);
-    SET(CURLOPT_HTTPHEADER, hdrs);
+    SET(CURLOPT_HTTPHEADER, *hdrs);
     SET(CURLOPT_HEADERFUNCTION, on_header);
     SET(CURLOPT_HEADERDATA, x);
     SET(CURLOPT_WRITEFUNCTION, on_body);
@@ -230,7 +252,7 @@ static int setup(CURL *e, xfer *x, struct curl_slist *hdrs, char *ebuf,
 #undef SET
     if (r != CURLE_OK)
         return DVAL_ERROR;
-    return set_method(e, x, mime);
+    return set_method(e, x, hdrs);
 }
 
 int dt_curl_fail(dt_exec *ex, dval_call *c, CURLcode r, const char *ebuf)
@@ -306,7 +328,6 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
     c->retry_after_ms = -1;
     c->errmsg[0] = '\0';
     struct curl_slist *hdrs = NULL;
-    curl_mime *mime = NULL;
     char ebuf[CURL_ERROR_SIZE] = "";
     int64_t t0 = dval__now_ms();
     CURL *e = dt_easy_get(ex->http);
@@ -317,7 +338,7 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
                             rq->sdk_version)
                : DVAL_ENOMEM;
     if (!rc)
-        rc = setup(e, &x, hdrs, ebuf, &mime);
+        rc = setup(e, &x, &hdrs, ebuf);
     if (!rc)
         rc = finish(&x, curl_easy_perform(e), ebuf);
     else
@@ -329,9 +350,12 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
         atomic_store(&ex->http->big_bodies, 1);
     if (e)
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
-    dt_easy_put(ex->http, e);   /* resets e: mime and hdrs unused now */
+    dt_easy_put(ex->http, e);   /* resets e: the body and hdrs unused now */
+    if (hdrs == &x.up_ctype)
+        hdrs = hdrs->next;
     dt_headers_free(hdrs, owned);
-    curl_mime_free(mime);
+    if (rq->up_src)
+        dt_upbody_free(&x.up);
     return rc;
 }
 
