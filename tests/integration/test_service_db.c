@@ -124,7 +124,8 @@ TEST(service_db__daytona_gets_the_same_snapshot_start_and_wrap)
     /* started by the core where no init does: the shared sandbox once,
      * the isolated one too (its program needs the database) */
     CHECK_INT(count(execs, MARK), 2);
-    CHECK_INT(count(execs, "perl /opt/dval-svc/postgres/provision sh -c "), 3);
+    /* each run under its wrap: words, quoted by the daytona executor */
+    CHECK_INT(count(execs, "/opt/dval-svc/postgres/provision'\\\\''"), 3);
     free(snaps);
     free(sbs);
     free(execs);
