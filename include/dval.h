@@ -996,7 +996,6 @@ typedef struct dval_call {
     dval_log_fn log_fn;          /* may be NULL */
     void *log_userdata;
     /* outputs */
-    int32_t http_status;         /* 0 when not HTTP (informational) */
     int64_t retry_after_ms;      /* server hint; -1 none */
     char errmsg[DVAL_ERRMSG_MAX];
     /* Appended in 0.1.1 (an executor writes it only when struct_size
@@ -1082,10 +1081,10 @@ DVAL_API int dval_image_remove(dval_client *client, const char *ref);
 
 /*
  * The primitive operations an executor performs. The core implements every
- * policy (retries, recovery ladder, waits, naming, demux) on top of them.
+ * policy (retries, recovery ladder, waits, naming) on top of them.
  * Members may be NULL (→ DVAL_EUNSUPPORTED) or return DVAL_EPASSTHROUGH.
  * Every member returns DVAL_OK or a negative status and, on failure, fills
- * call->errmsg (and http_status / retry_after_ms where known). Members are
+ * call->errmsg (and retry_after_ms where known). Members are
  * called on the thread that called the dval_* function; they may block up
  * to call->timeout_ms and must return DVAL_ECANCELED soon after
  * call->cancel_fd becomes readable. "Not found" is DVAL_ENOTFOUND.

@@ -129,7 +129,6 @@ static int part_end(void *ud)
     dt_json_error_part(d->err.data ? d->err.data : "", d->err.len, &code,
                        msg, sizeof msg);
     int st = dt_map_status(code ? code : 500, 0, msg);
-    d->c->http_status = code;
     dval__call_fail(d->c, st, "%s", msg[0] ? msg : "download failed");
     dt_scrub(d->ex, d->c->errmsg);
     return st;

@@ -90,16 +90,17 @@ typedef struct dt_resp {
 int dt_http_new(dt_http **out, const dval_daytona_options *opts, char *err,
                 size_t errlen);
 void dt_http_free(dt_http *h);
-/* DVAL_OK on 2xx; otherwise a mapped status with c->errmsg, http_status
- * and retry_after_ms filled. rs->body is freed by dt_resp_free. */
+/* DVAL_OK on 2xx; otherwise a mapped status with c->errmsg and
+ * retry_after_ms filled (the HTTP status is rs->status). rs->body is
+ * freed by dt_resp_free. */
 int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs);
 void dt_resp_free(dt_resp *rs);
 
 /* ---- http_status.c (pure): HTTP status → dval status */
 int dt_map_status(long http, int create, const char *msg);
 /* Maps a non-2xx reply: c->errmsg = the server's message (JSON message,
- * fallback error, else the status line) without the credentials,
- * c->http_status set. Returns the status. */
+ * fallback error, else the status line, with "(HTTP <status>)") without
+ * the credentials. Returns the status. */
 int dt_fail_http(dt_exec *ex, dval_call *c, long http, int create,
                  const char *ctype, const char *status_line,
                  const char *body, size_t len);

@@ -304,7 +304,6 @@ static int abort_fail(xfer *x)
 static int finish(xfer *x, CURLcode r, const char *ebuf)
 {
     dval_call *c = x->c;
-    c->http_status = (int32_t)x->rs->status;
     if (x->abort_status)
         return abort_fail(x);
     if (r != CURLE_OK)
@@ -324,7 +323,6 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
     x.max_body = rq->max_body > 0 ? rq->max_body : DT_JSON_MAX;
     memset(rs, 0, sizeof *rs);
     rs->content_length = -1;
-    c->http_status = 0;
     c->retry_after_ms = -1;
     c->errmsg[0] = '\0';
     struct curl_slist *hdrs = NULL;

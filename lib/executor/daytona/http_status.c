@@ -73,7 +73,6 @@ int dt_fail_http(dt_exec *ex, dval_call *c, long http, int create,
         dval__strlcpy(msg, status_line, sizeof msg);
     if (!msg[0])
         dval__fmt(msg, sizeof msg, "HTTP %ld", http);
-    c->http_status = (int32_t)http;
     if (http == 410)
         dt_classify(c, DVAL_FAILURE_GONE);
     dval__fmt(c->errmsg, sizeof c->errmsg, "%s (HTTP %ld)", msg, http);

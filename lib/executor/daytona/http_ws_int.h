@@ -17,6 +17,7 @@ struct dt_ws {
     int64_t last_send_ms;
     int got_close, sent_close, failed;
     int close_code;
+    long status;               /* of the upgrade reply (0: none yet) */
     char close_reason[124];
     /* set for the duration of one dt_ws_read */
     dval_call *c;

@@ -191,7 +191,7 @@ static int handshake(dt_exec *ex, dt_ws *ws, dval_call *c, const char *url,
     ws->buf[head_len - 1] = '\0';   /* head as a string (last LF) */
     const char *sp = strchr((const char *)ws->buf, ' ');
     long status = sp ? strtol(sp + 1, NULL, 10) : 0;
-    c->http_status = (int32_t)status;
+    ws->status = status;
     if (status != 101)
         return refused(ex, ws, c, status, have, head_len, deadline);
     rc = check_101(ws, c, key);
@@ -231,7 +231,6 @@ static int connect_only(dt_exec *ex, dt_ws *ws, dval_call *c,
 int dt_ws_open(dt_exec *ex, dval_call *c, const char *url, dt_ws **out)
 {
     *out = NULL;
-    c->http_status = 0;
     c->retry_after_ms = -1;
     dt_ws *ws = dval__calloc(1, sizeof *ws);
     if (!ws || !(ws->e = curl_easy_init())) {
@@ -246,8 +245,8 @@ int dt_ws_open(dt_exec *ex, dval_call *c, const char *url, dt_ws **out)
     int rc = connect_only(ex, ws, c, url);
     if (!rc)
         rc = handshake(ex, ws, c, url, deadline);
-    dt_log(ex, c, DVAL_LOG_DEBUG, "websocket %s -> %d%s%s", url,
-           c->http_status, rc ? ": " : "", rc ? c->errmsg : "");
+    dt_log(ex, c, DVAL_LOG_DEBUG, "websocket %s -> %ld%s%s", url,
+           ws->status, rc ? ": " : "", rc ? c->errmsg : "");
     if (rc) {
         dt_ws_free(ws);
         return rc;

@@ -23,10 +23,8 @@ static int judge(lx_pull *p, int rc, const lx_http_resp *rs, const char *path)
 {
     dval_call *c = p->c;
     const char *h = p->ref.host;
-    if (c) {
-        c->http_status = (int32_t)rs->status;
+    if (c)
         c->retry_after_ms = rs->retry_after_ms;
-    }
     if (rc == DVAL_ECANCELED)
         return dval__call_fail(c, rc, "pull of %s canceled", p->ref.canon);
     if (rc == DVAL_ETIMEOUT)
