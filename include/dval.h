@@ -158,7 +158,6 @@ DVAL_API int dval_snapshot_state_parse(const char *name);
 /* ------------------------------------------------------------ callbacks */
 
 enum dval_stream {
-    DVAL_STREAM_RAW = 0,    /* executor → core only: Daytona-multiplexed */
     DVAL_STDOUT = 1,
     DVAL_STDERR = 2
 };
@@ -1041,8 +1040,7 @@ typedef struct dval_sandbox_info {
     char error_reason[DVAL_REASON_MAX];
 } dval_sandbox_info;
 
-/* Receives executor output: stream DVAL_STDOUT/DVAL_STDERR, or
- * DVAL_STREAM_RAW for Daytona-multiplexed bytes the core demultiplexes. */
+/* Receives executor output: stream DVAL_STDOUT or DVAL_STDERR. */
 typedef int (*dval_chunk_fn)(int stream, const char *data, size_t len,
                              void *userdata);
 typedef int (*dval_sandbox_info_fn)(const dval_sandbox_info *info,
@@ -1182,9 +1180,12 @@ struct dval_executor {
     int (*command_status)(void *ud, dval_call *c, const char *sandbox_id,
                           const char *session_id, const char *cmd_id,
                           int *finished, int *exit_code);
-    /* Opens a live log stream of the command from its first byte. */
+    /* Opens a live stream of the command's output. The core already has
+     * the first stdout_from bytes of its stdout and stderr_from of its
+     * stderr (from earlier streams): those are not delivered again. */
     int (*stream_open)(void *ud, dval_call *c, const char *sandbox_id,
                        const char *session_id, const char *cmd_id,
+                       uint64_t stdout_from, uint64_t stderr_from,
                        void **stream);
     /* Waits up to call->timeout_ms for output and delivers what arrived to
      * sink. Sets *closed = 1 when the stream ended normally. Returns
@@ -1192,9 +1193,11 @@ struct dval_executor {
     int (*stream_read)(void *ud, dval_call *c, void *stream,
                        dval_chunk_fn sink, void *sink_ud, int *closed);
     void (*stream_close)(void *ud, void *stream);
-    /* The whole log so far, non-follow (for reconciliation). */
+    /* The command's whole output so far, non-follow (for reconciliation),
+     * past the first stdout_from / stderr_from bytes, as for stream_open. */
     int (*command_logs)(void *ud, dval_call *c, const char *sandbox_id,
                         const char *session_id, const char *cmd_id,
+                        uint64_t stdout_from, uint64_t stderr_from,
                         dval_chunk_fn sink, void *sink_ud);
 
     /* size may be -1 when unknown. Parent directories are created. */

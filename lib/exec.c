@@ -1,8 +1,8 @@
 /* The exec engine: start a command, stream its output live, learn its exit
- * code, reconcile (PROTOCOL §6.6). Works for executors that stream raw
- * multiplexed logs (demuxed here, de-duplicated by byte offset across
- * reconnects, since the server replays from byte 0) and for executors that
- * deliver stdout/stderr separately. */
+ * code, reconcile (PROTOCOL §6.6). Executors deliver stdout and stderr;
+ * the engine counts what it received of each and, on a reconnect and for
+ * the final log, tells the executor those counts, so that a server that
+ * replays from byte 0 (Daytona) delivers every byte once. */
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +38,6 @@
 /* after the exit, a stream without a final log behind it (the local
  * executor) is drained of what is ready, at most this many reads */
 #define DRAIN_READS 64
-#define TAIL_CHECK 16         /* last streamed bytes compared at reconcile */
 #define MAX_RECONNECTS 5
 
 typedef struct run {
@@ -46,13 +45,10 @@ typedef struct run {
     dval_client *c;
     dval__ex_cmd at;          /* sandbox, session, command (once started) */
     char cmd_id[DVAL_ID_MAX];
-    dval__demux demux;
     dval__out out;
-    uint64_t raw_delivered;   /* raw bytes demuxed, over all connections */
-    uint64_t raw_seen;        /* raw bytes seen on this connection */
-    uint64_t fresh;           /* bytes never delivered before (progress) */
-    int got_raw;
-    int got_split;            /* executor delivers stdout/stderr itself */
+    uint64_t got[2];          /* stdout, stderr bytes received, over all
+                                 connections: where a new one resumes */
+    uint64_t fresh;           /* bytes received (progress) */
     int aborted;              /* the output callback said stop */
     int finished;
     int stream_complete;      /* the live stream closed normally */
@@ -64,48 +60,9 @@ typedef struct run {
     int hot;                  /* quick retries left (HOT_WINDOW_MS) */
     int64_t hot_wait;
     int data_since_poll;
-    unsigned char tail[TAIL_CHECK]; /* last raw bytes demuxed */
-    size_t ntail;
-    int tail_mismatch;        /* the final log disagreed with the stream */
     int64_t deadline;         /* 0 = none */
     char errmsg[DVAL_ERRMSG_MAX]; /* why a status poll failed */
 } run;
-
-static int emit(int stream, const char *data, size_t len, void *ud)
-{
-    run *r = ud;
-    return dval__out_write(&r->out, stream, data, len) ? 1 : 0;
-}
-
-/* Bytes [from, from + len) of the raw log seen again (a replay, or the
- * final log): the part that overlaps the last bytes streamed must match
- * them, or the offsets of the two do not line up. */
-static void check_tail(run *r, uint64_t from, const char *data, size_t len)
-{
-    uint64_t t0 = r->raw_delivered - r->ntail;
-    for (size_t i = 0; i < len; i++) {
-        uint64_t at = from + i;
-        if (at < t0)
-            continue;
-        if (at >= r->raw_delivered)
-            break;
-        if ((unsigned char)data[i] != r->tail[at - t0])
-            r->tail_mismatch = 1;
-    }
-}
-
-static void keep_tail(run *r, const char *data, size_t len)
-{
-    if (len >= TAIL_CHECK) {
-        memcpy(r->tail, data + len - TAIL_CHECK, TAIL_CHECK);
-        r->ntail = TAIL_CHECK;
-        return;
-    }
-    size_t keep = r->ntail + len > TAIL_CHECK ? TAIL_CHECK - len : r->ntail;
-    memmove(r->tail, r->tail + r->ntail - keep, keep);
-    memcpy(r->tail + keep, data, len);
-    r->ntail = keep + len;
-}
 
 static int sink(int stream, const char *data, size_t len, void *ud)
 {
@@ -113,33 +70,12 @@ static int sink(int stream, const char *data, size_t len, void *ud)
     r->last_data = dval__now_ms();
     if (r->aborted)
         return 1;
-    int rc;
-    if (stream == DVAL_STREAM_RAW) {
-        r->got_raw = 1;
-        uint64_t end = r->raw_seen + len;
-        if (r->raw_seen < r->raw_delivered)
-            check_tail(r, r->raw_seen, data, len);
-        if (end <= r->raw_delivered) { /* replayed bytes: already shown */
-            r->raw_seen = end;
-            return 0;
-        }
-        size_t skip = (size_t)(r->raw_delivered - r->raw_seen);
-        if (r->raw_delivered < r->raw_seen)
-            skip = 0;
-        r->raw_seen = end;
-        r->raw_delivered = end;
-        r->fresh += len - skip;
-        keep_tail(r, data + skip, len - skip);
-        rc = dval__demux_feed(&r->demux, data + skip, len - skip, emit, r);
-    } else {
-        r->got_split = 1;
-        r->fresh += len;
-        rc = dval__out_write(&r->out, stream, data, len);
-    }
+    r->got[stream == DVAL_STDERR] += len;
+    r->fresh += len;
     r->data_since_poll = 1;
-    if (rc)
+    if (dval__out_write(&r->out, stream, data, len))
         r->aborted = 1;
-    return rc ? 1 : 0;
+    return r->aborted;
 }
 
 static int canceled(run *r)
@@ -258,8 +194,7 @@ static void open_stream(run *r, void **stream, int *failures, int *polling)
 {
     dval__ex_op op;
     prep(r, &op, "open log stream", ONE_SHOT, 30000, 1);
-    r->raw_seen = 0;
-    int rc = dval__ex_stream_open(r->c, &op, &r->at, stream);
+    int rc = dval__ex_stream_open(r->c, &op, &r->at, r->got, stream);
     if (!rc)
         return;
     *stream = NULL;
@@ -273,8 +208,8 @@ static void open_stream(run *r, void **stream, int *failures, int *polling)
 }
 
 /* One read of at most `wait` ms. A dropped stream is closed (*stream =
- * NULL); only new bytes reset the failure count: every reconnect replays
- * the log from byte 0, so a stream that always drops at the same point
+ * NULL); only new bytes reset the failure count: a reconnect resumes at
+ * what was received, so a stream that always drops at the same point
  * would otherwise be reopened forever. */
 static void read_stream(run *r, void **stream, int64_t wait, int *failures,
                         int *polling, int *closed)
@@ -318,7 +253,7 @@ static int after_close(run *r)
  * for. */
 static void drain(run *r, void *stream)
 {
-    if (DVAL__EX_HAS(r->c, command_logs) && !r->got_split)
+    if (DVAL__EX_HAS(r->c, command_logs))
         return;
     for (int i = 0; i < DRAIN_READS && !r->aborted; i++) {
         dval__ex_op op;
@@ -378,27 +313,20 @@ static int follow(run *r)
 }
 
 /* Fetches the final log once the exit code is known and shows what the
- * stream had not delivered, by byte offset: the daemon's final log is
- * authoritative (complete once there is an exit code), the executor asks
- * for it raw, so it is byte-identical to the stream's. Not after a normal
- * close: the stream then carried all of it. */
+ * streams had not delivered, past the counts received: the final log is
+ * authoritative (complete once there is an exit code; the executor checks
+ * that it lines up with the counts). Not after a normal close: the stream
+ * then carried all of it. */
 static void reconcile(run *r)
 {
-    if (!DVAL__EX_HAS(r->c, command_logs) || r->got_split ||
-        r->stream_complete)
+    if (!DVAL__EX_HAS(r->c, command_logs) || r->stream_complete)
         return;
     dval__ex_op op;
     prep(r, &op, "fetch final log", ONE_SHOT, 30000, 0);
-    r->raw_seen = 0;
-    int rc = dval__ex_command_logs(r->c, &op, &r->at, sink, r);
+    int rc = dval__ex_command_logs(r->c, &op, &r->at, r->got, sink, r);
     if (rc && rc != DVAL_EUNSUPPORTED && rc != DVAL_EPASSTHROUGH)
         DVAL__LOG(r->c, DVAL_LOG_WARN, "final log fetch failed: %s",
                   op.call.errmsg);
-    else if (!rc && (r->tail_mismatch || r->raw_seen < r->raw_delivered))
-        DVAL__LOG(r->c, DVAL_LOG_WARN, "the final log (%llu bytes) does not "
-                  "line up with the %llu streamed bytes; the output may be "
-                  "inexact", (unsigned long long)r->raw_seen,
-                  (unsigned long long)r->raw_delivered);
 }
 
 /* Starts the command in o->cwd; only a 429 is retried (the command may
@@ -517,8 +445,6 @@ static int exec_locked(dval_session *s, run *r, const dval__command *cmd,
         dval__exec_usage(s, o, r->cmd_id, dval__now_ms() - r->started);
     if (rc == DVAL_OK) {
         reconcile(r);
-        if (!r->aborted && dval__demux_finish(&r->demux, emit, r))
-            r->aborted = 1;
         if (!r->aborted && dval__out_flush(&r->out))
             r->aborted = 1;
         if (r->aborted)
@@ -566,7 +492,6 @@ static int exec_command(dval_session *s, const dval__command *command,
     r->at.sandbox = s->sandbox->info.id;
     r->at.session = s->id;
     r->deadline = o.timeout_ms > 0 ? dval__now_ms() + o.timeout_ms : 0;
-    dval__demux_init(&r->demux);
     dval__out_init(&r->out, o.channel_prefix, on_output, userdata);
     r->out.owner = r->c;
     if (canceled(r)) {
@@ -579,7 +504,6 @@ static int exec_command(dval_session *s, const dval__command *command,
         *exit_code = r->exit_code;
     if (rc == DVAL_ECANCELED)
         drain_cancel(s);
-    dval__demux_free(&r->demux);
     dval__free(r);
     atomic_store(&s->busy, 0);
     return rc;

@@ -38,7 +38,8 @@ typedef struct args {
         dval_image_info_fn images;
     } fn;
     void *fn_ud;
-    uint64_t from;
+    uint64_t from;                         /* a log's offset (stdout's) */
+    uint64_t from_err;                     /* a command's stderr offset */
     int64_t size;
     int *finished, *exit_code;
 } args;
@@ -124,9 +125,10 @@ static int call_command(const struct dval_executor *x, dval_call *k,
         return x->command_cancel(ud, k, a->sandbox, a->session, a->name);
     case M_COMMAND_LOGS:
         return x->command_logs(ud, k, a->sandbox, a->session, a->name,
-                               a->fn.chunk, a->fn_ud);
+                               a->from, a->from_err, a->fn.chunk, a->fn_ud);
     case M_STREAM_OPEN:
-        return x->stream_open(ud, k, a->sandbox, a->session, a->name, a->out);
+        return x->stream_open(ud, k, a->sandbox, a->session, a->name,
+                              a->from, a->from_err, a->out);
     default:
         return x->stream_read(ud, k, (void *)a->in, a->fn.chunk, a->fn_ud,
                               a->finished);
@@ -431,18 +433,20 @@ int dval__ex_command_cancel(dval_client *c, dval__ex_op *op,
 }
 
 int dval__ex_command_logs(dval_client *c, dval__ex_op *op,
-                          const dval__ex_cmd *at, dval_chunk_fn sink,
-                          void *sink_ud)
+                          const dval__ex_cmd *at, const uint64_t from[2],
+                          dval_chunk_fn sink, void *sink_ud)
 {
-    args a = { .m = M_COMMAND_LOGS, AT(at), .fn.chunk = sink,
-               .fn_ud = sink_ud };
+    args a = { .m = M_COMMAND_LOGS, AT(at), .from = from[0],
+               .from_err = from[1], .fn.chunk = sink, .fn_ud = sink_ud };
     return run(c, op, OFF(command_logs), &a);
 }
 
 int dval__ex_stream_open(dval_client *c, dval__ex_op *op,
-                         const dval__ex_cmd *at, void **stream)
+                         const dval__ex_cmd *at, const uint64_t from[2],
+                         void **stream)
 {
-    args a = { .m = M_STREAM_OPEN, AT(at), .out = stream };
+    args a = { .m = M_STREAM_OPEN, AT(at), .from = from[0],
+               .from_err = from[1], .out = stream };
     return run(c, op, OFF(stream_open), &a);
 }
 

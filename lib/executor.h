@@ -125,11 +125,14 @@ int dval__ex_command_status(dval_client *c, dval__ex_op *op,
                             int *exit_code);
 int dval__ex_command_cancel(dval_client *c, dval__ex_op *op,
                             const dval__ex_cmd *at);
+/* from: the bytes of the command's stdout and stderr already received
+ * (the executor delivers what follows them) */
 int dval__ex_command_logs(dval_client *c, dval__ex_op *op,
-                          const dval__ex_cmd *at, dval_chunk_fn sink,
-                          void *sink_ud);
+                          const dval__ex_cmd *at, const uint64_t from[2],
+                          dval_chunk_fn sink, void *sink_ud);
 int dval__ex_stream_open(dval_client *c, dval__ex_op *op,
-                         const dval__ex_cmd *at, void **stream);
+                         const dval__ex_cmd *at, const uint64_t from[2],
+                         void **stream);
 int dval__ex_stream_read(dval_client *c, dval__ex_op *op, void *stream,
                          dval_chunk_fn sink, void *sink_ud, int *closed);
 void dval__ex_stream_close(dval_client *c, void *stream);

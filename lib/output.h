@@ -1,9 +1,9 @@
-/* The UTF-8-safe, channel-tagged output chunker (output.c), and the
- * demultiplexer below it (demux.h), for the exec engine. */
+/* The UTF-8-safe, channel-tagged output chunker (output.c) for the exec
+ * engine. */
 #ifndef DVAL_OUTPUT_H
 #define DVAL_OUTPUT_H
 
-#include "demux.h"
+#include "internal.h"
 
 #define DVAL__CHUNK_MAX (64 * 1024)
 

@@ -211,7 +211,7 @@ TEST(headers_exact_on_api_toolbox_and_websocket)
     CHECK_INT(f.ex.session_create(f.ud, &c, id, "s1"), DVAL_OK);
     CHECK_INT(start_text(&f, &c, id, "s1", "echo hi", cmd), 0);
     void *st = NULL;
-    CHECK_INT(f.ex.stream_open(f.ud, &c, id, "s1", cmd, &st), DVAL_OK);
+    CHECK_INT(f.ex.stream_open(f.ud, &c, id, "s1", cmd, 0, 0, &st), DVAL_OK);
     f.ex.stream_close(f.ud, st);
     CHECK_INT(f.ex.session_delete(f.ud, &c, id, "s1"), DVAL_OK);
     char *body = emu_get(&f.e, "/_emu/requests");
@@ -285,44 +285,74 @@ TEST(jwt_sends_organization_header)
 
 /* ---------------------------------------------------------------- exec */
 
+/* a command's output per stream ([DVAL_STDOUT], [DVAL_STDERR]) */
 typedef struct grab {
-    char *p;
-    size_t n;
+    char *p[3];
+    size_t n[3];
+    size_t total;
 } grab;
 
 static int grab_cb(int stream, const char *d, size_t n, void *ud)
 {
     grab *g = ud;
-    CHECK_INT(stream, DVAL_STREAM_RAW);
-    g->p = realloc(g->p, g->n + n + 1);
-    memcpy(g->p + g->n, d, n);
-    g->n += n;
-    g->p[g->n] = '\0';
+    CHECK(stream == DVAL_STDOUT || stream == DVAL_STDERR);
+    g->p[stream] = realloc(g->p[stream], g->n[stream] + n + 1);
+    memcpy(g->p[stream] + g->n[stream], d, n);
+    g->n[stream] += n;
+    g->p[stream][g->n[stream]] = '\0';
+    g->total += n;
     return 0;
 }
 
-/* Streams cmd to its close; returns the status of the last read. */
-static int follow(fx *f, const char *id, const char *sid, const char *cmd,
-                  grab *g, int max_reads)
+static void grab_free(grab *g)
+{
+    free(g->p[1]);
+    free(g->p[2]);
+}
+
+/* got is want without its first skip_out / skip_err bytes */
+static void same_past(const grab *got, const grab *want, size_t skip_out,
+                      size_t skip_err)
+{
+    size_t skip[3] = { 0, skip_out, skip_err };
+    for (int s = 1; s <= 2; s++) {
+        CHECK_INT(got->n[s], want->n[s] - skip[s]);
+        CHECK(got->n[s] == 0 ||
+              memcmp(got->p[s], want->p[s] + skip[s], got->n[s]) == 0);
+    }
+}
+
+/* Streams cmd to its close from the counts given; returns the status of
+ * the last read. */
+static int follow_from(fx *f, const char *id, const char *sid,
+                       const char *cmd, uint64_t out_from, uint64_t err_from,
+                       grab *g, int max_reads)
 {
     dval_call c = call(10000);
     void *st = NULL;
-    int rc = f->ex.stream_open(f->ud, &c, id, sid, cmd, &st);
+    int rc = f->ex.stream_open(f->ud, &c, id, sid, cmd, out_from, err_from,
+                               &st);
     CHECK_INT(rc, DVAL_OK);
     int closed = 0;
     /* max_reads counts idle reads (nothing delivered) */
     int64_t end = dval__now_ms() + 30000;
     for (int i = 0; i < max_reads && !closed && rc == DVAL_OK &&
                     dval__now_ms() < end;) {
-        size_t before = g->n;
+        size_t before = g->total;
         dval_call rc_call = call(2000);
         rc = f->ex.stream_read(f->ud, &rc_call, st, grab_cb, g, &closed);
         if (rc)
             fprintf(stderr, "    stream_read: %s\n", rc_call.errmsg);
-        i += g->n == before;
+        i += g->total == before;
     }
     f->ex.stream_close(f->ud, st);
     return closed ? 1 : rc;
+}
+
+static int follow(fx *f, const char *id, const char *sid, const char *cmd,
+                  grab *g, int max_reads)
+{
+    return follow_from(f, id, sid, cmd, 0, 0, g, max_reads);
 }
 
 static void run_and_compare(fx *f, const char *id, const char *script,
@@ -343,12 +373,23 @@ static void run_and_compare(fx *f, const char *id, const char *script,
     CHECK_INT(fin, 1);
     CHECK_INT(code, want_exit);
     grab all = {0};
-    CHECK_INT(f->ex.command_logs(f->ud, &c, id, "s1", cmd, grab_cb, &all), 0);
+    CHECK_INT(f->ex.command_logs(f->ud, &c, id, "s1", cmd, 0, 0, grab_cb,
+                                 &all), 0);
     /* the stream, reassembled from frames, equals the whole log */
-    CHECK_INT(g.n, all.n);
-    CHECK(g.n == 0 || memcmp(g.p, all.p, g.n) == 0);
-    free(g.p);
-    free(all.p);
+    same_past(&g, &all, 0, 0);
+    /* resumed after half of each stream (a reconnect replays from byte
+     * 0): a stream and the final log deliver exactly the rest */
+    size_t ho = all.n[1] / 2, he = all.n[2] / 2;
+    grab rest = {0}, rest_log = {0};
+    CHECK_INT(follow_from(f, id, "s1", cmd, ho, he, &rest, 100), 1);
+    same_past(&rest, &all, ho, he);
+    CHECK_INT(f->ex.command_logs(f->ud, &c, id, "s1", cmd, ho, he, grab_cb,
+                                 &rest_log), 0);
+    same_past(&rest_log, &all, ho, he);
+    grab_free(&g);
+    grab_free(&all);
+    grab_free(&rest);
+    grab_free(&rest_log);
 }
 
 TEST(session_exec_stream_status_logs)
@@ -391,7 +432,7 @@ static int run_desc(fx *f, const dval_command *d, grab *all)
     }
     CHECK_INT(fin, 1);
     CHECK_INT(f->ex.command_logs(f->ud, &c, d->sandbox_id, d->session_id,
-                                 cmd, grab_cb, all), 0);
+                                 cmd, 0, 0, grab_cb, all), 0);
     return code;
 }
 
@@ -414,22 +455,22 @@ TEST(a_description_becomes_one_shell_string_that_means_the_same)
                        .env = env, .owner = "t1" };
     grab g = {0};
     CHECK_INT(run_desc(&f, &d, &g), 0);
-    CHECK_CONTAINS(g.p, "[a b][it's $(no)][`x`]");
-    free(g.p);
+    CHECK_CONTAINS(g.p[1], "[a b][it's $(no)][`x`]");
+    grab_free(&g);
     const char *sh[] = { "sh", "-c", "printf '%s|%s' \"$V\" \"$(pwd)\"",
                          NULL };
     d.argv = sh;
     memset(&g, 0, sizeof g);
     CHECK_INT(run_desc(&f, &d, &g), 0);
-    CHECK_CONTAINS(g.p, "x $y 'q'|/tmp");
-    free(g.p);
+    CHECK_CONTAINS(g.p[1], "x $y 'q'|/tmp");
+    grab_free(&g);
     /* text with env: the same variables */
     d.argv = NULL;
     d.text = "echo \"<$V>\"; exit 4";
     memset(&g, 0, sizeof g);
     CHECK_INT(run_desc(&f, &d, &g), 4);
-    CHECK_CONTAINS(g.p, "<x $y 'q'>");
-    free(g.p);
+    CHECK_CONTAINS(g.p[1], "<x $y 'q'>");
+    grab_free(&g);
     /* a program not found, a directory that cannot be entered */
     const char *nope[] = { "no-such-program-here", NULL };
     d.text = NULL;
@@ -437,13 +478,13 @@ TEST(a_description_becomes_one_shell_string_that_means_the_same)
     d.env = NULL;
     memset(&g, 0, sizeof g);
     CHECK_INT(run_desc(&f, &d, &g), 127);
-    free(g.p);
+    grab_free(&g);
     d.argv = argv;
     d.cwd = "/no/such/dir";
     memset(&g, 0, sizeof g);
     CHECK(run_desc(&f, &d, &g) != 0);
-    CHECK(g.p == NULL || strstr(g.p, "[a b]") == NULL);
-    free(g.p);
+    CHECK(g.p[1] == NULL || strstr(g.p[1], "[a b]") == NULL);
+    grab_free(&g);
     /* a description that is not valid is refused before any request */
     char cmd[DVAL_ID_MAX];
     d.text = "true";
@@ -472,12 +513,13 @@ TEST(stream_drop_idle_and_cancel)
               200);
     grab g = {0};
     CHECK_INT(follow(&f, id, "s1", cmd, &g, 50), DVAL_ENETWORK);
-    CHECK(g.n >= 100);
-    free(g.p);
+    CHECK(g.n[1] > 6);
+    CHECK(memcmp(g.p[1], "1\n2\n3\n", 6) == 0);
+    grab_free(&g);
     /* a stream that never closes: reads come back empty, not closed */
     CHECK_INT(emu_post(&f.e, "/_emu/config", "{\"ws_mode\":\"stall\"}"), 200);
     void *st = NULL;
-    CHECK_INT(f.ex.stream_open(f.ud, &c, id, "s1", cmd, &st), DVAL_OK);
+    CHECK_INT(f.ex.stream_open(f.ud, &c, id, "s1", cmd, 0, 0, &st), DVAL_OK);
     dval_call rc = call(300);
     int closed = 0;
     grab h = {0};
@@ -485,7 +527,7 @@ TEST(stream_drop_idle_and_cancel)
     CHECK_INT(f.ex.stream_read(f.ud, &rc, st, grab_cb, &h, &closed), DVAL_OK);
     CHECK(dval__now_ms() - t0 >= 250);
     CHECK_INT(closed, 0);
-    CHECK_INT(h.n, 0);
+    CHECK_INT(h.total, 0);
     /* cancel_fd readable → ECANCELED promptly */
     int p[2];
     CHECK(pipe(p) == 0);
@@ -823,5 +865,86 @@ TEST(threads_share_one_executor_and_reuse_connections)
     json_decref(b);
     free(before);
     free(after);
+    fx_stop(&f);
+}
+
+/* ------------------------------------------------- final log line-up */
+
+typedef struct warns {
+    char text[2048];
+} warns;
+
+static void warn_cb(int level, const char *msg, void *ud)
+{
+    warns *w = ud;
+    if (level == DVAL_LOG_WARN)
+        snprintf(w->text + strlen(w->text), sizeof w->text - strlen(w->text),
+                 "%s\n", msg);
+}
+
+/* Runs cmd in session s1 to its exit; its whole output into all. */
+static void run_to_exit(fx *f, const char *id, const char *script, char *cmd,
+                        grab *all)
+{
+    dval_call c = call(10000);
+    CHECK_INT(start_text(f, &c, id, "s1", script, cmd), 0);
+    int fin = 0, code = -1;
+    for (int i = 0; i < 200 && !fin; i++) {
+        CHECK_INT(f->ex.command_status(f->ud, &c, id, "s1", cmd, &fin, &code),
+                  0);
+        if (!fin)
+            usleep(20000);
+    }
+    CHECK_INT(fin, 1);
+    CHECK_INT(f->ex.command_logs(f->ud, &c, id, "s1", cmd, 0, 0, grab_cb,
+                                 all), 0);
+}
+
+/* What the core's tail check used to catch, now the executor's: a final
+ * log that does not hold what the streams delivered (shorter, or JSON
+ * with invalid UTF-8 replaced) is reported; the real one is not. */
+TEST(a_final_log_that_does_not_line_up_is_reported)
+{
+    fx f;
+    fx_start(&f);
+    char id[DVAL_ID_MAX], cmd[DVAL_ID_MAX];
+    make_sandbox(&f, id);
+    dval_call c = call(10000);
+    CHECK_INT(f.ex.session_create(f.ud, &c, id, "s1"), DVAL_OK);
+    grab all = {0};
+    run_to_exit(&f, id, "echo out; echo err >&2", cmd, &all);
+    CHECK_STR(all.p[1], "out\n");
+    CHECK_STR(all.p[2], "err\n");
+    warns w = {""};
+    dval_call lc = call(10000);
+    lc.log_fn = warn_cb;
+    lc.log_userdata = &w;
+    grab none = {0};
+    CHECK_INT(f.ex.command_logs(f.ud, &lc, id, "s1", cmd, 4, 4, grab_cb,
+                                &none), DVAL_OK);
+    CHECK_INT(none.total, 0);
+    CHECK_STR(w.text, "");
+    /* a final log shorter than what was streamed */
+    CHECK_INT(fault(&f, "GET", "/logs$", "\"action\":\"status\",\"status\":"
+                    "200,\"content_type\":\"text/plain\",\"body\":"
+                    "\"\\u0001\\u0001\\u0001ou\""), 200);
+    CHECK_INT(f.ex.command_logs(f.ud, &lc, id, "s1", cmd, 4, 4, grab_cb,
+                                &none), DVAL_OK);
+    CHECK_INT(none.total, 0);
+    CHECK_CONTAINS(w.text, "(2 stdout, 0 stderr bytes) does not line up "
+                   "with the 4 + 4 bytes streamed");
+    /* a JSON log with a replacement character, after streamed bytes */
+    w.text[0] = '\0';
+    CHECK_INT(fault(&f, "GET", "/logs$", "\"action\":\"status\",\"status\":"
+                    "200,\"content_type\":\"application/json\",\"body\":"
+                    "\"{\\\"output\\\":\\\"\\\\u0001\\\\u0001\\\\u0001o"
+                    "\\\\ufffdt\\\\n\\\"}\""), 200);
+    grab tail = {0};
+    CHECK_INT(f.ex.command_logs(f.ud, &lc, id, "s1", cmd, 2, 0, grab_cb,
+                                &tail), DVAL_OK);
+    CHECK_STR(tail.p[1], "\xbf\xbd" "t\n");
+    CHECK_CONTAINS(w.text, "came as JSON");
+    grab_free(&all);
+    grab_free(&tail);
     fx_stop(&f);
 }

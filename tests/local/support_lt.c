@@ -257,7 +257,7 @@ static int run_what(lt *t, const char *sb, const what *w, lt_out *o)
     if (rc != DVAL_OK)
         th_fail(__FILE__, __LINE__, "command_start: %s", c->errmsg);
     void *st;
-    CHECK_INT(t->ex.stream_open(ud, call_init(c), sb, sid, cmd, &st),
+    CHECK_INT(t->ex.stream_open(ud, call_init(c), sb, sid, cmd, 0, 0, &st),
               DVAL_OK);
     int closed = 0, finished = 0, code = -1;
     while (!closed) {

@@ -34,7 +34,7 @@ TEST(test_local_exec__cancel_and_session_delete)
                        cmd), DVAL_OK);
     /* cancel_fd readable → stream_read returns DVAL_ECANCELED */
     void *st;
-    CHECK_INT(t.ex.stream_open(ud, lt_call(&t), "sb", "s", cmd, &st),
+    CHECK_INT(t.ex.stream_open(ud, lt_call(&t), "sb", "s", cmd, 0, 0, &st),
               DVAL_OK);
     int p[2], closed;
     CHECK(pipe(p) == 0);

@@ -92,7 +92,7 @@ static int finish(lt *t, const char *sid, const char *cmd, dval__buf *out)
     void *ud = t->ex.userdata;
     void *st;
     int closed = 0, fin = 0, code = -1;
-    CHECK_INT(t->ex.stream_open(ud, lt_call(t), "sb", sid, cmd, &st),
+    CHECK_INT(t->ex.stream_open(ud, lt_call(t), "sb", sid, cmd, 0, 0, &st),
               DVAL_OK);
     while (!closed)
         CHECK_INT(t->ex.stream_read(ud, lt_call(t), st, collect, out,

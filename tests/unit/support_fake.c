@@ -379,7 +379,24 @@ static int cmd_start(void *ud, dval_call *c, const dval_command *cmd,
 
 typedef struct fstream {
     int pos;
+    uint64_t skip[2];    /* stdout, stderr bytes the core already has */
 } fstream;
+
+/* Item `it` past what the core has: 1 with [*p, *p + *n) to deliver, 0
+ * when all of it was delivered before. */
+static int unseen(uint64_t skip[2], const fake_item *it, const char **p,
+                  size_t *n)
+{
+    uint64_t *k = &skip[it->stream == DVAL_STDERR];
+    if (*k >= it->len) {
+        *k -= it->len;
+        return 0;
+    }
+    *p = it->data + *k;
+    *n = it->len - (size_t)*k;
+    *k = 0;
+    return 1;
+}
 
 static int cmd_status(void *ud, dval_call *c, const char *sb, const char *sid,
                       const char *cmd, int *fin, int *code)
@@ -402,7 +419,8 @@ static int cmd_status(void *ud, dval_call *c, const char *sb, const char *sid,
 }
 
 static int st_open(void *ud, dval_call *c, const char *sb, const char *sid,
-                   const char *cmd, void **out)
+                   const char *cmd, uint64_t out_from, uint64_t err_from,
+                   void **out)
 {
     fake *f = ud;
     (void)sb;
@@ -415,7 +433,16 @@ static int st_open(void *ud, dval_call *c, const char *sb, const char *sid,
         return rc;
     fstream *s = dval__calloc(1, sizeof *s);
     *out = s;
-    return s ? DVAL_OK : DVAL_ENOMEM;
+    if (!s)
+        return DVAL_ENOMEM;
+    s->skip[0] = out_from;
+    s->skip[1] = err_from;
+    if (f->opens < FAKE_MAX) {
+        f->open_from[f->opens][0] = out_from;
+        f->open_from[f->opens][1] = err_from;
+    }
+    f->opens++;
+    return DVAL_OK;
 }
 
 static int st_read(void *ud, dval_call *c, void *stream, dval_chunk_fn sink,
@@ -434,9 +461,15 @@ static int st_read(void *ud, dval_call *c, void *stream, dval_chunk_fn sink,
         return dval__call_fail(c, DVAL_ENETWORK, "connection dropped");
     }
     if (s->pos < f->nitems) {
-        fake_item *it = &f->items[s->pos++];
-        if (sink(it->stream, it->data, it->len, sud))
+        /* one item a read; a replayed one delivers nothing */
+        const char *p;
+        size_t n;
+        if (unseen(s->skip, &f->items[s->pos], &p, &n) &&
+            sink(f->items[s->pos].stream, p, n, sud)) {
+            s->pos++;
             return DVAL_EABORTED;
+        }
+        s->pos++;
         return DVAL_OK;
     }
     if (!f->never_close)
@@ -453,7 +486,8 @@ static void st_close(void *ud, void *stream)
 }
 
 static int cmd_logs(void *ud, dval_call *c, const char *sb, const char *sid,
-                    const char *cmd, dval_chunk_fn sink, void *sud)
+                    const char *cmd, uint64_t out_from, uint64_t err_from,
+                    dval_chunk_fn sink, void *sud)
 {
     fake *f = ud;
     (void)sb;
@@ -462,10 +496,17 @@ static int cmd_logs(void *ud, dval_call *c, const char *sb, const char *sid,
     int rc = injected(f, c, "cmd_logs");
     if (rc)
         return rc;
-    for (int i = 0; i < f->nitems; i++)
-        if (f->items[i].stream == DVAL_STREAM_RAW &&
-            sink(DVAL_STREAM_RAW, f->items[i].data, f->items[i].len, sud))
+    f->logs_from[0] = out_from;
+    f->logs_from[1] = err_from;
+    f->logs_calls++;
+    uint64_t skip[2] = { out_from, err_from };
+    for (int i = 0; i < f->nitems; i++) {
+        const char *p;
+        size_t n;
+        if (unseen(skip, &f->items[i], &p, &n) &&
+            sink(f->items[i].stream, p, n, sud))
             return DVAL_EABORTED;
+    }
     return DVAL_OK;
 }
 

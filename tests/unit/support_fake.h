@@ -16,7 +16,7 @@ typedef struct fake_err {
 } fake_err;
 
 typedef struct fake_item {
-    int stream;          /* DVAL_STREAM_RAW, DVAL_STDOUT or DVAL_STDERR */
+    int stream;          /* DVAL_STDOUT or DVAL_STDERR */
     const char *data;
     size_t len;
 } fake_item;
@@ -38,9 +38,14 @@ typedef struct fake {
     int sb_create_state;         /* 0 → started */
     int sb_start_state;          /* 0 → started */
     dval_sandbox_options sb_created; /* options of the last create (shallow) */
-    /* exec */
+    /* exec: every stream and the final log replay the items from the
+     * first, dropping what the core says it has (as Daytona's executor) */
     fake_item items[FAKE_MAX];
     int nitems;
+    uint64_t open_from[FAKE_MAX][2]; /* stdout, stderr counts per open */
+    int opens;
+    uint64_t logs_from[2];       /* the counts of the last command_logs */
+    int logs_calls;
     int drop_after;              /* stream fails after this many items (0 off) */
     int drops_left;              /* how many connections drop */
     int never_close;             /* stream never reports closed */

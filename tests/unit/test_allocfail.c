@@ -5,7 +5,7 @@
 #include "harness.h"
 #include "support_fake.h"
 
-static const char LOG[] = "\1\1\1hello \xc3\xa9\n\2\2\2oops\n";
+static const char OUT[] = "hello \xc3\xa9\n", ERR[] = "oops\n";
 
 static int sink(int stream, const char *ch, const char *d, size_t n, void *u)
 {
@@ -23,8 +23,9 @@ static int lifecycle(void)
     static fake f;
     fake_init(&f);
     snprintf(f.snap.name, sizeof f.snap.name, "snap");
-    fake_item_add(&f, DVAL_STREAM_RAW, LOG, 5);
-    fake_item_add(&f, DVAL_STREAM_RAW, LOG + 5, sizeof LOG - 1 - 5);
+    fake_item_add(&f, DVAL_STDOUT, OUT, 2);
+    fake_item_add(&f, DVAL_STDOUT, OUT + 2, sizeof OUT - 1 - 2);
+    fake_item_add(&f, DVAL_STDERR, ERR, sizeof ERR - 1);
     dval_client *c = fake_client(&f, 0);
     if (!c)
         return DVAL_ENOMEM;

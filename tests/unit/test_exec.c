@@ -1,7 +1,7 @@
-/* The exec engine over a scripted executor: demux through exec, byte-offset
- * de-duplication across reconnects, never-closing streams, polling
- * fallback, cancellation from another thread, callback aborts, timeouts,
- * reentrancy. */
+/* The exec engine over a scripted executor: channels, resuming after what
+ * was received across reconnects and in the final log, never-closing
+ * streams, polling fallback, cancellation from another thread, callback
+ * aborts, timeouts, reentrancy. */
 #include <pthread.h>
 #include <unistd.h>
 
@@ -62,7 +62,25 @@ static void teardown(void)
     fake_fixture_free(&FX);
 }
 
-static const char LOG[] = "\1\1\1hello\n\2\2\2oops\n\1\1\1second line\n";
+/* The command's output, as an executor delivers it: stdout "hello\n",
+ * stderr "oops\n", stdout "second line\n"; added in pieces of `piece`
+ * bytes (each a stream read) */
+static const char OUT1[] = "hello\n", ERR1[] = "oops\n",
+                  OUT2[] = "second line\n";
+
+static void add_pieces(int stream, const char *s, size_t piece)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i += piece)
+        fake_item_add(&F, stream, s + i, n - i < piece ? n - i : piece);
+}
+
+static void add_output(size_t piece)
+{
+    add_pieces(DVAL_STDOUT, OUT1, piece);
+    add_pieces(DVAL_STDERR, ERR1, piece);
+    add_pieces(DVAL_STDOUT, OUT2, piece);
+}
 
 static int run(got *g, int64_t timeout, int *code)
 {
@@ -87,13 +105,10 @@ TEST(exec__session_id_is_sandbox_name_dash_uuid4)
     teardown();
 }
 
-TEST(exec__raw_stream_is_demuxed_with_channels)
+TEST(exec__streams_reach_their_channels)
 {
     setup(1);
-    /* markers split across frames, as the daemon may send them */
-    fake_item_add(&F, DVAL_STREAM_RAW, LOG, 2);
-    fake_item_add(&F, DVAL_STREAM_RAW, LOG + 2, 9);
-    fake_item_add(&F, DVAL_STREAM_RAW, LOG + 11, sizeof LOG - 1 - 11);
+    add_output(64);
     F.exit_code = 3;
     got g = { 0 };
     int code = -1;
@@ -107,14 +122,12 @@ TEST(exec__raw_stream_is_demuxed_with_channels)
     teardown();
 }
 
-TEST(exec__reconnect_replay_is_deduplicated_by_offset)
+TEST(exec__reconnect_resumes_after_what_was_received)
 {
     setup(1);
-    for (size_t i = 0; i < sizeof LOG - 1; i += 4)
-        fake_item_add(&F, DVAL_STREAM_RAW, LOG + i,
-                      sizeof LOG - 1 - i < 4 ? sizeof LOG - 1 - i : 4);
+    add_output(4); /* hell o\n oops \n seco nd l ine\n */
     F.drop_after = 3;
-    F.drops_left = 2; /* two connections drop after 12 bytes; replay */
+    F.drops_left = 2; /* two connections drop after 3 items; replay */
     /* running until the stream closed: the stream alone delivers it all */
     F.status_polls_before_exit = 40;
     got g = { 0 };
@@ -122,6 +135,15 @@ TEST(exec__reconnect_replay_is_deduplicated_by_offset)
     CHECK_INT(run(&g, 0, &code), DVAL_OK);
     CHECK_STR(g.s[1].data, "hello\nsecond line\n");
     CHECK_STR(g.s[2].data, "oops\n");
+    /* each connection was told what the ones before it delivered */
+    CHECK_INT(F.opens, 3);
+    CHECK_INT(F.open_from[0][0], 0);
+    CHECK_INT(F.open_from[0][1], 0);
+    CHECK_INT(F.open_from[1][0], 6);
+    CHECK_INT(F.open_from[1][1], 4);
+    CHECK_INT(F.open_from[2][0], 6);
+    CHECK_INT(F.open_from[2][1], 4);
+    CHECK_INT(F.logs_calls, 0);   /* the stream closed: no final log */
     got_free(&g);
     teardown();
 }
@@ -129,7 +151,7 @@ TEST(exec__reconnect_replay_is_deduplicated_by_offset)
 TEST(exec__stream_that_never_closes_still_finishes)
 {
     setup(1);
-    fake_item_add(&F, DVAL_STREAM_RAW, LOG, sizeof LOG - 1);
+    add_output(64);
     F.never_close = 1;
     F.exit_code = 7;
     F.status_polls_before_exit = 2;
@@ -171,7 +193,7 @@ TEST(exec__split_stream_held_open_after_exit_returns_at_once)
 TEST(exec__polling_fallback_reconciles_from_the_full_log)
 {
     setup(1);
-    fake_item_add(&F, DVAL_STREAM_RAW, LOG, sizeof LOG - 1);
+    add_output(64);
     F.no_stream = 1;
     F.status_polls_before_exit = 3;
     got g = { 0 };
@@ -186,16 +208,40 @@ TEST(exec__polling_fallback_reconciles_from_the_full_log)
 TEST(exec__stream_lost_for_good_falls_back_and_loses_nothing)
 {
     setup(1);
-    for (size_t i = 0; i < sizeof LOG - 1; i += 5)
-        fake_item_add(&F, DVAL_STREAM_RAW, LOG + i,
-                      sizeof LOG - 1 - i < 5 ? sizeof LOG - 1 - i : 5);
+    add_output(5); /* hello \n oops\n ... */
     F.drop_after = 2;
     F.drops_left = 100; /* every connection drops */
+    F.status_polls_before_exit = 100; /* exits after the streaming ended */
     got g = { 0 };
     int code;
     CHECK_INT(run(&g, 0, &code), DVAL_OK);
     CHECK_STR(g.s[1].data, "hello\nsecond line\n");
     CHECK_STR(g.s[2].data, "oops\n");
+    /* the final log resumed after the 6 stdout bytes the streams had */
+    CHECK_INT(F.logs_calls, 1);
+    CHECK_INT(F.logs_from[0], 6);
+    CHECK_INT(F.logs_from[1], 0);
+    got_free(&g);
+    teardown();
+}
+
+/* Exited while the stream was still open mid-output: the final log
+ * supplies the rest, each byte once, on both streams. */
+TEST(exec__final_log_resumes_after_the_streamed_bytes)
+{
+    setup(1);
+    add_output(3);  /* hel lo\n oop s\n sec ... */
+    F.never_close = 1;
+    /* the poll right after the first output ("hel") sees the exit */
+    F.status_polls_before_exit = 0;
+    got g = { 0 };
+    int code;
+    CHECK_INT(run(&g, 0, &code), DVAL_OK);
+    CHECK_STR(g.s[1].data, "hello\nsecond line\n");
+    CHECK_STR(g.s[2].data, "oops\n");
+    CHECK_INT(F.logs_calls, 1);
+    CHECK_INT(F.logs_from[0], 3);
+    CHECK_INT(F.logs_from[1], 0);
     got_free(&g);
     teardown();
 }
@@ -257,8 +303,7 @@ TEST(exec__cancel_from_another_thread)
 TEST(exec__callback_stop_aborts_and_kills_the_command)
 {
     setup(1);
-    fake_item_add(&F, DVAL_STREAM_RAW, LOG, 11);
-    fake_item_add(&F, DVAL_STREAM_RAW, LOG + 11, sizeof LOG - 1 - 11);
+    add_output(64);
     got g = { .stop_after = 1 };
     int code;
     CHECK_INT(run(&g, 0, &code), DVAL_EABORTED);

@@ -2,7 +2,8 @@
  * Layering: members (api_*.c) → transport (http*.c; with config.c, which
  * only calls curl_global_init/cleanup, this executor's curl users) and
  * JSON mapping (json_map.c, json_list.c, envelope.c: its jansson users);
- * pure codecs (ws_frame.c, multipart.c, sha1.c, url.c) do no I/O.
+ * pure codecs (ws_frame.c, multipart.c, sha1.c, url.c, demux.c) do no
+ * I/O.
  * Outside this directory curl is also used by the local executor's
  * pull_http.c, and jansson by the core and the local executor
  * (lib/README.md has the list).
@@ -145,9 +146,10 @@ void dt_log(dt_exec *ex, dval_call *c, int level, const char *fmt, ...)
 typedef struct dt_ws dt_ws;
 /* url is the http(s) URL; the upgrade carries the usual headers. */
 int dt_ws_open(dt_exec *ex, dval_call *c, const char *url, dt_ws **out);
-/* Delivers binary/text payloads as DVAL_STREAM_RAW; semantics of the
+/* Delivers binary/text payload bytes to sink (a non-zero status from it
+ * fails the read with that status); otherwise the semantics of the
  * stream_read member. */
-int dt_ws_read(dt_exec *ex, dval_call *c, dt_ws *ws, dval_chunk_fn sink,
+int dt_ws_read(dt_exec *ex, dval_call *c, dt_ws *ws, dt_sink_fn sink,
                void *sink_ud, int *closed);
 void dt_ws_close(dt_ws *ws);
 
@@ -189,10 +191,13 @@ int dt_command_start(void *ud, dval_call *c, const dval_command *cmd,
 int dt_command_status(void *ud, dval_call *c, const char *sb,
                       const char *sid, const char *cmd, int *finished,
                       int *exit_code);
+/* api_logs.c: a command's output, demultiplexed (demux.c) */
 int dt_command_logs(void *ud, dval_call *c, const char *sb, const char *sid,
-                    const char *cmd, dval_chunk_fn sink, void *sink_ud);
+                    const char *cmd, uint64_t out_from, uint64_t err_from,
+                    dval_chunk_fn sink, void *sink_ud);
 int dt_stream_open(void *ud, dval_call *c, const char *sb, const char *sid,
-                   const char *cmd, void **stream);
+                   const char *cmd, uint64_t out_from, uint64_t err_from,
+                   void **stream);
 int dt_stream_read(void *ud, dval_call *c, void *stream, dval_chunk_fn sink,
                    void *sink_ud, int *closed);
 void dt_stream_close(void *ud, void *stream);

@@ -2,7 +2,8 @@
  * support, so curl only connects (CONNECT_ONLY: TCP, TLS, proxy tunnel)
  * and we speak HTTP/1.1 Upgrade and frames over curl_easy_send/recv.
  * Framing itself is in ws_frame.c; this file is I/O and policy-free
- * reporting (the core reconnects and de-duplicates). */
+ * reporting of payload bytes (api_logs.c demultiplexes them, the core
+ * reconnects). */
 #include <curl/curl.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -91,15 +92,17 @@ static int on_event(int kind, const uint8_t *p, size_t n, int fin, void *ud)
 {
     (void)fin;
     dt_ws *ws = ud;
+    int rc;
     switch (kind) {
     case DT_WSE_DATA:
         if (!n)
             return 0;
         ws->delivered = 1;
-        if (ws->sink && ws->sink(DVAL_STREAM_RAW, (const char *)p, n,
-                                 ws->sink_ud))
-            return dval__call_fail(ws->c, DVAL_EABORTED, "stream callback "
-                                   "stopped");
+        rc = ws->sink ? ws->sink((const char *)p, n, ws->sink_ud) : 0;
+        if (rc)
+            return dval__call_fail(ws->c, rc, rc == DVAL_ENOMEM
+                                   ? "out of memory"
+                                   : "stream callback stopped");
         return 0;
     case DT_WSE_PING:
         return send_frame(ws, ws->c, DT_WS_PONG, p, n);
@@ -202,7 +205,7 @@ static int read_loop(dt_ws *ws, int64_t deadline, int *closed)
     }
 }
 
-int dt_ws_read(dt_exec *ex, dval_call *c, dt_ws *ws, dval_chunk_fn sink,
+int dt_ws_read(dt_exec *ex, dval_call *c, dt_ws *ws, dt_sink_fn sink,
                void *sink_ud, int *closed)
 {
     (void)ex;

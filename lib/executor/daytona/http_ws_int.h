@@ -21,7 +21,7 @@ struct dt_ws {
     char close_reason[124];
     /* set for the duration of one dt_ws_read */
     dval_call *c;
-    dval_chunk_fn sink;
+    dt_sink_fn sink;           /* raw payload bytes */
     void *sink_ud;
     int delivered;
 };

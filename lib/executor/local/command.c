@@ -410,8 +410,11 @@ int lx_command_cancel(void *ud, dval_call *c, const char *sb,
 }
 
 int lx_stream_open(void *ud, dval_call *c, const char *sb, const char *sid,
-                   const char *cmd_id, void **stream)
+                   const char *cmd_id, uint64_t out_from, uint64_t err_from,
+                   void **stream)
 {
+    (void)out_from;
+    (void)err_from;
     lx *x = ud;
     lx_stream *st = dval__malloc(sizeof *st);
     if (!st)

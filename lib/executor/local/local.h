@@ -343,8 +343,11 @@ int lx_command_start(void *ud, dval_call *c, const dval_command *cmd,
 int lx_command_status(void *ud, dval_call *c, const char *sb,
                       const char *sid, const char *cmd_id, int *finished,
                       int *exit_code);
+/* The command's pipes: a reopened stream goes on where the last one
+ * stopped, so there is nothing to skip (out_from, err_from unused). */
 int lx_stream_open(void *ud, dval_call *c, const char *sb, const char *sid,
-                   const char *cmd_id, void **stream);
+                   const char *cmd_id, uint64_t out_from, uint64_t err_from,
+                   void **stream);
 int lx_stream_read(void *ud, dval_call *c, void *stream, dval_chunk_fn sink,
                    void *sink_ud, int *closed);
 void lx_stream_close(void *ud, void *stream);

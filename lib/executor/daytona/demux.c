@@ -6,26 +6,39 @@
 
 #include "demux.h"
 
-void dval__demux_init(dval__demux *d)
+void dt_demux_init(dt_demux *d, uint64_t stdout_from, uint64_t stderr_from,
+                   dval_chunk_fn sink, void *sink_ud)
 {
     memset(d, 0, sizeof *d);
+    d->skip[DVAL_STDOUT] = stdout_from;
+    d->skip[DVAL_STDERR] = stderr_from;
+    d->sink = sink;
+    d->sink_ud = sink_ud;
 }
 
-void dval__demux_free(dval__demux *d)
+void dt_demux_free(dt_demux *d)
 {
     dval__buf_free(&d->scratch);
 }
 
-static int emit_seg(dval__demux *d, const unsigned char *p, size_t n,
-                    dval__emit_fn emit, void *ud)
+static int emit_seg(dt_demux *d, const unsigned char *p, size_t n)
 {
     if (!n || !d->cur)
         return 0; /* bytes before the first marker are discarded */
-    return emit(d->cur, (const char *)p, n, ud);
+    uint64_t *skip = &d->skip[d->cur];
+    if (*skip >= n) { /* delivered by an earlier connection */
+        *skip -= n;
+        return 0;
+    }
+    p += *skip;
+    n -= (size_t)*skip;
+    *skip = 0;
+    if (d->sink && d->sink(d->cur, (const char *)p, n, d->sink_ud))
+        return DVAL_EABORTED;
+    return 0;
 }
 
-int dval__demux_feed(dval__demux *d, const char *data, size_t len,
-                     dval__emit_fn emit, void *ud)
+int dt_demux_feed(dt_demux *d, const char *data, size_t len)
 {
     const unsigned char *p;
     size_t n;
@@ -45,7 +58,7 @@ int dval__demux_feed(dval__demux *d, const char *data, size_t len,
     for (size_t i = 0; i + 2 < n; i++) {
         unsigned char c = p[i];
         if ((c == 1 || c == 2) && p[i + 1] == c && p[i + 2] == c) {
-            int rc = emit_seg(d, p + start, i - start, emit, ud);
+            int rc = emit_seg(d, p + start, i - start);
             if (rc)
                 return rc;
             d->cur = c == 1 ? DVAL_STDOUT : DVAL_STDERR;
@@ -60,15 +73,15 @@ int dval__demux_feed(dval__demux *d, const char *data, size_t len,
         k = 2;
     else if (n - start >= 1 && (p[n - 1] == 1 || p[n - 1] == 2))
         k = 1;
-    int rc = emit_seg(d, p + start, n - start - k, emit, ud);
+    int rc = emit_seg(d, p + start, n - start - k);
     memcpy(d->hold, p + n - k, k);
     d->nhold = k;
     return rc;
 }
 
-int dval__demux_finish(dval__demux *d, dval__emit_fn emit, void *ud)
+int dt_demux_finish(dt_demux *d)
 {
-    int rc = emit_seg(d, d->hold, d->nhold, emit, ud);
+    int rc = emit_seg(d, d->hold, d->nhold);
     d->nhold = 0;
     return rc;
 }
