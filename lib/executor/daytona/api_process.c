@@ -1,6 +1,6 @@
-/* Session and command members against the toolbox (PROTOCOL 5, 6). */
+/* Session and command members against the toolbox (PROTOCOL 5; a
+ * command's output, PROTOCOL 6, is api_logs.c). */
 #include <string.h>
-#include <strings.h>
 
 #include "command_text.h"
 #include "dt.h"
