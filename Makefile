@@ -1,6 +1,6 @@
 # libdaytona-validate — plain GNU make build. `make help` lists targets.
-MAJOR := 0
-MINOR := 1
+MAJOR := 1
+MINOR := 0
 PATCH := 0
 VERSION := $(MAJOR).$(MINOR).$(PATCH)
 

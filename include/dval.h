@@ -29,12 +29,12 @@
 extern "C" {
 #endif
 
-#define DVAL_VERSION_MAJOR 0
-#define DVAL_VERSION_MINOR 1
+#define DVAL_VERSION_MAJOR 1
+#define DVAL_VERSION_MINOR 0
 #define DVAL_VERSION_PATCH 0
 /* 0xMMmmpp, comparable with >= */
-#define DVAL_VERSION_NUM 0x000100
-#define DVAL_VERSION_STRING "0.1.0"
+#define DVAL_VERSION_NUM 0x010000
+#define DVAL_VERSION_STRING "1.0.0"
 
 #if defined(_WIN32)
 #  if defined(DVAL_BUILDING)
@@ -92,7 +92,7 @@ DVAL_API const char *dval_status_name(int status);
 
 /* ------------------------------------------------------ version and init */
 
-/* Run-time version string, e.g. "0.1.0". */
+/* Run-time version string, e.g. "1.0.0". */
 DVAL_API const char *dval_version(void);
 /* Run-time version number, DVAL_VERSION_NUM of the library. */
 DVAL_API uint32_t dval_version_num(void);
@@ -997,15 +997,14 @@ typedef struct dval_call {
     /* outputs */
     int64_t retry_after_ms;      /* server hint; -1 none */
     char errmsg[DVAL_ERRMSG_MAX];
-    /* Appended in 0.1.1 (an executor writes it only when struct_size
-     * covers it): the executor's own reading of a failure, which the
-     * core's retry policy follows; 0 leaves the decision to the status. */
+    /* The executor's own reading of a failure (written only when
+     * struct_size covers it), which the core's retry policy follows; 0
+     * leaves the decision to the returned status code. */
     int32_t failure;             /* enum dval_failure */
-    /* Appended in 0.1.2 (written only when struct_size covers it):
-     * file_download's reading of the file's size at most, set before the
-     * first byte is delivered when the executor knows it (a body's
-     * Content-Length), so a download into memory is one allocation; -1
-     * (the default): not known. */
+    /* Written only when struct_size covers it: file_download's reading
+     * of the file's size at most, set before the first byte is delivered
+     * when the executor knows it (a body's Content-Length), so a download
+     * into memory is one allocation; -1 (the default): not known. */
     int64_t size_hint;
 } dval_call;
 
@@ -1229,7 +1228,7 @@ struct dval_executor {
     int (*workdir_claim)(void *ud, dval_call *c, const char *sandbox_id,
                          const char *dir, void **claim);
     void (*workdir_release)(void *ud, void *claim);
-    /* Appended in 0.1.1: whether this executor can run profile p, and the
+    /* Whether this executor can run profile p, and the
      * snapshot build steps it runs for it. DVAL_OK, with *build_commands
      * set to the steps (NULL: the profile's build_commands), or
      * DVAL_EUNSUPPORTED with c->errmsg saying why the profile cannot run
@@ -1237,14 +1236,14 @@ struct dval_executor {
      * every profile runs as it is, with its build_commands. */
     int (*profile_prepare)(void *ud, dval_call *c, const dval_profile *p,
                            const char *const **build_commands);
-    /* Appended in 0.1.2: resets a sandbox for reuse by the next validation
+    /* Resets a sandbox for reuse by the next validation
      * (a pool's isolation=sandbox slot). DVAL_OK is a guarantee: no
      * process, file, IPC object or session of any earlier use remains, and
      * the sandbox is started and looks as if fresh from its snapshot. On
      * an error, or with this member NULL, the core deletes the sandbox
      * and creates a fresh one instead. */
     int (*sandbox_reset)(void *ud, dval_call *c, const char *sandbox_id);
-    /* Appended in 0.1.4: how many sessions whose id starts with prefix
+    /* How many sessions whose id starts with prefix
      * are open in the sandbox now, whoever opened them (another client,
      * process or host): *count. Before a release policy stops or deletes
      * a shared sandbox, the core closes its own session and asks with
@@ -1255,24 +1254,24 @@ struct dval_executor {
      * applies the policy. */
     int (*sandbox_sessions)(void *ud, dval_call *c, const char *sandbox_id,
                             const char *prefix, int *count);
-    /* Appended in 0.1.5: the commands this session starts from now on run
+    /* The commands this session starts from now on run
      * in a cgroup of their own (each command its own), bounded by limits
      * (zeros: measured only); NULL limits: back to none. NULL member:
      * per-command limits are not enforced (the core says so). */
     int (*session_limits)(void *ud, dval_call *c, const char *sandbox_id,
                           const char *session_id, const dval_limits *limits);
-    /* Appended in 0.1.5: what a finished command used (out's fields -1
+    /* What a finished command used (out's fields -1
      * where unknown; its struct_size set by the core). NULL member: all
      * unknown. */
     int (*command_usage)(void *ud, dval_call *c, const char *sandbox_id,
                          const char *session_id, const char *cmd_id,
                          dval_usage *out);
-    /* Appended in 0.1.6: every snapshot there is, each reported once
+    /* Every snapshot there is, each reported once
      * (info as snapshot_get fills it); a non-zero return from each stops
      * the listing with DVAL_EABORTED. Not retried once each has run. */
     int (*snapshot_list)(void *ud, dval_call *c, dval_snapshot_info_fn each,
                          void *each_ud);
-    /* Appended in 0.1.6: an image cache. image_pull fetches ref into it
+    /* An image cache. image_pull fetches ref into it
      * (progress: text lines, stream DVAL_STDOUT; may be NULL) and fills
      * out (may be NULL); image_list reports each cached image once (a
      * non-zero return from each stops it: DVAL_EABORTED); image_remove

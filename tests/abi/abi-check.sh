@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ABI gate: compares the ABI of $B/lib/libdaytona-validate.so.0.* (built with
+# ABI gate: compares the ABI of $B/lib/libdaytona-validate.so.1.* (built with
 # -g by the Makefile; this script builds nothing) with the committed baseline
 # tests/abi/libdaytona-validate.abi.
 #   abi-check.sh           compare; ANY non-zero abidiff exit fails (a struct
@@ -15,8 +15,8 @@ BASE=tests/abi/libdaytona-validate.abi
 for t in abidw abidiff; do
     command -v $t >/dev/null || { echo "FAIL: $t not found (apt-get install abigail-tools)"; exit 1; }
 done
-so=$(ls "$B"/lib/libdaytona-validate.so.0.* 2>/dev/null | grep -E '\.so\.0\.[0-9]+\.[0-9]+$' | head -n 1)
-[ -n "$so" ] || { echo "FAIL: no $B/lib/libdaytona-validate.so.0.*.* (run make B=$B lib)"; exit 1; }
+so=$(ls "$B"/lib/libdaytona-validate.so.1.* 2>/dev/null | grep -E '\.so\.1\.[0-9]+\.[0-9]+$' | head -n 1)
+[ -n "$so" ] || { echo "FAIL: no $B/lib/libdaytona-validate.so.1.*.* (run make B=$B lib)"; exit 1; }
 if ! readelf -S "$so" | grep -q '\.debug_info'; then
     echo "FAIL: $so has no debug info (build with -g)"; exit 1
 fi

@@ -5,27 +5,27 @@
 #  3. every identifier the header defines starts with dval_/DVAL_;
 #  4. lib/libdaytona-validate.map covers every export (global) and hides the
 #     rest (local: *);
-#  5. the SONAME is libdaytona-validate.so.0.
+#  5. the SONAME is libdaytona-validate.so.1.
 # B = build directory (default build). Prints what differs; exit 1 on any.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 MAP=lib/libdaytona-validate.map
-SONAME=libdaytona-validate.so.0
+SONAME=libdaytona-validate.so.1
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad() { echo "FAIL: $*"; fail=1; }
 
-so=$(ls "$B"/lib/libdaytona-validate.so.0.* 2>/dev/null | grep -E '\.so\.0\.[0-9]+\.[0-9]+$' | head -n 1)
+so=$(ls "$B"/lib/libdaytona-validate.so.1.* 2>/dev/null | grep -E '\.so\.1\.[0-9]+\.[0-9]+$' | head -n 1)
 if [ -z "$so" ]; then
-    echo "FAIL: no $B/lib/libdaytona-validate.so.0.*.* (run make B=$B lib)"
+    echo "FAIL: no $B/lib/libdaytona-validate.so.1.*.* (run make B=$B lib)"
     exit 1
 fi
 echo "library: $so"
 
 # 1. exports
-# Version-node definitions (type A, e.g. DVAL_0) are not symbols of the API.
+# Version-node definitions (type A, e.g. DVAL_1) are not symbols of the API.
 nodes=$(sed 's/#.*//' "$MAP" | grep -oE '^[[:space:]]*[A-Za-z_][A-Za-z0-9_.]*[[:space:]]*\{' | tr -d ' \t{' || true)
 nm -D --defined-only "$so" | awk 'NF >= 3 && $2 != "A" { print $3 }' | sed 's/@.*//' | sort -u >"$tmp/exports"
 nm -D --defined-only "$so" | awk 'NF >= 3 && $2 == "A" { print $3 }' | while read -r a; do

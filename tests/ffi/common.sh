@@ -19,7 +19,7 @@ trap cleanup EXIT
 # the local executor's helper, from the same build
 [ -x "$BABS/libexec/dval-local-helper" ] && export DVAL_LOCAL_HELPER=$BABS/libexec/dval-local-helper
 
-have_lib() { [ -e "$BABS/lib/libdaytona-validate.so.0" ]; }
+have_lib() { [ -e "$BABS/lib/libdaytona-validate.so.1" ]; }
 
 # Starts tests/emulator/emulator.py on 127.0.0.1; exports DVAL_EMU_PORT on
 # success, prints why not otherwise.

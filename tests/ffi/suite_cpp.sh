@@ -9,7 +9,7 @@ cd "$ROOT"
 pass=0 fail=0 skip=0
 ok() { echo "PASS $*"; pass=$((pass + 1)); }
 ko() { echo "FAIL $*"; fail=$((fail + 1)); }
-if ! have_lib; then echo "no $B/lib/libdaytona-validate.so.0"; echo "0 passed, 1 failed"; exit 1; fi
+if ! have_lib; then echo "no $B/lib/libdaytona-validate.so.1"; echo "0 passed, 1 failed"; exit 1; fi
 install_tree || { echo "0 passed, 1 failed"; exit 1; }
 if cmp -s examples/cpp/dval.hpp "$INST$INST_PREFIX/include/dval.hpp"; then ok "make install puts dval.hpp beside dval.h"
 else ko "dval.hpp not installed"; fi

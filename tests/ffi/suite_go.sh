@@ -8,7 +8,7 @@ set -u
 . "$(dirname "$0")/common.sh"
 cd "$ROOT"
 if ! command -v go >/dev/null; then echo "go not installed"; echo "0 passed, 0 failed, 1 skipped"; exit 0; fi
-if ! have_lib; then echo "no $B/lib/libdaytona-validate.so.0"; echo "0 passed, 1 failed"; exit 1; fi
+if ! have_lib; then echo "no $B/lib/libdaytona-validate.so.1"; echo "0 passed, 1 failed"; exit 1; fi
 pass=0 fail=0 skip=0
 ok() { echo "PASS $*"; pass=$((pass + 1)); }
 ko() { echo "FAIL $*"; fail=$((fail + 1)); }

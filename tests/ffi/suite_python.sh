@@ -10,7 +10,7 @@ PY=/usr/bin/python3
 pass=0 fail=0 skip=0
 ok() { echo "PASS $*"; pass=$((pass + 1)); }
 ko() { echo "FAIL $*"; fail=$((fail + 1)); }
-if ! have_lib; then echo "no $B/lib/libdaytona-validate.so.0 (make B=$B lib)"; echo "0 passed, 1 failed"; exit 1; fi
+if ! have_lib; then echo "no $B/lib/libdaytona-validate.so.1 (make B=$B lib)"; echo "0 passed, 1 failed"; exit 1; fi
 
 # pip builds in the source tree: install from a copy so the checkout stays clean
 cp -r examples/python "$TMP/pkg"
@@ -29,11 +29,11 @@ else ko "import dval from the venv"; sed 's/^/    /' "$TMP/imp.log"; fi
 
 # lookup order: $DVAL_LIB, then the SONAME through the loader
 if env -u DVAL_LIB LD_LIBRARY_PATH="$BABS/lib" "$VPY" -c 'import dval; print(dval.version())' >"$TMP/so.log" 2>&1 &&
-   grep -qx 0.1.0 "$TMP/so.log"; then
-    ok "found by SONAME (libdaytona-validate.so.0) without DVAL_LIB"
+   grep -qx 1.0.0 "$TMP/so.log"; then
+    ok "found by SONAME (libdaytona-validate.so.1) without DVAL_LIB"
 else ko "SONAME lookup"; sed 's/^/    /' "$TMP/so.log"; fi
-if ldconfig -p 2>/dev/null | grep -q 'libdaytona-validate.so.0 '; then
-    echo "SKIP missing-library message: libdaytona-validate.so.0 is installed system-wide"; skip=$((skip + 1))
+if ldconfig -p 2>/dev/null | grep -q 'libdaytona-validate.so.1 '; then
+    echo "SKIP missing-library message: libdaytona-validate.so.1 is installed system-wide"; skip=$((skip + 1))
 else
     env -u DVAL_LIB -u LD_LIBRARY_PATH "$VPY" -c 'import dval; dval.version()' >"$TMP/nf.log" 2>&1
     if grep -q 'LibraryNotFoundError' "$TMP/nf.log" && grep -q 'make install' "$TMP/nf.log" &&
@@ -46,7 +46,7 @@ cd "$ROOT"
 if install_tree && pydir=$INST$INST_PREFIX/lib/python3/dist-packages &&
    (cd "$TMP" && env -u DVAL_LIB PYTHONPATH="$pydir" $PY -c \
         'import dval, sys; assert dval.__file__.startswith(sys.argv[1]), dval.__file__; print(dval.version())' \
-        "$pydir") >"$TMP/mi.log" 2>&1 && grep -qx 0.1.0 "$TMP/mi.log"; then
+        "$pydir") >"$TMP/mi.log" 2>&1 && grep -qx 1.0.0 "$TMP/mi.log"; then
     ok "make install: the package imports and finds the installed library by SONAME"
 else ko "make install of the Python package"; sed 's/^/    /' "$TMP/mi.log" 2>/dev/null; fi
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
@@ -54,7 +54,7 @@ if cc -std=c99 -Iinclude -o "$TMP/layout" tests/ffi/layout.c 2>"$TMP/layout.err"
     export DVAL_LAYOUT=$TMP/layout.txt
 fi
 start_emulator
-export DVAL_LIB=$BABS/lib/libdaytona-validate.so.0
+export DVAL_LIB=$BABS/lib/libdaytona-validate.so.1
 echo "$pass passed, $fail failed, $skip skipped" >"$TMP/install.log"
 logs=("$TMP/install.log")
 for which in ctypes cffi; do

@@ -95,7 +95,7 @@ def t_package():
 
 
 def t_version():
-    check(dval.version() == "0.1.0", "version %r" % dval.version())
+    check(dval.version() == "1.0.0", "version %r" % dval.version())
     check(dval._loader.get_backend().name == WHICH, "backend")
 
 
@@ -737,7 +737,7 @@ def run_executor(executor):
 def t_library_not_found():
     # run in a child: the library is loaded once per process
     import subprocess
-    env = dict(os.environ, DVAL_LIB="/nonexistent/libdaytona-validate.so.0")
+    env = dict(os.environ, DVAL_LIB="/nonexistent/libdaytona-validate.so.1")
     p = subprocess.run([sys.executable, "-c", "import dval\ntry:\n dval.version()\n"
                         "except dval.LibraryNotFoundError as e:\n print('LNF', e)\n"],
                        env=env, capture_output=True, text=True, timeout=30)

@@ -22,10 +22,10 @@ else
     echo "$pass passed, $fail failed"; exit 1
 fi
 L=$D$PREFIX/lib
-so=$(cd "$L" && ls libdaytona-validate.so.0.*.* 2>/dev/null | head -n 1)
+so=$(cd "$L" && ls libdaytona-validate.so.1.*.* 2>/dev/null | head -n 1)
 t "real library installed ($so)" test -n "$so" -a -f "$L/$so" -a ! -L "$L/$so"
-t "symlink .so.0 -> $so" test "$(readlink "$L/libdaytona-validate.so.0")" = "$so"
-t "symlink .so -> .so.0" test "$(readlink "$L/libdaytona-validate.so")" = "libdaytona-validate.so.0"
+t "symlink .so.1 -> $so" test "$(readlink "$L/libdaytona-validate.so.1")" = "$so"
+t "symlink .so -> .so.1" test "$(readlink "$L/libdaytona-validate.so")" = "libdaytona-validate.so.1"
 t "static library installed" test -f "$L/libdaytona-validate.a"
 t "header installed and identical" cmp include/dval.h "$D$PREFIX/include/dval.h"
 t "pkg-config file installed" test -f "$L/pkgconfig/daytona-validate.pc"
@@ -37,7 +37,7 @@ t "man pages installed (man3, man7)" test $missing -eq 0
 t "installed man pages render" sh -c "mandoc -T utf8 '$D$PREFIX/share/man/man3/dval_session_exec.3' | grep -q dval_session_exec"
 
 export PKG_CONFIG_SYSROOT_DIR=$D PKG_CONFIG_PATH=$L/pkgconfig
-t "pkg-config --modversion = 0.1.0" test "$(pkg-config --modversion daytona-validate)" = "0.1.0"
+t "pkg-config --modversion = 1.0.0" test "$(pkg-config --modversion daytona-validate)" = "1.0.0"
 cat >"$TMP/prog.c" <<'C'
 #include <stdio.h>
 #include <string.h>
@@ -59,7 +59,7 @@ echo "pkg-config: cflags [$cflags] libs [$libs]"
 if cc -std=c99 -Wall -Werror $cflags -o "$TMP/prog" "$TMP/prog.c" $libs >"$TMP/cc.log" 2>&1; then
     ok "shared build with pkg-config only"
     t "shared program runs against the installed library" env LD_LIBRARY_PATH="$L" "$TMP/prog"
-    t "it loaded the installed copy" sh -c "LD_LIBRARY_PATH='$L' ldd '$TMP/prog' | grep -q '$L/libdaytona-validate.so.0'"
+    t "it loaded the installed copy" sh -c "LD_LIBRARY_PATH='$L' ldd '$TMP/prog' | grep -q '$L/libdaytona-validate.so.1'"
 else
     ko "shared build with pkg-config only"; sed 's/^/    /' "$TMP/cc.log"
 fi

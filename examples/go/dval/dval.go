@@ -234,7 +234,7 @@ func withCause(ctx context.Context, err error) error {
 	return err
 }
 
-// Version is the run-time library version, e.g. "0.1.0".
+// Version is the run-time library version, e.g. "1.0.0".
 func Version() string { return C.GoString(C.dval_version()) }
 
 // ProfileNames lists the built-in and registered validation profiles.

@@ -17,7 +17,7 @@ import (
 var bg = context.Background()
 
 func TestVersion(t *testing.T) {
-	if v := Version(); v != "0.1.0" {
+	if v := Version(); v != "1.0.0" {
 		t.Fatalf("version %q", v)
 	}
 	names := ProfileNames()

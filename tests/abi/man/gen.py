@@ -40,7 +40,7 @@ import facts  # noqa: E402
 import shared  # noqa: E402
 
 DATE = "2026-12-01"
-SOURCE = "libdaytona-validate 0.1.0"
+SOURCE = "libdaytona-validate 1.0.0"
 MANUAL = "libdaytona-validate Manual"
 
 HEADER = open(os.path.join(ROOT, "include", "dval.h"), encoding="utf-8").read()
@@ -199,7 +199,7 @@ def render(p, section):
             l = l.replace("\\", "\\e")
             out.append("\\&" + l if l.startswith((".", "'")) else l)
         out.append(".EE")
-    out += [".SH SINCE", "libdaytona-validate %s." % p.get("since", "0.1.0")]
+    out += [".SH SINCE", "libdaytona-validate %s." % p.get("since", "1.0.0")]
     out += [".SH \"SEE ALSO\""] + see_also(p.get("see", ["dval(7)"]))
     return "\n".join(out) + "\n"
 

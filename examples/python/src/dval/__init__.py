@@ -11,7 +11,7 @@ embedded local executor) and brings their results back::
 Two FFI backends sit behind one API: ``ctypes`` (standard library, the
 default) and ``cffi`` (ABI mode); choose with ``DVAL_BACKEND`` or
 :func:`use_backend`. The C library is found through ``$DVAL_LIB``, then the
-installed SONAME ``libdaytona-validate.so.0``; when neither loads, the first
+installed SONAME ``libdaytona-validate.so.1``; when neither loads, the first
 call raises :class:`LibraryNotFoundError` saying how to fix it. Importing
 this package loads nothing.
 
@@ -39,7 +39,7 @@ from ._validate import (ISOLATION_LEVELS, CancelToken, Event, ValidationResult, 
 from .errors import *  # noqa: F401,F403  (DvalError and one class per status)
 from .errors import STATUS_CLASSES, DvalError, LibraryNotFoundError, error_for
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 
 __all__ = [
     "STOP", "validate", "avalidate", "differential", "validate_pair", "Differential", "Pool", "PoolStats", "ValidationResult", "Event", "CancelToken", "supports_cancel",

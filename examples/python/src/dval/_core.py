@@ -24,7 +24,7 @@ OutputFn = Callable[[Stream, str, bytes], Any]
 
 
 def version(backend: Optional[str] = None) -> str:
-    """The run-time library version, e.g. ``"0.1.0"``."""
+    """The run-time library version, e.g. ``"1.0.0"``."""
     return get_backend(backend).version()
 
 

@@ -1,7 +1,7 @@
 """Finds libdaytona-validate and picks the FFI backend.
 
 The library is looked up, in order, at ``$DVAL_LIB`` (a path), then by its
-SONAME ``libdaytona-validate.so.0`` through the dynamic loader (what
+SONAME ``libdaytona-validate.so.1`` through the dynamic loader (what
 ``make install`` + ldconfig, or ``LD_LIBRARY_PATH``, provide). Nothing is
 loaded at import time: the first call that needs the library loads it.
 """
@@ -14,7 +14,7 @@ from .errors import LibraryNotFoundError
 __all__ = ["SONAME", "BACKENDS", "library_path", "get_backend", "use_backend",
            "backend_name"]
 
-SONAME = "libdaytona-validate.so.0"
+SONAME = "libdaytona-validate.so.1"
 #: the backends this package ships
 BACKENDS = ("ctypes", "cffi")
 

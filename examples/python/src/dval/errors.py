@@ -13,7 +13,7 @@ __all__ = ["DvalError", "LibraryNotFoundError", "error_for", "STATUS_CLASSES"]
 
 
 class LibraryNotFoundError(OSError):
-    """libdaytona-validate.so.0 could not be loaded. The message names what
+    """libdaytona-validate.so.1 could not be loaded. The message names what
     was tried and how to fix it (install the library, or set DVAL_LIB)."""
 
 
