@@ -114,3 +114,17 @@ int dval__command_words(const char *text, char ***argv)
     *argv = v;
     return 1;
 }
+
+int dval__exec_env_text(dval__buf *out, const char *const *env,
+                        const char *text)
+{
+    int rc = dval__buf_appendf(out, "export");
+    for (size_t i = 0; !rc && env[i]; i++) {
+        const char *eq = strchr(env[i], '=');
+        rc = dval__buf_appendf(out, " %.*s=", (int)(eq - env[i]), env[i]);
+        rc = rc ? rc : dval__shell_quote(out, eq + 1);
+    }
+    /* a newline, not "; ": a command that starts with a comment or a
+     * here-document's word still reads as it would alone */
+    return rc ? rc : dval__buf_appendf(out, "\n%s", text);
+}

@@ -35,4 +35,10 @@ int dval__owner_valid(const char *owner);
  * not of that form), DVAL_ENOMEM. */
 int dval__command_words(const char *text, char ***argv);
 
+/* "export NAME='value' ...\ntext" into out (env checked, non-empty):
+ * for an executor whose wire takes one shell string; each value
+ * single-quoted, so no shell expands it. */
+int dval__exec_env_text(dval__buf *out, const char *const *env,
+                        const char *text);
+
 #endif

@@ -1,10 +1,9 @@
 /* dval_exec_options.env: the variables a caller adds to one command's
  * environment. Checked once here (names a shell accepts, UTF-8, bounded:
  * the local executor sends a command in one message of at most 64 KiB),
- * then given to the executor as data (dval_command.env). An executor
- * whose wire takes one shell string (daytona) puts it as an `export` in
- * front of the command's text, each value single-quoted, so no shell
- * expands it. */
+ * then given to the executor as data (dval_command.env); an executor
+ * whose wire takes one shell string writes it as text with
+ * dval__exec_env_text (command_text.c). */
 #include "internal.h"
 #include "exec_env.h"
 
@@ -41,18 +40,4 @@ int dval__exec_env_check(const char *const *env, char *err, size_t cap)
         }
     }
     return DVAL_OK;
-}
-
-int dval__exec_env_text(dval__buf *out, const char *const *env,
-                        const char *text)
-{
-    int rc = dval__buf_appendf(out, "export");
-    for (size_t i = 0; !rc && env[i]; i++) {
-        const char *eq = strchr(env[i], '=');
-        rc = dval__buf_appendf(out, " %.*s=", (int)(eq - env[i]), env[i]);
-        rc = rc ? rc : dval__shell_quote(out, eq + 1);
-    }
-    /* a newline, not "; ": a command that starts with a comment or a
-     * here-document's word still reads as it would alone */
-    return rc ? rc : dval__buf_appendf(out, "\n%s", text);
 }

@@ -1,4 +1,4 @@
-/* exec_env.c: dval_exec_options.env, checked and turned into text. */
+/* exec_env.c: dval_exec_options.env, checked. */
 #ifndef DVAL_EXEC_ENV_H
 #define DVAL_EXEC_ENV_H
 
@@ -10,8 +10,5 @@
 /* DVAL_OK, or DVAL_EINVAL with err worded: an entry that is not
  * NAME=value or not UTF-8, too many of them, too many bytes. */
 int dval__exec_env_check(const char *const *env, char *err, size_t cap);
-/* "export NAME='value' ...\ntext" into out (env checked, non-empty). */
-int dval__exec_env_text(dval__buf *out, const char *const *env,
-                        const char *text);
 
 #endif

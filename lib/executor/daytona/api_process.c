@@ -4,7 +4,6 @@
 
 #include "command_text.h"
 #include "dt.h"
-#include "exec_env.h"
 #include "json_map.h"
 
 static int oom(dval_call *c, int rc)
