@@ -14,7 +14,7 @@ B=$1 out=$2 state=$3 res=$4 n=$5 cold=$6
 here=$(cd "$(dirname "$0")" && pwd)
 src=examples/validation/java-javac
 # shellcheck disable=SC2046
-cc -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude -Ilib -o "$out/javabench" \
+cc -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude -Ilib -Itests -o "$out/javabench" \
     "$here/javabench.c" "$B/lib/libdaytona-validate.a" \
     $(pkg-config --libs libcurl jansson uuid) -lpthread
 jb() { "$out/javabench" "$state" "$src" "$@"; }

@@ -1,4 +1,4 @@
-/* The java snapshot's compile service (lib/javac_service.h): it gives the
+/* The java snapshot's compile service (tests/javac_service.h): it gives the
  * same results as plain javac (output, exit code, diagnostics, class
  * files), and a hostile validation can neither make it read or write
  * outside what it was sent, nor overload it with a huge request, nor

@@ -15,7 +15,7 @@
 #define LX_UID_SLOTS 65536L
 /* Range 0 served every sandbox before ranges were per sandbox (a
  * sandbox without one in its state); range 1 holds the compile
- * service's uid (javac_service.h); sandboxes get 2 .. LX_UID_RANGES - 1,
+ * service's uid (tests/javac_service.h); sandboxes get 2 .. LX_UID_RANGES - 1,
  * which ends at 0x7fffffff: a uid that a signed 32-bit int holds, since
  * programs in the sandbox may keep one in an int. */
 #define LX_UID_RANGE_FIRST 2L

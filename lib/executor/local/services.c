@@ -3,7 +3,7 @@
  * every sandbox of the snapshot, outside them, their socket directories
  * bound read-only into each (the init's -S). Only a root caller's
  * sandboxes have them: a service's uid must be the host's own, the one
- * the clients' SO_PEERCRED check sees (lib/javac_service.h). */
+ * the clients' SO_PEERCRED check sees (tests/javac_service.h). */
 #include "local.h"
 #include "protocol.h"
 #include "profile_service.h"

@@ -1,10 +1,11 @@
-/* The java snapshot's compile service (libexec/dval-javac-service/): the
- * paths, identity and command lines of the java profile's build steps
- * and run command, which profiles/builtin/java.json spells out (the
- * library itself uses none of these): the tests and benches check that
- * profile against them and run its phases with them. The build steps
- * describe it as a profile service (lib/profile_service.h), which the
- * local sandbox's init or the core starts.
+/* The java snapshot's compile service (libexec/dval-javac-service/), for
+ * the tests and benches only: the paths, identity and command lines of
+ * the java profile's build steps and run command, which
+ * profiles/builtin/java.json spells out (the library uses none of these):
+ * the tests check that profile against them and run its phases with them.
+ * The build steps describe it as a profile service
+ * (lib/profile_service.h), which the local sandbox's init or the core
+ * starts.
  *
  * Layout in the snapshot (made by the build steps, as root):
  *   /opt/dval-javac/            root-owned 0755: JavacService.class, the
