@@ -93,3 +93,50 @@ TEST(json_scan_random_mutations)
         CHECK(agrees(s, n, -1));
     }
 }
+
+typedef struct elems {
+    json_t *want;   /* jansson's array */
+    size_t i;
+    int ok, stop_at;
+} elems;
+
+static int each_elem(dt_span el, void *ud)
+{
+    elems *e = ud;
+    json_t *x = json_loadb(el.p, el.n, JSON_DECODE_ANY, NULL);
+    e->ok = e->ok && json_equal(x, json_array_get(e->want, e->i));
+    json_decref(x);
+    return ++e->i == (size_t)e->stop_at ? 7 : 0;
+}
+
+/* dt_json_scan_array on s: refused where jansson refuses or s is not an
+ * array; else every element in order, stopping where each says */
+static int array_agrees(const char *s, int stop_at)
+{
+    json_t *j = json_loads(s, 0, NULL);
+    elems e = {j, 0, 1, stop_at};
+    int rc = -1;
+    int sc = dt_json_scan_array(s, strlen(s), each_elem, &e, &rc);
+    int ok = sc ? json_is_array(j) && e.ok &&
+                  e.i == (stop_at ? (size_t)stop_at : json_array_size(j)) &&
+                  rc == (stop_at ? 7 : 0)
+                : e.i == 0;
+    json_decref(j);
+    return ok;
+}
+
+TEST(json_scan_array_elements)
+{
+    CHECK(array_agrees("[]", 0));
+    CHECK(array_agrees(" [ {\"name\":\"r.json\",\"size\":12,\"isDir\":false,"
+                       "\"mode\":\"-rw-r--r--\"} , 1,\"x\",[2,{}],null ] ", 0));
+    CHECK(array_agrees("[1,2,3,4]", 2));
+    const char *refused[] = {"", "{}", "[", "[1,]", "[1 2]", "[1]x",
+                             "[1.5]", "[\"\\u0000\"]", "[{\"a\":}]"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        int rc = -1;
+        CHECK(!dt_json_scan_array(refused[i], strlen(refused[i]), each_elem,
+                                  &(elems){NULL, 0, 1, 0}, &rc));
+        CHECK(array_agrees(refused[i], 0));
+    }
+}

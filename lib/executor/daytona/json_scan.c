@@ -216,3 +216,33 @@ int dt_json_scan(const char *body, size_t len, const char *const *keys,
     ws(&s);
     return s.p == s.end;
 }
+
+int dt_json_scan_array(const char *body, size_t len,
+                       int (*each)(dt_span elem, void *ud), void *ud,
+                       int *rc)
+{
+    scan s = {(const unsigned char *)body, (const unsigned char *)body + len,
+              0};
+    *rc = 0;
+    ws(&s);
+    if (s.p >= s.end || *s.p != '[' || !value(&s))
+        return 0;
+    ws(&s);
+    if (s.p != s.end)
+        return 0;
+    /* checked whole: now each element, the same grammar walked again */
+    s.p = (const unsigned char *)body;
+    ws(&s);
+    s.p++;
+    ws(&s);
+    while (*s.p != ']' && !*rc) {
+        const unsigned char *v = s.p;
+        value(&s);
+        *rc = each((dt_span){(const char *)v, (size_t)(s.p - v)}, ud);
+        ws(&s);
+        if (*s.p == ',')
+            s.p++;
+        ws(&s);
+    }
+    return 1;
+}

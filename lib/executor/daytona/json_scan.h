@@ -21,4 +21,11 @@ typedef struct dt_span {
 int dt_json_scan(const char *body, size_t len, const char *const *keys,
                  dt_span *vals, size_t nkeys);
 
+/* 1 when body is one JSON array jansson would load alike: then each(ud)
+ * ran on its elements' texts in order until one returned non-zero (that
+ * value in *rc, else 0). 0: load it with jansson (each never ran). */
+int dt_json_scan_array(const char *body, size_t len,
+                       int (*each)(dt_span elem, void *ud), void *ud,
+                       int *rc);
+
 #endif
