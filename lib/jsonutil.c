@@ -38,11 +38,5 @@ json_t *dval__json_text(const char *data, size_t len)
 
 char *dval__json_dump(const json_t *v)
 {
-    char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY |
-                                  JSON_REAL_PRECISION(15));
-    if (!text)
-        return NULL;
-    char *copy = dval__strdup(text);
-    free(text);
-    return copy;
+    return dval__json_text_of(v, JSON_COMPACT | JSON_REAL_PRECISION(15));
 }

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "internal.h"
+#include "json_write.h"
 
 /* A JSON string of bytes a program produced: invalid UTF-8 sequences
  * become U+FFFD (jansson takes valid UTF-8 only). Never NULL unless out

@@ -372,11 +372,7 @@ char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start)
     json_object_set_new(o, "status", json_string(dval_status_name(status)));
     json_object_set(o, "errors", v->errors);
     json_object_set(o, "timings_ms", v->timings);
-    char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+    char *text = dval__json_text_of(o, JSON_COMPACT | JSON_ENSURE_ASCII);
     json_decref(o);
-    if (!text)
-        return NULL;
-    char *copy = dval__strdup(text);
-    free(text);
-    return copy;
+    return text;
 }

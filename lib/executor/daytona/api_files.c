@@ -60,13 +60,13 @@ typedef struct dl {
     dval_data_fn sink;
     void *sink_ud;
     const dt_resp *rs;       /* for the Content-Type (boundary) */
-    dt_mp mp;
     int mp_ready;
     int part;                /* 1 file, 2 error, 0 other */
     int files;
     int64_t got;
     int hinted;
     dval__buf err;
+    dt_mp mp;                /* last: not zeroed (dt_mp_init sets it up) */
 } dl;
 
 /* Before the file's first byte, tells the caller how large the file is
@@ -207,7 +207,11 @@ int dt_file_download(void *ud, dval_call *c, const char *sb,
     dval__buf url = {0};
     char *body = NULL;
     dt_resp rs;
-    dl d = {.ex = ex, .c = c, .sink = sink, .sink_ud = sink_ud, .rs = &rs};
+    /* all but the multipart parser's 8 KiB header buffer zeroed: its
+     * state is made by dt_mp_init before the first byte */
+    dl d;
+    memset(&d, 0, offsetof(dl, mp));
+    d.ex = ex, d.c = c, d.sink = sink, d.sink_ud = sink_ud, d.rs = &rs;
     int rc = tb_url(ex, c, &url, sb, "/files/bulk-download", path);
     if (!rc && (rc = dt_json_paths(&body, path)) != 0)
         rc = dval__call_fail(c, rc, "path is not valid UTF-8");

@@ -11,7 +11,6 @@ struct dt_ws {
     CURL *e;
     curl_socket_t fd;
     dt_wsp parser;
-    uint8_t buf[WS_HEAD_MAX];  /* handshake reply; then the read buffer */
     size_t pending;            /* bytes after the 101 head, not parsed */
     size_t pending_off;
     int64_t last_send_ms;
@@ -24,6 +23,8 @@ struct dt_ws {
     dt_sink_fn sink;           /* raw payload bytes */
     void *sink_ud;
     int delivered;
+    /* last, not zeroed: only what was received is read */
+    uint8_t buf[WS_HEAD_MAX];  /* handshake reply; then the read buffer */
 };
 
 /* poll fd for events and c->cancel_fd: 1 ready, 0 timeout (or EINTR),

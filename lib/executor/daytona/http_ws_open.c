@@ -3,6 +3,7 @@
  * check the 101 reply, including Sec-WebSocket-Accept. */
 #include <curl/curl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -232,7 +233,9 @@ int dt_ws_open(dt_exec *ex, dval_call *c, const char *url, dt_ws **out)
 {
     *out = NULL;
     c->retry_after_ms = -1;
-    dt_ws *ws = dval__calloc(1, sizeof *ws);
+    dt_ws *ws = dval__malloc(sizeof *ws);
+    if (ws)
+        memset(ws, 0, offsetof(dt_ws, buf));
     if (!ws || !(ws->e = curl_easy_init())) {
         dval__free(ws);
         return dval__call_fail(c, DVAL_ENOMEM, "out of memory");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json_map.h"
+#include "json_scan.h"
 
 static int list_err(char *err, size_t errlen, const char *what, size_t i)
 {
@@ -45,10 +46,45 @@ static int one_entry(json_t *e, size_t i, dt_dir_page *pg, char *err,
     return pg->each(name, kind, n < 0 ? -1 : n, pg->ud);
 }
 
+typedef struct dir_walk {
+    dt_dir_page *pg;
+    char *err;
+    size_t errlen;
+    size_t i;
+} dir_walk;
+
+/* An entry of a listing the scan vouched for: an object of the four
+ * members read (the others never become json_t), or the element itself
+ * when it is not a plain object. */
+static int dir_elem(dt_span el, void *ud)
+{
+    static const char *const keys[] = {"name", "mode", "isDir", "size"};
+    dir_walk *w = ud;
+    dt_span v[4];
+    json_t *e;
+    int ok = 1;
+    if (dt_json_scan(el.p, el.n, keys, v, 4)) {
+        e = json_object();
+        for (size_t k = 0; k < 4 && e && ok; k++)
+            ok = !v[k].p || !json_object_set_new(e, keys[k], json_loadb(
+                     v[k].p, v[k].n, JSON_DECODE_ANY, NULL));
+    } else {
+        e = json_loadb(el.p, el.n, JSON_DECODE_ANY, NULL);
+    }
+    int rc = e && ok ? one_entry(e, w->i++, w->pg, w->err, w->errlen)
+                     : list_err(w->err, w->errlen, "out of memory", w->i);
+    json_decref(e);
+    return rc;
+}
+
 int dt_json_dir(const char *body, size_t len, void *out, char *err,
                 size_t errlen)
 {
     dt_dir_page *pg = out;
+    dir_walk w = {pg, err, errlen, 0};
+    int rc;
+    if (dt_json_scan_array(body, len, dir_elem, &w, &rc))
+        return rc;
     json_error_t je;
     json_t *j = json_loadb(body, len, 0, &je);
     if (!json_is_array(j)) {
@@ -60,7 +96,7 @@ int dt_json_dir(const char *body, size_t len, void *out, char *err,
         json_decref(j);
         return DVAL_EPROTOCOL;
     }
-    int rc = DVAL_OK;
+    rc = DVAL_OK;
     size_t i;
     json_t *e;
     json_array_foreach(j, i, e) {

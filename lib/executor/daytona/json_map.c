@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "json_map.h"
+#include "json_scan.h"
+#include "json_write.h"
 
 static int perr(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -41,6 +43,25 @@ static int load(const char *body, size_t len, json_t **root, char *err,
         return perr(err, errlen, "expected a JSON object in the reply");
     }
     *root = j;
+    return DVAL_OK;
+}
+
+/* load() for a reply of which one member is read: when the scan vouches
+ * for the body, an object of that member alone (its value loaded by
+ * jansson), not the tree of the whole reply. */
+static int load_key(const char *body, size_t len, const char *key,
+                    json_t **root, char *err, size_t errlen)
+{
+    dt_span v;
+    if (!dt_json_scan(body, len, &key, &v, 1))
+        return load(body, len, root, err, errlen);
+    json_t *o = json_object();
+    json_t *x = v.p ? json_loadb(v.p, v.n, JSON_DECODE_ANY, NULL) : NULL;
+    if (!o || (v.p && (!x || json_object_set_new(o, key, x)))) {
+        json_decref(o);
+        return perr(err, errlen, "out of memory");
+    }
+    *root = o;
     return DVAL_OK;
 }
 
@@ -269,7 +290,7 @@ int dt_json_cmd_id(const char *body, size_t len, void *out, char *err,
 {
     json_t *j;
     const char *id;
-    int rc = load(body, len, &j, err, errlen);
+    int rc = load_key(body, len, "cmdId", &j, err, errlen);
     if (rc == DVAL_OK && !(rc = get_str(j, "cmdId", 1, &id, err, errlen))) {
         if (!id[0] || strlen(id) >= DVAL_ID_MAX)
             rc = perr(err, errlen, "field \"cmdId\" is empty or too long");
@@ -285,7 +306,7 @@ int dt_json_cmd_status(const char *body, size_t len, void *out, char *err,
 {
     dt_cmd_status *st = out;
     json_t *j;
-    int rc = load(body, len, &j, err, errlen);
+    int rc = load_key(body, len, "exitCode", &j, err, errlen);
     if (rc)
         return rc;
     /* exitCode is absent (or null) while the command runs */
@@ -358,23 +379,9 @@ static int finish(json_t *j, int rc, char **out)
         json_decref(j);
         return rc ? rc : DVAL_EINVAL;
     }
-    /* one dump when it fits the stack buffer (request bodies mostly
-     * do); sizing first and then writing dumped every body twice */
-    char small[2048];
-    size_t n = json_dumpb(j, small, sizeof small, JSON_COMPACT);
-    char *s = n ? dval__malloc(n + 1) : NULL;
-    if (!s) {
-        json_decref(j);
-        return DVAL_ENOMEM;
-    }
-    if (n <= sizeof small)
-        memcpy(s, small, n);
-    else
-        json_dumpb(j, s, n, JSON_COMPACT);
-    s[n] = '\0';
+    *out = dval__json_text_of(j, JSON_COMPACT);
     json_decref(j);
-    *out = s;
-    return DVAL_OK;
+    return *out ? DVAL_OK : DVAL_ENOMEM;
 }
 
 /* Adds a string member; fails on invalid UTF-8 (json_string → NULL). */
@@ -535,13 +542,22 @@ int dt_json_session_create(char **out, const char *session_id)
     return finish(o, rc, out);
 }
 
+/* written directly: the command is the longest text a validation sends,
+ * and a json_t of it would copy and check it once more */
 int dt_json_exec(char **out, const char *command)
 {
-    json_t *o = json_object();
-    int rc = o ? put_str(o, "command", command) : DVAL_ENOMEM;
+    dval__buf b = {0};
+    int rc = dval__buf_reserve(&b, strlen(command) + 40);
     if (!rc)
-        rc = json_object_set_new(o, "runAsync", json_true()) ? DVAL_ENOMEM : 0;
-    return finish(o, rc, out);
+        rc = dval__buf_append(&b, "{\"command\":", 11);
+    if (!rc)
+        rc = dval__json_write_str(&b, command, strlen(command), JSON_COMPACT);
+    if (!rc)
+        rc = dval__buf_append(&b, ",\"runAsync\":true}", 17);
+    if (rc)
+        dval__buf_free(&b);
+    *out = b.data;
+    return rc;
 }
 
 int dt_json_paths(char **out, const char *path)

@@ -5,6 +5,7 @@
  * table needed). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -24,7 +25,7 @@ static int mp_fail(dt_mp *mp, char *err, size_t errlen, const char *what)
 int dt_mp_init(dt_mp *mp, const char *ct, const dt_mp_cb *cb, void *ud,
                char *err, size_t errlen)
 {
-    memset(mp, 0, sizeof *mp);
+    memset(mp, 0, offsetof(dt_mp, hdr));   /* hdr: read up to hlen only */
     mp->cb = cb;
     mp->ud = ud;
     mp->state = MP_FAILED;

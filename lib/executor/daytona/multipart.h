@@ -24,10 +24,10 @@ typedef struct dt_mp {
     size_t dlen;
     size_t m;            /* delimiter bytes matched so far */
     int state;
-    char hdr[DT_MP_HDR_MAX];
     size_t hlen;
     const dt_mp_cb *cb;
     void *ud;
+    char hdr[DT_MP_HDR_MAX];   /* last: only hdr[0..hlen) is ever read */
 } dt_mp;
 
 /* Takes the boundary from a Content-Type value. DT_MP_EPROTO when it is
