@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "json_write.h"
 
 static int ident_start(char ch)
 {
@@ -31,11 +32,12 @@ int dval__path_text(dval__buf *out, const dval__seg *path, size_t n)
         } else if (ident(path[i].key)) {
             rc = dval__buf_appendf(out, ".%s", path[i].key);
         } else {
-            json_t *k = json_string(path[i].key);
-            char *q = k ? json_dumps(k, JSON_ENCODE_ANY) : NULL;
-            rc = q ? dval__buf_appendf(out, "[%s]", q) : DVAL_ENOMEM;
-            free(q);
-            json_decref(k);
+            rc = dval__buf_append(out, "[", 1);
+            if (!rc)
+                rc = dval__json_write_str(out, path[i].key,
+                                          strlen(path[i].key), 0);
+            if (!rc)
+                rc = dval__buf_append(out, "]", 1);
         }
     }
     return rc;
