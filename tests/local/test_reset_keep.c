@@ -32,7 +32,7 @@ static ino_t image_ino(lt *t)
 }
 
 /* Open fds of the sandbox's init: flat across resets (the init does the
- * keep tier itself: a leaked root would also pin the old files). */
+ * fast reset itself: a leaked root would also pin the old files). */
 static int init_fds(lt *t)
 {
     char p[64];
