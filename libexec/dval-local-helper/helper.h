@@ -13,8 +13,6 @@
  *         [-S base] (the snapshot's shared services, services_host.c)
  *   services <base> <lowers>                     a snapshot's shared services
  *   probe <tmpdir>                               check isolation support
- *   reset <initpid> <sbdir> <lowers> <net 0|1> keep|fresh [-u base]
- *                                                the fast reset (reset.c)
  *   (-u base: the first host uid of the sandbox's own range, a root
  *    caller's; see lib/executor/local/sandbox_ids.h)
  * The verbs, options, replies and fixed fds are named in
@@ -112,8 +110,8 @@ int seccomp_install(void);
 /* privs.c: new session, own keyring, uid/gid uid (> 0) or, with uid 0
  * (a single-id user namespace), no capabilities; then the filter. */
 int drop_privileges(long uid);
-/* privs.c: the sandbox range's first uid from a "-u" option (init,
- * reset); LX_UID_DEFAULT without one, -1 when it names no range a
+/* privs.c: the sandbox range's first uid from a "-u" option (init);
+ * LX_UID_DEFAULT without one, -1 when it names no range a
  * sandbox may have. */
 long sandbox_uid_base(int argc, char **argv);
 /* hostroot.c: the DVAL_LOCAL_HOST_ROOT=1 root: an empty read-only tmpfs
@@ -130,7 +128,6 @@ int helper_import(int argc, char **argv);
 int helper_init(int argc, char **argv);
 int helper_exec(int argc, char **argv);
 int helper_probe(int argc, char **argv);
-int helper_reset(int argc, char **argv);
 int helper_services(int argc, char **argv);
 
 #endif

@@ -1,7 +1,7 @@
-/* The init's socket: the fast reset done by the sandbox's init itself, on
- * a request from the library, and the commands it starts (init_exec.c): no helper exec'd, no namespaces joined, no fork (reset.c does
- * the same work from a helper; it stays the fallback, and the only way
- * for an init without this socket).
+/* The init's socket: the fast reset done by the sandbox's init itself
+ * (reset_inside.c), on a request from the library, and the commands it
+ * starts (init_exec.c): no helper exec'd, no namespaces joined, no fork.
+ * An init without this socket is reset the full way (a new init).
  *
  * The socket is <sbdir>/reset.sock, made by the helper in the host's
  * network and mount namespaces before the clone: only host root reaches
@@ -96,8 +96,8 @@ static ssize_t receive(int c, char *buf, size_t cap, int fds[INIT_EXEC_FDS])
 
 static void do_reset(int c, int share_net, long uid_base)
 {
-    struct reset_req r = { 1, -1, -1, -1, share_net, uid_base,
-                           { -1, -1 } };
+    struct reset_req r = { share_net, uid_base, { -1, -1 } };
+    /* none (-1): reset_inside refuses, the full reset follows */
     reset_keeper_at(KEEPER_FD, KEEPER_ROOT_FD, &r.keeper);
     char out[16];
     snprintf(out, sizeof out, "%d", reset_inside(&r));

@@ -221,7 +221,7 @@ static const struct {
     { LX_VERB_BUILD, helper_build },     { LX_VERB_INIT, helper_init },
     { LX_VERB_EXEC, helper_exec },       { LX_VERB_PROBE, helper_probe },
     { LX_VERB_MKIMAGE, helper_mkimage }, { LX_VERB_IMPORT, helper_import },
-    { LX_VERB_RESET, helper_reset },     { LX_VERB_SERVICES, helper_services },
+    { LX_VERB_SERVICES, helper_services },
 };
 
 /* The kernel's copy of our arguments, [args_lo, args_hi): what

@@ -1,5 +1,5 @@
-/* reset.c / reset_inside.c: the fast reset that keeps the sandbox's init
- * and namespaces (see reset.c). */
+/* The fast reset that keeps the sandbox's init and namespaces: the init
+ * itself does it on a request over its socket (init_reset.c). */
 #ifndef DVAL_HELPER_RESET_H
 #define DVAL_HELPER_RESET_H
 
@@ -9,16 +9,12 @@
 #include "executor/local/protocol.h"
 
 /* The fast reset's keeper (reset_keeper.c): its mount namespace and its
- * root; -1, -1 for none (the kept mounts are then in the init's own
- * namespace: an init of an older version). */
+ * root. */
 struct keeper {
     int ns, root;
 };
 
 struct reset_req {
-    pid_t init;     /* the init's pid on the host */
-    int root, tmp;  /* detached mounts: the new overlay, the disk's tmp/ */
-    int disk;       /* the fresh disk's mount, -1 in the keep tier */
     int share_net;  /* the host's network: no namespace of its own */
     long uid_base;  /* the sandbox range's first uid (sandbox_ids.h) */
     struct keeper keeper;
@@ -31,8 +27,8 @@ struct reset_req {
 #define KEEPER_ROOT_FD 7
 #define KEEP "/dev/.dval"
 
-/* In the sandbox's namespaces (a child of the joined helper, so in its
- * pid namespace): returns the exit code. */
+/* reset_inside.c. In the init (pid 1 of the sandbox's namespaces, host
+ * root): returns the exit code, 0 when reset. */
 int reset_inside(const struct reset_req *r);
 /* reset_root.c: root (a detached overlay) becomes the sandbox's root, the
  * old /proc and /dev (a fresh /dev/shm) moved onto it, tmp (detached) its
@@ -42,26 +38,20 @@ int reset_swap_root(int root, int tmp, long uid_base);
  * and each lower bound under <root>KEEPER_MNT/dev/.dval, root-only. */
 int reset_keep_layers(const char *root, const char *disk,
                       const char *lowers);
-/* In the sandbox: a new overlay (detached) on fresh directories of the
- * kept disk, whose name goes to gen; *tmp its tmp/. -1 when the disk is
- * not kept or holds more than a walk's budget. */
+/* In the keeper: a new overlay (detached) on fresh directories of the
+ * kept disk, whose name goes to gen; *tmp its tmp/. -1 when the disk
+ * holds more than a walk's budget. */
 int reset_keep_build(char *gen, size_t cap, int *tmp);
 /* After the swap: everything on the kept disk but gen removed. */
 int reset_keep_wipe(const char *gen);
-/* The kept disk replaced by disk (a detached mount), after a fresh
- * image was swapped in; nothing when the init keeps none. */
-int reset_keep_rebind(int disk);
 /* reset_keeper.c. In the init, after pivot_root, with reset_keep_layers
  * done: the keeper split off into *k (close-on-exec fds); -1 on failure. */
 int reset_keeper_split(struct keeper *k);
-/* fn(arg) in the keeper (none: here), then back to this namespace and
- * root; fn's result, -1 when the keeper cannot be entered. */
+/* fn(arg) in the keeper, then back to this namespace and root; fn's
+ * result, -1 when the keeper cannot be entered. */
 int reset_in_keeper(const struct keeper *k, int (*fn)(void *), void *arg);
 /* *k from fds ns and root when they are a keeper's (the init's own). */
 int reset_keeper_at(int ns, int root, struct keeper *k);
-/* The keeper of init (host pid) from the host's /proc; -1 (and *k none)
- * for an init that has none. */
-int reset_keeper_of(pid_t init, struct keeper *k);
 
 /* init_reset.c: the init's own reset. Before the clone (host
  * namespaces): the listening socket <sbdir>/reset.sock, or -1. In the

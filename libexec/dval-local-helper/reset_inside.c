@@ -1,4 +1,4 @@
-/* The fast reset's work inside the sandbox (reset.c): this process is in
+/* The fast reset, done by the sandbox's init (init_reset.c): pid 1 of
  * its pid, mount, IPC, UTS and network namespaces, as host root.
  *
  * What a program of the earlier use can leave, and where it goes:
@@ -8,10 +8,10 @@
  *   attached its child by then fails, its parent having SIGKILL
  *   pending); repeated until /proc shows no other pid (the init reaps);
  * - files anywhere (the upper layer, /tmp, /var/tmp, $HOME, fifos, deep
- *   trees, other uids' files, a full disk): a new overlay on fresh
- *   directories of the kept disk (the old ones removed after the swap:
- *   reset_keep.c) or on a fresh disk image, /tmp a fresh directory of
- *   it, /dev/shm a fresh tmpfs; the old tree is detached;
+ *   trees, other uids' files): a new overlay on fresh directories of the
+ *   kept disk (the old ones removed after the swap: reset_keep.c), /tmp
+ *   a fresh directory of it, /dev/shm a fresh tmpfs; the old tree is
+ *   detached; a disk filled past the walk's budget fails the reset;
  * - SysV IPC: every shm, queue and semaphore set removed, then counted;
  *   POSIX queues: unlinked through the namespace's own mqueue fs;
  * - the hostname: set again (commands cannot change it anyway);
@@ -49,30 +49,28 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-/* Pids in the sandbox's /proc other than the init and this process. */
+/* Pids in the sandbox's /proc other than the init's (ours). */
 static int others(void)
 {
     DIR *d = opendir("/proc");
     if (!d)
         return -1;
     int n = 0;
-    pid_t self = getpid();
     struct dirent *e;
     while ((e = readdir(d)))
-        if (isdigit((unsigned char)e->d_name[0]) && atoi(e->d_name) != 1 &&
-            atoi(e->d_name) != self)
+        if (isdigit((unsigned char)e->d_name[0]) && atoi(e->d_name) != 1)
             n++;
     closedir(d);
     return n;
 }
 
-/* Every process but the init and us gone (reaped): within ~2 s. */
+/* Every process but the init gone (reaped): within ~2 s. */
 static int kill_all(void)
 {
     for (int us = 100, total = 0; total < 2000000; total += us) {
         if (kill(-1, SIGKILL) < 0 && errno != ESRCH)
             return -1;
-        /* as the init (init_reset.c) the dead are ours to reap */
+        /* as the init the dead are ours to reap */
         while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
         int n = others();
@@ -207,23 +205,14 @@ static int kept_wipe(void *gen)
     return reset_keep_wipe(gen);
 }
 
-static int kept_rebind(void *disk)
-{
-    return reset_keep_rebind(*(int *)disk);
-}
-
-/* The new root (r's, or one on the kept disk) swapped in. */
+/* A new root on the kept disk swapped in. */
 static int new_root(const struct reset_req *r)
 {
-    if (r->root >= 0)
-        return reset_swap_root(r->root, r->tmp, r->uid_base) < 0 ||
-               reset_in_keeper(&r->keeper, kept_rebind, (void *)&r->disk) < 0
-               ? 15 : 0;
     struct kept_build k = { "", -1 };
     int root = reset_in_keeper(&r->keeper, kept_build, &k), tmp = k.tmp;
     char *gen = k.gen;
     if (root < 0)
-        return LX_RESET_FRESH;
+        return 15;
     int rc = reset_swap_root(root, tmp, r->uid_base);
     /* attached now (or failed); held open, the next reset's old root
      * would outlive its unmount (and pin the files the wipe removes) */
@@ -250,7 +239,7 @@ static int has_services(void)
 
 int reset_inside(const struct reset_req *r)
 {
-    if (has_services())
+    if (r->keeper.ns < 0 || has_services())
         return LX_RESET_UNSUPPORTED;
     if (kill_all() != 0)
         return 10;

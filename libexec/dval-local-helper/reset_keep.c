@@ -1,7 +1,7 @@
-/* The fast reset's cheaper tier (reset.c): the sandbox's disk is kept and
- * the new overlay gets fresh upper, work and tmp directories on it, the old
- * ones removed once the old overlay is gone. No loop device, no ext4
- * mount or unmount, no image copied or unlinked on the host.
+/* The fast reset's new layer (reset_inside.c): the sandbox's disk is kept
+ * and the new overlay gets fresh upper, work and tmp directories on it,
+ * the old ones removed once the old overlay is gone. No loop device, no
+ * ext4 mount or unmount, no image copied or unlinked on the host.
  *
  * For that the init leaves the disk and each lower layer bound under
  * /dev/.dval of a small tmpfs that becomes the root of a mount namespace
@@ -12,10 +12,11 @@
  * binds (a bind's mount table entry names its host path).
  *
  * A disk the earlier use filled beyond a small budget (inodes, blocks)
- * is not walked: the reset then asks for a fresh image instead. The
- * walk never follows a symlink (every open is O_NOFOLLOW, relative to a
- * directory fd) and never leaves the disk (O_NOFOLLOW + the disk's
- * device checked on every directory). */
+ * is not walked: the reset then fails, and the library does the full
+ * reset (a new init on a fresh image). The walk never follows a symlink
+ * (every open is O_NOFOLLOW, relative to a directory fd) and never
+ * leaves the disk (O_NOFOLLOW + the disk's device checked on every
+ * directory). */
 #include "helper.h"
 #include "reset.h"
 
@@ -34,7 +35,7 @@
 
 #define KEEP_DISK KEEP "/disk"
 #define KEEP_LOWERS 8
-/* past these, a fresh image is cheaper and bounded: the walk is not */
+/* past these, a fresh image (the full reset) is bounded: the walk is not */
 #define KEEP_MAX_INODES 4096
 #define KEEP_MAX_BYTES (256LL << 20)
 #define KEEP_MAX_DEPTH 512
@@ -282,14 +283,4 @@ int reset_keep_wipe(const char *gen)
      * its walk missed: a second walk finds none (or removes it) */
     d = open(KEEP_DISK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     return d < 0 ? -1 : wipe(d, st.st_dev, 0, keep);
-}
-
-int reset_keep_rebind(int disk)
-{
-    if (disk < 0 || access(KEEP_DISK, F_OK) < 0)
-        return 0;
-    if (umount2(KEEP_DISK, MNT_DETACH) < 0)
-        return -1;
-    return (int)syscall(SYS_move_mount, disk, "", AT_FDCWD, KEEP_DISK,
-                        MOVE_MOUNT_F_EMPTY_PATH);
 }

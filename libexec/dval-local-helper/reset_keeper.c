@@ -7,10 +7,10 @@
  *     reset_keep.c uses) is its root where the sandbox's was; the init
  *     holds it at KEEPER_FD, and that root at KEEPER_ROOT_FD;
  *   the commands': the sandbox's root without that tmpfs; the init lives
- *     there, so commands (exec.c) and the reset's join land there.
- * The reset builds the new overlay, wipes the old generation and binds a
- * fresh disk in the keeper, and swaps the root in the commands' one
- * (detached mounts may be attached in any namespace).
+ *     there, so commands (exec.c) land there.
+ * The reset builds the new overlay and wipes the old generation in the
+ * keeper, and swaps the root in the commands' one (detached mounts may
+ * be attached in any namespace).
  *
  * setns() puts a process at the top of the namespace, which is the
  * sandbox's root only when the library runs at the top of its own (not
@@ -75,8 +75,6 @@ int reset_keeper_split(struct keeper *k)
 
 int reset_in_keeper(const struct keeper *k, int (*fn)(void *), void *arg)
 {
-    if (k->ns < 0)
-        return fn(arg);
     int back[2] = { mnt_ns_fd(), root_fd() };
     if (back[0] < 0 || back[1] < 0 || enter(k->ns, k->root) < 0) {
         close_all(back, 2);
@@ -99,20 +97,5 @@ int reset_keeper_at(int ns, int root, struct keeper *k)
         return -1;
     k->ns = ns;
     k->root = root;
-    return 0;
-}
-
-int reset_keeper_of(pid_t init, struct keeper *k)
-{
-    char p[64];
-    int fd[2];
-    snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)init, KEEPER_FD);
-    fd[0] = open(p, O_RDONLY | O_CLOEXEC);
-    snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)init, KEEPER_ROOT_FD);
-    fd[1] = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd[0] < 0 || fd[1] < 0 || reset_keeper_at(fd[0], fd[1], k) < 0) {
-        close_all(fd, 2);
-        return -1;
-    }
     return 0;
 }

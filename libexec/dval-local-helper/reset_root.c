@@ -1,5 +1,6 @@
-/* The fast reset's new root (reset.c): pivoted into inside the sandbox's
- * mount namespace, so the init (whose root is the old one) moves with it.
+/* The fast reset's new root (reset_inside.c): pivoted into in the
+ * sandbox's mount namespace, so the init (whose root is the old one)
+ * moves with it.
  * /proc (the sandbox's pid namespace, its masks) and /dev (its nodes,
  * devpts) hold nothing a command can write as a non-root uid and are
  * moved over whole; /dev/shm is a fresh tmpfs (or the old one, empty and

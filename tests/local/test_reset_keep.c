@@ -1,7 +1,8 @@
-/* The fast reset's tiers (lib/executor/local/sandbox_reset.c,
- * libexec/dval-local-helper/reset_keep.c): the kept disk reused with
- * fresh directories, a full one replaced by a fresh image, the same init
- * throughout; its overlays volatile (no disk sync when one goes); files
+/* The two resets (lib/executor/local/sandbox_reset.c, sandbox.c): the
+ * fast one (libexec/dval-local-helper/reset_keep.c) reuses the kept disk
+ * with fresh directories and keeps the init; a disk filled past its
+ * walk's budget gets the full one (a fresh image, a new init). The fast
+ * reset's overlays are volatile (no disk sync when one goes); files
  * written after a reset survive a stop/start; the kept layers are out of
  * a command's reach. */
 #include "lt.h"
@@ -31,7 +32,7 @@ static ino_t image_ino(lt *t)
 }
 
 /* Open fds of the sandbox's init: flat across resets (the init does the
- * keep tier itself: a leaked root would also pin the old files). */
+ * fast reset itself: a leaked root would also pin the old files). */
 static int init_fds(lt *t)
 {
     char p[64];
@@ -121,25 +122,31 @@ TEST(test_local_reset_keep__tiers_and_restart)
     CHECK_STR(s, "b");
     free(s);
     pid = atoi(lt_state_key(&t, "sb", "pid"));
-    /* a disk filled past the walk's budget: a fresh image, same init */
+    /* a disk filled past the walk's budget: the full reset, a fresh
+     * image and a new init */
     s = run_out(&t, "head -c 300000000 /dev/zero > /tmp/big && echo big",
                 &code);
     CHECK_CONTAINS(s, "big");
     free(s);
     CHECK_INT(reset(&t), DVAL_OK);
-    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    CHECK(atoi(lt_state_key(&t, "sb", "pid")) != pid);
     CHECK(image_ino(&t) != img);
+    pid = atoi(lt_state_key(&t, "sb", "pid"));
     s = run_out(&t, "ls /tmp /home/daytona; echo end", &code);
     CHECK(!strstr(s, "big") && !strstr(s, "b.txt"));
     free(s);
     /* and the fresh disk is kept from then on */
     img = image_ino(&t);
+    /* a new init's first reset opens what it holds for the next ones
+     * (the mqueue fs): counted from there */
+    CHECK_INT(reset(&t), DVAL_OK);
     CHECK_INT(lt_upload(&t, "sb", "c.txt", "c"), DVAL_OK);
     int fds = init_fds_settled(&t, 0);
     CHECK(fds > 0);
     for (int i = 0; i < 3; i++)
         CHECK_INT(reset(&t), DVAL_OK);
     CHECK_INT(init_fds_settled(&t, fds), fds);
+    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
     CHECK(image_ino(&t) == img);
     s = run_out(&t, "ls /home/daytona; echo end", &code);
     CHECK(!strstr(s, "c.txt"));
@@ -149,11 +156,11 @@ TEST(test_local_reset_keep__tiers_and_restart)
 
 /* The library run inside a chroot (a build root, some containers): the
  * sandbox's root then sits on the chroot's directory, not at the top of
- * the mount namespace, and the reset helper (the fresh-image tier, after
- * a use filled the disk) joined the init's namespaces and landed at that
- * top, where "/proc" was the host's: it waited for the host's processes
- * to die, failed (exit 10) and the full reset replaced the init. */
-TEST(test_local_reset_keep__fresh_image_from_a_chroot)
+ * the mount namespace. A helper that joined the init's namespaces from
+ * outside landed at that top, where "/proc" was the host's; the init's
+ * own reset never leaves its root: it keeps the init and the sandbox
+ * sees its own /proc. A full disk gets the full reset, from there too. */
+TEST(test_local_reset_keep__fast_and_full_from_a_chroot)
 {
     if (geteuid() != 0)
         th_skip("the fast reset needs root");
@@ -171,16 +178,23 @@ TEST(test_local_reset_keep__fresh_image_from_a_chroot)
     lt_sandbox(&t, "sb", NULL);
     int pid = atoi(lt_state_key(&t, "sb", "pid")), code;
     ino_t img = image_ino(&t);
-    char *s = run_out(&t, "head -c 300000000 /dev/zero > /tmp/big && "
-                      "echo big", &code);
+    CHECK_INT(lt_upload(&t, "sb", "a.txt", "a"), DVAL_OK);
+    CHECK_INT(reset(&t), DVAL_OK);
+    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    char *s = run_out(&t, "ls /home/daytona; ls /proc | grep -c '^[0-9]'",
+                      &code);
+    CHECK(!strstr(s, "a.txt"));
+    CHECK(atoi(s) > 0 && atoi(s) < 10); /* the sandbox's own processes */
+    free(s);
+    s = run_out(&t, "head -c 300000000 /dev/zero > /tmp/big && echo big",
+                &code);
     CHECK_CONTAINS(s, "big");
     free(s);
     CHECK_INT(reset(&t), DVAL_OK);
-    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    CHECK(atoi(lt_state_key(&t, "sb", "pid")) != pid);
     CHECK(image_ino(&t) != img);
-    s = run_out(&t, "ls /tmp; ls /proc | grep -c '^[0-9]'", &code);
+    s = run_out(&t, "ls /tmp; echo end", &code);
     CHECK(!strstr(s, "big"));
-    CHECK(atoi(s) > 0 && atoi(s) < 10); /* the sandbox's own processes */
     free(s);
     lt_close(&t);
 }
@@ -285,6 +299,31 @@ TEST(test_local_reset_keep__the_walk_removes_wide_and_deep_trees)
     while (last && last > s && last[-1] != '\n')
         last--;
     CHECK(last && atol(last) >= free0 - 5);
+    free(s);
+    lt_close(&t);
+}
+
+/* A state directory too deep for a socket address (108 bytes): the
+ * library still reaches the init's socket (through a descriptor of the
+ * directory), so the reset is the fast one: the same init. */
+TEST(test_local_reset_keep__fast_with_a_deep_state_directory)
+{
+    lt t;
+    lt_open(&t, "rk-deep-state-directory-whose-path-is-longer-than-a-unix-"
+                "socket-address-can-hold-0123456789");
+    if (geteuid() != 0)
+        th_skip("the fast reset needs root");
+    lt_sandbox(&t, "sb", NULL);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/sandboxes/sb/reset.sock", t.dir);
+    CHECK(strlen(p) >= 108 && access(p, F_OK) == 0);
+    int pid = atoi(lt_state_key(&t, "sb", "pid")), code;
+    CHECK_INT(lt_upload(&t, "sb", "a.txt", "a"), DVAL_OK);
+    CHECK_INT(reset(&t), DVAL_OK);
+    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    char *s = run_out(&t, "ls /home/daytona; echo end", &code);
+    CHECK(!strstr(s, "a.txt"));
+    CHECK_CONTAINS(s, "end");
     free(s);
     lt_close(&t);
 }

@@ -1,8 +1,8 @@
 /* The sandbox init's socket, <sbdir>/reset.sock (helper init_reset.c):
- * the keep tier of a reset (sandbox_reset.c) and commands the init starts
- * itself (helper init_exec.c). Only a root caller's image-rooted sandbox
- * with a disk has it; everything else, and an init from before, is
- * DVAL_EUNSUPPORTED here and goes through a helper instead. */
+ * the fast reset (sandbox_reset.c) and commands the init starts itself
+ * (helper init_exec.c). Only a root caller's image-rooted sandbox with a
+ * disk has it; everything else is DVAL_EUNSUPPORTED here: the full reset,
+ * commands through a helper. */
 #include "local.h"
 #include "protocol.h"
 
@@ -20,20 +20,29 @@
 int lx_init_connect(const lx_sb *sb)
 {
     struct sockaddr_un a = { .sun_family = AF_UNIX };
+    int dir = -1;
+    /* a state directory too deep for a socket address: reached through
+     * a descriptor of it instead */
     if (snprintf(a.sun_path, sizeof a.sun_path, "%s/" LX_RESET_SOCK,
                  sb->dir) >= (int)sizeof a.sun_path) {
-        errno = ENAMETOOLONG;
-        return -1;
+        dir = open(sb->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+            return -1;
+        snprintf(a.sun_path, sizeof a.sun_path,
+                 "/proc/self/fd/%d/" LX_RESET_SOCK, dir);
     }
     /* non-blocking: a full backlog (EAGAIN) is not waited for */
     int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
                    0);
+    int e = errno;
     if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
-        int e = errno;
+        e = errno;
         close(s);
-        errno = e;
-        return -1;
+        s = -1;
     }
+    if (dir >= 0)
+        close(dir);
+    errno = e;
     return s;
 }
 

@@ -18,7 +18,6 @@
 #define LX_VERB_INIT "init"         /* start a sandbox's init */
 #define LX_VERB_EXEC "exec"         /* run a command in a sandbox */
 #define LX_VERB_PROBE "probe"       /* check isolation support */
-#define LX_VERB_RESET "reset"       /* the fast reset (keeps the init) */
 #define LX_VERB_SERVICES "services" /* a snapshot's shared services */
 
 /* Positional argument values */
@@ -39,7 +38,7 @@
 #define LX_OPT_MEM "-m"             /* exec: RLIMIT_AS, bytes */
 #define LX_OPT_NPROC "-n"           /* exec: RLIMIT_NPROC */
 #define LX_OPT_UID "-u"             /* exec: the unprivileged host uid/gid;
-                                     * init, reset: the sandbox range's first */
+                                     * init: the sandbox range's first */
 #define LX_OPT_CGROUP "-g"          /* init, exec: a cgroup.procs to join */
 #define LX_OPT_CMD_CGROUP "-G"      /* exec: a cgroup.procs the command
                                      * joins itself (its own cgroup), the
@@ -64,13 +63,8 @@
 #define LX_REPLY_OK "ok\n"          /* probe: isolation works */
 #define LX_REPLY_PID "pid "         /* init: "pid <init's pid>\n" */
 #define LX_REPLY_NOTE "note: "      /* init: a warning after the pid line */
-#define LX_RESET_UNSUPPORTED 3      /* reset's exit: not done, use the
-                                     * full reset (a new init) */
-#define LX_RESET_FRESH 4            /* reset keep's exit: the kept disk
-                                     * cannot be reused, place a fresh
-                                     * image and run reset fresh */
-#define LX_RESET_KEEP "keep"        /* reset's <disk>: the kept one */
-#define LX_RESET_NEW "fresh"        /*   or <sbdir>/disk.img, fresh */
+#define LX_RESET_UNSUPPORTED 3      /* the init's reset reply: not done,
+                                     * use the full reset (a new init) */
 #define LX_REPLY_ERR "err: "        /* "err: <what>: <strerror>\n", then
                                      * a non-zero exit */
 

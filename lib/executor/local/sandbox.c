@@ -319,13 +319,13 @@ int lx_sb_forget_uses(lx *x, dval_call *c, lx_sb *sb, int image)
     return DVAL_OK;
 }
 
-/* The guaranteed reset (struct dval_executor, sandbox_reset): first the
- * fast one that keeps the init (sandbox_reset.c); when it cannot be
- * done, or fails, the full one. Killing the
- * init ends its pid namespace, so every process of the sandbox dies with
- * it, and with them its mount, IPC, UTS and network namespaces (/dev/shm,
- * SysV objects, the overlay); the cgroup sweep gets any straggler and the
- * sessions go. The upper layer (and /tmp on it) is replaced by a fresh
+/* The guaranteed reset (struct dval_executor, sandbox_reset), one of two
+ * ways: the fast one, which the init does itself and keeps it
+ * (sandbox_reset.c); when that cannot be done, or fails, the full one
+ * below. Killing the init ends its pid namespace, so every process of
+ * the sandbox dies with it, and with them its mount, IPC, UTS and
+ * network namespaces (/dev/shm, SysV objects, the overlay); the cgroup
+ * sweep gets any straggler and the sessions go. The upper layer (and /tmp on it) is replaced by a fresh
  * image, never reused: a new init then starts as a create's would, on the
  * same snapshot, uid and state directory. *arg: the disk size for the
  * spare refilled after it. */
