@@ -21,6 +21,7 @@
 #include "internal.h"
 
 struct lx_session;
+struct lx_spare;
 
 typedef struct lx {
     dval_log_fn log_fn;
@@ -35,6 +36,8 @@ typedef struct lx {
     char probe_msg[512];
     pthread_mutex_t lock;       /* guards sessions and probe */
     struct lx_session *sessions;
+    struct lx_spare *spares;    /* dropped leases to reuse (also lock's) */
+    int nspares;
     unsigned long next_cmd;
 } lx;
 
