@@ -65,5 +65,14 @@ TEST(test_session_lease__dropped_lease_reused_and_counted)
     close_s(&t, "v-c");
     CHECK_INT(count(&t, "v-"), 0);
     CHECK_INT(count(&t, ""), 0);
+    /* the kept ones went with their sandbox: one of the same name makes
+     * its lease anew */
+    CHECK_INT(t.ex.sandbox_delete(t.ex.userdata, lt_call(&t), "sb"), DVAL_OK);
+    lt_sandbox(&t, "sb", NULL);
+    open_s(&t, "v-d");
+    CHECK(inode(&t, "v-d") != 0);
+    CHECK_INT(count(&t, "v-"), 1);
+    close_s(&t, "v-d");
+    CHECK_INT(count(&t, "v-"), 0);
     lt_close(&t);
 }

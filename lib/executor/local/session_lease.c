@@ -9,8 +9,8 @@
  * created and not yet locked.
  *
  * A dropped lease is kept for the next session of the sandbox, renamed
- * to sessions/.spare-<pid>-<n> (a leading "." is never counted) with its
- * file still open: making a file allocates an inode, and on an ext4
+ * to sessions/.spare-<pid>-<n> (a leading "." is never counted; only its
+ * name is kept, no fd): making a file allocates an inode, and on an ext4
  * without a journal each allocation first reads the deletion time of
  * every inode freed in the last minutes, so a lease made and removed per
  * session was the largest part of a session's cost under churn. */
@@ -32,8 +32,7 @@
 
 struct lx_spare {
     struct lx_spare *next;
-    int fd;
-    char path[4400];
+    char path[];
 };
 
 /* A kept lease of sandbox sbdir renamed to path (which must not exist):
@@ -53,12 +52,11 @@ static int reuse(lx *x, const char *sbdir, const char *path)
     pthread_mutex_unlock(&x->lock);
     if (!sp)
         return -1;
-    int fd = sp->fd;
-    if (renameat2(AT_FDCWD, sp->path, AT_FDCWD, path, RENAME_NOREPLACE) < 0) {
-        unlink(sp->path); /* gone with a reset, or the name is taken */
-        close(fd);
-        fd = -1;
-    }
+    int fd = -1;
+    if (renameat2(AT_FDCWD, sp->path, AT_FDCWD, path, RENAME_NOREPLACE) < 0)
+        unlink(sp->path); /* gone with its sandbox, or the name is taken */
+    else
+        fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     dval__free(sp);
     return fd;
 }
@@ -67,26 +65,31 @@ static int reuse(lx *x, const char *sbdir, const char *path)
  * a drop removes it: a counter that opened it before counts it). */
 static int keep(lx *x, struct lx_session *n)
 {
-    struct lx_spare *sp = dval__calloc(1, sizeof *sp);
+    size_t cap = strlen(n->lease_path) + 64;
+    struct lx_spare *sp = dval__calloc(1, sizeof *sp + cap);
     const char *slash = strrchr(n->lease_path, '/');
-    if (!sp || x->nspares >= LX_SPARES_MAX) {
-        dval__free(sp);
+    if (!sp)
         return 0;
-    }
-    dval__fmt(sp->path, sizeof sp->path, "%.*s/.spare-%d-%lu",
+    dval__fmt(sp->path, cap, "%.*s/.spare-%d-%lu",
               (int)(slash - n->lease_path), n->lease_path, (int)getpid(),
               lx_seq());
     if (rename(n->lease_path, sp->path) < 0) {
         dval__free(sp);
         return 0;
     }
-    flock(n->lease_fd, LOCK_UN);
-    sp->fd = n->lease_fd;
+    close(n->lease_fd); /* its lock goes with it */
     pthread_mutex_lock(&x->lock);
-    sp->next = x->spares;
-    x->spares = sp;
-    x->nspares++;
+    int room = x->nspares < LX_SPARES_MAX;
+    if (room) {
+        sp->next = x->spares;
+        x->spares = sp;
+        x->nspares++;
+    }
     pthread_mutex_unlock(&x->lock);
+    if (!room) {
+        unlink(sp->path);
+        dval__free(sp);
+    }
     return 1;
 }
 
@@ -96,7 +99,6 @@ void lx_spares_free(lx *x)
         struct lx_spare *sp = x->spares;
         x->spares = sp->next;
         unlink(sp->path);
-        close(sp->fd);
         dval__free(sp);
     }
     x->nspares = 0;
@@ -138,9 +140,7 @@ void lx_lease_take(lx *x, struct lx_session *n, const char *sbdir)
  * one after finds nothing. */
 void lx_lease_drop(lx *x, struct lx_session *n)
 {
-    if (n->lease_path && n->lease_fd >= 0 && keep(x, n)) {
-        n->lease_fd = -1;
-    } else {
+    if (!(n->lease_path && n->lease_fd >= 0 && keep(x, n))) {
         if (n->lease_path)
             unlink(n->lease_path);
         if (n->lease_fd >= 0)
