@@ -1,8 +1,8 @@
 /* The sandbox disk template (lib/executor/local/upper_disk.c): small
  * enough that copying it per sandbox costs little, still a working,
- * bounded ext4 layer, and one left by an older version (with a resize
- * inode: megabytes of data) is made anew. */
+ * bounded ext4 layer, and those of another state format are dropped. */
 #include "hostile.h"
+#include "executor/local/local.h" /* LX_DISKS */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,32 +53,38 @@ TEST(test_disk_template__small_and_working)
     hx_open(&h, "disk-tpl");
     cycle(&h, "sb");
     char tpl[700], spare[700];
-    snprintf(tpl, sizeof tpl, "%s/disks/ext4-10g.img", h.dir);
-    snprintf(spare, sizeof spare, "%s/disks/spare-10g.img", h.dir);
+    snprintf(tpl, sizeof tpl, "%s/" LX_DISKS "/ext4-10g.img", h.dir);
+    snprintf(spare, sizeof spare, "%s/" LX_DISKS "/spare-10g.img", h.dir);
     long long t = data_kib(tpl), s = data_kib(spare);
     CHECK(t > 0 && t <= 1024);
     CHECK(s > 0 && s <= 1024);
     hx_close(&h);
 }
 
-TEST(test_disk_template__old_format_is_replaced)
+/* Images of another state format (an earlier version kept its template
+ * and spare directly in disks/, another format in its own disks/f<N>/)
+ * are never used: the next template made removes them. */
+TEST(test_disk_template__other_format_is_dropped)
 {
     if (geteuid() != 0)
         th_skip("the ext4 layer needs root (else a tmpfs)");
     hx h;
     hx_open(&h, "disk-old");
-    char dir[700], tpl[800], cmd[2000];
+    char dir[700], cmd[3000];
     snprintf(dir, sizeof dir, "%s/disks", h.dir);
-    snprintf(tpl, sizeof tpl, "%s/ext4-10g.img", dir);
-    /* what the previous version made: a resize inode, ~4 MiB of data */
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && PATH=/usr/sbin:/sbin:$PATH "
-             "mkfs.ext4 -q -F -t ext4 -O ^has_journal -E nodiscard,"
-             "lazy_itable_init=1 -m 0 -i 65536 '%s' 10G >/dev/null 2>&1", dir,
-             tpl);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/f0' && for f in ext4-10g.img "
+             "spare-10g.img f0/ext4-10g.img f0/spare-10g.img; do echo not "
+             "an image > '%s'/$f; done", dir, dir);
     CHECK_INT(system(cmd), 0);
-    CHECK(data_kib(tpl) > 2048);
     cycle(&h, "sb");
-    CHECK(data_kib(tpl) > 0 && data_kib(tpl) <= 1024);
+    char p[800];
+    const char *gone[] = { "ext4-10g.img", "spare-10g.img", "f0", NULL };
+    for (int i = 0; gone[i]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, gone[i]);
+        CHECK(access(p, F_OK) != 0);
+    }
+    snprintf(p, sizeof p, "%s/" LX_DISKS "/ext4-10g.img", h.dir);
+    CHECK(data_kib(p) > 0 && data_kib(p) <= 1024);
     hx_close(&h);
 }
 
@@ -100,25 +106,16 @@ static int journaled(const char *path)
  * one's deletion time: a sandbox reset a few times a second frees a
  * dozen inodes each time, and its allocations grew slower by the minute
  * (18% of the machine's CPU after 3 minutes at one validation at a
- * time). The layer has a journal; a template or spare of the previous
- * version (small, no journal) is made anew. */
+ * time). The layer has a journal. */
 TEST(test_disk_template__the_layer_has_a_journal)
 {
     if (geteuid() != 0)
         th_skip("the ext4 layer needs root (else a tmpfs)");
     hx h;
     hx_open(&h, "disk-jnl");
-    char dir[700], tpl[800], spare[800], cmd[4000];
-    snprintf(dir, sizeof dir, "%s/disks", h.dir);
-    snprintf(tpl, sizeof tpl, "%s/ext4-10g.img", dir);
-    snprintf(spare, sizeof spare, "%s/spare-10g.img", dir);
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && PATH=/usr/sbin:/sbin:$PATH "
-             "mkfs.ext4 -q -F -t ext4 -O ^has_journal,^resize_inode,"
-             "sparse_super2 -E nodiscard,lazy_itable_init=1,num_backup_sb=0 "
-             "-m 0 -i 65536 '%s' 10G >/dev/null 2>&1 && cp --sparse=always "
-             "'%s' '%s'", dir, tpl, tpl, spare);
-    CHECK_INT(system(cmd), 0);
-    CHECK(!journaled(tpl) && data_kib(tpl) <= 1024);
+    char tpl[800], spare[800];
+    snprintf(tpl, sizeof tpl, "%s/" LX_DISKS "/ext4-10g.img", h.dir);
+    snprintf(spare, sizeof spare, "%s/" LX_DISKS "/spare-10g.img", h.dir);
     cycle(&h, "sb");
     CHECK(journaled(tpl));
     CHECK(data_kib(tpl) > 0 && data_kib(tpl) <= 1024);

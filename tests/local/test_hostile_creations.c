@@ -2,6 +2,7 @@
  * random points and retried concurrently leave exactly one init, the next
  * run on the sandbox and thread succeeds, and delete leaves none. */
 #include "hostile.h"
+#include "executor/local/local.h" /* LX_DISKS */
 
 #include <signal.h>
 #include <stdlib.h>
@@ -89,13 +90,15 @@ TEST(test_hostile_creations__leftovers_of_dead_processes_removed)
     const char *left[] = { "probe.4194000", "sandboxes/.new-x-4194000-1",
                            "sandboxes/.trash-x-4194000-7",
                            "sandboxes/.trash-y-4194000-1700000000000-3",
-                           "disks/ext4-3g.img.4194000.tmp",
-                           "disks/spare-3g.img.4194000.2.tmp" };
+                           LX_DISKS "/ext4-3g.img.4194000.tmp",
+                           LX_DISKS "/spare-3g.img.4194000.2.tmp" };
     char p[900];
     mkdir(h.dir, 0755);
     snprintf(p, sizeof p, "%s/sandboxes", h.dir);
     mkdir(p, 0755);
     snprintf(p, sizeof p, "%s/disks", h.dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/" LX_DISKS, h.dir);
     mkdir(p, 0755);
     for (int i = 0; i < 6; i++) {
         snprintf(p, sizeof p, "%s/%s", h.dir, left[i]);

@@ -2,6 +2,7 @@
  * writes fail inside with ENOSPC, the host keeps its space, and a deleted
  * sandbox leaves no layer (file or loop device) behind. */
 #include "hostile.h"
+#include "executor/local/local.h" /* LX_DISKS */
 
 #include <dirent.h>
 #include <stdio.h>
@@ -98,7 +99,7 @@ TEST(test_hostile_disk__default_is_ten_gib)
     CHECK_INT(dval_sandbox_delete(sb), DVAL_OK);
     dval_sandbox_free(sb);
     char spare[700];
-    snprintf(spare, sizeof spare, "%s/disks/spare-10g.img", h.dir);
+    snprintf(spare, sizeof spare, "%s/" LX_DISKS "/spare-10g.img", h.dir);
     CHECK(access(spare, F_OK) == 0);
     sb = acquire(&h, "sb2", 0);
     CHECK(access(spare, F_OK) != 0);

@@ -193,49 +193,6 @@ TEST(test_local_lifecycle__auto_stop_and_labels)
     lt_close(&t);
 }
 
-/* Alive and not a zombie (an init may be reparented to this process). */
-static int lt_pid_alive(int pid)
-{
-    char p[64], buf[512];
-    snprintf(p, sizeof p, "/proc/%d/stat", pid);
-    FILE *f = fopen(p, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *e = strrchr(buf, ')');
-    return e && e[1] == ' ' && e[2] != 'Z' && e[2] != 'X';
-}
-
-/* An init started by an older library (its root an overlay over the host's
- * own /, no root_layout in the state) is not reused: it is ended and the
- * sandbox reads as error, so the ladder recovers it onto an image. */
-TEST(test_local_lifecycle__init_of_older_layout_not_reused)
-{
-    lt t;
-    lt_open(&t, "lc-layout");
-    lt_sandbox(&t, "sb", NULL);
-    int pid = atoi(lt_state_key(&t, "sb", "pid"));
-    CHECK(pid > 0);
-    lt_set_state_key(&t, "sb", "root_layout", "1");
-    CHECK_INT(lt_state(&t, "sb"), DVAL_SANDBOX_ERROR);
-    for (int i = 0; i < 100 && lt_pid_alive(pid); i++)
-        usleep(10000);
-    CHECK(!lt_pid_alive(pid));
-    dval_sandbox_info info = { .struct_size = sizeof info };
-    CHECK_INT(t.ex.sandbox_recover(t.ex.userdata, lt_call(&t), "sb", &info),
-              DVAL_OK);
-    CHECK_INT(info.state, DVAL_SANDBOX_STARTED);
-    CHECK_STR(lt_state_key(&t, "sb", "root_layout"), "2");
-    lt_out o = { 0 };
-    CHECK_INT(lt_run(&t, "sb", "test -e /etc/shadow-of-host || echo image",
-                     &o), 0);
-    CHECK_STR(o.out.data, "image\n");
-    lt_out_free(&o);
-    lt_close(&t);
-}
-
 /* A disk larger than the executor makes is refused, not silently made
  * the 10 GiB default (the CLI takes --disk up to 4096 for Daytona). */
 TEST(test_local_lifecycle__oversized_disk_refused)

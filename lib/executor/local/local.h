@@ -21,6 +21,7 @@
 #include "internal.h"
 
 struct lx_session;
+struct lx_spare;
 
 typedef struct lx {
     dval_log_fn log_fn;
@@ -35,11 +36,25 @@ typedef struct lx {
     char probe_msg[512];
     pthread_mutex_t lock;       /* guards sessions and probe */
     struct lx_session *sessions;
+    struct lx_spare *spares;    /* dropped leases to reuse (also lock's) */
+    int nspares;
     unsigned long next_cmd;
 } lx;
 
 #define LX_LOG(x, level, ...) \
     dval__log((x)->log_fn, (x)->log_ud, (x)->log_level, (level), __VA_ARGS__)
+
+/* The format of the state this library writes: every snapshot's and
+ * sandbox's state file records it as "format", and the disk templates
+ * live under disks/f<format>/. State of any other format (or none: a
+ * version before the stamp) is never read by guesswork: a snapshot or a
+ * template (caches) is built anew, a sandbox (a user's files) refused.
+ * Bump it with any change of a layout on disk or of the init's protocol. */
+#define LX_STATE_FORMAT 1
+#define LX_STR_(x) #x
+#define LX_STR(x) LX_STR_(x)
+/* The disk templates' directory under the state dir (upper_disk.c). */
+#define LX_DISKS "disks/f" LX_STR(LX_STATE_FORMAT)
 
 /* ---- state_store.c: key=value files, paths, locks */
 typedef struct lx_kv {
@@ -55,9 +70,13 @@ int lx_kv_set(lx_kv *kv, const char *key, const char *val); /* replaces */
 int lx_kv_add(lx_kv *kv, const char *key, const char *val); /* appends */
 int lx_kv_setnum(lx_kv *kv, const char *key, long long v);
 void lx_kv_free(lx_kv *kv);
+/* 1 when kv records this library's state format (LX_STATE_FORMAT). */
+int lx_kv_format_ok(const lx_kv *kv);
 /* Filesystem-safe form of a snapshot name ("a/b:c" → "a%2Fb%3Ac"). */
 void lx_encode_name(char *dst, size_t cap, const char *name);
 int lx_mkdirs(const char *path, mode_t mode);
+/* Removes everything in dir but the entry named keep. */
+void lx_empty_dir(const char *dir, const char *keep);
 int lx_rmtree(const char *path);
 /* Writes text as the whole of path (mode 0644); fails the call if not. */
 int lx_write_text(dval_call *c, const char *path, const char *text);

@@ -61,7 +61,8 @@ static int fill_new(lx *x, lx_sb *sb, const dval_sandbox_options *o)
 {
     char cg[64];
     dval__fmt(cg, sizeof cg, "sb-%016llx", fnv(x->state_dir, o->name));
-    int rc = lx_kv_set(&sb->kv, "name", o->name);
+    int rc = lx_kv_setnum(&sb->kv, "format", LX_STATE_FORMAT);
+    rc |= lx_kv_set(&sb->kv, "name", o->name);
     rc |= lx_kv_set(&sb->kv, "snapshot", o->snapshot ? o->snapshot : "");
     if (!(o->snapshot && *o->snapshot) && o->image && *o->image)
         rc |= lx_kv_set(&sb->kv, "image", o->image);

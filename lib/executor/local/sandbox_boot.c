@@ -10,8 +10,8 @@
  * trusted after a crash either. So a start in a later boot than the
  * layer's gives the sandbox a fresh disk and an empty table, made
  * durable before the new boot is recorded; a start in the same boot
- * keeps both. No boot file: a layer of an earlier version of the
- * library, whose table was synced line by line, is kept. */
+ * keeps both. No boot file: the sandbox's first start, nothing to
+ * forget. */
 #include "local.h"
 
 #include <errno.h>

@@ -139,13 +139,9 @@ void lx_sb_kill(lx *x, lx_sb *sb)
     }
 }
 
-/* The way an init builds its root; an init started by an older library
- * (1: overlay over the host's own /) must not be reused by this one. */
-#define LX_ROOT_LAYOUT 2
-
 /* What refresh would change: 0 nothing, 1 the init is gone (error),
- * 2 idle past auto-stop (stopped), 4 an init of an older root layout
- * (error), 5 every per-validation uid given (error), 3 "creating" (its
+ * 2 idle past auto-stop (stopped), 5 every per-validation uid given
+ * (error), 3 "creating" (its
  * creator holds the lock until the sandbox is started or failed: wait for
  * it; found so under the lock, the creator died). Sets sb->pid for a
  * started sandbox. */
@@ -163,8 +159,6 @@ static int stale(const lx_sb *sb, pid_t *pid)
         if (!st || st != (unsigned long long)lx_kv_num(&sb->kv, "pid_start",
                                                         0))
             return 1;
-        if (lx_kv_num(&sb->kv, "root_layout", 1) != LX_ROOT_LAYOUT)
-            return 4;
         if (lx_uids_used_up(sb))
             return 5;
     }
@@ -172,6 +166,18 @@ static int stale(const lx_sb *sb, pid_t *pid)
     if (minutes > 0 && lx_wall_ms() - last_activity(sb) > minutes * 60000)
         return 2;
     return 0;
+}
+
+/* A sandbox of another state format holds a user's files, and maybe a
+ * running init of the version that made it: neither is touched. */
+static int other_format(dval_call *c, const char *id, const char *dir)
+{
+    return dval__call_fail(c, DVAL_EUNSUPPORTED, "sandbox %s: %s holds "
+                           "state of another format (not format %d of this "
+                           "library): it is left as it is; use it with the "
+                           "version that made it, or remove that directory "
+                           "(its files go with it) and create it anew", id,
+                           dir, LX_STATE_FORMAT);
 }
 
 static int load(lx *x, dval_call *c, const char *id, lx_sb *sb)
@@ -190,6 +196,10 @@ static int load(lx *x, dval_call *c, const char *id, lx_sb *sb)
     if (!lx_kv_get(&sb->kv, "state")) {
         lx_kv_free(&sb->kv);
         return dval__call_fail(c, DVAL_EIO, "%s has no state", p);
+    }
+    if (!lx_kv_format_ok(&sb->kv)) {
+        lx_kv_free(&sb->kv);
+        return other_format(c, id, sb->dir);
     }
     sb->isolated = (int)lx_kv_num(&sb->kv, "isolated", 1);
     return DVAL_OK;
@@ -224,10 +234,6 @@ static int refresh(lx *x, dval_call *c, const char *id, lx_sb *sb)
     if (why == 3) {
         lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "its creation was "
                         "interrupted");
-    } else if (why == 4) {
-        lx_sb_kill(x, sb);
-        lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "it was started by an older "
-                        "version of the library, over the host's root");
     } else if (why == 5) {
         lx_sb_kill(x, sb);
         lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "every per-validation uid "
@@ -459,7 +465,6 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
     sb->pid = ipid;
     lx_kv_setnum(&sb->kv, "pid", ipid);
     lx_kv_setnum(&sb->kv, "pid_start", (long long)pid_start(ipid));
-    lx_kv_setnum(&sb->kv, "root_layout", LX_ROOT_LAYOUT);
     return DVAL_OK;
 }
 

@@ -214,10 +214,10 @@ static void sweep(const struct lx_session *s)
     }
 }
 
-static void free_session(struct lx_session *s)
+static void free_session(lx *x, struct lx_session *s)
 {
     sweep(s);
-    lx_lease_drop(s); /* once its processes are gone */
+    lx_lease_drop(x, s); /* once its processes are gone */
     for (lx_cmd *m = s->cmds; m;) {
         lx_cmd *next = m->next;
         lx_cmd_kill(m);
@@ -263,7 +263,7 @@ int lx_session_create(void *ud, dval_call *c, const char *sb,
     struct lx_session *n = rc == DVAL_OK ? dval__calloc(1, sizeof *n) : NULL;
     if (n) {
         dval__strlcpy(n->id, sid, sizeof n->id);
-        lx_lease_take(n, s.dir);
+        lx_lease_take(x, n, s.dir);
     }
     if (n && s.isolated) {
         lx_limits l;
@@ -310,7 +310,7 @@ int lx_session_delete(void *ud, dval_call *c, const char *sb,
     if (!s)
         return dval__call_fail(c, DVAL_ENOTFOUND, "session %s not found",
                                sid);
-    free_session(s);
+    free_session(x, s);
     return DVAL_OK;
 }
 
@@ -331,7 +331,7 @@ void lx_sessions_drop(lx *x, const char *sb)
     pthread_mutex_unlock(&x->lock);
     while (drop) {
         struct lx_session *next = drop->next;
-        free_session(drop);
+        free_session(x, drop);
         drop = next;
     }
 }
@@ -341,6 +341,7 @@ void lx_sessions_free(lx *x)
     while (x->sessions) {
         struct lx_session *s = x->sessions;
         x->sessions = s->next;
-        free_session(s);
+        free_session(x, s);
     }
+    lx_spares_free(x);
 }

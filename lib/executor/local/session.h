@@ -39,8 +39,10 @@ struct lx_session {
 /* ---- session_lease.c */
 /* Takes n's lease in sandbox directory sbdir (none on failure: the
  * session works, unseen by other processes). */
-void lx_lease_take(struct lx_session *n, const char *sbdir);
-void lx_lease_drop(struct lx_session *n);
+void lx_lease_take(lx *x, struct lx_session *n, const char *sbdir);
+void lx_lease_drop(lx *x, struct lx_session *n);
+/* Removes the dropped leases kept for reuse (the executor's end). */
+void lx_spares_free(lx *x);
 /* *count: the sessions whose id starts with prefix that some process
  * holds open in the sandbox at sbdir. -1 (errno) when it cannot tell. */
 int lx_leases_count(const char *sbdir, const char *prefix, int *count);

@@ -29,17 +29,6 @@ static int snap_dir(lx *x, dval_call *c, const char *name, char *dir,
     return DVAL_OK;
 }
 
-/* An active snapshot without a "lower" file was made by a version that
- * layered snapshots over the host's root: it is reported absent (and
- * rebuilt by the next create), never run. */
-static int legacy(const char *dir, const lx_kv *kv)
-{
-    char p[4200];
-    const char *st = lx_kv_get(kv, "state");
-    dval__fmt(p, sizeof p, "%s/lower", dir);
-    return st && !strcmp(st, "active") && access(p, F_OK) != 0;
-}
-
 static int read_lower(const char *dir, char *dst, size_t cap)
 {
     char p[4200];
@@ -86,11 +75,12 @@ static int load(lx *x, dval_call *c, const char *name, char *dir, size_t cap,
         return dval__call_fail(c, rc, rc == DVAL_ENOTFOUND
                                ? "snapshot %s not found"
                                : "cannot read snapshot %s", name);
-    if (legacy(dir, kv)) {
+    if (!lx_kv_format_ok(kv)) { /* a cache: never run, built anew */
         lx_kv_free(kv);
-        return dval__call_fail(c, DVAL_ENOTFOUND, "snapshot %s was built "
-                               "over the host's root by an older version: "
-                               "the next create rebuilds it", name);
+        return dval__call_fail(c, DVAL_ENOTFOUND, "snapshot %s was made by "
+                               "another format of the local executor's "
+                               "state: the next create builds it anew",
+                               name);
     }
     if (out) {
         const char *r = lx_kv_get(kv, "error_reason");
@@ -112,6 +102,7 @@ static int save_state(const char *dir, const char *name, int state,
     lx_kv kv = { 0 };
     char p[4200];
     int rc = lx_kv_set(&kv, "name", name);
+    rc |= lx_kv_setnum(&kv, "format", LX_STATE_FORMAT);
     rc |= lx_kv_set(&kv, "state", dval_snapshot_state_name(state));
     rc |= lx_kv_set(&kv, "error_reason", reason ? reason : "");
     rc |= lx_kv_setnum(&kv, "updated", lx_wall_ms());
@@ -122,7 +113,7 @@ static int save_state(const char *dir, const char *name, int state,
     return rc;
 }
 
-/* The directory of snapshot name, which exists (and is not legacy). */
+/* The directory of snapshot name, which exists (in this format). */
 static int locate(lx *x, dval_call *c, const char *name, char *dir,
                   size_t cap, dval_snapshot_info *out)
 {
@@ -170,8 +161,8 @@ int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
     int rc = lx_snapshot_active(x, c, name);
     rc = rc == DVAL_OK ? snap_dir(x, c, name, dir, sizeof dir) : rc;
     if (rc == DVAL_OK && read_lower(dir, lower, sizeof lower) < 0)
-        rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s has no image "
-                             "(made by an older version: delete it)", name);
+        rc = dval__call_fail(c, DVAL_EIO, "cannot read %s/lower: %s", dir,
+                             strerror(errno));
     if (rc == DVAL_OK && !strcmp(lower, LX_LOWER_NONE))
         rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s was built without "
                              "isolation (allow_unisolated): an isolated "
@@ -308,7 +299,7 @@ static int build(lx *x, dval_call *c, const char *dir,
         return rc;
     if (!isolated) {
         /* unisolated: each step runs plainly with the layer as its cwd;
-         * "lower" says there is no image (not a legacy snapshot) */
+         * "lower" says there is no image */
         for (size_t i = 0; i < n && rc == DVAL_OK && *code == 0; i++) {
             char *argv[] = { NULL, LX_VERB_EXEC, LX_ARG_NO_INIT, layer, "/",
                              LX_OPT_END, (char *)s->build_commands[i],
@@ -338,7 +329,8 @@ static int build(lx *x, dval_call *c, const char *dir,
 }
 
 /* Under the lock: a state file already there means the name is taken (a
- * build left pending/building by a dead process is marked failed). */
+ * build left pending/building by a dead process is marked failed); one
+ * of another format is cleared away. */
 static int taken(const char *dir, const char *name)
 {
     char p[4200];
@@ -346,8 +338,11 @@ static int taken(const char *dir, const char *name)
     dval__fmt(p, sizeof p, "%s/state", dir);
     if (lx_kv_load(&kv, p) != DVAL_OK)
         return 0;
-    if (legacy(dir, &kv)) {
+    if (!lx_kv_format_ok(&kv)) { /* built anew in its place */
         lx_kv_free(&kv);
+        dval__fmt(p, sizeof p, "%s/services", dir); /* services.c's tmpfs */
+        umount2(p, MNT_DETACH);
+        lx_empty_dir(dir, "lock");
         return 0;
     }
     const char *st = lx_kv_get(&kv, "state");

@@ -1,6 +1,6 @@
 /* Every snapshot of a state directory: snapshots/<encoded name>/state
  * records the name; lx_snapshot_get reads the rest as for one snapshot.
- * A directory that is no snapshot (no readable state, a legacy layout, a
+ * A directory that is no snapshot (no readable state, another format, a
  * build that never wrote its state) is left out, not an error: the
  * listing shows what snapshot_get would find. */
 #include "snapshot_list.h"

@@ -145,6 +145,11 @@ long long lx_kv_num(const lx_kv *kv, const char *key, long long def)
     return v && *v ? strtoll(v, NULL, 10) : def;
 }
 
+int lx_kv_format_ok(const lx_kv *kv)
+{
+    return lx_kv_num(kv, "format", 0) == LX_STATE_FORMAT;
+}
+
 int lx_kv_add(lx_kv *kv, const char *key, const char *val)
 {
     char **k = dval__realloc(kv->keys, (kv->n + 1) * sizeof *k);
@@ -378,6 +383,21 @@ static void sweep_dir(const char *dir, const char *prefix, const char *suffix,
         closedir(d);
 }
 
+void lx_empty_dir(const char *dir, const char *keep)
+{
+    char p[4400];
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            strcmp(e->d_name, keep)) {
+            dval__fmt(p, sizeof p, "%s/%s", dir, e->d_name);
+            lx_rmtree(p);
+        }
+    if (d)
+        closedir(d);
+}
+
 void lx_sweep_leftovers(const char *state_dir)
 {
     char sbs[4200];
@@ -389,8 +409,8 @@ void lx_sweep_leftovers(const char *state_dir)
     sweep_dir(sbs, ".new-", "", 2, 2);
     sweep_dir(sbs, ".trash-", "", 2, 3);
     /* disk images being made: ext4-<N>g.img.<pid>.tmp (mkfs) and
-     * spare-<N>g.img.<pid>.<seq>.tmp (a refill) */
-    dval__fmt(sbs, sizeof sbs, "%s/disks", state_dir);
+     * spare-<N>g.img.<pid>.<seq>.tmp (a refill), upper_disk.c */
+    dval__fmt(sbs, sizeof sbs, "%s/" LX_DISKS, state_dir);
     sweep_dir(sbs, "ext4-", ".tmp", 2, 2);
     sweep_dir(sbs, "spare-", ".tmp", 3, 3);
 }

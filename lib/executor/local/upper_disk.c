@@ -6,10 +6,12 @@
  *
  * mkfs.ext4 is a process start and a filesystem written, too much for
  * every acquire: each size is made once as a template
- * (<state>/disks/ext4-<N>g.img, metadata only) and copied sparsely
- * (SEEK_DATA/copy_file_range, so only that metadata); a delete leaves
- * one such copy ready (disks/spare-<N>g.img) for the next creation, which
- * then only renames it. Only root can
+ * (<state>/disks/f<format>/ext4-<N>g.img, metadata only) and copied
+ * sparsely (SEEK_DATA/copy_file_range, so only that metadata); a delete
+ * leaves one such copy ready (spare-<N>g.img beside it) for the next
+ * creation, which then only renames it. The templates of another state
+ * format (local.h) are never used: the next template made removes them.
+ * Only root can
  * attach loop devices; for other callers the helper bounds the layer
  * with a tmpfs of the same size instead. */
 #include "local.h"
@@ -24,10 +26,6 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* The most data a template of this version holds (well above what
- * run_mkfs's options produce). */
-#define LX_TEMPLATE_MAX (1024 * 1024)
 
 /* skel: a directory whose upper/, work/ and tmp/ go into the image, so
  * the init writes nothing to a fresh image (a write costs a flush at the
@@ -119,31 +117,19 @@ static int sparse_copy(const char *src, const char *dst)
     return rc ? -1 : 0;
 }
 
-/* 1 when the image at path exists and is of this version's format: one
- * of an older version (with a resize inode: megabytes of data; without
- * a journal: its superblock's compatible features, at 1024 + 0x5c, lack
- * has_journal, 0x4) is made anew. */
-static int image_ok(const char *path)
+/* Where this format's disk images are: <state>/disks/f<format>. */
+static void disks_dir(lx *x, char *dst, size_t cap)
 {
-    struct stat st;
-    unsigned char f[4];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int ok = fd >= 0 && fstat(fd, &st) == 0 &&
-             st.st_blocks <= LX_TEMPLATE_MAX / 512 &&
-             pread(fd, f, sizeof f, 1024 + 0x5c) == (ssize_t)sizeof f &&
-             (f[0] & 0x4);
-    if (fd >= 0)
-        close(fd);
-    return ok;
+    dval__fmt(dst, cap, "%s/" LX_DISKS, x->state_dir);
 }
 
-/* <state>/disks/ext4-<gib>g.img, made once (under a lock) and kept. */
+/* <disks_dir>/ext4-<gib>g.img, made once (under a lock) and kept. */
 static int template(lx *x, dval_call *c, int gib, char *path, size_t cap)
 {
     char dir[4200], lock[4300], tmp[4400];
-    dval__fmt(dir, sizeof dir, "%s/disks", x->state_dir);
+    disks_dir(x, dir, sizeof dir);
     dval__fmt(path, cap, "%s/ext4-%dg.img", dir, gib);
-    if (image_ok(path))
+    if (access(path, F_OK) == 0)
         return DVAL_OK;
     if (lx_mkdirs(dir, 0700) < 0)
         return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", dir,
@@ -154,8 +140,10 @@ static int template(lx *x, dval_call *c, int gib, char *path, size_t cap)
         return lk;
     int rc = DVAL_OK;
     char err[512] = "";
-    if (!image_ok(path)) {
-        char skel[4400], sub[4500];
+    if (access(path, F_OK) != 0) {
+        char top[4200], skel[4400], sub[4500];
+        dval__fmt(top, sizeof top, "%s/disks", x->state_dir);
+        lx_empty_dir(top, "f" LX_STR(LX_STATE_FORMAT)); /* other formats' */
         dval__fmt(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
         dval__fmt(skel, sizeof skel, "%s/skel", dir);
         const char *names[] = { "upper", "work", "tmp" };
@@ -183,18 +171,19 @@ int lx_disk_gib(const lx_sb *sb)
 
 static void spare_path(lx *x, int gib, char *dst, size_t cap)
 {
-    dval__fmt(dst, cap, "%s/disks/spare-%dg.img", x->state_dir, gib);
+    char dir[4200];
+    disks_dir(x, dir, sizeof dir);
+    dval__fmt(dst, cap, "%s/spare-%dg.img", dir, gib);
 }
 
 void lx_disk_refill(lx *x, int gib)
 {
-    char tpl[4200], spare[4200], tmp[4400];
+    char dir[4200], tpl[4300], spare[4200], tmp[4400];
     spare_path(x, gib, spare, sizeof spare);
-    dval__fmt(tpl, sizeof tpl, "%s/disks/ext4-%dg.img", x->state_dir, gib);
-    if (geteuid() != 0 || !image_ok(tpl))
+    disks_dir(x, dir, sizeof dir);
+    dval__fmt(tpl, sizeof tpl, "%s/ext4-%dg.img", dir, gib);
+    if (geteuid() != 0 || access(tpl, F_OK) != 0 || access(spare, F_OK) == 0)
         return;
-    if (access(spare, F_OK) == 0 && (image_ok(spare) || unlink(spare) < 0))
-        return; /* a spare of this version (an older one goes) */
     dval__fmt(tmp, sizeof tmp, "%s.%d.%lu.tmp", spare, (int)getpid(),
               lx_seq());
     /* link(): of two refills at once, one spare wins, the other goes */
@@ -231,7 +220,7 @@ int lx_disk_prepare(lx *x, dval_call *c, lx_sb *sb)
     if (geteuid() != 0 || access(img, F_OK) == 0)
         return DVAL_OK; /* not root: tmpfs; else kept across restarts */
     spare_path(x, lx_disk_gib(sb), tpl, sizeof tpl);
-    if (image_ok(tpl) && rename(tpl, img) == 0)
+    if (rename(tpl, img) == 0)
         return DVAL_OK; /* the spare a delete left: it is ours now */
     dval_call tc;
     memset(&tc, 0, sizeof tc);
