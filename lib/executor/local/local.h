@@ -205,7 +205,7 @@ ssize_t lx_init_recv(int s, dval_call *c, int64_t end, char *buf,
  * on, NULL-terminated), out and err the command's output; *ctl the
  * command's connection (exit code: one byte; closing it or
  * shutting it down kills the command). DVAL_EUNSUPPORTED when this
- * sandbox's init cannot (no socket, an older init, not root,
+ * sandbox's init cannot (no socket, not root,
  * DVAL_LOCAL_EXEC_HELPER=1): use the helper's exec verb. */
 int lx_init_exec(dval_call *c, const lx_sb *sb, char **args, int out,
                  int err, int *ctl);
