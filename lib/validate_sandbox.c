@@ -168,6 +168,8 @@ int dval__validate_sandbox(dval__vctx *v)
 
 void dval__validate_lost(dval__vctx *v)
 {
+    if (!v->sb)
+        return;
     const char *name = dval_sandbox_name(v->sb), *rec = recycled(v);
     /* the pool's recycled one may still exist: tried, not known */
     dval_sandbox_info tried = { .struct_size = sizeof tried };
