@@ -57,21 +57,31 @@ static const char *recycled(const dval__vctx *v)
     return v->pool ? v->pool->recycle : NULL;
 }
 
+/* The client's cache says of the pool's recycled sandbox that an acquire
+ * was tried (no id: it may exist): the pool deletes it unless a later
+ * acquire records its id. */
+static void mark_tried(dval__vctx *v, const char *name)
+{
+    dval_sandbox_info tried = { .struct_size = sizeof tried };
+    dval__strlcpy(tried.name, name, sizeof tried.name);
+    dval__sbcache_put(v->client, &tried);
+}
+
 /* An isolation=sandbox validation's sandbox: the pool slot's recycled
  * one (kept at close: the pool resets it), else one of its own name
- * (fresh: made here, for this validation alone), deleted at close. The
- * client's cache says of a recycled one that an acquire was tried (no
- * id yet): the pool deletes it if the acquire fails. */
+ * (fresh: made here, for this validation alone), deleted at close. */
 static void own_name(dval__vctx *v, dval_sandbox_options *o, char *own,
                      size_t cap, dval__acquire_hint *hint)
 {
     const char *rec = recycled(v);
     if (rec) {
         dval__strlcpy(own, rec, cap);
-        hint->fresh = v->pool->fresh;
-        dval_sandbox_info tried = { .struct_size = sizeof tried };
-        dval__strlcpy(tried.name, rec, sizeof tried.name);
-        dval__sbcache_put(v->client, &tried);
+        /* made for it, and not tried yet (the acquire again after a
+         * loss looks it up) */
+        dval_sandbox_info seen;
+        hint->fresh = v->pool->fresh && !dval__sbcache_get(v->client, rec,
+                                                           &seen);
+        mark_tried(v, rec);
         o->release = DVAL_RELEASE_KEEP;
     } else {
         dval__own_sandbox_name(o->name, own, cap);
@@ -171,11 +181,8 @@ void dval__validate_lost(dval__vctx *v)
     if (!v->sb)
         return;
     const char *name = dval_sandbox_name(v->sb), *rec = recycled(v);
-    /* the pool's recycled one may still exist: tried, not known */
-    dval_sandbox_info tried = { .struct_size = sizeof tried };
-    dval__strlcpy(tried.name, name, sizeof tried.name);
-    if (rec && !strcmp(rec, name))
-        dval__sbcache_put(v->client, &tried);
+    if (rec && !strcmp(rec, name)) /* it may still exist */
+        mark_tried(v, name);
     else
         dval__sbcache_forget(v->client, name);
 }
