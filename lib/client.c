@@ -8,6 +8,7 @@
 
 #include "executor.h"
 #include "refs.h"
+#include "sandbox_cache.h"
 
 /* ---- global init: reference counted, serialised */
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -174,6 +175,7 @@ DVAL_API int dval_client_new(dval_client **out, const dval_client_options *opts)
     atomic_init(&c->refs, 1);
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->users_lock, NULL);
+    dval__sbcache_init(c);
     c->rng = (unsigned)time(NULL) ^ (unsigned)getpid();
     c->retry_attempts = o.retry_attempts > 0 ? o.retry_attempts : 5;
     c->retry_base_ms = o.retry_base_ms > 0 ? o.retry_base_ms : 1000;
@@ -195,6 +197,7 @@ DVAL_API int dval_client_new(dval_client **out, const dval_client_options *opts)
                   "dval_client_new: %s", err);
         pthread_mutex_destroy(&c->lock);
         pthread_mutex_destroy(&c->users_lock);
+        dval__sbcache_free(c);
         dval__free(c);
         dval_global_cleanup();
         return rc;
@@ -220,6 +223,7 @@ static void client_destroy(void *handle)
     dval_client *c = handle;
     dval__ex_destroy(c);
     dval__users_free(c);
+    dval__sbcache_free(c);
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->users_lock);
     dval__free(c);

@@ -29,6 +29,8 @@ struct dval_client {
     _Atomic int64_t hold_until_ms; /* backpressure.c: no call before */
     pthread_mutex_t users_lock;    /* sandbox_users.c */
     void *users;
+    pthread_mutex_t sbcache_lock;  /* sandbox_cache.c */
+    void *sbcache;
 };
 
 struct dval_snapshot {

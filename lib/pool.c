@@ -8,6 +8,7 @@
 #include "managed_labels.h"
 #include "pool.h"
 #include "recycle.h"
+#include "sandbox_cache.h"
 #include "service_start.h"
 
 #define DEFAULT_MAX_SANDBOXES 4
@@ -97,7 +98,8 @@ static int pool_warm(dval_pool *p, int i)
     rc = dval_sandbox_acquire(&sb, p->client, &o);
     if (!rc) { /* warm: its service starts before the first validation */
         dval__service_start(p->client, prof, &p->svc, sb);
-        p->slots[i].shared = sb->info;   /* the first one needs no lookup */
+        /* the first validation on it needs no lookup */
+        dval__sbcache_put(p->client, &sb->info);
         p->slots[i].used = p->slots[i].ready = p->slots[i].may_exist = 1;
         p->slots[i].last_used_ms = dval__now_ms();
         p->snapshot_ready = 1;
@@ -257,6 +259,9 @@ DVAL_API void dval_pool_free(dval_pool *pool)
         if (pool->slots[i].recycled[0])
             dval__recycle_release(pool->client, pool->slots[i].recycled,
                                   DVAL_RELEASE_DELETE, 0);
+        /* the client outlives the pool: what it knew of the slot's
+         * sandbox was the pool's to keep */
+        dval__sbcache_forget(pool->client, pool->slots[i].name);
     }
     pool_destroy(pool);
 }

@@ -26,8 +26,7 @@ typedef struct dval__slot {
     char recycled[DVAL_ID_MAX];
     int recycled_busy;
     /* session isolation: the slot's sandbox as the last validation on it
-     * left it (id "": look it up), handed to the next one (recycle.h) */
-    dval_sandbox_info shared;
+     * left it is in the client's cache (sandbox_cache.h), by name */
 } dval__slot;
 
 struct dval_pool {

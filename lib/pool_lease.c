@@ -137,6 +137,7 @@ void dval__pool_reap_idle(dval_pool *p)
         pthread_mutex_unlock(&p->lock);
         if (!idle)
             continue;
+        /* forgets it too: the next validation on the slot looks it up */
         dval__recycle_release(p->client, s->name, p->release, 1);
         /* releasing: no validation leases the slot, none holds it */
         if (s->recycled[0])
@@ -144,7 +145,6 @@ void dval__pool_reap_idle(dval_pool *p)
                                   DVAL_RELEASE_DELETE, 0);
         pthread_mutex_lock(&p->lock);
         s->recycled[0] = '\0';
-        s->shared.id[0] = '\0';
         s->releasing = 0;
         s->used = s->ready = 0;
         pthread_cond_broadcast(&p->cond);

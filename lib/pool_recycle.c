@@ -5,10 +5,13 @@
  * a fresh one. Also the release policy applied to a pool sandbox. */
 #include "executor.h"
 #include "recycle.h"
+#include "sandbox_cache.h"
 
 int dval__recycle_release(dval_client *client, const char *name,
                           int release, int shared)
 {
+    /* the caller's knowledge of it ends here, whatever the policy */
+    dval__sbcache_forget(client, name);
     if (release == DVAL_RELEASE_KEEP)
         return DVAL_OK;
     dval_sandbox *sb = NULL;
@@ -28,14 +31,14 @@ int dval__recycle_release(dval_client *client, const char *name,
     return rc == DVAL_ENOTFOUND ? DVAL_OK : rc;
 }
 
-static int reset(dval_client *client, const dval__lease *ls)
+static int reset(dval_client *client, const dval_sandbox_info *info)
 {
     char msg[DVAL_ERRMSG_MAX] = "";
     dval__ex_op op;
     dval__ex_op_init(&op, "reset sandbox", DVAL__IDEMPOTENT, msg,
                      sizeof msg);
-    op.subject = ls->name;
-    int rc = dval__ex_sandbox_reset(client, &op, ls->id);
+    op.subject = info->name;
+    int rc = dval__ex_sandbox_reset(client, &op, info->id);
     if (rc)
         DVAL__LOG(client, DVAL_LOG_WARN, "pool: %s; deleting it instead",
                   msg);
@@ -47,15 +50,18 @@ int dval__recycle_supported(const dval_client *client)
     return DVAL__EX_HAS(client, sandbox_reset);
 }
 
-int dval__recycle_after(dval_client *client, dval__lease *ls)
+/* The cache says what the validation did with the name: nothing (no
+ * entry: it never reached its sandbox phase, nothing was made), tried
+ * (no id: it may exist), or acquired it (its id). */
+int dval__recycle_after(dval_client *client, const char *name)
 {
-    if (!ls->name[0])
+    dval_sandbox_info info;
+    if (!dval__sbcache_get(client, name, &info))
         return 0;
     /* the caller checked dval__recycle_supported */
-    if (ls->id[0] && reset(client, ls) == DVAL_OK)
+    if (info.id[0] && reset(client, &info) == DVAL_OK)
         return 1;
     /* no guarantee: it never serves another validation */
-    dval__recycle_release(client, ls->name, DVAL_RELEASE_DELETE, 0);
-    ls->name[0] = ls->id[0] = '\0';
+    dval__recycle_release(client, name, DVAL_RELEASE_DELETE, 0);
     return 0;
 }

@@ -23,6 +23,24 @@ static const char **merged_labels(dval_pool *p, const char *const *extra)
     return l;
 }
 
+/* The slot's sandbox for the next validation under isolation=sandbox
+ * (lock held): its recycled one, else a name made now for a fresh one;
+ * 0 when another validation has it (max_per_sandbox > 1) or the
+ * executor has no guaranteed reset. */
+static int take_recycled(dval_pool *p, dval__slot *s, char *name, size_t cap,
+                         int *fresh)
+{
+    if (!dval__recycle_supported(p->client) || s->recycled_busy)
+        return 0;
+    s->recycled_busy = 1;
+    *fresh = !s->recycled[0];
+    if (*fresh)
+        dval__own_sandbox_name(s->name, name, cap);
+    else
+        dval__strlcpy(name, s->recycled, cap);
+    return 1;
+}
+
 /* isolation=sandbox on slot i: on the slot's own sandbox when no other
  * validation has it (else on a fresh one, deleted after it, as
  * dval_validate does), reset right after the validation so that it is
@@ -30,65 +48,62 @@ static const char **merged_labels(dval_pool *p, const char *const *extra)
  * every validation makes and deletes its own. */
 static int validate_recycled(dval_pool *p, int i, const dval_validation *r,
                              dval_event_fn on_event, void *userdata,
-                             char **result_json, dval__lease *ls)
+                             char **result_json, dval__pool_ctx *pc)
 {
     dval__slot *s = &p->slots[i];
+    char name[DVAL_ID_MAX];
     pthread_mutex_lock(&p->lock);
-    /* max_per_sandbox > 1: the slot's sandbox may be in use */
-    ls->recycle = dval__recycle_supported(p->client) && !s->recycled_busy;
-    if (ls->recycle) {
-        s->recycled_busy = 1;
-        dval__strlcpy(ls->name, s->recycled, sizeof ls->name);
-    }
+    int recycle = take_recycled(p, s, name, sizeof name, &pc->fresh);
     pthread_mutex_unlock(&p->lock);
+    pc->recycle = recycle ? name : NULL;
     int rc = dval__validate_in(p->client, r, on_event, userdata, result_json,
-                               ls);
-    if (!ls->recycle)
+                               pc);
+    if (!recycle)
         return rc;
     /* the validation's message outlives the reset's calls */
     char saved[DVAL_ERRMSG_MAX];
     dval__strlcpy(saved, dval_client_errmsg(p->client), sizeof saved);
-    int kept = dval__recycle_after(p->client, ls);
+    int kept = dval__recycle_after(p->client, name);
     dval__client_seterr(p->client, "%s", saved);
     pthread_mutex_lock(&p->lock);
-    dval__strlcpy(s->recycled, kept ? ls->name : "", sizeof s->recycled);
+    dval__strlcpy(s->recycled, kept ? name : "", sizeof s->recycled);
     s->recycled_busy = 0;
     pthread_mutex_unlock(&p->lock);
     return rc;
 }
 
-/* The slot's sandbox exists: the validations queued behind the first one
- * share it now, and need no lookup. */
-static void shared_acquired(dval__lease *ls)
+typedef struct slot_ref {
+    dval_pool *p;
+    int i;
+} slot_ref;
+
+/* The slot's sandbox exists (and is in the client's cache): the
+ * validations queued behind the first one share it now, and need no
+ * lookup. */
+static void shared_acquired(void *ud)
 {
-    dval_pool *p = ls->owner;
+    const slot_ref *ref = ud;
+    dval_pool *p = ref->p;
     pthread_mutex_lock(&p->lock);
-    p->slots[ls->slot].shared = ls->shared;
-    p->slots[ls->slot].ready = 1;
+    p->slots[ref->i].ready = 1;
     pthread_cond_broadcast(&p->cond);
     pthread_mutex_unlock(&p->lock);
 }
 
-/* Session isolation on slot i: the slot's shared sandbox as the last
- * validation left it, so that this one needs no lookup. */
+/* Session isolation on slot i: the validation takes the slot's shared
+ * sandbox as the client's cache knows it, so that it needs no lookup. */
 static int validate_shared(dval_pool *p, int i, const dval_validation *r,
                            dval_event_fn on_event, void *userdata,
-                           char **result_json, dval__lease *ls)
+                           char **result_json, dval__pool_ctx *pc)
 {
-    dval__slot *s = &p->slots[i];
     pthread_mutex_lock(&p->lock);
-    s->may_exist = 1; /* isolation=sandbox ones name sandboxes of their own */
-    ls->shared = s->shared;
+    p->slots[i].may_exist = 1; /* isolation=sandbox ones name their own */
     pthread_mutex_unlock(&p->lock);
-    ls->acquired = shared_acquired;
-    ls->owner = p;
-    ls->slot = i;
-    int rc = dval__validate_in(p->client, r, on_event, userdata, result_json,
-                               ls);
-    pthread_mutex_lock(&p->lock);
-    s->shared = ls->shared;
-    pthread_mutex_unlock(&p->lock);
-    return rc;
+    slot_ref ref = { p, i };
+    pc->acquired = shared_acquired;
+    pc->ud = &ref;
+    return dval__validate_in(p->client, r, on_event, userdata, result_json,
+                             pc);
 }
 
 /* Runs r on slot i; a success on the pool's own snapshot tells the
@@ -97,18 +112,18 @@ static int validate_on(dval_pool *p, int i, const dval_validation *r,
                        dval_event_fn on_event, void *userdata,
                        char **result_json)
 {
-    dval__lease ls;
-    memset(&ls, 0, sizeof ls);
-    ls.svc = &p->svc;
+    dval__pool_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    pc.svc = &p->svc;
     int own_snapshot = !r->snapshot_name && !strcmp(r->profile, p->profile);
     pthread_mutex_lock(&p->lock);
-    ls.snapshot_ready = own_snapshot && p->snapshot_ready;
+    pc.snapshot_ready = own_snapshot && p->snapshot_ready;
     pthread_mutex_unlock(&p->lock);
     int rc = r->isolation == DVAL_ISOLATION_SANDBOX
                  ? validate_recycled(p, i, r, on_event, userdata,
-                                     result_json, &ls)
+                                     result_json, &pc)
                  : validate_shared(p, i, r, on_event, userdata, result_json,
-                                   &ls);
+                                   &pc);
     if (rc == DVAL_OK && own_snapshot) {
         pthread_mutex_lock(&p->lock);
         p->snapshot_ready = 1;

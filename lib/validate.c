@@ -169,11 +169,10 @@ static void drop_sandbox(dval__vctx *v)
         dval__sandbox_release(v->sb, v->claim);
     v->claim = NULL;
     dval__validate_leave(v);
+    dval__validate_lost(v); /* the next acquire looks it up */
     dval_sandbox_free(v->sb);
     v->sb = NULL;
     v->sess_id[0] = 0;
-    if (v->ls) /* the pool's view of it was wrong: look it up this time */
-        v->ls->shared.id[0] = '\0';
     v->files = v->bytes = 0;
     dval__phase_reset(&v->build);
     dval__phase_reset(&v->run);
@@ -282,7 +281,7 @@ DVAL_API int dval_validate(dval_client *client, const dval_validation *req,
 
 int dval__validate_in(dval_client *client, const dval_validation *req,
                       dval_event_fn on_event, void *userdata,
-                      char **result_json, dval__lease *ls)
+                      char **result_json, const dval__pool_ctx *pc)
 {
     if (result_json)
         *result_json = NULL;
@@ -299,7 +298,7 @@ int dval__validate_in(dval_client *client, const dval_validation *req,
     v->client = client;
     v->on_event = on_event;
     v->ud = userdata;
-    v->ls = ls;
+    v->pool = pc;
     v->phase_end = t_start;
     int rc = dval__validate_request(v, req);
     int valid = rc == DVAL_OK;

@@ -15,8 +15,9 @@
  * (dval_snapshot_ensure, dval_session_open, dval_sandbox_upload_file,
  * dval_sandbox_mkdir, dval_sandbox_download, dval_session_exec), but not
  * all: these files also use private core hooks that a host writing its own
- * loop cannot call: dval__sandbox_acquire with the pool's lease
- * (sandbox_acquire.h, recycle.h), dval__sandbox_lost (recover.h), the
+ * loop cannot call: dval__sandbox_acquire with the pool's context and
+ * the client's cache of known sandboxes (sandbox_acquire.h, recycle.h,
+ * sandbox_cache.h), dval__sandbox_lost (recover.h), the
  * per-thread-id claim and the results listing from outside the session
  * (dval__sandbox_claim/_release, dval__sandbox_file_list: workdir.h),
  * commands started from argv (dval__session_exec_command: core.h), the
@@ -112,7 +113,9 @@ typedef struct dval__vctx {
     size_t results_bytes;   /* and their text */
     json_t *errors;
     int results_missing;    /* no results file, and some were due */
-    dval__lease *ls;        /* what the pool slot knows, or NULL */
+    /* what the pool tells a validation on one of its slots (read only),
+     * or NULL */
+    const dval__pool_ctx *pool;
     /* the request's services and seeds (own_svc), or the pool's; the
      * snapshot and sandbox names they give (services.h) */
     dval__svcset own_svc;
@@ -161,6 +164,9 @@ int dval__validate_request(dval__vctx *v, const dval_validation *req);
 int dval__validate_snapshot(dval__vctx *v);
 int dval__validate_sandbox(dval__vctx *v);
 int dval__validate_session(dval__vctx *v);
+/* The sandbox v->sb was lost under the validation: the client's cache
+ * no longer takes it for started. */
+void dval__validate_lost(dval__vctx *v);
 /* A housekeeping command (not the program) in the session, in cwd (NULL:
  * the session's), run as the validation's own (owner: its thread id): its
  * stdout is collected into out (NULL: dropped), never reported as program

@@ -41,7 +41,7 @@ static int thread_id(dval__vctx *v)
 static void resources_tag(dval__vctx *v)
 {
     const dval_validation *q = &v->req;
-    if (q->sandbox_name || v->ls || !(q->cpu || q->memory_gib || q->disk_gib))
+    if (q->sandbox_name || v->pool || !(q->cpu || q->memory_gib || q->disk_gib))
         return;
     size_t n = strlen(v->sandbox_base);
     dval__fmt(v->sandbox_base + n, sizeof v->sandbox_base - n, "-c%dm%dd%d",
@@ -53,9 +53,9 @@ static void resources_tag(dval__vctx *v)
  * the tag already). */
 static int services(dval__vctx *v)
 {
-    int pool = v->ls && v->ls->svc;
+    int pool = v->pool && v->pool->svc;
     if (pool) {
-        v->svc = v->ls->svc;
+        v->svc = v->pool->svc;
     } else {
         char msg[512];
         /* a request that names none gets the profile's */

@@ -5,6 +5,7 @@
 
 #include "managed_labels.h"
 #include "sandbox_acquire.h"
+#include "sandbox_cache.h"
 #include "service_start.h"
 #include "validate.h"
 #include "workdir.h"
@@ -36,13 +37,12 @@ static int ensure_snapshot(dval__vctx *v)
  * ensures it and tries once more (acquire below). */
 int dval__validate_snapshot(dval__vctx *v)
 {
-    if (v->ls && v->ls->snapshot_ready)
+    if (v->pool && v->pool->snapshot_ready)
         return DVAL_OK;
     return ensure_snapshot(v);
 }
 
-/* "<base>-<12 random hex>": a name no other validation uses. */
-static void own_sandbox_name(const char *base, char *out, size_t cap)
+void dval__own_sandbox_name(const char *base, char *out, size_t cap)
 {
     uuid_t u;
     char s[40];
@@ -51,25 +51,43 @@ static void own_sandbox_name(const char *base, char *out, size_t cap)
     dval__fmt(out, cap, "%.200s-%.8s%.4s", base, s, s + 9);
 }
 
+/* The pool's recycled sandbox of this validation, or NULL. */
+static const char *recycled(const dval__vctx *v)
+{
+    return v->pool ? v->pool->recycle : NULL;
+}
+
+/* The client's cache says of the pool's recycled sandbox that an acquire
+ * was tried (no id: it may exist): the pool deletes it unless a later
+ * acquire records its id. */
+static void mark_tried(dval__vctx *v, const char *name)
+{
+    dval_sandbox_info tried = { .struct_size = sizeof tried };
+    dval__strlcpy(tried.name, name, sizeof tried.name);
+    dval__sbcache_put(v->client, &tried);
+}
+
 /* An isolation=sandbox validation's sandbox: the pool slot's recycled
  * one (kept at close: the pool resets it), else one of its own name
- * (fresh: made here, for this validation alone), deleted at close unless
- * the pool recycles it. */
+ * (fresh: made here, for this validation alone), deleted at close. */
 static void own_name(dval__vctx *v, dval_sandbox_options *o, char *own,
                      size_t cap, dval__acquire_hint *hint)
 {
-    dval__lease *ls = v->ls && v->ls->recycle ? v->ls : NULL;
-    if (ls && ls->name[0]) {
-        dval__strlcpy(own, ls->name, cap);
+    const char *rec = recycled(v);
+    if (rec) {
+        dval__strlcpy(own, rec, cap);
+        /* made for it, and not tried yet (the acquire again after a
+         * loss looks it up) */
+        dval_sandbox_info seen;
+        hint->fresh = v->pool->fresh && !dval__sbcache_get(v->client, rec,
+                                                           &seen);
+        mark_tried(v, rec);
+        o->release = DVAL_RELEASE_KEEP;
     } else {
-        own_sandbox_name(o->name, own, cap);
+        dval__own_sandbox_name(o->name, own, cap);
         hint->fresh = 1;
-        if (ls)
-            dval__strlcpy(ls->name, own, sizeof ls->name);
     }
     o->name = own;
-    if (ls)
-        o->release = DVAL_RELEASE_KEEP;
 }
 
 static void sandbox_options(dval__vctx *v, dval_sandbox_options *o)
@@ -98,13 +116,13 @@ static int acquire(dval__vctx *v, const dval_sandbox_options *o,
     int rc = dval__sandbox_acquire(&v->sb, v->client, o, hint);
     int snapshot_may_miss = rc == DVAL_EBADREQUEST || rc == DVAL_ENOTFOUND ||
                             rc == DVAL_ESTATE;
-    if (!snapshot_may_miss || v->snap || !v->ls || !v->ls->snapshot_ready)
+    if (!snapshot_may_miss || v->snap || !v->pool ||
+        !v->pool->snapshot_ready)
         return rc;
     DVAL__LOG(v->client, DVAL_LOG_INFO, "sandbox %s: %s; ensuring the "
               "snapshot and trying again", o->name,
               dval_client_errmsg(v->client));
-    v->ls->snapshot_ready = 0;
-    if (ensure_snapshot(v))
+    if (ensure_snapshot(v)) /* v->snap from here on: never twice */
         return rc; /* the snapshot's failure explains it best: kept */
     dval__acquire_hint again = { hint->fresh, NULL, hint->cancel };
     return dval__sandbox_acquire(&v->sb, v->client, o, &again);
@@ -124,11 +142,11 @@ int dval__validate_sandbox(dval__vctx *v)
     sandbox_options(v, &o);
     char own[DVAL_ID_MAX];
     dval__acquire_hint hint = { 0, NULL, v->req.cancel };
-    if (isolated) {
+    dval_sandbox_info known;
+    if (isolated)
         own_name(v, &o, own, sizeof own, &hint);
-    } else if (v->ls) { /* the pool slot's shared sandbox, as last seen */
-        hint.known = &v->ls->shared;
-    }
+    else if (v->pool && dval__sbcache_get(v->client, o.name, &known))
+        hint.known = &known; /* the pool slot's shared sandbox, as known */
     o.labels = labels;
     /* counted before the acquire: a validation ending now must not
      * delete the sandbox this one is about to find */
@@ -142,11 +160,11 @@ int dval__validate_sandbox(dval__vctx *v)
         return dval__validate_fail(v, rc, "sandbox",
                                    dval_client_errmsg(v->client));
     dval__strlcpy(v->sb_name, dval_sandbox_name(v->sb), sizeof v->sb_name);
-    if (isolated && v->ls && v->ls->recycle) /* the pool resets it next */
-        dval__strlcpy(v->ls->id, dval_sandbox_id(v->sb), sizeof v->ls->id);
-    else if (!isolated && v->ls && (v->ls->shared = v->sb->info, 1) &&
-             v->ls->acquired)
-        v->ls->acquired(v->ls);
+    /* the next validation on it needs no lookup; the pool resets a
+     * recycled one by its id */
+    dval__sbcache_put(v->client, &v->sb->info);
+    if (!isolated && v->pool && v->pool->acquired)
+        v->pool->acquired(v->pool->ud);
     /* a sandbox that stays for other validations (a recycled one is
      * reset, every process killed, before the next), or one whose
      * database service this validation needs */
@@ -156,6 +174,17 @@ int dval__validate_sandbox(dval__vctx *v)
     if (v->aborted)
         return dval__validate_fail(v, DVAL_EABORTED, "sandbox", NULL);
     return DVAL_OK;
+}
+
+void dval__validate_lost(dval__vctx *v)
+{
+    if (!v->sb)
+        return;
+    const char *name = dval_sandbox_name(v->sb), *rec = recycled(v);
+    if (rec && !strcmp(rec, name)) /* it may still exist */
+        mark_tried(v, name);
+    else
+        dval__sbcache_forget(v->client, name);
 }
 
 int dval__validate_session(dval__vctx *v)
@@ -256,10 +285,10 @@ void dval__validate_close(dval__vctx *v)
     dval__validate_phase_start(v, "close", &t0);
     int rc = v->sb ? release_sandbox(v) : close_session(v);
     dval__validate_leave(v); /* the acquire failed: counted all the same */
-    /* a shared sandbox stopped or deleted by the request's release policy
-     * is no longer as the pool last saw it */
-    if (v->ls && v->sb && v->sb->opts.release != DVAL_RELEASE_KEEP)
-        v->ls->shared.id[0] = '\0';
+    /* a sandbox stopped or deleted by the release policy is no longer
+     * as the client knew it */
+    if (v->sb && v->sb->opts.release != DVAL_RELEASE_KEEP)
+        dval__sbcache_forget(v->client, dval_sandbox_name(v->sb));
     /* the session handle goes with the sandbox's (a deleted one's) */
     dval_session_free(v->sess);
     v->sess = NULL;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "recycle.h"
+#include "sandbox_cache.h"
 
 #include "steps.h"
 
@@ -30,7 +31,9 @@ int main(int argc, char **argv)
     dval_client *c = NULL;
     if (dval_client_new(&c, &co))
         return 1;
-    dval__lease *rs = calloc((size_t)n, sizeof *rs);
+    /* the sandboxes' names; their ids in the client's cache, where a
+     * pool's validation leaves them for dval__recycle_after */
+    dval_sandbox_info *rs = calloc((size_t)n, sizeof *rs);
     step_begin();
     for (int i = 0; i < n; i++) {
         dval_sandbox_options o;
@@ -42,14 +45,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "localreset: %s\n", dval_client_errmsg(c));
             return 1;
         }
-        snprintf(rs[i].id, sizeof rs[i].id, "%s", dval_sandbox_id(sb));
+        dval__sbcache_put(c, &sb->info);
         dval_sandbox_free(sb);
     }
     step_end("create", n);
     step_begin();
     for (int k = 0; k < r; k++)
         for (int i = 0; i < n; i++)
-            if (!dval__recycle_after(c, &rs[i])) {
+            if (!dval__recycle_after(c, rs[i].name)) {
                 fprintf(stderr, "localreset: reset failed\n");
                 return 1;
             }

@@ -122,6 +122,37 @@ TEST(pool_known__deleted_between_validations_is_created_again)
     fx_close(&f);
 }
 
+/* A validation of the same client outside the pool deletes the slot's
+ * sandbox (it names it, release delete): the client's cache forgets it,
+ * so the next pool validation looks it up and creates it, with no session
+ * tried in the deleted one first. */
+TEST(pool_known__deleted_by_the_same_client_is_looked_up)
+{
+    fx f;
+    fx_open(&f, 4);
+    validate(&f, 0);
+    check_healthy_next(&f);
+    dval_validation req;
+    dval_validation_init(&req, sizeof req);
+    req.source_dir = f.dir;
+    req.profile = "shell";
+    req.sandbox_name = "pk-0";
+    req.release = DVAL_RELEASE_DELETE;
+    char *sum = NULL;
+    CHECK_INT(dval_validate(f.c, &req, NULL, NULL, &sum), DVAL_OK);
+    dval_free(sum);
+    CHECK_INT(n(&f, "DELETE", "^/api/sandbox/[^/]+$"), 1);
+    int gets = n(&f, "GET", "^/api/sandbox/pk-0$");
+    int sessions = n(&f, "POST", "^/toolbox/[^/]+/process/session$");
+    validate(&f, 0);
+    CHECK_INT(n(&f, "GET", "^/api/sandbox/pk-0$") - gets, 1);
+    CHECK_INT(n(&f, "POST", "^/toolbox/[^/]+/process/session$") - sessions,
+              1);
+    CHECK_INT(n(&f, "POST", "^/api/sandbox$"), 2);   /* made again */
+    check_healthy_next(&f);
+    fx_close(&f);
+}
+
 /* The snapshot and the shared sandbox both deleted behind the client: the
  * re-acquire's create fails on the missing snapshot, the snapshot is
  * rebuilt, and the create is tried once more. */
