@@ -24,10 +24,11 @@ int dval__sbcache_put(dval_client *c, const dval_sandbox_info *info)
     entry **e = find(c, info->name);
     if (!*e)
         *e = dval__calloc(1, sizeof **e);
+    int rc = *e ? DVAL_OK : DVAL_ENOMEM;
     if (*e)
         (*e)->info = *info;
     pthread_mutex_unlock(&c->sbcache_lock);
-    return *e ? DVAL_OK : DVAL_ENOMEM;
+    return rc;
 }
 
 int dval__sbcache_get(dval_client *c, const char *name,
@@ -35,10 +36,11 @@ int dval__sbcache_get(dval_client *c, const char *name,
 {
     pthread_mutex_lock(&c->sbcache_lock);
     entry **e = find(c, name);
-    if (*e)
+    int known = *e != NULL;
+    if (known)
         *out = (*e)->info;
     pthread_mutex_unlock(&c->sbcache_lock);
-    return *e != NULL;
+    return known;
 }
 
 void dval__sbcache_forget(dval_client *c, const char *name)
