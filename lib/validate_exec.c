@@ -33,9 +33,9 @@ static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
  * phase's under the services' wraps (services.h). Data rather than text,
  * so an executor that names the sandbox's paths otherwise on its side can
  * map them. */
-static int direct_command(dval__vctx *v, const char *run, int wrap,
-                          char ***words, const char *shell[4],
-                          dval__buf *envbuf, const char *env[4])
+static int phase_argv(dval__vctx *v, const char *run, int wrap,
+                      char ***words, const char *shell[4],
+                      dval__buf *envbuf, const char *env[4])
 {
     *words = NULL;
     shell[0] = NULL;
@@ -65,7 +65,7 @@ static int run_command(dval__vctx *v, const char *run, int wrap,
     char **words = NULL;
     const char *shell[4], *env[4];
     dval__buf envbuf = { 0 };
-    int rc = direct_command(v, run, wrap, &words, shell, &envbuf, env);
+    int rc = phase_argv(v, run, wrap, &words, shell, &envbuf, env);
     const char *const *argv = words ? (const char *const *)words : shell;
     /* the validation's own command: its uid on the local executor */
     dval__command cmd = { NULL, argv, env, v->thread_id };
@@ -77,6 +77,7 @@ static int run_command(dval__vctx *v, const char *run, int wrap,
     dval__buf_free(&envbuf);
     return rc;
 }
+
 /* The default bound on a phase's wall time: a validation that loops for
  * ever must end on its own, whoever forgot to ask. */
 #define DEFAULT_WALL_MS (10 * 60 * 1000)
