@@ -14,6 +14,7 @@
 
 /* what the program leaves in its results dir (shell, run there) */
 static const char *g_script;
+static int g_ran;           /* the program was started from argv */
 
 static void program(fake *f, const dval_command *cmd)
 {
@@ -22,6 +23,7 @@ static void program(fake *f, const dval_command *cmd)
         if (!strncmp(cmd->env[i], "DVAL_RESULTS_DIR=", 17))
             res = cmd->env[i] + 17;
     CHECK(res != NULL);
+    g_ran++;
     char host[512], sh[2048];
     fake_map(f, res, host, sizeof host);
     snprintf(sh, sizeof sh, "cd '%s' && { %s; }", host, g_script);
@@ -52,7 +54,10 @@ static int validate(int file_list, const char *script, int allow_missing,
     v.allow_missing_results = allow_missing;
     v.thread_id = "t1";  /* the same summary either way */
     *sum = NULL;
+    g_ran = 0;
     int rc = dval_validate(c, &v, NULL, NULL, sum);
+    /* the run command is a program (argv) with file_list or without */
+    CHECK_INT(g_ran, 1);
     snprintf(started, cap, "%s", f.all_started);
     CHECK_CONTAINS(f.trace, file_list ? "file_list" : "cmd_start");
     dval_client_free(c);
