@@ -52,11 +52,9 @@ void dval__svcset_name(const dval__svcset *s, const char *base, char *out,
  * starts where no init does: DVAL_SERVICE_START_ROOT). */
 int dval__svcset_starts(const dval__svcset *s);
 /* The run command wrapped: argv (one allocation, dval__free) of every
- * service's wrap words, then sh -c run; or its text for a shell. */
+ * service's wrap words, then sh -c run. */
 int dval__svcset_wrap_argv(const dval__svcset *s, const char *run,
                            char ***argv);
-int dval__svcset_wrap_text(const dval__svcset *s, const char *run,
-                           dval__buf *out);
 
 /* The snapshot spec of profile p with the set svc (NULL: none) on the
  * client's executor (profile.c): the one place that asks the executor

@@ -54,13 +54,3 @@ int dval__svcset_wrap_argv(const dval__svcset *s, const char *run,
     *out = argv;
     return DVAL_OK;
 }
-
-int dval__svcset_wrap_text(const dval__svcset *s, const char *run,
-                           dval__buf *out)
-{
-    int rc = dval__buf_appendf(out, "exec");
-    for (size_t i = 0; !rc && i < s->n; i++)
-        rc = dval__buf_appendf(out, " %s", s->svc[i]->wrap);
-    rc = rc ? rc : dval__buf_appendf(out, " sh -c ");
-    return rc ? rc : dval__shell_quote(out, run);
-}

@@ -44,9 +44,6 @@
  * library's bound, and the most dval_validation.results_bytes may ask. */
 #define DVAL__RESULTS_MAX_BYTES ((size_t)64 << 20)
 
-/* results listing written by the run command's trailer (in the workdir,
- * outside results/ so it is never taken for a result) */
-#define DVAL__LISTING ".dval-results-list"
 /* The results directory, below the validation's workdir */
 #define DVAL__RESULTS_NAME "results"
 

@@ -6,53 +6,6 @@
 #include "validate.h"
 #include "command_text.h"
 #include "service_start.h"
-#include "workdir.h"
-
-/* The phase's command as text; the run phase's under the services' wraps
- * (services.h). NULL: out of memory. */
-static const char *phase_text(dval__vctx *v, const char *cmd, int wrap,
-                              dval__buf *wrapped)
-{
-    if (!wrap)
-        return cmd;
-    return dval__svcset_wrap_text(v->svc, cmd, wrapped) ? NULL
-                                                         : wrapped->data;
-}
-
-static int build_text(dval__vctx *v, dval__buf *cmd, const char *run)
-{
-    if (!run)
-        return DVAL_ENOMEM;
-    int rc = dval__buf_appendf(cmd, "export DVAL_THREAD_ID=");
-    rc = rc ? rc : dval__shell_quote(cmd, v->thread_id);
-    rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_WORKDIR=");
-    rc = rc ? rc : dval__shell_quote(cmd, v->workdir);
-    rc = rc ? rc : dval__buf_appendf(cmd, " DVAL_RESULTS_DIR=");
-    rc = rc ? rc : dval__shell_quote(cmd, v->resdir);
-    rc = rc ? rc : dval__buf_appendf(cmd, "; cd \"$DVAL_WORKDIR\" && ");
-    /* Only for an executor without file_list (a host's own: both
-     * built-in ones get the run command as data, see direct_command):
-     * the subshell keeps `exit` or `cd` in a run command from touching the
-     * session shell, and the trailer lists the results into a file in the
-     * same exec: a separate listing exec would cost a round trip of its
-     * own. */
-    rc = rc ? rc : dval__buf_appendf(cmd, "(%s); dval_rc=$?; (cd "
-                                     "\"$DVAL_RESULTS_DIR\" 2>/dev/null && "
-                                     "find . -type f > "
-                                     "\"$DVAL_WORKDIR/" DVAL__LISTING "\") "
-                                     "</dev/null >/dev/null 2>&1; "
-                                     "exit $dval_rc", run);
-    return rc;
-}
-
-static int build_command(dval__vctx *v, const char *run, int wrap,
-                         dval__buf *cmd)
-{
-    dval__buf wrapped = { 0 };
-    int rc = build_text(v, cmd, phase_text(v, run, wrap, &wrapped));
-    dval__buf_free(&wrapped);
-    return rc;
-}
 
 /* The validation's variables as NAME=value strings, in one buffer. */
 static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
@@ -73,22 +26,19 @@ static int build_env(dval__vctx *v, dval__buf *buf, const char *env[4])
     return rc;
 }
 
-/* On an executor that lists the results itself (no trailer), the run
- * command is started as a program, the validation's variables and
- * directory given as data: its words when it needs no shell ("exec
- * WORD...", see dval__command_words: the shell that would only exec it is
- * a process start saved per validation), else "sh -c RUN". Data rather
- * than text, so an executor that names the sandbox's paths otherwise on
- * its side can map them.
- * Otherwise *words and *shell stay NULL and the shell text runs. */
-static int direct_command(dval__vctx *v, const char *run, int wrap,
-                          char ***words, const char *shell[4],
-                          dval__buf *envbuf, const char *env[4])
+/* The phase's command is started as a program, the validation's
+ * variables and directory given as data: its words when it needs no shell
+ * ("exec WORD...", see dval__command_words: the shell that would only exec
+ * it is a process start saved per validation), else "sh -c RUN"; the run
+ * phase's under the services' wraps (services.h). Data rather than text,
+ * so an executor that names the sandbox's paths otherwise on its side can
+ * map them. */
+static int phase_argv(dval__vctx *v, const char *run, int wrap,
+                      char ***words, const char *shell[4],
+                      dval__buf *envbuf, const char *env[4])
 {
     *words = NULL;
     shell[0] = NULL;
-    if (!dval__sandbox_can_list(v->sb))
-        return DVAL_OK;
     /* the services' wraps are the program; the run command their sh's */
     int rc = !wrap ? dval__command_words(run, words)
              : dval__svcset_wrap_argv(v->svc, run, words) ? DVAL_ENOMEM : 1;
@@ -104,7 +54,6 @@ static int direct_command(dval__vctx *v, const char *run, int wrap,
     if (rc) {
         dval__free(*words);
         *words = NULL;
-        shell[0] = NULL;
     }
     return rc;
 }
@@ -115,21 +64,17 @@ static int run_command(dval__vctx *v, const char *run, int wrap,
 {
     char **words = NULL;
     const char *shell[4], *env[4];
-    dval__buf text = { 0 }, envbuf = { 0 };
-    int rc = direct_command(v, run, wrap, &words, shell, &envbuf, env);
-    const char *const *argv = words ? (const char *const *)words
-                            : shell[0] ? shell : NULL;
-    if (!rc && !argv)
-        rc = build_command(v, run, wrap, &text);
+    dval__buf envbuf = { 0 };
+    int rc = phase_argv(v, run, wrap, &words, shell, &envbuf, env);
+    const char *const *argv = words ? (const char *const *)words : shell;
     /* the validation's own command: its uid on the local executor */
-    dval__command cmd = { text.data, argv, argv ? env : NULL, v->thread_id };
+    dval__command cmd = { NULL, argv, env, v->thread_id };
     *ran = !rc;
     if (!rc)
         rc = dval__session_exec_command(v->sess, &cmd, eo,
                                         dval__validate_on_output, v, code);
     dval__free(words);
     dval__buf_free(&envbuf);
-    dval__buf_free(&text);
     return rc;
 }
 

@@ -22,42 +22,6 @@ static int bad(dval__vctx *v, int rc, const char *msg)
     return dval__validate_fail(v, rc, "download", msg);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Splits the listing into sorted names relative to the results dir. */
-static char **parse_listing(char *text, size_t *count)
-{
-    size_t n = 0, cap = 8;
-    char **names = dval__calloc(cap + 1, sizeof *names);
-    if (!names)
-        return NULL;
-    /* split in place (strtok is not thread-safe) */
-    for (char *line = text, *next; line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        if (!strncmp(line, "./", 2))
-            line += 2;
-        if (!*line)
-            continue;
-        if (n == cap) {
-            char **nn = dval__realloc(names, (cap * 2 + 1) * sizeof *nn);
-            if (!nn)
-                break;
-            names = nn;
-            cap *= 2;
-        }
-        names[n++] = line;
-        names[n] = NULL;
-    }
-    qsort(names, n, sizeof *names, cmp_str);
-    *count = n;
-    return names;
-}
-
 /* 0 when a file of len bytes holding values JSON values still fits the
  * validation's results bounds (and counts it in), else why not in msg. */
 static int over_budget(dval__vctx *v, size_t len, size_t values, char *msg,
@@ -136,44 +100,34 @@ static void fetch_one(dval__vctx *v, const char *name)
         keep_other(v, name, data, len);
 }
 
-/* The listing the run command left; when it is missing (the program
- * removed it, or the executor cannot download), list with an exec. */
-static int fetch_listing(dval__vctx *v, dval__buf *list)
+/* The listing: the result names relative to the results dir, each ended
+ * by a NUL (any other byte, a newline too, can be in a name: a name the
+ * download cannot ask for is refused there, by name). */
+
+static void refuse(dval__vctx *v, const char *rel)
 {
-    char path[400];
-    dval__fmt(path, sizeof path, "%s/" DVAL__LISTING, v->workdir);
-    char *data = NULL;
-    size_t len = 0;
-    if (dval_sandbox_download(v->sb, path, &data, &len) != DVAL_OK)
-        return -1;
-    int rc = dval__buf_append(list, data, len);
-    dval_free(data);
-    return rc ? -1 : 0;
+    dval__validate_note(v, "results/%s: %s", rel, "not a plain file (a "
+                        "symbolic link, hard link, FIFO, device or socket): "
+                        "refused");
 }
 
-/* file_list callback: file names one per line into the listing; a
- * refused entry (symlink, hard link, FIFO, device) is an error. */
+/* file_list callback: a plain file into the listing, any other noted */
 static int host_entry(const char *rel, int64_t size, void *ud)
 {
     dval__vctx *v = ((void **)ud)[0];
     dval__buf *list = ((void **)ud)[1];
     if (size < 0) {
-        dval__validate_note(v, "results/%s: %s", rel, "not a plain file (a "
-                            "symbolic link, hard link, FIFO or device): "
-                            "refused");
+        refuse(v, rel);
         return 0;
     }
-    if (strchr(rel, '\n'))
-        return 0;
-    return dval__buf_appendf(list, "%s\n", rel) ? 1 : 0;
+    return dval__buf_append(list, rel, strlen(rel) + 1) ? 1 : 0;
 }
 
-/* The listing made by the executor from the host side: 1 when the
- * executor cannot list, else a status (DVAL_OK with no results dir). */
+/* The executor lists from the host side (file_list: both built-in ones):
+ * nothing in the sandbox, which the program may have changed, takes part.
+ * No results dir: no results. */
 static int host_listing(dval__vctx *v, dval__buf *list)
 {
-    if (!dval__sandbox_can_list(v->sb))
-        return 1;
     void *pair[2] = { v, list };
     int rc = dval__sandbox_file_list(v->sb, v->resdir, host_entry, pair);
     if (rc == DVAL_ENOTFOUND)
@@ -183,27 +137,74 @@ static int host_listing(dval__vctx *v, dval__buf *list)
     return rc ? bad(v, rc, dval_sandbox_errmsg(v->sb)) : rc;
 }
 
-/* The result names, one per line, into list: from the host side when the
- * executor can list, else the run command's listing, else an exec. */
-static int listing(dval__vctx *v, dval__buf *list)
+/* Without file_list (only an executor of a host's own), one command in
+ * the session lists what file_list would: the plain files, an empty name,
+ * then the entries file_list reports with size -1, NUL-ended (-print0) so
+ * that every name comes back whole. It runs find in the sandbox after the
+ * program, which may have replaced find: a forged name is still fetched
+ * from below the results dir (fetch_one refuses ".."). Exit 3: the
+ * results dir is a symlink or not a directory; missing, it lists
+ * nothing. */
+#define LIST_SCRIPT                                                       \
+    "[ -e \"$d\" ] || [ -L \"$d\" ] || exit 0; "                          \
+    "[ -d \"$d\" ] && [ ! -L \"$d\" ] || exit 3; "                        \
+    "cd \"$d\" && find . -type f -links 1 -print0 && printf '\\0' && "    \
+    "find . ! -type d \\( ! -type f -o ! -links 1 \\) -print0"
+
+static int exec_listing(dval__vctx *v, dval__buf *list)
 {
-    int rc = host_listing(v, list);
-    if (rc <= 0) {
-        if (rc == DVAL_OK && dval__buf_append(list, "", 0))
-            rc = bad(v, DVAL_ENOMEM, NULL);
-        return rc;
-    }
-    if (fetch_listing(v, list) == 0)
-        return DVAL_OK;
-    dval__buf_free(list);
-    dval__buf cmd = {0};
+    dval__buf cmd = { 0 };
     int code = -1;
-    rc = dval__buf_appendf(&cmd, "cd ");
+    int rc = dval__buf_appendf(&cmd, "d=");
     rc = rc ? rc : dval__shell_quote(&cmd, v->resdir);
-    rc = rc ? rc : dval__buf_appendf(&cmd, " 2>/dev/null && find . -type f");
+    rc = rc ? rc : dval__buf_appendf(&cmd, "; " LIST_SCRIPT);
     rc = rc ? rc : dval__validate_quiet_exec(v, cmd.data, NULL, list, &code);
     dval__buf_free(&cmd);
-    return rc ? bad(v, rc, dval_session_errmsg(v->sess)) : DVAL_OK;
+    if (rc)
+        return bad(v, rc, dval_session_errmsg(v->sess));
+    if (code == 0)
+        return DVAL_OK;
+    char m[400];
+    if (code == 3)
+        dval__fmt(m, sizeof m, "%s is a symbolic link or not a directory: "
+                  "refused", v->resdir);
+    else
+        dval__fmt(m, sizeof m, "listing %s in the sandbox failed (exit %d)",
+                  v->resdir, code);
+    dval__validate_note(v, "%s%s", m, "");
+    return bad(v, DVAL_ERESULTS, m);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Splits the listing (NUL-ended names, "./" dropped) into sorted names;
+ * those after an empty name are refused. NULL: out of memory. */
+static char **parse_listing(dval__vctx *v, const dval__buf *list,
+                            size_t *count)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < list->len; i++)
+        n += list->data[i] == '\0';
+    char **names = dval__calloc(n + 2, sizeof *names);
+    if (!names)
+        return NULL;
+    n = 0;
+    int refused = 0;
+    for (size_t at = 0; at < list->len; at += strlen(list->data + at) + 1) {
+        char *p = list->data + at;
+        char *name = strncmp(p, "./", 2) ? p : p + 2;
+        if (refused && *p)
+            refuse(v, name);
+        else if (*p)
+            names[n++] = name;
+        refused |= !*p;
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+    *count = n;
+    return names;
 }
 
 /* What the fetched results amount to. */
@@ -228,11 +229,11 @@ static int results_status(dval__vctx *v)
     return DVAL_OK;
 }
 
-/* Fetches every listed name (the listing is split in place). */
-static int fetch_all(dval__vctx *v, char *text)
+/* Fetches every listed name. */
+static int fetch_all(dval__vctx *v, const dval__buf *list)
 {
     size_t n = 0;
-    char **names = parse_listing(text, &n);
+    char **names = parse_listing(v, list, &n);
     if (!names)
         return bad(v, DVAL_ENOMEM, NULL);
     /* the token is checked between fetches, and ends a long one through
@@ -249,9 +250,10 @@ static int fetch_all(dval__vctx *v, char *text)
 int dval__validate_download(dval__vctx *v)
 {
     dval__buf list = {0};
-    int rc = listing(v, &list);
+    int rc = dval__sandbox_can_list(v->sb) ? host_listing(v, &list)
+                                           : exec_listing(v, &list);
     if (rc == DVAL_OK)
-        rc = fetch_all(v, list.data);
+        rc = fetch_all(v, &list);
     dval__buf_free(&list);
     return rc ? rc : results_status(v);
 }

@@ -153,7 +153,7 @@ static void check_session_part(json_t *a, int closes)
     CHECK_INT(count(a, "POST", TB "/files/folder$"), 1);
     CHECK_INT(count(a, "DELETE", TB "/process/session/[^/]+$"), closes);
     CHECK(count(a, "POST", TB "/files/bulk-upload$") >= 1);
-    /* the results listed by the toolbox (no listing trailer, no listing
+    /* the results listed by the toolbox (no listing command, no listing
      * file), then the one result downloaded */
     CHECK_INT(count(a, "GET", TB "/files$"), 1);
     CHECK_INT(count(a, "GET", TB "/files/download$") +

@@ -60,7 +60,7 @@ TEST(results_list__nested_results_by_the_toolbox)
     /* the other files come back too, in "files" (not a result) */
     CHECK_CONTAINS(sum, "\"files\":{\"notes.txt\":{\"text\":\"x\\n\","
                    "\"bytes\":2}}");
-    /* results, sub, sub/deep; and no listing trailer in the command */
+    /* results, sub, sub/deep, listed by the toolbox (no command) */
     CHECK_INT(emu_count(&f.e, "GET", LIST) - n0, 3);
     CHECK_INT(emu_count(&f.e, "GET", "/files/download$") +
               emu_count(&f.e, "POST", "/files/bulk-download$"), 3);

@@ -1,10 +1,14 @@
 /* Scripted executor: behaves like a tiny Daytona whose state sequences and
  * failures the test dictates, and records every operation it sees. */
+#include <dirent.h>
+#include <errno.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "support_fake.h"
 
@@ -346,6 +350,44 @@ static void join(char *out, size_t cap, const char *const *v)
                  v[i]);
 }
 
+void fake_map(const fake *f, const char *path, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = path; *p && n + 1 < cap;) {
+        if (!strncmp(p, "/sandbox/", 9)) {
+            n += (size_t)snprintf(out + n, cap - n, "%s/", f->root);
+            p += 9;
+        } else {
+            out[n++] = *p++;
+        }
+        if (n >= cap)
+            n = cap - 1;
+    }
+    out[n] = '\0';
+}
+
+/* A text command run by a real sh, its paths (and cwd, which must be
+ * below /sandbox) mapped under f->root. */
+static int run_real(fake *f, dval_call *c, const dval_command *cmd)
+{
+    char text[4096], cwd[1024] = ".", full[5200];
+    if (cmd->cwd && strncmp(cmd->cwd, "/sandbox/", 9))
+        return dval__call_fail(c, DVAL_EINVAL, "fake: a real command's cwd "
+                               "must be below /sandbox");
+    if (cmd->cwd)
+        fake_map(f, cmd->cwd, cwd, sizeof cwd);
+    fake_map(f, cmd->text, text, sizeof text);
+    snprintf(full, sizeof full, "cd '%s' && %s", cwd, text);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return dval__call_fail(c, DVAL_EEXEC, "fake: popen failed");
+    f->reply_len = fread(f->reply, 1, sizeof f->reply, p);
+    int st = pclose(p);
+    f->reply_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    f->replying = 1;
+    return DVAL_OK;
+}
+
 /* Records the description: text, or argv's words joined by spaces (with
  * started_argv set), its environment likewise in started_env. */
 static int cmd_start(void *ud, dval_call *c, const dval_command *cmd,
@@ -372,9 +414,29 @@ static int cmd_start(void *ud, dval_call *c, const dval_command *cmd,
     f->start_timeout_ms = c->timeout_ms;
     f->started_argv = cmd->argv != NULL;
     int rc = injected(f, c, "cmd_start");
+    f->replying = 0;
+    if (!rc && f->root[0] && cmd->text)
+        rc = run_real(f, c, cmd);
+    else if (!rc && cmd->argv && f->on_argv)
+        f->on_argv(f, cmd);
     if (!rc)
         snprintf(id, DVAL_ID_MAX, "cmd-1");
     return rc;
+}
+
+/* The output the current command prints: a real command's stdout, else
+ * the scripted items. */
+static const fake_item *cur_items(fake *f, int *n, fake_item *one)
+{
+    if (!f->replying) {
+        *n = f->nitems;
+        return f->items;
+    }
+    one->stream = DVAL_STDOUT;
+    one->data = f->reply;
+    one->len = f->reply_len;
+    *n = f->reply_len > 0;
+    return one;
 }
 
 typedef struct fstream {
@@ -414,7 +476,7 @@ static int cmd_status(void *ud, dval_call *c, const char *sb, const char *sid,
         return DVAL_OK;
     }
     *fin = 1;
-    *code = f->exit_code;
+    *code = f->replying ? f->reply_code : f->exit_code;
     return DVAL_OK;
 }
 
@@ -460,12 +522,15 @@ static int st_read(void *ud, dval_call *c, void *stream, dval_chunk_fn sink,
         f->drops_left--;
         return dval__call_fail(c, DVAL_ENETWORK, "connection dropped");
     }
-    if (s->pos < f->nitems) {
+    fake_item one;
+    int count;
+    const fake_item *items = cur_items(f, &count, &one);
+    if (s->pos < count) {
         /* one item a read; a replayed one delivers nothing */
         const char *p;
         size_t n;
-        if (unseen(s->skip, &f->items[s->pos], &p, &n) &&
-            sink(f->items[s->pos].stream, p, n, sud)) {
+        if (unseen(s->skip, &items[s->pos], &p, &n) &&
+            sink(items[s->pos].stream, p, n, sud)) {
             s->pos++;
             return DVAL_EABORTED;
         }
@@ -500,11 +565,14 @@ static int cmd_logs(void *ud, dval_call *c, const char *sb, const char *sid,
     f->logs_from[1] = err_from;
     f->logs_calls++;
     uint64_t skip[2] = { out_from, err_from };
-    for (int i = 0; i < f->nitems; i++) {
+    fake_item one;
+    int count;
+    const fake_item *items = cur_items(f, &count, &one);
+    for (int i = 0; i < count; i++) {
         const char *p;
         size_t n;
-        if (unseen(skip, &f->items[i], &p, &n) &&
-            sink(f->items[i].stream, p, n, sud))
+        if (unseen(skip, &items[i], &p, &n) &&
+            sink(items[i].stream, p, n, sud))
             return DVAL_EABORTED;
     }
     return DVAL_OK;
@@ -522,6 +590,69 @@ static int cmd_cancel(void *ud, dval_call *c, const char *sb, const char *sid,
     return DVAL_OK;
 }
 
+static int real_download(fake *f, dval_call *c, const char *path,
+                         dval_data_fn sink, void *sud)
+{
+    char host[4096], buf[4096];
+    fake_map(f, path, host, sizeof host);
+    FILE *in = fopen(host, "rb");
+    if (!in)
+        return dval__call_fail(c, DVAL_ENOTFOUND, "%s: not found", path);
+    size_t n;
+    int rc = DVAL_OK;
+    while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        rc = sink(buf, n, sud) ? DVAL_EABORTED : DVAL_OK;
+    fclose(in);
+    return rc;
+}
+
+/* file_list over the real directory: plain files with their sizes, any
+ * other entry (link, hard link, FIFO...) with -1, directories walked. */
+static int walk(const char *host, const char *rel, dval_file_list_fn each,
+                void *ud)
+{
+    DIR *d = opendir(host);
+    if (!d)
+        return DVAL_EIO;
+    int rc = DVAL_OK;
+    for (struct dirent *e; !rc && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char h[4096], r[4096];
+        struct stat st;
+        snprintf(h, sizeof h, "%s/%s", host, e->d_name);
+        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        if (lstat(h, &st))
+            rc = DVAL_EIO;
+        else if (S_ISDIR(st.st_mode))
+            rc = walk(h, r, each, ud);
+        else if (each(r, S_ISREG(st.st_mode) && st.st_nlink == 1
+                             ? (int64_t)st.st_size : -1, ud))
+            rc = DVAL_EABORTED;
+    }
+    closedir(d);
+    return rc;
+}
+
+static int file_ls(void *ud, dval_call *c, const char *sb, const char *dir,
+                   dval_file_list_fn each, void *each_ud)
+{
+    fake *f = ud;
+    (void)sb;
+    int rc = injected(f, c, "file_list");
+    if (rc)
+        return rc;
+    char host[4096];
+    fake_map(f, dir, host, sizeof host);
+    struct stat st;
+    if (!f->root[0] || (lstat(host, &st) && errno == ENOENT))
+        return dval__call_fail(c, DVAL_ENOTFOUND, "%s: not found", dir);
+    if (!S_ISDIR(st.st_mode))
+        return dval__call_fail(c, DVAL_ERESULTS, "%s: not a directory",
+                               dir);
+    return walk(host, "", each, each_ud);
+}
+
 static int file_dl(void *ud, dval_call *c, const char *sb, const char *path,
                    dval_data_fn sink, void *sud)
 {
@@ -530,6 +661,8 @@ static int file_dl(void *ud, dval_call *c, const char *sb, const char *path,
     int rc = injected(f, c, "file_download");
     if (rc)
         return rc;
+    if (f->root[0])
+        return real_download(f, c, path, sink, sud);
     if (!f->file_data)
         return dval__call_fail(c, DVAL_ENOTFOUND, "%s: not found", path);
     size_t n = strlen(f->file_data);
@@ -547,8 +680,13 @@ static int folder_mk(void *ud, dval_call *c, const char *sb,
 {
     fake *f = ud;
     (void)sb;
-    (void)path;
-    return injected(f, c, "folder_create");
+    int rc = injected(f, c, "folder_create");
+    if (rc || !f->root[0])
+        return rc;
+    char host[4096], mk[4200];
+    fake_map(f, path, host, sizeof host);
+    snprintf(mk, sizeof mk, "mkdir -p '%s'", host);
+    return system(mk) ? dval__call_fail(c, DVAL_EIO, "fake: %s", mk) : rc;
 }
 
 /* The members the fake implements, in one table: each row is the vtable
@@ -576,7 +714,8 @@ static int folder_mk(void *ud, dval_call *c, const char *sb,
     X(command_logs, cmd_logs)                                             \
     X(command_cancel, cmd_cancel)                                         \
     X(file_download, file_dl)                                             \
-    X(folder_create, folder_mk)
+    X(folder_create, folder_mk)                                           \
+    X(file_list, file_ls)
 
 #define AS_INIT(member, fn) .member = fn,
 #define AS_ROW(member, fn) { #member, offsetof(struct dval_executor, member) },

@@ -86,6 +86,17 @@ typedef struct fake {
     const char *omitted[8];
     int nomitted;
     int mkdir_ok;                /* folder_create succeeds (else: absent) */
+    /* A host directory standing for the sandbox's /sandbox (empty: none).
+     * When set, the sandbox's files are real: folder_create makes them,
+     * file_download and file_list read them, and a text command runs in a
+     * real sh (every "/sandbox/" in it and its cwd mapped here), its stdout and
+     * exit code the command's. A command started from argv (the program)
+     * calls on_argv first, which may write files as the program would. */
+    char root[256];
+    void (*on_argv)(struct fake *f, const dval_command *cmd);
+    char reply[8192];            /* the last real text command's stdout */
+    size_t reply_len;
+    int reply_code, replying;
     char all_started[4096];      /* every command started, one a line */
 } fake;
 
@@ -100,6 +111,8 @@ void fake_item_add(fake *f, int stream, const char *data, size_t len);
  * "file_list") out of the executor of the next fake_client: an
  * executor built for an older library, or one that lacks the feature. */
 void fake_omit(fake *f, const char *member);
+/* path with "/sandbox/" mapped under f->root, into out. */
+void fake_map(const fake *f, const char *path, char *out, size_t cap);
 /* A client using the fake executor; retry jitter off unless asked. */
 dval_client *fake_client(fake *f, int jitter);
 /* The same with the caller's client options (custom_executor is set). */

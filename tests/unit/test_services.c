@@ -204,9 +204,9 @@ TEST(test_services__a_validation_names_and_wraps_by_its_set)
     dval__svcset_name(&s, dval_profile_find("shell")->sandbox_name, want,
                       sizeof want);
     CHECK_STR(f.sb.name, want);
-    /* the executor takes shell text here (the fake lists no files) */
-    CHECK_CONTAINS(f.all_started, "(exec sh /opt/dval-svc/sqlite/provision "
-                   "perl /opt/dval-svc/postgres/provision sh -c 'echo hi')");
+    /* the wraps are the program, the run command their sh's */
+    CHECK_CONTAINS(f.all_started, "\nsh /opt/dval-svc/sqlite/provision "
+                   "perl /opt/dval-svc/postgres/provision sh -c echo hi\n");
     /* where no init starts services, the core does, before the run */
     CHECK_CONTAINS(f.all_started, "for f in /etc/dval/services/*");
     CHECK(strstr(f.all_started, "/etc/dval/services/*") <
@@ -301,8 +301,8 @@ TEST(test_services__a_profile_s_services_when_the_request_names_none)
             CHECK_CONTAINS(f.all_started, "postgres/provision");
         } else {
             CHECK_STR(f.snap.name, want);
-            CHECK_CONTAINS(f.all_started, "(exec sh /opt/dval-svc/sqlite/"
-                           "provision sh -c 'echo hi')");
+            CHECK_CONTAINS(f.all_started, "sh /opt/dval-svc/sqlite/"
+                           "provision sh -c echo hi\n");
         }
         dval_free(sum);
         dval_client_free(c);

@@ -1,7 +1,7 @@
 /* The file_list member against the toolbox (PROTOCOL 7.5): GET /files
  * per directory, depth first. The daemon answers, not a command in the
- * session: the exec needs no listing trailer (a subshell and a find per
- * validation). Its lstat view tells regular files from directories;
+ * session (an exec per validation, and a find the program could have
+ * replaced). Its lstat view tells regular files from directories;
  * anything else (a symlink, a FIFO, a device) is reported with size -1,
  * neither followed nor opened. FileInfo has no link count: hard links
  * cannot be told apart here. */
