@@ -117,11 +117,15 @@ TEST(json_write_random_documents)
             /* a key is valid UTF-8 (the library makes none other;
              * jansson writes a key it cannot encode without its closing
              * quote) */
+            int kept = 1, is_array = json_is_array(val);
             if (json_is_array(cur))
                 json_array_append_new(cur, val);
-            else if (json_object_setn_new(cur, t, n, val))
+            else if (json_object_setn_new(cur, t, n, val)) {
+                /* refused (the key): jansson has freed val */
+                kept = 0;
                 json_object_set_new(cur, "k", json_null());
-            if (json_is_array(val) && rand() % 2)
+            }
+            if (kept && is_array && rand() % 2)
                 cur = val;
         }
         CHECK(same_text(root));
