@@ -274,6 +274,8 @@ TEST(pool__full_queue_refused_and_canceled_waiter_leaves)
     validate_one(&c);
     CHECK_INT(c.rc, DVAL_EBUSY);
     CHECK_CONTAINS(dval_client_errmsg(f.c), "queue full");
+    /* b's wait lasts long enough to be counted in whole ms */
+    usleep(20 * 1000);
     dval_cancel_fire(b.cancel);
     pthread_join(tb, NULL);
     CHECK_INT(b.rc, DVAL_ECANCELED);
