@@ -17,7 +17,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 B ?= build
 
-DEPS := libcurl jansson uuid
+DEPS := libcurl jansson uuid libcrypto
 DEP_CFLAGS := $(shell pkg-config --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS := $(shell pkg-config --libs $(DEPS) 2>/dev/null) -lpthread
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror

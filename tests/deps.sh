@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages the build, the tests and the demo need,
 # only when they are missing (run as root; otherwise prints what to install).
 set -eu
-pkgs=(build-essential pkg-config libcurl4-openssl-dev libjansson-dev uuid-dev
+pkgs=(build-essential pkg-config libcurl4-openssl-dev libjansson-dev uuid-dev libssl-dev
       python3-aiohttp python3-websockets python3-cffi python3-jsonschema golang-go abigail-tools
       mandoc valgrind clang libclang-rt-14-dev nodejs npm iproute2 util-linux mount e2fsprogs
       default-jdk-headless ca-certificates procps curl mmdebstrap

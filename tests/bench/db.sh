@@ -10,5 +10,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude -Ilib -o "$out/dbbench" \
     "$here/dbbench.c" "$B/lib/libdaytona-validate.a" \
-    $(pkg-config --libs libcurl jansson uuid) -lpthread
+    $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 "$out/dbbench" "$state" "$n" >"$res/db.json"

@@ -15,7 +15,7 @@ command -v dotnet >/dev/null || { echo "dotnet bench: no .NET SDK on this host";
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude -o "$out/dotnetbench" \
     "$here/dotnetbench.c" "$B/lib/libdaytona-validate.a" \
-    $(pkg-config --libs libcurl jansson uuid) -lpthread
+    $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 for s in dotnet dotnet-efcore-sqlite; do
     src=examples/validation/$s
     db() { "$out/dotnetbench" "$state" "$src" "$@"; }

@@ -16,7 +16,7 @@ src=examples/validation/java-javac
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude -Ilib -Itests -o "$out/javabench" \
     "$here/javabench.c" "$B/lib/libdaytona-validate.a" \
-    $(pkg-config --libs libcurl jansson uuid) -lpthread
+    $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 jb() { "$out/javabench" "$state" "$src" "$@"; }
 jb 1 cold >/dev/null            # builds the java snapshot if needed (untimed)
 jb 0 service >/dev/null         # until the sandbox's service answers (untimed)

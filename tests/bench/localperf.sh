@@ -40,7 +40,7 @@ for b in ${BUILDS//,/ }; do
     mkdir -p "$tmp/$i/state"
     # shellcheck disable=SC2046
     cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$tmp/$i/poolbench" tests/bench/poolbench.c \
-        "$b/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
+        "$b/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 done
 # busy jiffies of all cpus (user+nice+system+irq+softirq)
 busy() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }

@@ -18,14 +18,14 @@ if [ "${LOCALSTEPS_RESET:-0}" = 1 ]; then
     # shellcheck disable=SC2046
     cc -O2 -g -std=c11 -Wall -Wextra -D_GNU_SOURCE -Iinclude -Ilib -I"$B/gen" \
         $(pkg-config --cflags libcurl jansson uuid) -o "$out/$prog" tests/bench/$prog.c \
-        "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
+        "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 else
     prog=localsteps
     args=("${LOCALSTEPS_N:-40}")
     warm=(1)
     # shellcheck disable=SC2046
     cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$out/$prog" tests/bench/$prog.c \
-        "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
+        "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-$prog.XXXXXX")
 cg=/sys/fs/cgroup/cpuacct/dval-$prog-$$

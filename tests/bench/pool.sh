@@ -33,7 +33,7 @@ out=$B/bench
 mkdir -p "$out"
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$out/poolbench" tests/bench/poolbench.c \
-    "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
+    "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 cc -O2 -std=c11 -Wall -Wextra -o "$out/spawnfloor" tests/bench/spawnfloor.c
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -o "$out/curl_floor" tests/bench/curl_floor.c \

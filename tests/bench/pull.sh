@@ -20,7 +20,7 @@ for t in docker-registry skopeo umoci; do
 done
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$out/pullbench" "$here/pullbench.c" \
-    "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
+    "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 export DVAL_LOCAL_HELPER=${DVAL_LOCAL_HELPER:-$root/$B/libexec/dval-local-helper}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-pullbench.XXXXXX")
 reg_pid=""

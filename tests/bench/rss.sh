@@ -10,7 +10,7 @@ out=$B/bench
 mkdir -p "$out"
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -Ilib -o "$out/dvbench" tests/bench/dvbench.c \
-    "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
+    "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -o "$out/dvfloor" tests/bench/floor.c $(pkg-config --libs libcurl)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-rss.XXXXXX")

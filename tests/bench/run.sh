@@ -42,7 +42,7 @@ say() { echo "bench: $*" >&2; }
 [ -f "$B/lib/libdaytona-validate.a" ] || { say "build $B first (make B=$B all)"; exit 1; }
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -Ilib -o "$out/dvbench" "$here/dvbench.c" \
-    "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid) -lpthread
+    "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
 cc -O2 -Wall -o "$out/printer" "$here/printer.c"
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -o "$out/dvfloor" "$here/floor.c" $(pkg-config --libs libcurl)

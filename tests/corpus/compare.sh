@@ -15,7 +15,7 @@ if [ ! -x "$run" ] || [ tests/corpus/corpusrun.c -nt "$run" ]; then
     # shellcheck disable=SC2046
     cc -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude -o "$run" \
         tests/corpus/corpusrun.c "$B/lib/libdaytona-validate.a" \
-        $(pkg-config --libs libcurl jansson uuid) -lpthread || exit 2
+        $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread || exit 2
 fi
 bad=0
 for mode in plain session sandbox; do

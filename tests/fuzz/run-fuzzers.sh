@@ -8,8 +8,8 @@ secs=${FUZZ_SECONDS:-60}
 out=build/fuzz
 mkdir -p "$out/obj"
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-cflags="-std=c11 -D_GNU_SOURCE -DDVAL_LIBEXECDIR=\"/usr/local/libexec/daytona-validate\" -Iinclude -Ilib -I${B:-build}/gen -Itests/fuzz $(pkg-config --cflags libcurl jansson uuid)"
-libs="$(pkg-config --libs libcurl jansson uuid) -lpthread"
+cflags="-std=c11 -D_GNU_SOURCE -DDVAL_LIBEXECDIR=\"/usr/local/libexec/daytona-validate\" -Iinclude -Ilib -I${B:-build}/gen -Itests/fuzz $(pkg-config --cflags libcurl jansson uuid libcrypto)"
+libs="$(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread"
 objs=()
 for src in lib/*.c lib/executor/daytona/*.c lib/executor/local/*.c; do
     o=$out/obj/$(echo "$src" | tr / _).o

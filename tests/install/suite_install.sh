@@ -66,8 +66,8 @@ fi
 
 slibs=$(pkg-config --static --libs daytona-validate)
 echo "pkg-config --static: libs [$slibs]"
-t "--static lists the private dependencies (curl, jansson, uuid, pthread)" \
-    sh -c "echo '$slibs' | grep -q -- -lcurl && echo '$slibs' | grep -q -- -ljansson && echo '$slibs' | grep -q -- -luuid && echo '$slibs' | grep -q -- -lpthread"
+t "--static lists the private dependencies (curl, jansson, uuid, crypto, pthread)" \
+    sh -c "echo '$slibs' | grep -q -- -lcurl && echo '$slibs' | grep -q -- -ljansson && echo '$slibs' | grep -q -- -luuid && echo '$slibs' | grep -q -- -lcrypto && echo '$slibs' | grep -q -- -lpthread"
 # libdaytona-validate.a from the installed tree; its dependencies as listed.
 static_link() { # extra libs...
     cc -std=c99 -Wall -Werror $cflags -o "$TMP/prog-static" "$TMP/prog.c" \
@@ -75,7 +75,7 @@ static_link() { # extra libs...
 }
 if static_link $(echo "$slibs" | sed 's/-ldaytona-validate//') >"$TMP/cc2.log" 2>&1; then
     ok "static build with pkg-config --static"
-elif static_link $(pkg-config --libs jansson uuid libcurl) -lpthread >"$TMP/cc3.log" 2>&1; then
+elif static_link $(pkg-config --libs jansson uuid libcurl libcrypto) -lpthread >"$TMP/cc3.log" 2>&1; then
     # Debian ships libcurl's own static dependencies (librtmp, libssh2, ...)
     # only as shared libraries without -dev links: link those dynamically.
     echo "    note: libcurl's static dependencies are not installed here; linked them dynamically:"

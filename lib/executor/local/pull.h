@@ -9,7 +9,7 @@
  *   pull_fetch.c     one registry request: auth challenge, retry policy
  *   pull_auth.c      credentials (~/.docker/config.json), bearer tokens
  *   pull_http.c      the only local file that includes curl
- *   sha256.c         the digest every blob is checked against
+ *   sha256.c         the digest every blob is checked against (OpenSSL)
  *
  * Cache layout under lx_cache_dir (an OCI image layout, so a user can also
  * read it with oci: or skopeo):

@@ -21,7 +21,7 @@ typedef struct download {
     lx_pull *p;
     const char *digest, *label;
     int fd;
-    lx_sha256 sha;
+    lx_sha256 sha;              /* freed by download_locked, on every path */
     int64_t have, size;         /* bytes in the .part file; expected */
     int64_t from;               /* where this attempt's response starts */
     int started;                /* this attempt's first bytes came */
@@ -71,10 +71,9 @@ static int place(lx_pull *p, int fd, const char *tmp, const char *d)
 int lx_blob_store(lx_pull *p, const char *d, const char *data, size_t n)
 {
     char tmp[4200], got[LX_DIGEST_MAX];
-    lx_sha256 s;
-    lx_sha256_init(&s);
-    lx_sha256_update(&s, data, n);
-    lx_sha256_final(&s, got, sizeof got);
+    if (lx_sha256_of(data, n, got, sizeof got) < 0)
+        return dval__call_fail(p->c, DVAL_ENOMEM, "pull %s: no SHA-256 of "
+                               "%s (out of memory)", p->ref.canon, d);
     if (strcmp(got, d) != 0)
         return dval__call_fail(p->c, DVAL_EPROTOCOL, "pull %s: %s does not "
                                "match its digest: refused", p->ref.canon, d);
@@ -111,7 +110,7 @@ static void report(download *dl, int done)
  * whole blob, or a .part longer than the blob). */
 static int restart(download *dl)
 {
-    lx_sha256_init(&dl->sha);
+    lx_sha256_init(&dl->sha); /* a failure is finish's, as it is sticky */
     dl->have = 0;
     return ftruncate(dl->fd, 0) == 0 && lseek(dl->fd, 0, SEEK_SET) == 0
            ? 0 : -1;
@@ -181,7 +180,10 @@ static int reopen_part(download *dl, const char *part)
     if (dl->fd < 0)
         return dval__call_fail(dl->p->c, DVAL_EIO, "cache %s: %s", part,
                                strerror(errno));
-    lx_sha256_init(&dl->sha);
+    if (lx_sha256_init(&dl->sha) < 0)
+        return dval__call_fail(dl->p->c, DVAL_ENOMEM, "pull %s: blob %s: no "
+                               "SHA-256 (out of memory)", dl->p->ref.canon,
+                               dl->digest);
     while ((n = read(dl->fd, buf, sizeof buf)) > 0) {
         lx_sha256_update(&dl->sha, buf, (size_t)n);
         dl->have += n;
@@ -200,7 +202,10 @@ static int reopen_part(download *dl, const char *part)
 static int finish(download *dl, const char *part)
 {
     char got[LX_DIGEST_MAX];
-    lx_sha256_final(&dl->sha, got, sizeof got);
+    if (lx_sha256_final(&dl->sha, got, sizeof got) < 0) /* .part kept */
+        return dval__call_fail(dl->p->c, DVAL_ENOMEM, "pull %s: blob %s: no "
+                               "SHA-256 (out of memory)", dl->p->ref.canon,
+                               dl->digest);
     if (dl->have != dl->size || strcmp(got, dl->digest) != 0) {
         unlink(part);
         return dval__call_fail(dl->p->c, DVAL_EPROTOCOL, "pull %s: blob %s "
@@ -232,6 +237,7 @@ static int download_locked(lx_pull *p, download *dl)
         rc = finish(dl, part);
     if (dl->fd >= 0)
         close(dl->fd);
+    lx_sha256_free(&dl->sha);
     return rc;
 }
 

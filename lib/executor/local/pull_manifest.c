@@ -60,10 +60,11 @@ static int get_bytes(lx_pull *p, const char *ref, dval__buf *b, char *digest)
                                "%d bytes", p->ref.canon, MANIFEST_MAX);
     if (rc != DVAL_OK)
         return rc;
-    lx_sha256 s;
-    lx_sha256_init(&s);
-    lx_sha256_update(&s, b->data ? b->data : "", b->len);
-    lx_sha256_final(&s, digest, LX_DIGEST_MAX);
+    if (lx_sha256_of(b->data ? b->data : "", b->len, digest,
+                     LX_DIGEST_MAX) < 0)
+        return dval__call_fail(p->c, DVAL_ENOMEM, "pull %s: no SHA-256 of "
+                               "manifest %s (out of memory)", p->ref.canon,
+                               ref);
     const char *want = lx_digest_valid(ref) ? ref : rs.content_digest;
     if (lx_digest_valid(want) && strcmp(want, digest) != 0)
         return dval__call_fail(p->c, DVAL_EPROTOCOL, "pull %s: manifest %s "
