@@ -18,11 +18,20 @@
  *   POST {tb}/files/bulk-download       {"paths":["W/results/r.json"]}
  *   DELETE {tb}/process/session/S
  * One untimed validation first, then the window. Prints one JSON line
- * like poolbench's (executor "floor"). Not a test: tests/bench/pool.sh
- * runs it. Usage: curl_floor BASE_URL C N  (BASE_URL http://127.0.0.1:P) */
+ * like poolbench's (executor "floor"), with the voluntary and involuntary
+ * context switches per validation. Not a test: tests/bench/pool.sh runs
+ * it. Usage: curl_floor BASE_URL C N  (BASE_URL http://127.0.0.1:P)
+ * FLOOR_THREADS=1: the bound of a blocking API instead (executor
+ * "floor_threads"): C threads, each with its own easy handles, doing a
+ * validation's requests strictly in sequence with curl_easy_perform (the
+ * WebSocket: the same connect-only handling, waiting in poll on its own
+ * socket), validations taken from a shared counter; so every sequential
+ * round trip puts one thread to sleep and wakes it, as a caller thread
+ * blocked in the library's dval_validate is. */
 #define _GNU_SOURCE
 #include <curl/curl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +58,7 @@ typedef struct lane {
     char url[512], body[1024];
     char reply[REPLY_MAX];
     size_t rlen, wslen;
+    CURLcode res;           /* threads: the last curl_easy_perform's */
 } lane;
 
 static CURLM *multi;
@@ -57,6 +67,7 @@ static char tb[300];        /* BASE/toolbox/SANDBOX */
 static struct curl_slist *h_json, *h_get, *h_any, *h_mp, *h_dl;
 static lane lanes[MAX_LANES];
 static int total, next_val, done, failed;
+static int threads;         /* FLOOR_THREADS=1: thread per validation */
 static int64_t *walls;
 
 static int64_t now_ms(void)
@@ -66,12 +77,10 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static double cpu_ms(void)
+static double cpu_ms(const struct rusage *ru)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3 +
-           ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
+    return ru->ru_utime.tv_sec * 1e3 + ru->ru_utime.tv_usec / 1e3 +
+           ru->ru_stime.tv_sec * 1e3 + ru->ru_stime.tv_usec / 1e3;
 }
 
 static struct curl_slist *headers(const char *accept, const char *ctype)
@@ -117,7 +126,10 @@ static void request(lane *l, const char *method, struct curl_slist *h)
         curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
     }
-    curl_multi_add_handle(multi, e);
+    if (threads)
+        l->res = curl_easy_perform(e);
+    else
+        curl_multi_add_handle(multi, e);
 }
 
 static void upload_body(lane *l)
@@ -143,7 +155,8 @@ static void exec_body(lane *l)
              "run.sh\\n}' </dev/null\",\"runAsync\":true}", w, w, w, w);
 }
 
-static void ws_open(lane *l);
+static int ws_open(lane *l);
+static void finish(lane *l, int ok);
 
 /* Sends the request of the lane's step. */
 static void step(lane *l)
@@ -168,7 +181,9 @@ static void step(lane *l)
         exec_body(l);
         return request(l, "", h_json);
     case S_WS:
-        return ws_open(l);
+        if (ws_open(l))
+            finish(l, 0);
+        return;
     case S_STATUS:
     case S_LOGS:
         snprintf(l->url, sizeof l->url, "%s/process/session/%s/command/%s%s",
@@ -189,28 +204,41 @@ static void step(lane *l)
     }
 }
 
-/* Takes the next validation, if any is left. */
-static void begin(lane *l)
+/* Takes the next validation: -1 when none is left. */
+static int take(lane *l)
 {
-    if (next_val >= total) {
-        l->step = S_IDLE;
-        return;
-    }
-    l->val = next_val++;
+    int v = __atomic_fetch_add(&next_val, 1, __ATOMIC_RELAXED);
+    if (v >= total)
+        return -1;
+    l->val = v;
     l->t0 = now_ms();
     snprintf(l->id, sizeof l->id, "%08x-%04x-4000-8000-%012x",
              (unsigned)l->val, (unsigned)(l - lanes), (unsigned)getpid());
     snprintf(l->sess, sizeof l->sess, "pool-shell-0-%s", l->id);
     l->step = S_SESSION;
+    return 0;
+}
+
+static void begin(lane *l)
+{
+    if (take(l)) {
+        l->step = S_IDLE;
+        return;
+    }
     step(l);
+}
+
+static void record(lane *l, int ok)
+{
+    if (!ok && __atomic_fetch_add(&failed, 1, __ATOMIC_RELAXED) < 3)
+        fprintf(stderr, "curl_floor: step %d of validation %d failed: %.200s\n",
+                l->step, l->val, l->reply);
+    walls[l->val] = now_ms() - l->t0;
 }
 
 static void finish(lane *l, int ok)
 {
-    if (!ok && failed++ < 3)
-        fprintf(stderr, "curl_floor: step %d of validation %d failed: %.200s\n",
-                l->step, l->val, l->reply);
-    walls[l->val] = now_ms() - l->t0;
+    record(l, ok);
     done++;
     begin(l);
 }
@@ -228,7 +256,7 @@ static void ws_send(lane *l, const char *p, size_t n)
     }
 }
 
-static void ws_open(lane *l)
+static int ws_open(lane *l)
 {
     char req[1024], url[300];
     const char *host = strstr(base, "://") + 3;
@@ -238,7 +266,7 @@ static void ws_open(lane *l)
     curl_easy_setopt(l->ws, CURLOPT_CONNECT_ONLY, 1L);
     curl_easy_setopt(l->ws, CURLOPT_NOSIGNAL, 1L);
     if (curl_easy_perform(l->ws) != CURLE_OK)
-        return finish(l, 0);
+        return -1;
     curl_easy_getinfo(l->ws, CURLINFO_ACTIVESOCKET, &l->wsfd);
     int n = snprintf(req, sizeof req, "GET %s/process/session/%s/command/%s"
                      "/logs?follow=true HTTP/1.1\r\nHost: %s\r\nUpgrade: "
@@ -250,29 +278,39 @@ static void ws_open(lane *l)
                      l->cmd, host);
     ws_send(l, req, (size_t)n);
     l->wslen = 0;
+    return 0;
 }
 
-/* Readable: the 101 reply, then the first frame (the program's "ok") */
-static void ws_readable(lane *l)
+/* Readable: the 101 reply, then the first frame (the program's "ok");
+ * 1 both came, 0 more to wait for, -1 failed */
+static int ws_read(lane *l)
 {
     size_t got = 0;
     CURLcode r = curl_easy_recv(l->ws, l->reply + l->wslen,
                                 REPLY_MAX - 1 - l->wslen, &got);
     if (r == CURLE_AGAIN)
-        return;
+        return 0;
     l->wslen += got;
     l->reply[l->wslen] = 0;
     if (r != CURLE_OK || !got)
-        return finish(l, 0);
+        return -1;
     char *end = strstr(l->reply, "\r\n\r\n");
     if (!end)
-        return;
+        return 0;
     if (!strstr(l->reply, " 101 "))
+        return -1;
+    return l->reply + l->wslen >= end + 4 + 2;
+}
+
+static void ws_readable(lane *l)
+{
+    int r = ws_read(l);
+    if (r < 0)
         return finish(l, 0);
-    if (l->reply + l->wslen < end + 4 + 2)
-        return;
-    l->step = S_STATUS;
-    step(l);
+    if (r > 0) {
+        l->step = S_STATUS;
+        step(l);
+    }
 }
 
 static void ws_close(lane *l)
@@ -310,26 +348,39 @@ static int exit_null(const char *reply)
     return !p || !strncmp(p + 11 + strspn(p + 11, ": "), "null", 4);
 }
 
-static void http_done(lane *l, CURLcode r)
+enum { R_NEXT, R_RETRY, R_DONE, R_FAILED };
+
+/* What a finished request's reply means for its validation. */
+static int checked(lane *l, CURLcode r)
 {
     long code = 0;
     curl_easy_getinfo(l->e, CURLINFO_RESPONSE_CODE, &code);
-    curl_multi_remove_handle(multi, l->e);
     if (r != CURLE_OK || code < 200 || code > 299)
-        return finish(l, 0);
+        return R_FAILED;
     if (l->step == S_EXEC && grab(l->reply, "\"cmdId\"", l->cmd,
                                   sizeof l->cmd))
-        return finish(l, 0);
-    if (l->step == S_STATUS && exit_null(l->reply)) {
-        l->retry_at = now_ms() + 2;
-        return;
-    }
+        return R_FAILED;
+    if (l->step == S_STATUS && exit_null(l->reply))
+        return R_RETRY;
     if (l->step == S_STATUS)
         ws_close(l);
     if (l->step == S_DOWNLOAD && !strstr(l->reply, "\"ok\""))
+        return R_FAILED;
+    return l->step == S_DELETE ? R_DONE : R_NEXT;
+}
+
+static void http_done(lane *l, CURLcode r)
+{
+    curl_multi_remove_handle(multi, l->e);
+    switch (checked(l, r)) {
+    case R_FAILED:
         return finish(l, 0);
-    if (l->step == S_DELETE)
+    case R_RETRY:
+        l->retry_at = now_ms() + 2;
+        return;
+    case R_DONE:
         return finish(l, 1);
+    }
     l->step++;
     step(l);
 }
@@ -384,6 +435,71 @@ static void run(int conc)
     }
 }
 
+/* ---- thread per validation: what a blocking API's callers do */
+
+/* The log WebSocket, waited for in poll on its own socket. */
+static int ws_wait(lane *l)
+{
+    if (ws_open(l))
+        return -1;
+    struct pollfd p = {l->wsfd, POLLIN, 0};
+    int r;
+    do {
+        if (poll(&p, 1, 10000) <= 0)
+            return -1;
+    } while (!(r = ws_read(l)));
+    return r < 0 ? -1 : 0;
+}
+
+/* One validation's requests in sequence; 1 it passed. */
+static int validate_blocking(lane *l)
+{
+    static const struct timespec retry = {0, 2000000};
+    while (l->step <= S_DELETE) {
+        if (l->step == S_WS) {
+            if (ws_wait(l))
+                return 0;
+            l->step++;
+            continue;
+        }
+        step(l);
+        switch (checked(l, l->res)) {
+        case R_FAILED:
+            return 0;
+        case R_RETRY:
+            nanosleep(&retry, NULL);
+            continue;
+        case R_DONE:
+            return 1;
+        }
+        l->step++;
+    }
+    return 0;
+}
+
+static void *worker(void *arg)
+{
+    lane *l = arg;
+    while (!take(l)) {
+        record(l, validate_blocking(l));
+        if (l->ws) {
+            curl_easy_cleanup(l->ws);
+            l->ws = NULL;
+        }
+    }
+    return NULL;
+}
+
+static void run_threads(int conc)
+{
+    pthread_t t[MAX_LANES];
+    for (int i = 0; i < conc; i++)
+        if (pthread_create(&t[i], NULL, worker, &lanes[i]))
+            abort();
+    for (int i = 0; i < conc; i++)
+        pthread_join(t[i], NULL);
+}
+
 /* ---- setup: the shared sandbox (untimed) */
 
 static int make_sandbox(void)
@@ -434,6 +550,25 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void report(int conc, int n, int64_t el, const struct rusage *r0,
+                   const struct rusage *r1, emu_stats s0, emu_stats s1)
+{
+    qsort(walls, (size_t)n, sizeof *walls, cmp);
+    printf("{\"executor\":\"%s\",\"isolation\":\"session\",\"concurrency\""
+           ":%d,\"warm\":false,\"validations\":%d,\"failed\":%d,\"per_s\":%.2f,"
+           "\"p50_ms\":%lld,\"p99_ms\":%lld,\"cpu_ms_per_validation\":%.3f,"
+           "\"vol_cs_per_validation\":%.2f,\"invol_cs_per_validation\":%.2f",
+           threads ? "floor_threads" : "floor", conc, n, failed,
+           n * 1000.0 / (double)(el ? el : 1), (long long)walls[n / 2],
+           (long long)walls[n * 99 / 100], (cpu_ms(r1) - cpu_ms(r0)) / n,
+           (double)(r1->ru_nvcsw - r0->ru_nvcsw) / n,
+           (double)(r1->ru_nivcsw - r0->ru_nivcsw) / n);
+    if (s0.reqs >= 0 && s1.reqs >= 0)
+        printf(",\"requests\":%ld,\"conns\":%ld,\"websockets\":%ld",
+               s1.reqs - s0.reqs, s1.conns - s0.conns, s1.ws - s0.ws);
+    printf("}\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4)
@@ -442,31 +577,26 @@ int main(int argc, char **argv)
     int conc = atoi(argv[2]), n = atoi(argv[3]);
     if (conc < 1 || conc > MAX_LANES || n < 1 || !strstr(base, "://"))
         return 2;
+    const char *t = getenv("FLOOR_THREADS");
+    threads = t && !strcmp(t, "1");
+    void (*drive)(int) = threads ? run_threads : run;
     walls = calloc((size_t)n + 1, sizeof *walls);
     init(conc);
     if (make_sandbox())
         return 1;
     total = 1;          /* warm-up: one validation alone, untimed */
-    run(1);
+    drive(1);
     if (failed)
         return 1;
     total = n, next_val = 0, done = 0;
     emu_stats s0 = emu_stats_get(base);
-    double c0 = cpu_ms();
+    struct rusage r0, r1;
+    getrusage(RUSAGE_SELF, &r0);
     int64_t t0 = now_ms();
-    run(conc);
+    drive(conc);
     int64_t el = now_ms() - t0;
-    double cpu = cpu_ms() - c0;
+    getrusage(RUSAGE_SELF, &r1);
     emu_stats s1 = emu_stats_get(base);
-    qsort(walls, (size_t)n, sizeof *walls, cmp);
-    printf("{\"executor\":\"floor\",\"isolation\":\"session\",\"concurrency\""
-           ":%d,\"warm\":false,\"validations\":%d,\"failed\":%d,\"per_s\":%.2f,"
-           "\"p50_ms\":%lld,\"p99_ms\":%lld,\"cpu_ms_per_validation\":%.3f",
-           conc, n, failed, n * 1000.0 / (double)(el ? el : 1),
-           (long long)walls[n / 2], (long long)walls[n * 99 / 100], cpu / n);
-    if (s0.reqs >= 0 && s1.reqs >= 0)
-        printf(",\"requests\":%ld,\"conns\":%ld,\"websockets\":%ld",
-               s1.reqs - s0.reqs, s1.conns - s0.conns, s1.ws - s0.ws);
-    printf("}\n");
+    report(conc, n, el, &r0, &r1, s0, s1);
     return failed ? 1 : 0;
 }

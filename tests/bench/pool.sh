@@ -9,7 +9,10 @@
 # section "pool" of run.sh; report.py makes the table).
 # With session isolation the libcurl floor (curl_floor.c: the same requests
 # with plain libcurl, nothing else) runs between the two on a third
-# emulator (POOL_FLOOR=0: not). POOL_ISOLATIONS="session sandbox" (default).
+# emulator (POOL_FLOOR=0: not), and right after it on the same emulator the
+# same requests by a thread per validation blocking in curl_easy_perform
+# (FLOOR_THREADS=1, executor floor_threads: the bound of any blocking API;
+# POOL_FLOOR_THREADS=0: not). POOL_ISOLATIONS="session sandbox" (default).
 # Env: POOL_LEVELS=1,4,16,64 POOL_PER_LEVEL=16 (validations per concurrent
 # lane; POOL_WARM_PER=16 for the warm-pool run), POOL_EXECUTORS="local emu" (default both; "local" or "emu" runs one
 # side), POOL_SDK_DIR=DIR holding node_modules/@daytonaio/sdk (no SDK side
@@ -37,7 +40,7 @@ cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$out/poolbench" tests/bench/poolb
 cc -O2 -std=c11 -Wall -Wextra -o "$out/spawnfloor" tests/bench/spawnfloor.c
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Wall -Wextra -o "$out/curl_floor" tests/bench/curl_floor.c \
-    $(pkg-config --libs libcurl jansson)
+    $(pkg-config --libs libcurl jansson) -lpthread
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-poolbench.XXXXXX")
 emus=()
 cleanup() {
@@ -78,15 +81,23 @@ cg_join() {
 
 # run EMU_PID CMD...: the command's JSON line with the emulator's CPU per
 # validation over the whole run added (setup and the warm-up validation
-# included, so divided by N + 1: the server's share of the machine)
+# included, so divided by N + 1: the server's share of the machine), and
+# the client process's voluntary / involuntary context switches per
+# validation likewise (/usr/bin/time, when there is one)
+TIME=$(command -v /usr/bin/time || true)
 run() {
-    local pid=$1 c0 line
+    local pid=$1 c0 line cs=""
     shift
     c0=$(cpu_of "$pid")
-    line=$("$@") || true
+    rm -f "$tmp/time"
+    line=$(${TIME:+$TIME -f "%w %c" -o "$tmp/time"} "$@") || true
     [ -n "$line" ] || return 0
-    $PY -c 'import json,sys; d=json.loads(sys.argv[1]); d["emu_cpu_ms_per_validation"]=round((float(sys.argv[3])-float(sys.argv[2]))/(d["validations"]+1),2); print(json.dumps(d))' \
-        "$line" "$c0" "$(cpu_of "$pid")"
+    [ -s "$tmp/time" ] && cs=$(tail -1 "$tmp/time")
+    $PY -c 'import json,sys; d=json.loads(sys.argv[1]); n=d["validations"]+1; d["emu_cpu_ms_per_validation"]=round((float(sys.argv[3])-float(sys.argv[2]))/n,2)
+cs=sys.argv[4].split()
+if len(cs)==2: d["proc_vol_cs_per_validation"],d["proc_invol_cs_per_validation"]=(round(int(x)/n,2) for x in cs)
+print(json.dumps(d))' \
+        "$line" "$c0" "$(cpu_of "$pid")" "$cs"
 }
 
 # start_emu NAME: an emulator (transition 10 ms) living at most 1800 s;
@@ -146,6 +157,10 @@ for c in ${LEVELS//,/ }; do
             run "$pid_c" "$out/poolbench" daytona $iso "$c" $((c * PER)) "$tmp/src"
         if [ $floor = 1 ] && [ $iso = session ]; then
             run "$pid_floor" "$out/curl_floor" "$base_floor" "$c" $((c * PER))
+            if [ "${POOL_FLOOR_THREADS:-1}" = 1 ]; then
+                run "$pid_floor" env FLOOR_THREADS=1 "$out/curl_floor" "$base_floor" \
+                    "$c" $((c * PER))
+            fi
         fi
         [ $sdk = 1 ] || continue
         run "$pid_sdk" env -u DAYTONA_API_KEY -u DAYTONA_API_URL -u DAYTONA_TARGET \

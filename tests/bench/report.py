@@ -218,6 +218,35 @@ def machine_cpu(d):
     return None if e is None else d["cpu_ms_per_validation"] + e
 
 
+def switches(d):
+    """voluntary/involuntary context switches per validation: the window's
+    when the client counts them, else its whole process's (pool.sh)"""
+    v, i = d.get("vol_cs_per_validation"), d.get("invol_cs_per_validation")
+    if v is None:
+        v, i = d.get("proc_vol_cs_per_validation"), d.get("proc_invol_cs_per_validation")
+    return "-" if v is None else "%.1f/%.1f" % (v, i)
+
+
+def blocking_bound(d, s, f, ft):
+    """issue 40: the same requests by a thread per validation blocking in
+    curl_easy_perform (floor_threads) is the least any implementation of a
+    blocking API (dval_validate on the caller's thread) can pay"""
+    cpu = {k: x["cpu_ms_per_validation"] for k, x in
+           (("floor", f), ("floor_threads", ft), ("c", d), ("sdk", s))}
+    tr, cr = ratio(cpu["floor_threads"], cpu["sdk"]), ratio(cpu["c"], cpu["sdk"])
+    rep["pool"]["ratios"][-1].update({"floor_threads_cpu_ms": cpu["floor_threads"],
+                                      "floor_threads_cpu_ratio": tr})
+    row("7 pool emu floor_threads", "%-7s %2d concurrent: client CPU ms/val" % (
+        d["isolation"], d["concurrency"]), "%.2f" % cpu["floor_threads"],
+        "thread per validation, blocking curl_easy_perform; %.1f/s%s" % (
+            ft["per_s"], "; %d FAILED" % ft["failed"] if ft["failed"] else ""),
+        "CPU/val floor %.2f, floor_threads %.2f, C %.2f, SDK %.2f ms: floor_threads/SDK %s, "
+        "C/SDK %s (target <= 0.1x); vol/invol switches/val floor %s, floor_threads %s, "
+        "C %s, SDK %s" % (cpu["floor"], cpu["floor_threads"], cpu["c"], cpu["sdk"],
+                          fmt(tr, "x", 3), fmt(cr, "x", 3), switches(f), switches(ft),
+                          switches(d), switches(s)))
+
+
 pool = load_lines("pool.jsonl")
 if pool:
     rep["pool"] = {"runs": pool, "ratios": []}
@@ -235,7 +264,7 @@ if pool:
             "%s of one spawner's rate" % fmt(ratio(d["per_s"], one["per_s"]), "x", 2)
             if one and d is not one else "a local validation starts ~5 (helper, its 2 children, sh, the program)")
     for d in pool:
-        if d["executor"] in ("sdk", "floor"):
+        if d["executor"] in ("sdk", "floor", "floor_threads"):
             continue
         key = "local" if d["executor"] == "local" else "emu C"
         row("7 pool " + key, "%-7s %2d concurrent%s: validations/s" % (
@@ -275,6 +304,9 @@ if pool:
                 "client CPU/val floor %.2f, C %.2f, SDK %.2f ms: C/SDK %s, floor/SDK %s "
                 "(target <= 0.1x)" % (f["cpu_ms_per_validation"], d["cpu_ms_per_validation"],
                                       s["cpu_ms_per_validation"], fmt(cr, "x", 3), fmt(fr, "x", 3)))
+            ft = by.get(("floor_threads", d["isolation"], d["concurrency"]))
+            if ft:
+                blocking_bound(d, s, f, ft)
         if d["concurrency"] == 64:
             # the emulator shares the client's cores: its own CPU per validation
             # bounds any client's rate, which says whether 5x was reachable at all
