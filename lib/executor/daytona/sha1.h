@@ -1,7 +1,7 @@
 /* SHA-1 and base64, just enough for the WebSocket handshake's
- * Sec-WebSocket-Accept check (RFC 6455 4.2.2). Not for security. The
- * digest comes from OpenSSL's libcrypto (loaded with libcurl anyway),
- * kept behind these calls so that only sha1.c includes it. */
+ * Sec-WebSocket-Accept check (RFC 6455 4.2.2). Not for security. Both
+ * come from OpenSSL's libcrypto (loaded with libcurl anyway), kept behind
+ * these calls so that only sha1.c includes it. */
 #ifndef DVAL_DT_SHA1_H
 #define DVAL_DT_SHA1_H
 
