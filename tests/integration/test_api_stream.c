@@ -5,6 +5,7 @@
  * ends when its exit code is known (no wait for the server's close), and
  * the final log it is reconciled with is the raw log, byte for byte. */
 #include <jansson.h>
+#include <openssl/evp.h>
 #include <stdatomic.h>
 #include <pthread.h>
 #include <string.h>
@@ -32,12 +33,13 @@ typedef struct fx {
     dval_session *s;
 } fx;
 
-static void fx_start(fx *f, const char *config)
+static void fx_start_opts(fx *f, const char *config,
+                          const dval_client_options *opts)
 {
     emu_start(&f->e);
     CHECK_INT(emu_post(&f->e, "/_emu/config", "{\"transition_ms\":20,"
                        "\"snapshot_build_ms\":50}"), 200);
-    f->c = emu_client(&f->e, NULL, 20, NULL);
+    f->c = emu_client(&f->e, NULL, 20, opts);
     dval_snapshot_spec sp;
     dval_snapshot_spec_init(&sp, sizeof sp);
     sp.name = SNAP;
@@ -60,6 +62,11 @@ static void fx_start(fx *f, const char *config)
                 dval_sandbox_errmsg(f->sb));
     if (config)
         CHECK_INT(emu_post(&f->e, "/_emu/config", config), 200);
+}
+
+static void fx_start(fx *f, const char *config)
+{
+    fx_start_opts(f, config, NULL);
 }
 
 static void fx_stop(fx *f)
@@ -527,5 +534,40 @@ TEST(a_short_command_ends_without_waiting_for_the_close)
     CHECK_INT(finals, 1);
     json_decref(list);
     free(body);
+    fx_stop(&f);
+}
+
+static void count_no_sha1(int level, const char *msg, void *ud)
+{
+    (void)level;
+    if (strstr(msg, "libcrypto gave no SHA-1"))
+        ++*(int *)ud;
+}
+
+/* A libcrypto that offers no SHA-1 (here a property query no provider
+ * meets, set once the session is open; a restrictive provider
+ * configuration does the same) cannot check the handshake's
+ * Sec-WebSocket-Accept: the stream is given up after its one try, the
+ * reason is in the log, and the output comes exact from polling. */
+TEST(no_sha1_in_libcrypto_falls_back_to_polling)
+{
+    fx f;
+    int said = 0;
+    dval_client_options o;
+    dval_client_options_init(&o, sizeof o);
+    o.log_fn = count_no_sha1;
+    o.log_userdata = &said;
+    fx_start_opts(&f, NULL, &o);
+    CHECK_INT(EVP_set_default_properties(NULL, "provider=no-such"), 1);
+    cap c = {0};
+    small_exec(&f, "echo out; echo err >&2; exit 3", &c, 3, "out\n",
+               "err\n");
+    CHECK(said >= 1);
+    char *stats = emu_get(&f.e, "/_emu/stats");
+    json_t *j = stats ? json_loads(stats, 0, NULL) : NULL;
+    CHECK_INT(json_integer_value(json_object_get(j, "websockets")), 1);
+    json_decref(j);
+    free(stats);
+    cap_free(&c);
     fx_stop(&f);
 }

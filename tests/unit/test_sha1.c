@@ -1,4 +1,8 @@
-/* SHA-1 / base64 / Sec-WebSocket-Accept against published vectors. */
+/* The Daytona executor's SHA-1 (OpenSSL's, lib/executor/daytona/sha1.c),
+ * base64 and Sec-WebSocket-Accept against published vectors, and the
+ * failure reported when libcrypto offers no SHA-1. */
+#include <openssl/evp.h>
+
 #include "harness.h"
 #include "executor/daytona/sha1.h"
 
@@ -12,7 +16,7 @@ static const char *sha(const char *s, size_t n)
 {
     static char out[41];
     uint8_t d[20];
-    dt_sha1(s, n, d);
+    CHECK_INT(dt_sha1(s, n, d), 0);
     hex(d, 20, out);
     return out;
 }
@@ -56,6 +60,22 @@ TEST(base64_rfc4648)
 TEST(websocket_accept_rfc6455_example)
 {
     char acc[29];
-    dt_ws_accept("dGhlIHNhbXBsZSBub25jZQ==", acc);
+    CHECK_INT(dt_ws_accept("dGhlIHNhbXBsZSBub25jZQ==", acc), 0);
     CHECK_STR(acc, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+}
+
+/* A property query no provider meets stands for a libcrypto without
+ * SHA-1 (a restrictive provider configuration): an error, no digest, and
+ * an empty accept value that no reply can match. Each test runs in its
+ * own process, so the setting stays here. */
+TEST(no_sha1_from_libcrypto_is_an_error)
+{
+    uint8_t d[20];
+    char acc[29] = "unchanged";
+    CHECK_INT(EVP_set_default_properties(NULL, "provider=no-such"), 1);
+    CHECK_INT(dt_sha1("abc", 3, d), -1);
+    CHECK_INT(dt_ws_accept("dGhlIHNhbXBsZSBub25jZQ==", acc), -1);
+    CHECK_STR(acc, "");
+    CHECK_INT(EVP_set_default_properties(NULL, NULL), 1);
+    CHECK_INT(dt_sha1("abc", 3, d), 0);
 }

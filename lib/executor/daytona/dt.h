@@ -3,7 +3,7 @@
  * only calls curl_global_init/cleanup, this executor's curl users) and
  * JSON mapping (json_map.c, json_list.c, envelope.c: its jansson users);
  * pure codecs (ws_frame.c, multipart.c, sha1.c, url.c, demux.c) do no
- * I/O.
+ * I/O; sha1.c is its one libcrypto user.
  * Outside this directory curl is also used by the local executor's
  * pull_http.c, and jansson by the core and the local executor
  * (lib/README.md has the list).

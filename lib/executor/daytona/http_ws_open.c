@@ -161,7 +161,12 @@ static int check_101(dt_ws *ws, dval_call *c, const char *key)
     if (!header(head, "Connection", v, sizeof v) || !strcasestr(v, "upgrade"))
         return dval__call_fail(c, DVAL_EPROTOCOL, "101 reply without "
                                "Connection: Upgrade");
-    dt_ws_accept(key, accept);
+    /* no SHA-1 from libcrypto will not come back on a retry: unsupported
+     * sends the run to polling the log at once */
+    if (dt_ws_accept(key, accept))
+        return dval__call_fail(c, DVAL_EUNSUPPORTED, "websocket handshake: "
+                               "libcrypto gave no SHA-1 to check "
+                               "Sec-WebSocket-Accept");
     if (!header(head, "Sec-WebSocket-Accept", v, sizeof v) ||
         strcmp(v, accept) != 0)
         return dval__call_fail(c, DVAL_EPROTOCOL, "bad Sec-WebSocket-Accept "
