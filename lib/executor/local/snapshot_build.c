@@ -137,19 +137,23 @@ int lx_snapshot_activate(void *ud, dval_call *c, const char *id,
     return lx_snapshot_get(ud, c, id, out); /* local snapshots never idle */
 }
 
+/* The directory of snapshot name, which is active. */
+static int locate_active(lx *x, dval_call *c, const char *name, char *dir,
+                         size_t cap)
+{
+    /* state only: a zero struct_size skips the runtime file */
+    dval_snapshot_info info = { .struct_size = 0 };
+    int rc = locate(x, c, name, dir, cap, &info);
+    if (rc == DVAL_OK && info.state != DVAL_SNAPSHOT_ACTIVE)
+        rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s is %s, not active",
+                             name, dval_snapshot_state_name(info.state));
+    return rc;
+}
+
 int lx_snapshot_active(lx *x, dval_call *c, const char *name)
 {
     char dir[4096];
-    lx_kv kv;
-    int rc = load(x, c, name, dir, sizeof dir, &kv, NULL);
-    if (rc != DVAL_OK)
-        return rc;
-    const char *st = lx_kv_get(&kv, "state");
-    if (!st || strcmp(st, "active") != 0)
-        rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s is %s, not active",
-                             name, st ? st : "unknown");
-    lx_kv_free(&kv);
-    return rc;
+    return locate_active(x, c, name, dir, sizeof dir);
 }
 
 int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
@@ -158,8 +162,7 @@ int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
     if (!name || !*name)
         return lx_default_root(x, c, image, dst, cap);
     char dir[4096], lower[4096];
-    int rc = lx_snapshot_active(x, c, name);
-    rc = rc == DVAL_OK ? snap_dir(x, c, name, dir, sizeof dir) : rc;
+    int rc = locate_active(x, c, name, dir, sizeof dir);
     if (rc == DVAL_OK && read_lower(dir, lower, sizeof lower) < 0)
         rc = dval__call_fail(c, DVAL_EIO, "cannot read %s/lower: %s", dir,
                              strerror(errno));
