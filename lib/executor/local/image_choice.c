@@ -102,10 +102,3 @@ int lx_image_can_build(lx *x, dval_call *c, const lx_image *img)
               did);
     return lx_image_host_copy(c, first);
 }
-
-void lx_image_chosen(const char *snapdir, char *dst, size_t cap)
-{
-    char p[4200];
-    dval__fmt(p, sizeof p, "%s/image", snapdir);
-    lx_read_text(p, dst, cap);
-}

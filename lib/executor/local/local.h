@@ -296,8 +296,6 @@ int lx_image_choose(lx *x, dval_call *c, const char *snapdir,
  * image: cached, this machine's SDK, or a registry that answers, asked
  * once, briefly); else why not (DVAL_EUNSUPPORTED). */
 int lx_image_can_build(lx *x, dval_call *c, const lx_image *img);
-/* What <snapdir>/image records, "" when nothing (image_choice.c). */
-void lx_image_chosen(const char *snapdir, char *dst, size_t cap);
 /* Builds (once, under the cache lock) or finds a Debian image. */
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
                     lx_build_io *fwd, char *rootfs, size_t cap);
