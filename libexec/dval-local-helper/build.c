@@ -60,56 +60,41 @@ static void bind_host_network(const char *root)
     bind_host_file(root, "/etc/ssl/certs/ca-certificates.crt");
 }
 
-/* The host's NuGet configuration the library named (LX_ENV_NUGET), shown
- * read-only at LX_BUILD_NUGET_CONFIG on the build's /tmp: the restore of
- * a build step finds the host's sources, credentials and proxy there;
- * the tmpfs goes with the build, so nothing of it is in the snapshot. */
-static void bind_nuget_config(const char *root)
+/* What the library named in env (a host path), bound at dst on the
+ * build's /tmp with flags (never executable): gone with the build's
+ * tmpfs, so nothing of it is in the snapshot. A file is bound over a new
+ * empty file, a directory (only one of this user's, never reached
+ * through a symlink) over a new directory. */
+static void bind_on_tmp(const char *root, const char *env, const char *dst,
+                        unsigned long flags, const char *failed)
 {
-    const char *src = getenv(LX_ENV_NUGET);
+    const char *src = getenv(env);
     char d[4096], p[4200];
-    if (!src || src[0] != '/')
+    struct stat st;
+    if (!src || src[0] != '/' || lstat(src, &st) < 0)
+        return;
+    int dir = S_ISDIR(st.st_mode);
+    if (dir && st.st_uid != geteuid())
         return;
     snprintf(d, sizeof d, "%s" LX_BUILD_NUGET_DIR, root);
-    snprintf(p, sizeof p, "%s" LX_BUILD_NUGET_CONFIG, root);
-    int fd = mkdir(d, 0700) < 0 ? -1
+    snprintf(p, sizeof p, "%s%s", root, dst);
+    if (mkdir(d, 0700) < 0 && errno != EEXIST)
+        return;
+    int fd = dir ? mkdir(p, 0700)
              : open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return;
-    close(fd);
-    if (mount(src, p, NULL, MS_BIND, NULL) < 0 ||
-        mount(NULL, p, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID |
-              MS_NODEV | MS_NOEXEC, NULL) < 0) {
-        write_str(1, "the host's NuGet configuration cannot be shown to "
-                  "the build; restoring without it\n");
-        umount2(p, MNT_DETACH);
-        unlink(p);
-    }
-}
-
-/* The machine's build cache the library named (LX_ENV_BUILD_CACHE),
- * bound read-write at LX_BUILD_CACHE_DIR on the build's /tmp: a build
- * step keeps there what it derived from inputs it names by digest. Never
- * executable, and gone with the build's tmpfs, so not in the snapshot. */
-static void bind_build_cache(const char *root)
-{
-    const char *src = getenv(LX_ENV_BUILD_CACHE);
-    char d[4096], p[4200];
-    struct stat st;
-    if (!src || src[0] != '/' || lstat(src, &st) < 0 ||
-        !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-        return;
-    snprintf(d, sizeof d, "%s" LX_BUILD_NUGET_DIR, root);
-    snprintf(p, sizeof p, "%s" LX_BUILD_CACHE_DIR, root);
-    if ((mkdir(d, 0700) < 0 && errno != EEXIST) || mkdir(p, 0700) < 0)
-        return;
+    if (!dir)
+        close(fd);
     if (mount(src, p, NULL, MS_BIND, NULL) < 0 ||
         mount(NULL, p, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV |
-              MS_NOEXEC, NULL) < 0) {
-        write_str(1, "the build cache cannot be shown to the build; "
-                  "building without it\n");
+              MS_NOEXEC | flags, NULL) < 0) {
+        write_str(1, failed);
         umount2(p, MNT_DETACH);
-        rmdir(p);
+        if (dir)
+            rmdir(p);
+        else
+            unlink(p);
     }
 }
 
@@ -137,46 +122,62 @@ static void build_root(char **argv)
     if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
         die_fd(2, "mount /tmp");
     bind_host_network(mnt);
-    bind_nuget_config(mnt);
-    bind_build_cache(mnt);
+    /* the host's NuGet configuration, read-only: a step's restore finds
+     * the host's sources, credentials and proxy there */
+    bind_on_tmp(mnt, LX_ENV_NUGET, LX_BUILD_NUGET_CONFIG, MS_RDONLY,
+                "the host's NuGet configuration cannot be shown to the "
+                "build; restoring without it\n");
+    /* the machine's build cache, read-write: what a step derived from
+     * inputs it names by digest */
+    bind_on_tmp(mnt, LX_ENV_BUILD_CACHE, LX_BUILD_CACHE_DIR, 0,
+                "the build cache cannot be shown to the build; building "
+                "without it\n");
     if (enter_root(mnt) < 0)
         die_fd(2, "pivot_root");
     if (drop_caps() < 0)
         die_fd(2, "drop capabilities");
 }
 
+/* The environment of the build steps and of mmdebstrap: build_env and
+ * the host's proxy settings (the library passes them to a build: their
+ * way out is the host's, as a Daytona image build has it); mmdebstrap
+ * also keeps TMPDIR. Never the rest of the caller's environment: its
+ * secrets never reach the image or its maintainer scripts. */
+struct host_env {
+    char *env[12];
+    char vars[7][4200];
+};
+
+static char **host_env(struct host_env *e, int tmpdir)
+{
+    static const char *const keep[] = { "http_proxy", "https_proxy",
+                                        "no_proxy", "HTTP_PROXY",
+                                        "HTTPS_PROXY", "NO_PROXY", "TMPDIR" };
+    size_t nkeep = sizeof keep / sizeof *keep - !tmpdir;
+    int n = 0;
+    for (char *const *v = build_env; *v; v++)
+        e->env[n++] = *v;
+    for (size_t i = 0; i < nkeep; i++) {
+        const char *v = getenv(keep[i]);
+        if (v && strlen(v) < 4000) {
+            snprintf(e->vars[i], sizeof e->vars[i], "%s=%s", keep[i], v);
+            e->env[n++] = e->vars[i];
+        }
+    }
+    e->env[n] = NULL;
+    return e->env;
+}
+
 struct build_args {
     char **argv;
     int argc;
-    char *env[12];              /* the steps': build_env and the proxies */
-    char vars[6][4200];
+    struct host_env env;
 };
-
-/* The steps see build_env and the host's proxy settings (the library
- * passes them to a build): their way out is the host's, as a Daytona
- * image build has it. */
-static void step_env(struct build_args *a)
-{
-    static const char *const proxy[] = { "http_proxy", "https_proxy",
-                                         "no_proxy", "HTTP_PROXY",
-                                         "HTTPS_PROXY", "NO_PROXY" };
-    int n = 0;
-    for (char *const *e = build_env; *e; e++)
-        a->env[n++] = *e;
-    for (size_t i = 0; i < sizeof proxy / sizeof *proxy; i++) {
-        const char *v = getenv(proxy[i]);
-        if (v && strlen(v) < 4000) {
-            snprintf(a->vars[i], sizeof a->vars[i], "%s=%s", proxy[i], v);
-            a->env[n++] = a->vars[i];
-        }
-    }
-    a->env[n] = NULL;
-}
 
 static int build_child(void *p)
 {
     struct build_args *a = p;
-    step_env(a);
+    char **env = host_env(&a->env, 0);
     build_root(a->argv);
     for (int i = 5; i < a->argc; i++) {
         char hdr[4200], shown[640];
@@ -186,7 +187,7 @@ static int build_child(void *p)
         pid_t pid = fork();
         if (pid == 0) {
             char *sh[] = { "sh", "-c", a->argv[i], NULL };
-            execve("/bin/sh", sh, a->env);
+            execve("/bin/sh", sh, env);
             _exit(127);
         }
         int code = pid < 0 ? 125 : wait_code(pid);
@@ -207,7 +208,7 @@ int helper_build(int argc, char **argv)
                   LX_ROOT_HOST " <layer> <work> <mnt> <cmd>...\n");
         return 2;
     }
-    static struct build_args a; /* 25 KiB: not on the stack */
+    static struct build_args a; /* 29 KiB: not on the stack */
     a.argv = argv;
     a.argc = argc;
     pid_t pid = spawn_ns(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
@@ -245,23 +246,8 @@ int helper_mkimage(int argc, char **argv)
         mm[m++] = hook;
     mm[m++] = argv[1];
     mm[m++] = argv[0];
-    /* the caller's environment minus everything but the way to the
-     * archive: its secrets never reach the image's maintainer scripts */
-    static const char *keep[] = { "http_proxy", "https_proxy", "HTTP_PROXY",
-                                  "HTTPS_PROXY", "no_proxy", "NO_PROXY",
-                                  "TMPDIR" };
-    static char vars[8][4200];
-    char *env[12] = { build_env[0], "HOME=/root", "LANG=C.UTF-8" };
-    int n = 3;
-    for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
-        const char *v = getenv(keep[i]);
-        if (v && strlen(v) < 4000) {
-            snprintf(vars[i], sizeof vars[i], "%s=%s", keep[i], v);
-            env[n++] = vars[i];
-        }
-    }
-    env[n] = NULL;
-    execvpe("mmdebstrap", mm, env);
+    static struct host_env env; /* 29 KiB: not on the stack */
+    execvpe("mmdebstrap", mm, host_env(&env, 1));
     write_str(2, LX_REPLY_ERR "mmdebstrap is not installed (apt-get install "
               "mmdebstrap)\n");
     return 127;

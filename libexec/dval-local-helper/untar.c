@@ -65,16 +65,23 @@ static int read_full(int fd, void *buf, size_t n)
     return 0;
 }
 
-static int skip(int fd, long long n)
+/* The next n bytes of in, written to out (-1: read past). */
+static int copy_data(int in, int out, long long n)
 {
-    char buf[BLK * 16];
+    char buf[65536];
     while (n > 0) {
         size_t k = n > (long long)sizeof buf ? sizeof buf : (size_t)n;
-        if (read_full(fd, buf, k) < 0)
+        if (read_full(in, buf, k) < 0 ||
+            (out >= 0 && write_all(out, buf, k) < 0))
             return -1;
         n -= (long long)k;
     }
     return 0;
+}
+
+static int skip(int fd, long long n)
+{
+    return copy_data(fd, -1, n);
 }
 
 static long long padded(long long n)
@@ -300,18 +307,6 @@ static int remove_at(int dir, const char *name)
     return unlinkat(dir, name, AT_REMOVEDIR);
 }
 
-static int copy_data(int in, int out, long long n)
-{
-    char buf[65536];
-    while (n > 0) {
-        size_t k = n > (long long)sizeof buf ? sizeof buf : (size_t)n;
-        if (read_full(in, buf, k) < 0 || write_all(out, buf, k) < 0)
-            return -1;
-        n -= (long long)k;
-    }
-    return 0;
-}
-
 static void attrs(int dir, const char *base, const struct entry *e)
 {
     struct timespec ts[2] = { { e->mtime, 0 }, { e->mtime, 0 } };
@@ -321,12 +316,10 @@ static void attrs(int dir, const char *base, const struct entry *e)
     utimensat(dir, base, ts, AT_SYMLINK_NOFOLLOW);
 }
 
-static int hardlink(struct tar_in *in, int dir, const char *base,
-                    struct entry *e)
+static int hardlink(int dir, const char *base, struct entry *e)
 {
     char tmp[NAME_MAX_LEN];
     const char *tbase;
-    (void)in;
     if (clean_name(e->link) < 0 || !e->link[0])
         return -1;
     int td = open_parent(e->link, tmp, &tbase);
@@ -363,7 +356,7 @@ static int create(struct tar_in *in, int dir, const char *base,
             return fail("cannot create symlink", e->name);
         break;
     case '1':
-        rc = hardlink(in, dir, base, e);
+        rc = hardlink(dir, base, e);
         break;
     case '6':
         if (mkfifoat(dir, base, 0600) < 0)
@@ -396,9 +389,8 @@ static int apply(struct tar_in *in, struct entry *e)
 {
     if (clean_name(e->name) < 0)
         return -1;
-    int skip_data = !e->name[0] || e->type == '3' || e->type == '4' ||
-                    !strchr("0712567", e->type);
-    if (skip_data) /* the root itself, devices, unknown kinds */
+    /* the root itself, devices, unknown kinds: skipped */
+    if (!e->name[0] || !strchr("0712567", e->type))
         return skip(in->fd, padded(e->size));
     char tmp[NAME_MAX_LEN];
     const char *base;

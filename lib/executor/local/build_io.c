@@ -79,6 +79,12 @@ void lx_io_flush(lx_build_io *io)
     }
 }
 
+void lx_io_line(lx_build_io *io, const char *line)
+{
+    lx_io_write(io, line, strlen(line));
+    lx_io_flush(io);
+}
+
 /* Pumps the build output until EOF, deadline or cancel. */
 static int pump(dval_call *c, int fd, int64_t end, lx_build_io *io)
 {
@@ -109,35 +115,23 @@ static int pump(dval_call *c, int fd, int64_t end, lx_build_io *io)
     }
 }
 
-int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
-                    int *rd)
-{
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
-    int fds[4] = { -1, p[1], p[1], -1 };
-    int rc = lx_spawn(x, c, argv, fds, pid, pgroup);
-    close(p[1]);
-    if (rc != DVAL_OK)
-        close(p[0]);
-    else
-        *rd = p[0];
-    return rc;
-}
-
 int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
                 lx_build_io *io, int *code)
 {
+    int p[2];
     pid_t pid;
-    int rd;
-    int rc = lx_spawn_output(x, c, argv, 1, &pid, &rd);
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
+    int fds[4] = { -1, p[1], p[1], -1 }; /* stdout and stderr: one pipe */
+    int rc = lx_spawn(x, c, argv, fds, &pid, 1);
+    close(p[1]);
     if (rc == DVAL_OK) {
-        rc = pump(c, rd, end, io);
+        rc = pump(c, p[0], end, io);
         if (rc != DVAL_OK)
             kill(-pid, SIGKILL); /* the helper's group holds the build ns */
         lx_wait(pid, code);
-        close(rd);
     }
+    close(p[0]);
     lx_io_flush(io);
     return rc;
 }

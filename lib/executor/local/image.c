@@ -168,20 +168,19 @@ static int dotnet_source(dval_call *c, int which, const char *registry,
                            "oci:/layout", registry);
 }
 
-static int in_path(const char *prog)
+int lx_which(const char *prog, char *dst, size_t cap)
 {
     const char *path = getenv("PATH");
-    char p[4200];
     if (!path || !*path)
         path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     for (const char *s = path; *s;) {
         size_t n = strcspn(s, ":");
-        dval__fmt(p, sizeof p, "%.*s/%s", (int)n, s, prog);
-        if (n && access(p, X_OK) == 0)
-            return 1;
+        dval__fmt(dst, cap, "%.*s/%s", (int)n, s, prog);
+        if (n && access(dst, X_OK) == 0)
+            return 0;
         s += n + (s[n] == ':');
     }
-    return 0;
+    return -1;
 }
 
 static _Thread_local long long tree_bytes; /* nftw has no user pointer */
@@ -197,7 +196,7 @@ static int add_size(const char *p, const struct stat *st, int type,
 }
 
 /* Disk use of a tree (reported with each built image). */
-long long lx_tree_bytes(const char *dir)
+static long long tree_size(const char *dir)
 {
     tree_bytes = 0;
     nftw(dir, add_size, 32, FTW_PHYS | FTW_MOUNT);
@@ -210,10 +209,10 @@ static void announce(lx_build_io *io, int which, const char *sdk,
     char m[4400];
     dval__fmt(m, sizeof m, "building the image %s (%s, mmdebstrap)\n",
               debian[which].key, debian[which].release);
-    lx_io_write(io, m, strlen(m));
+    lx_io_line(io, m);
     if (sdk[0]) {
         dval__fmt(m, sizeof m, "with the .NET SDK %s from %s\n", ver, sdk);
-        lx_io_write(io, m, strlen(m));
+        lx_io_line(io, m);
     }
 }
 
@@ -222,17 +221,14 @@ static void announce(lx_build_io *io, int which, const char *sdk,
  * before (mmdebstrap copies the build host's hostname and resolv.conf) is
  * brought up to it when next used, under its lock: three files, not a
  * rebuild. */
-#define LX_IMAGE_FORMAT "2\n"
+#define LX_IMAGE_FORMAT "2"
 
 static int current(const char *dir)
 {
-    char p[4200], buf[8] = "";
+    char p[4200], buf[8];
     dval__fmt(p, sizeof p, "%s/format", dir);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    return n > 0 && !strcmp(buf, LX_IMAGE_FORMAT);
+    return lx_read_text(p, buf, sizeof buf) == 0 &&
+           !strcmp(buf, LX_IMAGE_FORMAT);
 }
 
 /* Each file replaced by a rename: a symlink there (an image may have
@@ -255,7 +251,7 @@ static int upgrade(dval_call *c, const char *dir)
             return rc;
     }
     dval__fmt(p, sizeof p, "%s/format", dir);
-    return lx_write_text(c, p, LX_IMAGE_FORMAT);
+    return lx_write_text(c, p, LX_IMAGE_FORMAT "\n");
 }
 
 /* Under the image's lock: mmdebstrap into rootfs.tmp, then rename. */
@@ -266,7 +262,7 @@ static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
     int rc = dotnet_source(c, which, "", sdk, sizeof sdk, ver, sizeof ver);
     if (rc != DVAL_OK)
         return rc;
-    if (!in_path("mmdebstrap"))
+    if (lx_which("mmdebstrap", p, sizeof p) < 0)
         return dval__call_fail(c, DVAL_EISOLATION, "local executor: the "
                                "%s image is built with mmdebstrap, which is "
                                "not installed (apt-get install mmdebstrap), "
@@ -307,43 +303,41 @@ static int debootstrap(lx *x, dval_call *c, const char *dir, int which,
     char msg[256];
     dval__fmt(msg, sizeof msg, "image %s built in %.1f s, %lld MB\n",
               debian[which].key, (double)(dval__now_ms() - t0) / 1000.0,
-              lx_tree_bytes(fin) >> 20);
+              tree_size(fin) >> 20);
     LX_LOG(x, DVAL_LOG_INFO, "local executor: %.*s", (int)strlen(msg) - 1,
            msg);
-    lx_build_io out = { .logfd = -1, .also = fwd };
-    lx_io_write(&out, msg, strlen(msg));
-    lx_io_flush(&out);
+    lx_io_line(fwd, msg);
     dval__fmt(p, sizeof p, "%s/ok", dir);
     return lx_write_text(c, p, msg);
 }
 
-/* The image directory of a Debian image; 0 when the cache has one. */
-static int debian_dir(dval_call *c, int which, char *dir, size_t cap)
+int lx_cache_path(dval_call *c, const char *sub, char *dst, size_t cap)
 {
-    if (lx_cache_dir(dir, cap) < 0)
+    if (lx_cache_dir(dst, cap) < 0)
         return dval__call_fail(c, DVAL_EINVAL, "local executor: no image "
                                "cache directory (set DVAL_LOCAL_CACHE_DIR)");
-    size_t n = strlen(dir);
-    dval__fmt(dir + n, cap - n, "/images/%s", debian[which].key);
+    size_t n = strlen(dst);
+    dval__fmt(dst + n, cap - n, "/%s", sub);
     return DVAL_OK;
 }
 
-int lx_image_host_copy(dval_call *c, int which, const char *registry)
+/* The image directory of a Debian image. */
+static int debian_dir(dval_call *c, int which, char *dir, size_t cap)
+{
+    char sub[64];
+    dval__fmt(sub, sizeof sub, "images/%s", debian[which].key);
+    return lx_cache_path(c, sub, dir, cap);
+}
+
+int lx_image_host_copy(dval_call *c, const char *registry)
 {
     char dir[4096], p[4200], sdk[4096], ver[64];
-    int rc = debian_dir(c, which, dir, sizeof dir);
+    int rc = debian_dir(c, LX_IMG_DOTNET, dir, sizeof dir);
     dval__fmt(p, sizeof p, "%s/ok", dir);
     if (rc != DVAL_OK || access(p, F_OK) == 0)
         return rc;
-    return dotnet_source(c, which, registry, sdk, sizeof sdk, ver,
+    return dotnet_source(c, LX_IMG_DOTNET, registry, sdk, sizeof sdk, ver,
                          sizeof ver);
-}
-
-int lx_image_can_build(lx *x, dval_call *c, const lx_image *img)
-{
-    if (img->kind != LX_IMG_DOTNET) /* the others need only the archive */
-        return DVAL_OK;
-    return lx_image_dotnet_can_build(x, c, img->path);
 }
 
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,

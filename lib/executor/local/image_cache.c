@@ -16,16 +16,6 @@
 
 #define DAY_MS (24LL * 3600 * 1000)
 
-int lx_image_oci_dir(dval_call *c, char *dst, size_t cap)
-{
-    char dir[4096];
-    if (lx_cache_dir(dir, sizeof dir) < 0)
-        return dval__call_fail(c, DVAL_EINVAL, "local executor: no image "
-                               "cache directory (set DVAL_LOCAL_CACHE_DIR)");
-    dval__fmt(dst, cap, "%s/oci", dir);
-    return DVAL_OK;
-}
-
 /* The pin file of image (any spelling of the reference). */
 int lx_image_pin_path(dval_call *c, const char *image, char *dst, size_t cap)
 {
@@ -33,7 +23,7 @@ int lx_image_pin_path(dval_call *c, const char *image, char *dst, size_t cap)
     char oci[4200], enc[2048];
     int rc = lx_ref_parse(c, image, &r);
     if (rc == DVAL_OK)
-        rc = lx_image_oci_dir(c, oci, sizeof oci);
+        rc = lx_cache_path(c, "oci", oci, sizeof oci);
     if (rc != DVAL_OK)
         return rc;
     lx_encode_name(enc, sizeof enc, r.canon);
@@ -94,10 +84,9 @@ int lx_image_list(void *ud, dval_call *c, dval_image_info_fn each,
 {
     (void)ud;
     char refs[4300], path[4600];
-    int rc = lx_image_oci_dir(c, refs, sizeof refs - 8);
+    int rc = lx_cache_path(c, "oci/refs", refs, sizeof refs);
     if (rc != DVAL_OK)
         return rc;
-    strcat(refs, "/refs");
     DIR *d = opendir(refs);
     if (!d)
         return errno == ENOENT ? DVAL_OK /* nothing pulled yet */

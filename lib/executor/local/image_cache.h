@@ -11,10 +11,9 @@ int lx_image_pull(void *ud, dval_call *c, const char *ref,
 int lx_image_list(void *ud, dval_call *c, dval_image_info_fn each,
                   void *each_ud);
 int lx_image_remove(void *ud, dval_call *c, const char *ref);
-/* Shared with image_remove.c: <cache>/oci; the pin file of an image (any
- * spelling of its reference); a pin's contents (DVAL_ENOTFOUND when it
- * is absent or not whole). */
-int lx_image_oci_dir(dval_call *c, char *dst, size_t cap);
+/* Shared with image_remove.c: the pin file of an image (any spelling of
+ * its reference); a pin's contents (DVAL_ENOTFOUND when it is absent or
+ * not whole). */
 int lx_image_pin_path(dval_call *c, const char *image, char *dst,
                       size_t cap);
 int lx_image_read_pin(const char *path, dval_image_info *out);

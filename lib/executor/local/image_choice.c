@@ -30,9 +30,7 @@ static int chosen(lx *x, dval_call *c, const char *snapdir,
                   lx_build_io *io, const char *line, const char *record)
 {
     char p[4200];
-    lx_build_io out = { .logfd = -1, .also = io };
-    lx_io_write(&out, line, strlen(line));
-    lx_io_flush(&out);
+    lx_io_line(io, line);
     LX_LOG(x, DVAL_LOG_INFO, "local executor: %.*s", (int)strlen(line) - 1,
            line);
     dval__fmt(p, sizeof p, "%s/image", snapdir);
@@ -49,7 +47,7 @@ static int fall_back(lx *x, dval_call *c, const char *snapdir,
     registry_did(o, did, sizeof did);
     dval__fmt(first, sizeof first, "%s was not pulled: its %s; ", image,
               did);
-    int rc = lx_image_host_copy(c, LX_IMG_DOTNET, first);
+    int rc = lx_image_host_copy(c, first);
     if (rc == DVAL_OK)
         rc = lx_image_debian(x, c, LX_IMG_DOTNET, end, io, lower, cap);
     if (rc != DVAL_OK)
@@ -84,27 +82,23 @@ int lx_image_choose(lx *x, dval_call *c, const char *snapdir,
     return chosen(x, c, snapdir, io, line, record);
 }
 
-int lx_image_dotnet_can_build(lx *x, dval_call *c, const char *image)
+/* The Debian images need only the archive; the dotnet one a cached
+ * image, this machine's SDK, or a registry that answers. */
+int lx_image_can_build(lx *x, dval_call *c, const lx_image *img)
 {
     dval_call quiet = { .struct_size = sizeof quiet };
     lx_pull_opts o = { .quick = 1 };
     char did[400], first[600];
-    if (lx_image_host_copy(&quiet, LX_IMG_DOTNET, "") == DVAL_OK)
+    if (img->kind != LX_IMG_DOTNET ||
+        lx_image_host_copy(&quiet, "") == DVAL_OK)
         return DVAL_OK;
-    int rc = lx_pull_probe(x, &quiet, image, &o);
+    int rc = lx_pull_probe(x, &quiet, img->path, &o);
     if (rc == DVAL_OK)
         return DVAL_OK;
     if (!o.no_answer) /* a malformed mirror list, say */
         return dval__call_fail(c, rc, "%s", quiet.errmsg);
     registry_did(&o, did, sizeof did);
-    dval__fmt(first, sizeof first, "%s cannot be pulled: its %s; ", image,
+    dval__fmt(first, sizeof first, "%s cannot be pulled: its %s; ", img->path,
               did);
-    return lx_image_host_copy(c, LX_IMG_DOTNET, first);
-}
-
-void lx_image_chosen(const char *snapdir, char *dst, size_t cap)
-{
-    char p[4200];
-    dval__fmt(p, sizeof p, "%s/image", snapdir);
-    lx_read_text(p, dst, cap);
+    return lx_image_host_copy(c, first);
 }

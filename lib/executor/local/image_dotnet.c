@@ -31,22 +31,15 @@ int lx_dotnet_sdk_version(const char *root, char *ver, size_t cap)
 /* The directory the first `dotnet` on PATH really lives in. */
 static int dotnet_on_path(char *root, size_t cap)
 {
-    const char *path = getenv("PATH");
     char p[PATH_MAX], real[PATH_MAX];
-    for (const char *s = path ? path : ""; *s;) {
-        size_t n = strcspn(s, ":");
-        dval__fmt(p, sizeof p, "%.*s/dotnet", (int)n, s);
-        s += n + (s[n] == ':');
-        if (!n || access(p, X_OK) != 0 || !realpath(p, real))
-            continue;
-        char *slash = strrchr(real, '/');
-        if (!slash || slash == real)
-            continue;
-        *slash = 0;
-        dval__fmt(root, cap, "%s", real);
-        return 0;
-    }
-    return -1;
+    if (lx_which("dotnet", p, sizeof p) < 0 || !realpath(p, real))
+        return -1;
+    char *slash = strrchr(real, '/');
+    if (!slash || slash == real)
+        return -1;
+    *slash = 0;
+    dval__fmt(root, cap, "%s", real);
+    return 0;
 }
 
 int lx_host_dotnet(char *root, size_t cap, char *ver, size_t vcap)

@@ -80,7 +80,7 @@ int lx_image_remove(void *ud, dval_call *c, const char *ref)
     lx *x = ud;
     char pin[4400], oci[4200], refs[4300];
     int rc = lx_image_pin_path(c, ref, pin, sizeof pin);
-    rc = rc ? rc : lx_image_oci_dir(c, oci, sizeof oci);
+    rc = rc ? rc : lx_cache_path(c, "oci", oci, sizeof oci);
     if (rc != DVAL_OK)
         return rc;
     if (access(pin, F_OK) != 0)

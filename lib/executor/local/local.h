@@ -225,13 +225,11 @@ typedef struct lx_build_io {
 } lx_build_io;
 int lx_io_write(lx_build_io *io, const char *d, size_t n);
 void lx_io_flush(lx_build_io *io);
+/* A line of the library's own (ending in '\n'), written and flushed. */
+void lx_io_line(lx_build_io *io, const char *line);
 /* Runs one helper invocation, its output into io; *code is its exit. */
 int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
                 lx_build_io *io, int *code);
-/* lx_spawn with the helper's stdout and stderr into one pipe, whose read
- * end goes to *rd (the caller closes it). */
-int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
-                    int *rd);
 
 /* ---- services.c: a snapshot's shared profile services */
 /* 0 and base (<snapshot>/services, made) when a root caller's sandbox
@@ -264,6 +262,11 @@ typedef struct lx_image {
  * environment has DVAL_LOCAL_HOST_ROOT=1 (the only reader of either). */
 int lx_host_root_opt_in(const lx *x);
 int lx_cache_dir(char *dst, size_t cap);
+/* <image cache>/<sub>; fails the call when there is no image cache. */
+int lx_cache_path(dval_call *c, const char *sub, char *dst, size_t cap);
+/* The first executable prog on PATH (else the usual PATH) into dst; -1
+ * when there is none. */
+int lx_which(const char *prog, char *dst, size_t cap);
 /* Maps a spec's image name; DVAL_EUNSUPPORTED names what is supported. */
 int lx_image_parse(dval_call *c, const char *image, lx_image *out);
 /* The host's .NET SDK (image_dotnet.c): its root and highest 10.x SDK
@@ -275,13 +278,10 @@ int lx_host_nuget_config(char *path, size_t cap);
 /* The machine's build cache directory (build_nuget.c), made if needed:
  * <image cache>/build; -1 when there is none to give a build. */
 int lx_build_cache(char *path, size_t cap);
-/* DVAL_OK when the image is cached or can be built here (the dotnet
- * image needs the host's SDK, or its registry); else why not
- * (DVAL_EUNSUPPORTED). */
-int lx_image_can_build(lx *x, dval_call *c, const lx_image *img);
-/* DVAL_OK when the Debian image `which` is cached or can be built here;
- * else why not, after registry (what the registry did, or ""). */
-int lx_image_host_copy(dval_call *c, int which, const char *registry);
+/* DVAL_OK when the dotnet image's host copy (debian-12-dotnet) is cached
+ * or can be built here; else why not, after registry (what the registry
+ * did, or ""). */
+int lx_image_host_copy(dval_call *c, const char *registry);
 /* The highest sdk/10.* of the .NET installation in root (image_dotnet.c);
  * -1 when it has none. */
 int lx_dotnet_sdk_version(const char *root, char *ver, size_t cap);
@@ -292,11 +292,10 @@ int lx_dotnet_sdk_version(const char *root, char *ver, size_t cap);
 int lx_image_choose(lx *x, dval_call *c, const char *snapdir,
                     const char *image, int64_t end, lx_build_io *io,
                     char *lower, size_t cap);
-/* lx_image_can_build of it: cached, this machine's SDK, or a registry
- * that answers (asked once, briefly). */
-int lx_image_dotnet_can_build(lx *x, dval_call *c, const char *image);
-/* What <snapdir>/image records, "" when nothing (image_choice.c). */
-void lx_image_chosen(const char *snapdir, char *dst, size_t cap);
+/* DVAL_OK when the image is cached or can be built here (the dotnet
+ * image: cached, this machine's SDK, or a registry that answers, asked
+ * once, briefly); else why not (DVAL_EUNSUPPORTED). */
+int lx_image_can_build(lx *x, dval_call *c, const lx_image *img);
 /* Builds (once, under the cache lock) or finds a Debian image. */
 int lx_image_debian(lx *x, dval_call *c, int which, int64_t end,
                     lx_build_io *fwd, char *rootfs, size_t cap);
@@ -308,7 +307,6 @@ int lx_image_unsnapshotted(dval_call *c, const char *image, lx_image *img);
  * (DVAL_EUNSUPPORTED). */
 int lx_default_root(lx *x, dval_call *c, const char *image, char *dst,
                     size_t cap);
-long long lx_tree_bytes(const char *dir);
 /* Imports a dir/tar/oci source for the snapshot in snapdir; dst gets the
  * lower directory. */
 int lx_image_import(lx *x, dval_call *c, const char *snapdir,

@@ -29,10 +29,13 @@ static int snap_dir(lx *x, dval_call *c, const char *name, char *dir,
     return DVAL_OK;
 }
 
-static int read_lower(const char *dir, char *dst, size_t cap)
+/* A snapshot's one-line record <dir>/<name>: "lower" (the image's path),
+ * "image" (the image chosen, image_choice.c). */
+static int read_record(const char *dir, const char *name, char *dst,
+                       size_t cap)
 {
     char p[4200];
-    dval__fmt(p, sizeof p, "%s/lower", dir);
+    dval__fmt(p, sizeof p, "%s/%s", dir, name);
     return lx_read_text(p, dst, cap);
 }
 
@@ -42,18 +45,14 @@ static int read_lower(const char *dir, char *dst, size_t cap)
 static void read_runtime(const char *dir, char *dst, size_t cap)
 {
     char p[4200], lower[4096], img[300];
-    read_lower(dir, lower, sizeof lower);
-    dst[0] = 0;
-    for (int i = 0; i < 2 && !dst[0]; i++) {
-        if (i == 0)
-            dval__fmt(p, sizeof p, "%s/layer/etc/dval/runtime", dir);
-        else if (lower[0] == '/' && !strchr(lower, ':'))
-            dval__fmt(p, sizeof p, "%s/etc/dval/runtime", lower);
-        else
-            break;
+    read_record(dir, "lower", lower, sizeof lower);
+    dval__fmt(p, sizeof p, "%s/layer/etc/dval/runtime", dir);
+    if (lx_read_text(p, dst, cap) < 0 && lower[0] == '/' &&
+        !strchr(lower, ':')) {
+        dval__fmt(p, sizeof p, "%s/etc/dval/runtime", lower);
         lx_read_text(p, dst, cap);
     }
-    lx_image_chosen(dir, img, sizeof img);
+    read_record(dir, "image", img, sizeof img);
     size_t n = strlen(dst);
     if (img[0])
         dval__fmt(dst + n, cap - n, n ? " (image %s)" : "image %s", img);
@@ -137,19 +136,23 @@ int lx_snapshot_activate(void *ud, dval_call *c, const char *id,
     return lx_snapshot_get(ud, c, id, out); /* local snapshots never idle */
 }
 
+/* The directory of snapshot name, which is active. */
+static int locate_active(lx *x, dval_call *c, const char *name, char *dir,
+                         size_t cap)
+{
+    /* state only: a zero struct_size skips the runtime file */
+    dval_snapshot_info info = { .struct_size = 0 };
+    int rc = locate(x, c, name, dir, cap, &info);
+    if (rc == DVAL_OK && info.state != DVAL_SNAPSHOT_ACTIVE)
+        rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s is %s, not active",
+                             name, dval_snapshot_state_name(info.state));
+    return rc;
+}
+
 int lx_snapshot_active(lx *x, dval_call *c, const char *name)
 {
     char dir[4096];
-    lx_kv kv;
-    int rc = load(x, c, name, dir, sizeof dir, &kv, NULL);
-    if (rc != DVAL_OK)
-        return rc;
-    const char *st = lx_kv_get(&kv, "state");
-    if (!st || strcmp(st, "active") != 0)
-        rc = dval__call_fail(c, DVAL_ESTATE, "snapshot %s is %s, not active",
-                             name, st ? st : "unknown");
-    lx_kv_free(&kv);
-    return rc;
+    return locate_active(x, c, name, dir, sizeof dir);
 }
 
 int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
@@ -158,9 +161,8 @@ int lx_snapshot_layer(lx *x, dval_call *c, const char *name,
     if (!name || !*name)
         return lx_default_root(x, c, image, dst, cap);
     char dir[4096], lower[4096];
-    int rc = lx_snapshot_active(x, c, name);
-    rc = rc == DVAL_OK ? snap_dir(x, c, name, dir, sizeof dir) : rc;
-    if (rc == DVAL_OK && read_lower(dir, lower, sizeof lower) < 0)
+    int rc = locate_active(x, c, name, dir, sizeof dir);
+    if (rc == DVAL_OK && read_record(dir, "lower", lower, sizeof lower) < 0)
         rc = dval__call_fail(c, DVAL_EIO, "cannot read %s/lower: %s", dir,
                              strerror(errno));
     if (rc == DVAL_OK && !strcmp(lower, LX_LOWER_NONE))
