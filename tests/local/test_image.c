@@ -184,6 +184,12 @@ TEST(test_local_image__oci_layout_with_whiteouts)
     int rc = lt_snapshot(&t, "oci-bad", "oci:" W "/oci:v2", NULL, NULL);
     CHECK(rc != DVAL_OK);
     CHECK_CONTAINS(t.call.errmsg, "v2");
+    /* a digest other than sha256:<64 hex> never becomes a path */
+    lt_sh("printf '{\"manifests\":[{\"digest\":\"sha256:../../x\"}]}' "
+          "> " W "/oci/index.json");
+    CHECK_INT(lt_snapshot(&t, "oci-path", "oci:" W "/oci", NULL, NULL),
+              DVAL_EINVAL);
+    CHECK_CONTAINS(t.call.errmsg, "sha256 digest");
     lt_close(&t);
     lt_sh("rm -rf " W);
 }

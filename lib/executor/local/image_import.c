@@ -14,6 +14,7 @@
  * that would escape the target refused). */
 #include "local.h"
 #include "protocol.h"
+#include "pull.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -39,8 +40,7 @@ static int blob_path(dval_call *c, const char *layout, json_t *desc,
                      char *dst, size_t cap)
 {
     const char *d = json_string_value(json_object_get(desc, "digest"));
-    if (!d || strncmp(d, "sha256:", 7) != 0 || strlen(d + 7) != 64 ||
-        strspn(d + 7, "0123456789abcdef") != 64)
+    if (!lx_digest_valid(d))
         return dval__call_fail(c, DVAL_EINVAL, "local executor: oci: "
                                "descriptor without a sha256 digest");
     dval__fmt(dst, cap, "%s/blobs/sha256/%s", layout, d + 7);
