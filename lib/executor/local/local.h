@@ -117,6 +117,11 @@ int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
              int pgroup);
 /* Waits for a child, polling cancel; 128+N on signal. */
 int lx_wait(pid_t pid, int *code);
+/* Runs the helper with argv and reads what it prints (stdout and stderr)
+ * into out until it closes them, within 30 s (then it is killed); *code
+ * is its exit status, 1 when it did not run. */
+int lx_helper_reply(lx *x, dval_call *c, char **argv, char *out, size_t cap,
+                    int *code);
 
 /* ---- limits.c: cgroups (v2 with memory+pids, else v1), else rlimits */
 typedef struct lx_limits {

@@ -319,31 +319,6 @@ void lx_sb_limits(lx *x, const lx_sb *sb, lx_limits *l)
     l->rl_nproc = (int)lx_kv_num(&sb->kv, "rl_nproc", 0);
 }
 
-/* Reads the helper's "pid N" line (or its error) within timeout. */
-static int read_reply(dval_call *c, int fd, char *out, size_t cap)
-{
-    size_t n = 0;
-    int64_t end = dval__now_ms() + 30000;
-    for (;;) {
-        struct pollfd p[2] = { { fd, POLLIN, 0 },
-                               { c ? c->cancel_fd : -1, POLLIN, 0 } };
-        int64_t left = end - dval__now_ms();
-        if (left <= 0)
-            return DVAL_ETIMEOUT;
-        if (poll(p, 2, (int)left) < 0 && errno != EINTR)
-            return DVAL_EEXEC;
-        if (p[1].revents & POLLIN)
-            return DVAL_ECANCELED;
-        if (p[0].revents) {
-            ssize_t r = read(fd, out + n, cap - 1 - n);
-            if (r <= 0 || (n += (size_t)r) + 1 >= cap)
-                break;
-        }
-    }
-    out[n] = 0;
-    return DVAL_OK;
-}
-
 /* The sandbox's cgroups (recorded in its state for the commands). */
 static int setup_limits(lx *x, dval_call *c, lx_sb *sb, lx_limits *l)
 {
@@ -393,22 +368,8 @@ static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
         argv[n++] = LX_OPT_OWNED;
         argv[n++] = "1";
     }
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
-    int fds[4] = { -1, p[1], p[1], -1 };
-    pid_t pid;
-    int rc = lx_spawn(x, c, argv, fds, &pid, 0);
-    close(p[1]);
-    char out[1024] = "";
-    if (rc == DVAL_OK) {
-        rc = read_reply(c, p[0], out, sizeof out);
-        if (rc != DVAL_OK)
-            kill(pid, SIGKILL);
-        int code;
-        lx_wait(pid, &code);
-    }
-    close(p[0]);
+    char out[1024];
+    int code, rc = lx_helper_reply(x, c, argv, out, sizeof out, &code);
     if (rc != DVAL_OK)
         return dval__call_fail(c, rc, "sandbox init did not start");
     if (sscanf(out, LX_REPLY_PID "%d", ipid) != 1 || *ipid <= 0) {
