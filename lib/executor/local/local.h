@@ -91,6 +91,12 @@ void lx_unlock(int fd);
 int64_t lx_wall_ms(void);
 /* Reads /proc/<pid>/<what> (one read, NUL-terminated); 0 when absent. */
 ssize_t lx_read_proc(pid_t pid, const char *what, char *buf, size_t cap);
+/* Start time (clock ticks since boot) of a live, non-zombie pid; 0 when
+ * it is gone, so a reused pid is told from the one recorded. */
+unsigned long long lx_pid_start(pid_t pid);
+/* Sleeps *us microseconds, then doubles it up to 10 ms: the wait for a
+ * killed process, which is usually gone within a millisecond. */
+void lx_pause_us(int *us);
 /* Process-wide sequence number (>= 1) for unique temporary names. */
 unsigned long lx_seq(void);
 /* Removes what killed processes left in the state dir: probe.<pid>,

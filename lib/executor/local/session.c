@@ -138,16 +138,6 @@ static void kill_noted(killed *k, pid_t pid)
         k->pid[k->n++] = pid;
 }
 
-/* 1 while pid is neither gone nor a zombie. */
-static int still_running(pid_t pid)
-{
-    char buf[512];
-    if (lx_read_proc(pid, "stat", buf, sizeof buf) <= 0)
-        return 0;
-    const char *s = strrchr(buf, ')');
-    return s && s[1] == ' ' && s[2] != 'Z' && s[2] != 'X';
-}
-
 /* Kills the processes carrying the marker among those listed in procs
  * (a cgroup.procs file) or, without one, among all of /proc; the number
  * killed. */
@@ -205,12 +195,10 @@ static void sweep(const struct lx_session *s)
             break;
     int64_t end = dval__now_ms() + 1000;
     for (int i = 0, us = 100; i < k.n && dval__now_ms() < end;) {
-        if (!still_running(k.pid[i])) {
+        if (!lx_pid_start(k.pid[i])) /* gone or a zombie */
             i++;
-            continue;
-        }
-        usleep((useconds_t)us);
-        us = us * 2 > 10000 ? 10000 : us * 2;
+        else
+            lx_pause_us(&us);
     }
 }
 

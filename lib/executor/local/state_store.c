@@ -430,3 +430,26 @@ ssize_t lx_read_proc(pid_t pid, const char *what, char *buf, size_t cap)
     buf[n] = 0;
     return n;
 }
+
+unsigned long long lx_pid_start(pid_t pid)
+{
+    char buf[1024];
+    if (lx_read_proc(pid, "stat", buf, sizeof buf) <= 0)
+        return 0;
+    char *s = strrchr(buf, ')');
+    if (!s || s[1] != ' ' || s[2] == 'Z' || s[2] == 'X')
+        return 0;
+    s += 2; /* state is field 3; starttime is field 22 */
+    for (int f = 3; f < 22 && s; f++) {
+        s = strchr(s, ' ');
+        if (s)
+            s++;
+    }
+    return s ? strtoull(s, NULL, 10) : 0;
+}
+
+void lx_pause_us(int *us)
+{
+    usleep((useconds_t)*us);
+    *us = *us * 2 > 10000 ? 10000 : *us * 2;
+}
