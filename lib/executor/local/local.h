@@ -177,7 +177,6 @@ void lx_sb_touch(lx_sb *sb);
 int lx_sb_require_started(dval_call *c, const lx_sb *sb);
 void lx_sb_limits(lx *x, const lx_sb *sb, lx_limits *l);
 int lx_sb_path(lx *x, dval_call *c, const char *id, char *dir, size_t cap);
-int lx_sb_save(lx_sb *sb);
 void lx_sb_info(const lx_sb *sb, dval_sandbox_info *info); /* NULL ok */
 int lx_sb_set_state(lx_sb *sb, int state, const char *reason);
 /* Kills the init (and with it every process of the sandbox). */

@@ -40,7 +40,7 @@ void lx_sb_info(const lx_sb *sb, dval_sandbox_info *info)
                   sizeof info->error_reason);
 }
 
-int lx_sb_save(lx_sb *sb)
+static int sb_save(lx_sb *sb)
 {
     char p[4200];
     dval__fmt(p, sizeof p, "%s/state", sb->dir);
@@ -51,7 +51,7 @@ int lx_sb_set_state(lx_sb *sb, int state, const char *reason)
 {
     lx_kv_set(&sb->kv, "state", dval_sandbox_state_name(state));
     lx_kv_set(&sb->kv, "error_reason", reason ? reason : "");
-    return lx_sb_save(sb);
+    return sb_save(sb);
 }
 
 void lx_sb_touch(lx_sb *sb)
