@@ -29,12 +29,6 @@ static int runs_for(pid_t pid, const char *dir)
     return strstr(buf, dir) != NULL;
 }
 
-static void pause_us(int *us)
-{
-    usleep((useconds_t)*us);
-    *us = *us * 2 > 10000 ? 10000 : *us * 2;
-}
-
 int lx_init_evict(lx *x, const char *sbdir)
 {
     char p[4200], buf[32];
@@ -56,7 +50,7 @@ int lx_init_evict(lx *x, const char *sbdir)
             !killed++)
             LX_LOG(x, DVAL_LOG_WARN, "local executor: killed a stray init "
                    "(pid %d) of %s", (int)pid, sbdir);
-        pause_us(&us);
+        lx_pause_us(&us);
     }
     close(fd);
     LX_LOG(x, DVAL_LOG_WARN, "local executor: an init of %s does not let "
@@ -90,7 +84,7 @@ void lx_cgroup_sweep(lx *x, const lx_limits *l)
         if (!found)
             break;
         total += found;
-        pause_us(&us);
+        lx_pause_us(&us);
     }
     if (total)
         LX_LOG(x, DVAL_LOG_DEBUG, "local executor: cgroup sweep killed %d "

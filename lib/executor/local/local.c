@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,51 @@ int lx_wait(pid_t pid, int *code)
     return DVAL_OK;
 }
 
+/* Reads what the helper prints until it closes its end, within 30 s. */
+static int read_reply(dval_call *c, int fd, char *out, size_t cap)
+{
+    size_t n = 0;
+    int64_t end = dval__now_ms() + 30000;
+    for (;;) {
+        struct pollfd p[2] = { { fd, POLLIN, 0 },
+                               { c ? c->cancel_fd : -1, POLLIN, 0 } };
+        int64_t left = end - dval__now_ms();
+        if (left <= 0)
+            return DVAL_ETIMEOUT;
+        if (poll(p, 2, (int)left) < 0 && errno != EINTR)
+            return DVAL_EEXEC;
+        if (p[1].revents & POLLIN)
+            return DVAL_ECANCELED;
+        if (p[0].revents) {
+            ssize_t r = read(fd, out + n, cap - 1 - n);
+            if (r < 0 && errno == EINTR) /* a host's signal: read on */
+                continue;
+            if (r <= 0 || (n += (size_t)r) + 1 >= cap)
+                break;
+        }
+    }
+    out[n] = 0;
+    return DVAL_OK;
+}
+
+int lx_helper_reply(lx *x, dval_call *c, char **argv, char *out, size_t cap,
+                    int *code)
+{
+    pid_t pid;
+    int rd;
+    memset(out, 0, cap); /* ended however the reading stops */
+    *code = 1;
+    int rc = lx_spawn_output(x, c, argv, 0, &pid, &rd);
+    if (rc != DVAL_OK)
+        return rc;
+    rc = read_reply(c, rd, out, cap);
+    if (rc != DVAL_OK)
+        kill(pid, SIGKILL);
+    lx_wait(pid, code);
+    close(rd);
+    return rc;
+}
+
 /* Runs "helper probe <tmp>": namespaces + an overlay over the host root. */
 static int probe(lx *x, char *msg, size_t cap)
 {
@@ -168,26 +214,10 @@ static int probe(lx *x, char *msg, size_t cap)
             return -1;
         }
     }
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return -1;
     char *argv[] = { NULL, LX_VERB_PROBE, tmp, NULL };
-    int fds[4] = { -1, p[1], p[1], -1 };
-    pid_t pid;
-    int rc = lx_spawn(x, NULL, argv, fds, &pid, 1);
-    close(p[1]);
-    char out[512] = "";
-    size_t n = 0;
-    ssize_t r;
-    while (rc == DVAL_OK && n + 1 < sizeof out &&
-           ((r = read(p[0], out + n, sizeof out - 1 - n)) > 0 ||
-            (r < 0 && errno == EINTR))) /* a host's signal: read on */
-        n += r > 0 ? (size_t)r : 0;
-    out[n] = 0;
-    close(p[0]);
-    int code = 1;
-    if (rc == DVAL_OK)
-        lx_wait(pid, &code);
+    char out[512];
+    int code;
+    lx_helper_reply(x, NULL, argv, out, sizeof out, &code);
     lx_rmtree(tmp);
     if (code == 0 && !strncmp(out, LX_REPLY_OK, strlen(LX_REPLY_OK)))
         return 0;

@@ -91,6 +91,12 @@ void lx_unlock(int fd);
 int64_t lx_wall_ms(void);
 /* Reads /proc/<pid>/<what> (one read, NUL-terminated); 0 when absent. */
 ssize_t lx_read_proc(pid_t pid, const char *what, char *buf, size_t cap);
+/* Start time (clock ticks since boot) of a live, non-zombie pid; 0 when
+ * it is gone, so a reused pid is told from the one recorded. */
+unsigned long long lx_pid_start(pid_t pid);
+/* Sleeps *us microseconds, then doubles it up to 10 ms: the wait for a
+ * killed process, which is usually gone within a millisecond. */
+void lx_pause_us(int *us);
 /* Process-wide sequence number (>= 1) for unique temporary names. */
 unsigned long lx_seq(void);
 /* Removes what killed processes left in the state dir: probe.<pid>,
@@ -117,6 +123,11 @@ int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
              int pgroup);
 /* Waits for a child, polling cancel; 128+N on signal. */
 int lx_wait(pid_t pid, int *code);
+/* Runs the helper with argv and reads what it prints (stdout and stderr)
+ * into out until it closes them, within 30 s (then it is killed); *code
+ * is its exit status, 1 when it did not run. */
+int lx_helper_reply(lx *x, dval_call *c, char **argv, char *out, size_t cap,
+                    int *code);
 
 /* ---- limits.c: cgroups (v2 with memory+pids, else v1), else rlimits */
 typedef struct lx_limits {
@@ -166,7 +177,6 @@ void lx_sb_touch(lx_sb *sb);
 int lx_sb_require_started(dval_call *c, const lx_sb *sb);
 void lx_sb_limits(lx *x, const lx_sb *sb, lx_limits *l);
 int lx_sb_path(lx *x, dval_call *c, const char *id, char *dir, size_t cap);
-int lx_sb_save(lx_sb *sb);
 void lx_sb_info(const lx_sb *sb, dval_sandbox_info *info); /* NULL ok */
 int lx_sb_set_state(lx_sb *sb, int state, const char *reason);
 /* Kills the init (and with it every process of the sandbox). */

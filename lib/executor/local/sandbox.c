@@ -217,6 +217,9 @@ static int with_locked(void *ud, dval_call *c, const char *id,
     int rc = open_locked(x, c, id, &sb, NULL, &lk);
     if (rc != DVAL_OK)
         return rc;
+    /* the init as recorded, also when not started: stop, delete, reset
+     * and recover kill it (lx_sb_kill checks its start time) */
+    sb.pid = (pid_t)lx_kv_num(&sb.kv, "pid", 0);
     rc = fn(x, c, &sb, arg);
     lx_sb_info(&sb, out);
     lx_unlock(lk);
@@ -243,7 +246,6 @@ int lx_sandbox_start(void *ud, dval_call *c, const char *id,
 static int do_stop(lx *x, dval_call *c, lx_sb *sb, void *arg)
 {
     (void)arg;
-    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
     lx_sb_kill(x, sb);
     int rc = lx_sb_set_state(sb, DVAL_SANDBOX_STOPPED, NULL);
     if (rc != DVAL_OK)
@@ -261,7 +263,6 @@ int lx_sandbox_stop(void *ud, dval_call *c, const char *id,
 /* *arg: the sandbox's disk size, for the spare refilled after it. */
 static int do_delete(lx *x, dval_call *c, lx_sb *sb, void *arg)
 {
-    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
     lx_sb_kill(x, sb);
     *(int *)arg = lx_disk_gib(sb);
     /* before the directory goes: no sandbox of the same name can be
@@ -335,7 +336,6 @@ static int do_reset(lx *x, dval_call *c, lx_sb *sb, void *arg)
     if (!sb->isolated) /* a plain directory tree on the host: no guarantee */
         return dval__call_fail(c, DVAL_EUNSUPPORTED, "an unisolated sandbox "
                                "cannot be reset; delete it instead");
-    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
     *(int *)arg = lx_disk_gib(sb);
     const char *name = lx_kv_get(&sb->kv, "name");
     if (name)
@@ -372,7 +372,6 @@ static int do_recover(lx *x, dval_call *c, lx_sb *sb, void *arg)
     const char *st = lx_kv_get(&sb->kv, "state");
     if (st && !strcmp(st, "started"))
         return DVAL_OK;
-    sb->pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
     lx_sb_kill(x, sb);
     return lx_sb_start(x, c, sb); /* files are kept */
 }

@@ -22,17 +22,6 @@
 
 #define LX_BOOT_FILE "boot"
 
-/* The first line of path into out ("" when unreadable). */
-static void read_line(const char *path, char *out, size_t cap)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : read(fd, out, cap - 1);
-    if (fd >= 0)
-        close(fd);
-    out[n > 0 ? n : 0] = 0;
-    out[strcspn(out, "\n")] = 0;
-}
-
 static int sync_path(const char *path, int flags)
 {
     int fd = open(path, flags | O_CLOEXEC);
@@ -78,11 +67,11 @@ int lx_sb_boot_check(lx *x, dval_call *c, lx_sb *sb)
     if (geteuid() != 0) /* no disk image, no uid table: a tmpfs layer */
         return DVAL_OK;
     char p[4200], was[80], now[80];
-    read_line("/proc/sys/kernel/random/boot_id", now, sizeof now);
+    lx_read_text("/proc/sys/kernel/random/boot_id", now, sizeof now);
     if (!now[0]) /* no /proc: the init cannot start either */
         return DVAL_OK;
     dval__fmt(p, sizeof p, "%s/" LX_BOOT_FILE, sb->dir);
-    read_line(p, was, sizeof was);
+    lx_read_text(p, was, sizeof was);
     if (!strcmp(was, now))
         return DVAL_OK;
     if (was[0]) {

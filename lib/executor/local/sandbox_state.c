@@ -7,13 +7,10 @@
 #include "init_evict.h"
 #include "protocol.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,25 +22,6 @@ int lx_sb_path(lx *x, dval_call *c, const char *id, char *dir, size_t cap)
         return dval__call_fail(c, DVAL_EINVAL, "%s", msg);
     dval__fmt(dir, cap, "%s/sandboxes/%s", x->state_dir, id);
     return DVAL_OK;
-}
-
-/* Start time (clock ticks since boot) of a live, non-zombie pid; 0 if
- * dead. */
-static unsigned long long pid_start(pid_t pid)
-{
-    char buf[1024];
-    if (lx_read_proc(pid, "stat", buf, sizeof buf) <= 0)
-        return 0;
-    char *s = strrchr(buf, ')');
-    if (!s || s[1] != ' ' || s[2] == 'Z' || s[2] == 'X')
-        return 0;
-    s += 2; /* state is field 3; starttime is field 22 */
-    for (int f = 3; f < 22 && s; f++) {
-        s = strchr(s, ' ');
-        if (s)
-            s++;
-    }
-    return s ? strtoull(s, NULL, 10) : 0;
 }
 
 void lx_sb_info(const lx_sb *sb, dval_sandbox_info *info)
@@ -62,7 +40,7 @@ void lx_sb_info(const lx_sb *sb, dval_sandbox_info *info)
                   sizeof info->error_reason);
 }
 
-int lx_sb_save(lx_sb *sb)
+static int sb_save(lx_sb *sb)
 {
     char p[4200];
     dval__fmt(p, sizeof p, "%s/state", sb->dir);
@@ -73,7 +51,7 @@ int lx_sb_set_state(lx_sb *sb, int state, const char *reason)
 {
     lx_kv_set(&sb->kv, "state", dval_sandbox_state_name(state));
     lx_kv_set(&sb->kv, "error_reason", reason ? reason : "");
-    return lx_sb_save(sb);
+    return sb_save(sb);
 }
 
 void lx_sb_touch(lx_sb *sb)
@@ -110,7 +88,7 @@ void lx_sb_kill(lx *x, lx_sb *sb)
 {
     const char *name = lx_kv_get(&sb->kv, "name");
     if (sb->pid > 0) {
-        unsigned long long st = pid_start(sb->pid);
+        unsigned long long st = lx_pid_start(sb->pid);
         if (st && st == (unsigned long long)lx_kv_num(&sb->kv, "pid_start",
                                                        0))
             kill(sb->pid, SIGKILL);
@@ -118,10 +96,8 @@ void lx_sb_kill(lx *x, lx_sb *sb)
          * at first, backing off to 10 ms (at most ~2 s in all); a fixed
          * 10 ms step made every delete and stop take 10 ms or more */
         for (int us = 200, total = 0; total < 2000000 && st &&
-             pid_start(sb->pid) == st; total += us) {
-            usleep((useconds_t)us);
-            us = us * 2 > 10000 ? 10000 : us * 2;
-        }
+             lx_pid_start(sb->pid) == st; total += us)
+            lx_pause_us(&us);
     }
     sb->pid = 0;
     lx_kv_set(&sb->kv, "pid", "0");
@@ -155,7 +131,7 @@ static int stale(const lx_sb *sb, pid_t *pid)
         return 0;
     *pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
     if (sb->isolated) {
-        unsigned long long st = *pid > 0 ? pid_start(*pid) : 0;
+        unsigned long long st = *pid > 0 ? lx_pid_start(*pid) : 0;
         if (!st || st != (unsigned long long)lx_kv_num(&sb->kv, "pid_start",
                                                         0))
             return 1;
@@ -319,31 +295,6 @@ void lx_sb_limits(lx *x, const lx_sb *sb, lx_limits *l)
     l->rl_nproc = (int)lx_kv_num(&sb->kv, "rl_nproc", 0);
 }
 
-/* Reads the helper's "pid N" line (or its error) within timeout. */
-static int read_reply(dval_call *c, int fd, char *out, size_t cap)
-{
-    size_t n = 0;
-    int64_t end = dval__now_ms() + 30000;
-    for (;;) {
-        struct pollfd p[2] = { { fd, POLLIN, 0 },
-                               { c ? c->cancel_fd : -1, POLLIN, 0 } };
-        int64_t left = end - dval__now_ms();
-        if (left <= 0)
-            return DVAL_ETIMEOUT;
-        if (poll(p, 2, (int)left) < 0 && errno != EINTR)
-            return DVAL_EEXEC;
-        if (p[1].revents & POLLIN)
-            return DVAL_ECANCELED;
-        if (p[0].revents) {
-            ssize_t r = read(fd, out + n, cap - 1 - n);
-            if (r <= 0 || (n += (size_t)r) + 1 >= cap)
-                break;
-        }
-    }
-    out[n] = 0;
-    return DVAL_OK;
-}
-
 /* The sandbox's cgroups (recorded in its state for the commands). */
 static int setup_limits(lx *x, dval_call *c, lx_sb *sb, lx_limits *l)
 {
@@ -393,22 +344,8 @@ static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
         argv[n++] = LX_OPT_OWNED;
         argv[n++] = "1";
     }
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
-    int fds[4] = { -1, p[1], p[1], -1 };
-    pid_t pid;
-    int rc = lx_spawn(x, c, argv, fds, &pid, 0);
-    close(p[1]);
-    char out[1024] = "";
-    if (rc == DVAL_OK) {
-        rc = read_reply(c, p[0], out, sizeof out);
-        if (rc != DVAL_OK)
-            kill(pid, SIGKILL);
-        int code;
-        lx_wait(pid, &code);
-    }
-    close(p[0]);
+    char out[1024];
+    int code, rc = lx_helper_reply(x, c, argv, out, sizeof out, &code);
     if (rc != DVAL_OK)
         return dval__call_fail(c, rc, "sandbox init did not start");
     if (sscanf(out, LX_REPLY_PID "%d", ipid) != 1 || *ipid <= 0) {
@@ -464,7 +401,7 @@ static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
         return rc;
     sb->pid = ipid;
     lx_kv_setnum(&sb->kv, "pid", ipid);
-    lx_kv_setnum(&sb->kv, "pid_start", (long long)pid_start(ipid));
+    lx_kv_setnum(&sb->kv, "pid_start", (long long)lx_pid_start(ipid));
     return DVAL_OK;
 }
 

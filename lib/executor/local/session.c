@@ -138,16 +138,6 @@ static void kill_noted(killed *k, pid_t pid)
         k->pid[k->n++] = pid;
 }
 
-/* 1 while pid is neither gone nor a zombie. */
-static int still_running(pid_t pid)
-{
-    char buf[512];
-    if (lx_read_proc(pid, "stat", buf, sizeof buf) <= 0)
-        return 0;
-    const char *s = strrchr(buf, ')');
-    return s && s[1] == ' ' && s[2] != 'Z' && s[2] != 'X';
-}
-
 /* Kills the processes carrying the marker among those listed in procs
  * (a cgroup.procs file) or, without one, among all of /proc; the number
  * killed. */
@@ -205,12 +195,10 @@ static void sweep(const struct lx_session *s)
             break;
     int64_t end = dval__now_ms() + 1000;
     for (int i = 0, us = 100; i < k.n && dval__now_ms() < end;) {
-        if (!still_running(k.pid[i])) {
+        if (!lx_pid_start(k.pid[i])) /* gone or a zombie */
             i++;
-            continue;
-        }
-        usleep((useconds_t)us);
-        us = us * 2 > 10000 ? 10000 : us * 2;
+        else
+            lx_pause_us(&us);
     }
 }
 
@@ -293,55 +281,55 @@ int lx_session_create(void *ud, dval_call *c, const char *sb,
     return rc;
 }
 
+/* Takes the sessions of sandbox sb (only sid's, when not NULL) out of
+ * the executor's list; they come back linked through next. */
+static struct lx_session *detach(lx *x, const char *sb, const char *sid)
+{
+    struct lx_session *drop = NULL;
+    pthread_mutex_lock(&x->lock);
+    for (struct lx_session **pp = &x->sessions; *pp;) {
+        struct lx_session *s = *pp;
+        if (strcmp(s->sb, sb) || (sid && strcmp(s->id, sid))) {
+            pp = &s->next;
+            continue;
+        }
+        *pp = s->next;
+        s->next = drop;
+        drop = s;
+    }
+    pthread_mutex_unlock(&x->lock);
+    return drop;
+}
+
+static void free_sessions(lx *x, struct lx_session *s)
+{
+    while (s) {
+        struct lx_session *next = s->next;
+        free_session(x, s);
+        s = next;
+    }
+}
+
 int lx_session_delete(void *ud, dval_call *c, const char *sb,
                       const char *sid)
 {
     lx *x = ud;
-    pthread_mutex_lock(&x->lock);
-    struct lx_session **pp = &x->sessions, *s = NULL;
-    for (; *pp; pp = &(*pp)->next) {
-        if (!strcmp((*pp)->sb, sb) && !strcmp((*pp)->id, sid)) {
-            s = *pp;
-            *pp = s->next;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&x->lock);
+    struct lx_session *s = detach(x, sb, sid);
     if (!s)
         return dval__call_fail(c, DVAL_ENOTFOUND, "session %s not found",
                                sid);
-    free_session(x, s);
+    free_sessions(x, s);
     return DVAL_OK;
 }
 
 void lx_sessions_drop(lx *x, const char *sb)
 {
-    pthread_mutex_lock(&x->lock);
-    struct lx_session **pp = &x->sessions, *drop = NULL;
-    while (*pp) {
-        struct lx_session *s = *pp;
-        if (!strcmp(s->sb, sb)) {
-            *pp = s->next;
-            s->next = drop;
-            drop = s;
-        } else {
-            pp = &s->next;
-        }
-    }
-    pthread_mutex_unlock(&x->lock);
-    while (drop) {
-        struct lx_session *next = drop->next;
-        free_session(x, drop);
-        drop = next;
-    }
+    free_sessions(x, detach(x, sb, NULL));
 }
 
 void lx_sessions_free(lx *x)
 {
-    while (x->sessions) {
-        struct lx_session *s = x->sessions;
-        x->sessions = s->next;
-        free_session(x, s);
-    }
+    free_sessions(x, x->sessions);
+    x->sessions = NULL;
     lx_spares_free(x);
 }

@@ -363,17 +363,19 @@ static int owner_alive(const char *name, int first, int last)
     return 0;
 }
 
-/* Removes dir's entries named prefix...suffix whose owner is dead. */
+/* Removes dir's entries named prefix...suffix but keep whose owner is
+ * dead (with last 0, every one of them). */
 static void sweep_dir(const char *dir, const char *prefix, const char *suffix,
-                      int first, int last)
+                      const char *keep, int first, int last)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
     size_t n = strlen(prefix), sl = strlen(suffix);
     while (d && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, prefix, n) || len < n + sl ||
-            strcmp(e->d_name + len - sl, suffix) ||
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            !strcmp(e->d_name, keep) || strncmp(e->d_name, prefix, n) ||
+            len < n + sl || strcmp(e->d_name + len - sl, suffix) ||
             owner_alive(e->d_name, first, last))
             continue;
         char p[4400];
@@ -386,17 +388,7 @@ static void sweep_dir(const char *dir, const char *prefix, const char *suffix,
 
 void lx_empty_dir(const char *dir, const char *keep)
 {
-    char p[4400];
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            strcmp(e->d_name, keep)) {
-            dval__fmt(p, sizeof p, "%s/%s", dir, e->d_name);
-            lx_rmtree(p);
-        }
-    if (d)
-        closedir(d);
+    sweep_dir(dir, "", "", keep, 0, 0);
 }
 
 void lx_sweep_leftovers(const char *state_dir)
@@ -405,15 +397,15 @@ void lx_sweep_leftovers(const char *state_dir)
     /* probe.<pid>: a probe killed mid-way; .new-<name>-<pid>-<seq>: a
      * creation killed before its rename; .trash-<name>-<pid>-...: a
      * delete killed mid-rmtree (the owner is one of the last three) */
-    sweep_dir(state_dir, "probe.", "", 1, 1);
+    sweep_dir(state_dir, "probe.", "", "", 1, 1);
     dval__fmt(sbs, sizeof sbs, "%s/sandboxes", state_dir);
-    sweep_dir(sbs, ".new-", "", 2, 2);
-    sweep_dir(sbs, ".trash-", "", 2, 3);
+    sweep_dir(sbs, ".new-", "", "", 2, 2);
+    sweep_dir(sbs, ".trash-", "", "", 2, 3);
     /* disk images being made: ext4-<N>g.img.<pid>.tmp (mkfs) and
      * spare-<N>g.img.<pid>.<seq>.tmp (a refill), upper_disk.c */
     dval__fmt(sbs, sizeof sbs, "%s/" LX_DISKS, state_dir);
-    sweep_dir(sbs, "ext4-", ".tmp", 2, 2);
-    sweep_dir(sbs, "spare-", ".tmp", 3, 3);
+    sweep_dir(sbs, "ext4-", ".tmp", "", 2, 2);
+    sweep_dir(sbs, "spare-", ".tmp", "", 3, 3);
 }
 
 ssize_t lx_read_proc(pid_t pid, const char *what, char *buf, size_t cap)
@@ -429,4 +421,27 @@ ssize_t lx_read_proc(pid_t pid, const char *what, char *buf, size_t cap)
         return 0;
     buf[n] = 0;
     return n;
+}
+
+unsigned long long lx_pid_start(pid_t pid)
+{
+    char buf[1024];
+    if (lx_read_proc(pid, "stat", buf, sizeof buf) <= 0)
+        return 0;
+    char *s = strrchr(buf, ')');
+    if (!s || s[1] != ' ' || s[2] == 'Z' || s[2] == 'X')
+        return 0;
+    s += 2; /* state is field 3; starttime is field 22 */
+    for (int f = 3; f < 22 && s; f++) {
+        s = strchr(s, ' ');
+        if (s)
+            s++;
+    }
+    return s ? strtoull(s, NULL, 10) : 0;
+}
+
+void lx_pause_us(int *us)
+{
+    usleep((useconds_t)*us);
+    *us = *us * 2 > 10000 ? 10000 : *us * 2;
 }

@@ -32,21 +32,26 @@
 
 #define LX_UID_REGISTRY "/var/lib/daytona-validate/uid-ranges"
 
-/* The registry's directory into reg (made when missing): the host's,
- * else the state directory's; -1 (errno) when neither can be made. */
-static int registry(lx *x, char *reg, size_t cap)
+/* Locks the registry, whose directory goes into reg (made when
+ * missing): the host's, else the state directory's. The lock's fd, or a
+ * status < 0 (c's message says why). */
+static int registry_lock(lx *x, dval_call *c, char *reg, size_t cap)
 {
+    char p[PATH_MAX + 8];
     dval__fmt(reg, cap, "%s", LX_UID_REGISTRY);
-    if (lx_mkdirs(reg, 0700) == 0)
-        return 0;
-    int e = errno;
-    dval__fmt(reg, cap, "%s/uid-ranges", x->state_dir);
-    if (lx_mkdirs(reg, 0700) < 0)
-        return -1;
-    LX_LOG(x, DVAL_LOG_WARN, "local executor: cannot make %s (%s): uid "
-           "ranges are registered in %s, so sandboxes of other state "
-           "directories may share one", LX_UID_REGISTRY, strerror(e), reg);
-    return 0;
+    if (lx_mkdirs(reg, 0700) < 0) {
+        int e = errno;
+        dval__fmt(reg, cap, "%s/uid-ranges", x->state_dir);
+        if (lx_mkdirs(reg, 0700) < 0)
+            return dval__call_fail(c, DVAL_EISOLATION, "cannot make %s: %s",
+                                   reg, strerror(errno));
+        LX_LOG(x, DVAL_LOG_WARN, "local executor: cannot make %s (%s): uid "
+               "ranges are registered in %s, so sandboxes of other state "
+               "directories may share one", LX_UID_REGISTRY, strerror(e),
+               reg);
+    }
+    dval__fmt(p, sizeof p, "%s/.lock", reg);
+    return lx_lock(c, p, 10000);
 }
 
 /* 1: the directory link points to holds no sandbox any more. */
@@ -112,14 +117,10 @@ static long claim(const char *reg, long had, const char *dir)
 
 int lx_uid_range_take(lx *x, dval_call *c, lx_sb *sb)
 {
-    char reg[PATH_MAX], p[PATH_MAX];
+    char reg[PATH_MAX];
     if (geteuid() != 0)
         return DVAL_OK; /* a user namespace: no host ids to hand out */
-    if (registry(x, reg, sizeof reg) < 0)
-        return dval__call_fail(c, DVAL_EISOLATION, "cannot make %s: %s",
-                               reg, strerror(errno));
-    dval__fmt(p, sizeof p, "%s/.lock", reg);
-    int lk = lx_lock(c, p, 10000);
+    int lk = registry_lock(x, c, reg, sizeof reg);
     if (lk < 0)
         return lk;
     long r = claim(reg, lx_kv_num(&sb->kv, "uid_range", 0), sb->dir);
@@ -136,11 +137,9 @@ void lx_uid_range_drop(lx *x, const lx_sb *sb)
 {
     char reg[PATH_MAX], p[PATH_MAX], t[PATH_MAX];
     long r = lx_kv_num(&sb->kv, "uid_range", 0);
-    if (geteuid() != 0 || r < LX_UID_RANGE_FIRST || r >= LX_UID_RANGES ||
-        registry(x, reg, sizeof reg) < 0)
+    if (geteuid() != 0 || r < LX_UID_RANGE_FIRST || r >= LX_UID_RANGES)
         return;
-    dval__fmt(p, sizeof p, "%s/.lock", reg);
-    int lk = lx_lock(NULL, p, 10000);
+    int lk = registry_lock(x, NULL, reg, sizeof reg);
     if (lk < 0)
         return; /* kept: free again once the sandbox's state is gone */
     dval__fmt(p, sizeof p, "%s/%ld", reg, r);
