@@ -118,20 +118,16 @@ static int pump(dval_call *c, int fd, int64_t end, lx_build_io *io)
 int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
                 lx_build_io *io, int *code)
 {
-    int p[2];
     pid_t pid;
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
-    int fds[4] = { -1, p[1], p[1], -1 }; /* stdout and stderr: one pipe */
-    int rc = lx_spawn(x, c, argv, fds, &pid, 1);
-    close(p[1]);
+    int rd;
+    int rc = lx_spawn_output(x, c, argv, 1, &pid, &rd);
     if (rc == DVAL_OK) {
-        rc = pump(c, p[0], end, io);
+        rc = pump(c, rd, end, io);
         if (rc != DVAL_OK)
             kill(-pid, SIGKILL); /* the helper's group holds the build ns */
         lx_wait(pid, code);
+        close(rd);
     }
-    close(p[0]);
     lx_io_flush(io);
     return rc;
 }

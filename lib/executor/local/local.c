@@ -178,6 +178,22 @@ static int read_reply(dval_call *c, int fd, char *out, size_t cap)
     return DVAL_OK;
 }
 
+int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
+                    int *rd)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
+    int fds[4] = { -1, p[1], p[1], -1 }; /* stdout and stderr: one pipe */
+    int rc = lx_spawn(x, c, argv, fds, pid, pgroup);
+    close(p[1]);
+    if (rc != DVAL_OK)
+        close(p[0]);
+    else
+        *rd = p[0];
+    return rc;
+}
+
 int lx_helper_reply(lx *x, dval_call *c, char **argv, char *out, size_t cap,
                     int *code)
 {

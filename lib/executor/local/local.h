@@ -121,6 +121,10 @@ int lx_isolation(lx *x, dval_call *c, int *isolated);
  * in a new process group (so kill(-pid) reaches what it forks). */
 int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
              int pgroup);
+/* lx_spawn with the helper's stdout and stderr into one pipe, whose read
+ * end goes to *rd (the caller closes it). */
+int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
+                    int *rd);
 /* Waits for a child, polling cancel; 128+N on signal. */
 int lx_wait(pid_t pid, int *code);
 /* Runs the helper with argv and reads what it prints (stdout and stderr)
