@@ -1,7 +1,11 @@
 /* Transport resources of one executor: a CURLSH share handle (DNS cache,
- * TLS sessions, connection cache) with one mutex per lock class, and a
- * small pool of idle easy handles so keep-alive connections and TLS
- * state are reused across requests and threads. */
+ * TLS sessions) with one mutex per lock class, and a pool of idle easy
+ * handles. Each handle keeps its own keep-alive connections (in the
+ * private multi of its curl_easy_perform), so a request reuses the
+ * connection of the handle it takes from the pool. The connection cache
+ * is not shared: libcurl locks it several times per request, and with
+ * dozens of threads that lock was where they queued (a futex sleep and
+ * wake-up per validation or more). */
 #include <curl/curl.h>
 #include <pthread.h>
 #include <string.h>
@@ -38,10 +42,6 @@ static int share_setup(dt_http *h)
         curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) ||
         curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION))
         return DVAL_ERROR;
-    /* the connection cache is optional (older builds lack it) */
-    h->share_connect =
-        curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) ==
-        CURLSHE_OK;
     return DVAL_OK;
 }
 
@@ -155,10 +155,8 @@ int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms,
     SET(CURLOPT_SSL_VERIFYHOST, h->insecure ? 0L : 2L);
     if (h->ca_bundle)
         SET(CURLOPT_CAINFO, h->ca_bundle);
-    if (share) {
+    if (share)
         SET(CURLOPT_SHARE, h->share);
-        SET(CURLOPT_MAXCONNECTS, DT_MAXCONNECTS);
-    }
 #undef SET
     return r == CURLE_OK ? DVAL_OK : DVAL_ERROR;
 }
