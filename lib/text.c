@@ -112,14 +112,19 @@ int dval__call_fail(dval_call *c, int status, const char *fmt, ...)
     return status;
 }
 
+/* appended a run at a time: a byte at a time, quoting a command text
+ * cost an append call per byte */
 int dval__shell_quote(dval__buf *out, const char *s)
 {
     int rc = dval__buf_append(out, "'", 1);
-    for (const char *p = s; rc == DVAL_OK && *p; p++) {
-        if (*p == '\'')
+    while (rc == DVAL_OK && *s) {
+        const char *q = strchrnul(s, '\'');
+        rc = dval__buf_append(out, s, (size_t)(q - s));
+        if (rc == DVAL_OK && *q == '\'') {
             rc = dval__buf_append(out, "'\\''", 4);
-        else
-            rc = dval__buf_append(out, p, 1);
+            q++;
+        }
+        s = q;
     }
     return rc ? rc : dval__buf_append(out, "'", 1);
 }
