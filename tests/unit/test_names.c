@@ -1,5 +1,6 @@
-/* The random uuids the core names threads, sessions and sandboxes with:
- * version 4 text, lower case, a fresh one each call. */
+/* Small helpers of names and texts: the random uuids the core names
+ * threads, sessions and sandboxes with (version 4 text, lower case, a
+ * fresh one each call), and the bounded copy of names and paths. */
 #include <ctype.h>
 #include <string.h>
 
@@ -24,4 +25,28 @@ TEST(names__uuid4_is_lower_case_version_4_text)
     }
     dval__uuid4(b);
     CHECK(strcmp(a, b) != 0);
+}
+
+TEST(names__strlcpy_copies_whole_or_cuts_at_a_character)
+{
+    char d[8];
+    dval__strlcpy(d, "abc", sizeof d);
+    CHECK_STR(d, "abc");
+    dval__strlcpy(d, "1234567", sizeof d);
+    CHECK_STR(d, "1234567");
+    dval__strlcpy(d, "12345678", sizeof d);
+    CHECK_STR(d, "1234567");
+    dval__strlcpy(d, NULL, sizeof d);
+    CHECK_STR(d, "");
+    /* "12345" then a 3-byte character: cut before it, never inside */
+    dval__strlcpy(d, "12345\xe2\x82\xac", sizeof d);
+    CHECK_STR(d, "12345");
+    dval__strlcpy(d, "1234\xe2\x82\xac", sizeof d);
+    CHECK_STR(d, "1234\xe2\x82\xac");
+    d[0] = 'x';
+    dval__strlcpy(d, "abc", 0);
+    CHECK(d[0] == 'x');
+    char one[1] = {'x'};
+    dval__strlcpy(one, "abc", 1);
+    CHECK(one[0] == '\0');
 }
