@@ -170,5 +170,7 @@ void dval__session_name(char *out, size_t cap, const char *sandbox_name);
 void dval__service_session_name(char *out, size_t cap,
                                 const char *sandbox_name);
 void dval__session_prefix(char *out, size_t cap, const char *sandbox_name);
+/* names.c: a random (version 4) uuid, lower-case text */
+void dval__uuid4(char out[37]);
 
 #endif

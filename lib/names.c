@@ -1,6 +1,7 @@
 /* Names: the validation of names and paths (bad input is refused before
  * it reaches an executor or the wire), and the naming policy of sessions. */
 #include <string.h>
+#include <sys/random.h>
 #include <uuid/uuid.h>
 
 #include "internal.h"
@@ -96,15 +97,29 @@ int dval__check_component(const char *what, const char *s, char *msg,
     return DVAL_OK;
 }
 
+/* libuuid's uuid_generate_random reseeds its own generator on every
+ * call (srandom and five system calls besides the getrandom); a
+ * validation makes two: the 16 bytes come from getrandom alone, with
+ * the version and variant bits set as libuuid sets them. */
+void dval__uuid4(char out[37])
+{
+    uuid_t u;
+    if (getrandom(u, sizeof u, GRND_NONBLOCK) == (ssize_t)sizeof u) {
+        u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);
+        u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);
+    } else {
+        uuid_generate_random(u);    /* no entropy yet, or no getrandom */
+    }
+    uuid_unparse_lower(u, out);
+}
+
 /* The naming policy of sessions (core.h): "<sandbox name>-<uuid4>",
  * with a mark in front for a service's. */
 static void name(char *out, size_t cap, const char *mark,
                  const char *sandbox_name)
 {
-    uuid_t u;
     char us[37];
-    uuid_generate_random(u);
-    uuid_unparse_lower(u, us);
+    dval__uuid4(us);
     dval__fmt(out, cap, "%s%s-%s", mark, sandbox_name, us);
 }
 

@@ -96,9 +96,19 @@ void dval__fmt(char *dst, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
+/* dval__fmt(dst, cap, "%s", s) without printf's machinery (~600
+ * instructions a call; a validation copies ~16 names and paths) */
 void dval__strlcpy(char *dst, const char *s, size_t cap)
 {
-    dval__fmt(dst, cap, "%s", s ? s : "");
+    if (!dst || !cap)
+        return;
+    size_t n = strnlen(s ? s : "", cap);
+    if (n < cap) {
+        memcpy(dst, s ? s : "", n + 1);
+        return;
+    }
+    memcpy(dst, s, cap - 1);
+    dst[dval__utf8_complete_prefix(dst, cap - 1)] = '\0';
 }
 
 int dval__call_fail(dval_call *c, int status, const char *fmt, ...)
@@ -112,14 +122,19 @@ int dval__call_fail(dval_call *c, int status, const char *fmt, ...)
     return status;
 }
 
+/* appended a run at a time: a byte at a time, quoting a command text
+ * cost an append call per byte */
 int dval__shell_quote(dval__buf *out, const char *s)
 {
     int rc = dval__buf_append(out, "'", 1);
-    for (const char *p = s; rc == DVAL_OK && *p; p++) {
-        if (*p == '\'')
+    while (rc == DVAL_OK && *s) {
+        const char *q = strchrnul(s, '\'');
+        rc = dval__buf_append(out, s, (size_t)(q - s));
+        if (rc == DVAL_OK && *q == '\'') {
             rc = dval__buf_append(out, "'\\''", 4);
-        else
-            rc = dval__buf_append(out, p, 1);
+            q++;
+        }
+        s = q;
     }
     return rc ? rc : dval__buf_append(out, "'", 1);
 }

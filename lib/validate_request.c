@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <uuid/uuid.h>
 
 #include "validate.h"
 
@@ -19,9 +18,7 @@ static int thread_id(dval__vctx *v)
     if (v->req.thread_id) {
         dval__strlcpy(v->thread_id, v->req.thread_id, sizeof v->thread_id);
     } else {
-        uuid_t u;
-        uuid_generate_random(u);
-        uuid_unparse_lower(u, v->thread_id);
+        dval__uuid4(v->thread_id);
         v->workdir_unused = 1;
     }
     char msg[256];

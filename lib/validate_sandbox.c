@@ -1,7 +1,6 @@
 /* dval_validate's snapshot, sandbox and session phases, the housekeeping
  * commands it runs in the session, and the close phase that ends them. */
 #include <string.h>
-#include <uuid/uuid.h>
 
 #include "managed_labels.h"
 #include "sandbox_acquire.h"
@@ -44,10 +43,8 @@ int dval__validate_snapshot(dval__vctx *v)
 
 void dval__own_sandbox_name(const char *base, char *out, size_t cap)
 {
-    uuid_t u;
     char s[40];
-    uuid_generate_random(u);
-    uuid_unparse_lower(u, s);
+    dval__uuid4(s);
     dval__fmt(out, cap, "%.200s-%.8s%.4s", base, s, s + 9);
 }
 

@@ -262,3 +262,23 @@ TEST(exec_argv__a_description_is_text_or_argv_exactly)
     CHECK_INT(dval__command_check(&c, &d), DVAL_EINVAL);
     CHECK_INT(dval__command_check(&c, NULL), DVAL_EINVAL);
 }
+
+static const char *quoted(const char *s)
+{
+    static char out[256];
+    dval__buf b = {0};
+    CHECK(dval__shell_quote(&b, s) == 0);
+    snprintf(out, sizeof out, "%s", b.data ? b.data : "(null)");
+    dval__buf_free(&b);
+    return out;
+}
+
+TEST(exec_argv__shell_quote_wraps_runs_and_escapes_each_quote)
+{
+    CHECK_STR(quoted(""), "''");
+    CHECK_STR(quoted("abc def"), "'abc def'");
+    CHECK_STR(quoted("a'b"), "'a'\\''b'");
+    CHECK_STR(quoted("'"), "''\\'''");
+    CHECK_STR(quoted("''x'"), "''\\'''\\''x'\\'''");
+    CHECK_STR(quoted("$HOME \"q\" \\n"), "'$HOME \"q\" \\n'");
+}

@@ -8,14 +8,10 @@
 #include "dt.h"
 
 #define DT_NLOCKS CURL_LOCK_DATA_LAST
-/* Idle easy handles kept (each is a few KiB; connections live in the
- * share's cache, not in the handles). */
-#define DT_POOL_MAX 32
-/* Keep-alive connections the shared cache holds. libcurl's default (5,
- * copied to each easy_perform's private multi) closed the oldest
- * connection whenever more than 5 requests ran at once: 16 concurrent
- * sessions made 136 TCP connections for 176 requests. */
-#define DT_MAXCONNECTS 64L
+/* Idle easy handles kept (each a few KiB and its keep-alive connections:
+ * a handle closed because the pool was full takes its connections with
+ * it, so this bounds the concurrent requests whose connections are kept) */
+#define DT_POOL_MAX 64
 /* receive/send buffer of file transfers (curl caps it at 512 KiB) */
 #define DT_XFER_BUFFER 262144L
 /* A download body this large marks the client as one that moves big
@@ -37,7 +33,6 @@ typedef struct dt_hdrset {
 
 struct dt_http {
     CURLSH *share;
-    int share_connect;
     pthread_mutex_t locks[DT_NLOCKS];
     pthread_mutex_t pool_lock;
     CURL *idle[DT_POOL_MAX];
