@@ -5,7 +5,7 @@
  *
  * For that the init leaves the disk and each lower layer bound under
  * /dev/.dval of a small tmpfs that becomes the root of a mount namespace
- * of its own, the keeper (reset_keeper.c; only when the init is host
+ * of its own, the keeper (reset_root.c; only when the init is host
  * root: in a user namespace the commands are root there). The overlay is
  * built there from those paths: the kernel takes an overlay's layers
  * only from mounts of the caller's namespace. Commands never see these
@@ -139,21 +139,22 @@ fail:
     return -1;
 }
 
-int reset_keep_build(char *gen, size_t cap, int *tmp)
+int reset_keep_build(void *gen)
 {
+    struct keep_gen *g = gen;
     char lowers[1024], up[400], wk[400], tp[400];
-    if (access(KEEP_DISK, F_OK) < 0 || kept_lowers(lowers, sizeof lowers) < 0
-        || disk_small() < 0 || fresh_dirs(gen, cap) < 0)
+    if (kept_lowers(lowers, sizeof lowers) < 0 || disk_small() < 0 ||
+        fresh_dirs(g->name, sizeof g->name) < 0)
         return -1;
-    snprintf(up, sizeof up, KEEP_DISK "/%s/upper", gen);
-    snprintf(wk, sizeof wk, KEEP_DISK "/%s/work", gen);
-    snprintf(tp, sizeof tp, KEEP_DISK "/%s/tmp", gen);
-    *tmp = (int)syscall(SYS_open_tree, AT_FDCWD, tp, OPEN_TREE_CLONE |
-                        OPEN_TREE_CLOEXEC);
+    snprintf(up, sizeof up, KEEP_DISK "/%s/upper", g->name);
+    snprintf(wk, sizeof wk, KEEP_DISK "/%s/work", g->name);
+    snprintf(tp, sizeof tp, KEEP_DISK "/%s/tmp", g->name);
+    g->tmp = (int)syscall(SYS_open_tree, AT_FDCWD, tp, OPEN_TREE_CLONE |
+                          OPEN_TREE_CLOEXEC);
     int fs = fsopen("overlay", FSOPEN_CLOEXEC), ov = -1;
     if (fs >= 0)
         overlay_volatile(fs);
-    if (*tmp >= 0 && fs >= 0 &&
+    if (g->tmp >= 0 && fs >= 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lowers, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", up, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "workdir", wk, 0) == 0 &&
@@ -162,8 +163,8 @@ int reset_keep_build(char *gen, size_t cap, int *tmp)
         ov = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NODEV);
     if (fs >= 0)
         close(fs);
-    if (ov < 0 && *tmp >= 0)
-        close(*tmp);
+    if (ov < 0 && g->tmp >= 0)
+        close(g->tmp);
     return ov;
 }
 
@@ -256,31 +257,31 @@ static int wipe(int d, dev_t dev, int depth, const char *const *keep)
     return rc;
 }
 
-int wipe_tree(int d)
+/* The walk from directory d (closed here), d -1 included. */
+static int wipe_top(int d, const char *const *keep)
 {
     struct stat st;
-    if (fstat(d, &st) < 0) {
+    if (d >= 0 && fstat(d, &st) == 0)
+        return wipe(d, st.st_dev, 0, keep);
+    if (d >= 0)
         close(d);
-        return -1;
-    }
-    return wipe(d, st.st_dev, 0, NULL);
+    return -1;
 }
 
-/* Everything on the kept disk but the new generation gen. */
-int reset_keep_wipe(const char *gen)
+int wipe_tree(int d)
 {
-    int d = open(KEEP_DISK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (d < 0 || fstat(d, &st) < 0) {
-        if (d >= 0)
-            close(d);
-        return -1;
-    }
-    const char *keep[] = { gen, "lost+found", NULL };
-    if (wipe(d, st.st_dev, 0, keep) < 0)
-        return -1;
+    return wipe_top(d, NULL);
+}
+
+int reset_keep_wipe(void *gen)
+{
+    const char *keep[] = { ((struct keep_gen *)gen)->name, "lost+found",
+                           NULL };
     /* the top is never removed, so no ENOTEMPTY would tell of an entry
      * its walk missed: a second walk finds none (or removes it) */
-    d = open(KEEP_DISK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    return d < 0 ? -1 : wipe(d, st.st_dev, 0, keep);
+    for (int pass = 0; pass < 2; pass++)
+        if (wipe_top(open(KEEP_DISK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                         O_CLOEXEC), keep) < 0)
+            return -1;
+    return 0;
 }
