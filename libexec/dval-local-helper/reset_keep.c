@@ -34,7 +34,6 @@
 #include <sys/syscall.h>
 
 #define KEEP_DISK KEEP "/disk"
-#define KEEP_LOWERS 8
 /* past these, a fresh image (the full reset) is bounded: the walk is not */
 #define KEEP_MAX_INODES 4096
 #define KEEP_MAX_BYTES (256LL << 20)
@@ -67,6 +66,10 @@ static int keeper_tmpfs(const char *root)
     return mkdir(p, 0700);
 }
 
+/* The lowers as the keeper sees them, KEEP/l0:KEEP/l1:...: made here in
+ * the init, which serves the resets that use them. */
+static char kept_lowers[1024];
+
 int reset_keep_layers(const char *root, const char *disk,
                       const char *lowers)
 {
@@ -76,31 +79,18 @@ int reset_keep_layers(const char *root, const char *disk,
     snprintf(p, sizeof p, "%s" KEEPER_MNT KEEP_DISK, root);
     if (bind_at(disk, p, 0) < 0)
         return -1;
-    int i = 0;
-    for (const char *s = lowers; *s && i < KEEP_LOWERS; i++) {
-        size_t n = strcspn(s, ":");
-        snprintf(l, sizeof l, "%.*s", (int)n, s);
+    size_t k = 0;
+    for (int i = 0; *lowers; i++) {
+        size_t n = strcspn(lowers, ":");
+        snprintf(l, sizeof l, "%.*s", (int)n, lowers);
         snprintf(p, sizeof p, "%s" KEEPER_MNT KEEP "/l%d", root, i);
-        if (bind_at(l, p, 1) < 0)
+        k += (size_t)snprintf(kept_lowers + k, sizeof kept_lowers - k,
+                              "%s" KEEP "/l%d", k ? ":" : "", i);
+        if (k >= sizeof kept_lowers || bind_at(l, p, 1) < 0)
             return -1;
-        s += n + (s[n] == ':');
+        lowers += n + (lowers[n] == ':');
     }
-    return i > 0 ? 0 : -1;
-}
-
-/* The lowers as this namespace sees them: KEEP/l0:KEEP/l1:... */
-static int kept_lowers(char *out, size_t cap)
-{
-    size_t n = 0;
-    out[0] = 0;
-    for (int i = 0; i < KEEP_LOWERS; i++) {
-        char p[64];
-        snprintf(p, sizeof p, KEEP "/l%d", i);
-        if (access(p, F_OK) < 0)
-            break;
-        n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ":" : "", p);
-    }
-    return n ? 0 : -1;
+    return k > 0 ? 0 : -1;
 }
 
 /* 0 when the disk is kept here and small enough to be walked. */
@@ -142,9 +132,8 @@ fail:
 int reset_keep_build(void *gen)
 {
     struct keep_gen *g = gen;
-    char lowers[1024], up[400], wk[400], tp[400];
-    if (kept_lowers(lowers, sizeof lowers) < 0 || disk_small() < 0 ||
-        fresh_dirs(g->name, sizeof g->name) < 0)
+    char up[400], wk[400], tp[400];
+    if (disk_small() < 0 || fresh_dirs(g->name, sizeof g->name) < 0)
         return -1;
     snprintf(up, sizeof up, KEEP_DISK "/%s/upper", g->name);
     snprintf(wk, sizeof wk, KEEP_DISK "/%s/work", g->name);
@@ -155,7 +144,7 @@ int reset_keep_build(void *gen)
     if (fs >= 0)
         overlay_volatile(fs);
     if (g->tmp >= 0 && fs >= 0 &&
-        fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lowers, 0) == 0 &&
+        fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", kept_lowers, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", up, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "workdir", wk, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) == 0 &&
