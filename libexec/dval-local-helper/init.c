@@ -150,7 +150,7 @@ static int sandbox_lower(const char *layer, char *lower, size_t cap)
  * INIT_LOCK_FD (3), the lock that lives as long as this init, WATCH_FD
  * (4), the state directory whose removal ends it, RESET_FD (5), the
  * reset requests' socket when there is one, KEEPER_FD (6), the fast
- * reset's keeper (reset_keeper.c) and KEEPER_ROOT_FD (7), its root,
+ * reset's keeper (reset_root.c) and KEEPER_ROOT_FD (7), its root,
  * when there is one, then the owner's (init_owner.c), if any; nothing
  * else. The keeper's fds are above them all (init_child). */
 static void keep_init_fds(int fd, int null, int watch, int reset_fd,

@@ -11,7 +11,6 @@
  * code of reset_inside (0: done). */
 #include "helper.h"
 #include "reset.h"
-#include "init_cmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,17 +93,6 @@ static ssize_t receive(int c, char *buf, size_t cap, int fds[INIT_EXEC_FDS])
     return -1;
 }
 
-static void do_reset(int c, int share_net, long uid_base)
-{
-    struct reset_req r = { share_net, uid_base, { -1, -1 } };
-    /* none (-1): reset_inside refuses, the full reset follows */
-    reset_keeper_at(KEEPER_FD, KEEPER_ROOT_FD, &r.keeper);
-    char out[16];
-    snprintf(out, sizeof out, "%d", reset_inside(&r));
-    init_cmd_forget(); /* what the reset killed and reaped */
-    write_str(c, out);
-}
-
 void init_reset_serve(int lfd, int share_net, long uid_base)
 {
     static char req[LX_INIT_EXEC_MAX];
@@ -116,7 +104,7 @@ void init_reset_serve(int lfd, int share_net, long uid_base)
     size_t verb = sizeof LX_VERB_EXEC;
     int kept = 0;
     if (n == 5 && !memcmp(req, "reset", 5))
-        do_reset(c, share_net, uid_base);
+        reset_serve(c, share_net, uid_base);
     else if (n > (ssize_t)verb && !memcmp(req, LX_VERB_EXEC, verb))
         kept = init_exec_start(c, req + verb, (size_t)n - verb, fds);
     for (int i = 0; i < INIT_EXEC_FDS; i++)

@@ -8,28 +8,23 @@
 
 #include "executor/local/protocol.h"
 
-/* The fast reset's keeper (reset_keeper.c): its mount namespace and its
+/* The fast reset's keeper (reset_root.c): its mount namespace and its
  * root. */
 struct keeper {
     int ns, root;
 };
 
-struct reset_req {
-    int share_net;  /* the host's network: no namespace of its own */
-    long uid_base;  /* the sandbox range's first uid (sandbox_ids.h) */
-    struct keeper keeper;
-};
-
 /* Where the keeper's tmpfs is mounted in the sandbox's root until the
- * split (then nowhere there), and the init's fd that holds the keeper. */
+ * split (then nowhere there), and the init's fds that hold the keeper:
+ * an init with the reset socket always has them (init.c). */
 #define KEEPER_MNT "/dev/.dvalk"
 #define KEEPER_FD 6
 #define KEEPER_ROOT_FD 7
 #define KEEP "/dev/.dval"
 
 /* reset_inside.c. In the init (pid 1 of the sandbox's namespaces, host
- * root): returns the exit code, 0 when reset. */
-int reset_inside(const struct reset_req *r);
+ * root): the reset done, its exit code (0: reset) the reply on c. */
+void reset_serve(int c, int share_net, long uid_base);
 /* reset_root.c: root (a detached overlay) becomes the sandbox's root, the
  * old /proc and /dev (a fresh /dev/shm) moved onto it, tmp (detached) its
  * /tmp; the old root is detached. */
@@ -38,24 +33,29 @@ int reset_swap_root(int root, int tmp, long uid_base);
  * and each lower bound under <root>KEEPER_MNT/dev/.dval, root-only. */
 int reset_keep_layers(const char *root, const char *disk,
                       const char *lowers);
-/* In the keeper: a new overlay (detached) on fresh directories of the
- * kept disk, whose name goes to gen; *tmp its tmp/. -1 when the disk
- * holds more than a walk's budget. */
-int reset_keep_build(char *gen, size_t cap, int *tmp);
-/* After the swap: everything on the kept disk but gen removed. */
-int reset_keep_wipe(const char *gen);
-/* reset_keeper.c. In the init, after pivot_root, with reset_keep_layers
+/* A generation of the kept disk: its directory's name, its tmp/. */
+struct keep_gen {
+    char name[64];
+    int tmp;
+};
+/* In the keeper: a new overlay (detached, returned) on fresh directories
+ * of the kept disk, a keep_gen *; -1 when the disk holds more than a
+ * walk's budget. */
+int reset_keep_build(void *gen);
+/* After the swap: everything on the kept disk but that generation
+ * removed. */
+int reset_keep_wipe(void *gen);
+/* reset_root.c. In the init, after pivot_root, with reset_keep_layers
  * done: the keeper split off into *k (close-on-exec fds); -1 on failure. */
 int reset_keeper_split(struct keeper *k);
-/* fn(arg) in the keeper, then back to this namespace and root; fn's
- * result, -1 when the keeper cannot be entered. */
-int reset_in_keeper(const struct keeper *k, int (*fn)(void *), void *arg);
-/* *k from fds ns and root when they are a keeper's (the init's own). */
-int reset_keeper_at(int ns, int root, struct keeper *k);
+/* fn(arg) in the init's keeper (KEEPER_FD, KEEPER_ROOT_FD), then back to
+ * this namespace and root; fn's result, -1 when the keeper cannot be
+ * entered. */
+int reset_in_keeper(int (*fn)(void *), void *arg);
 
-/* init_reset.c: the init's own reset. Before the clone (host
- * namespaces): the listening socket <sbdir>/reset.sock, or -1. In the
- * init: one request served (lfd readable). */
+/* init_reset.c: the init's socket. Before the clone (host namespaces):
+ * the listening socket <sbdir>/reset.sock, or -1. In the init: one
+ * request served (lfd readable). */
 int init_reset_listen(const char *sbdir);
 void init_reset_serve(int lfd, int share_net, long uid_base);
 /* init_exec.c: a command started by the init for the request args (the

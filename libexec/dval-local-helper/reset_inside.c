@@ -27,6 +27,7 @@
  * full reset, which kills the init. */
 #include "helper.h"
 #include "reset.h"
+#include "init_cmd.h"
 #include "profile_service.h"
 #include "executor/local/sandbox_ids.h"
 
@@ -38,15 +39,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/mount.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 /* Pids in the sandbox's /proc other than the init's (ours). */
@@ -188,41 +186,23 @@ static int net_idle(void)
     return used == 0 && tw == 0 ? 0 : -1;
 }
 
-/* The kept disk's and layers' work, run in the keeper (reset_keeper.c) */
-struct kept_build {
-    char gen[64];
-    int tmp;
-};
-
-static int kept_build(void *p)
-{
-    struct kept_build *k = p;
-    return reset_keep_build(k->gen, sizeof k->gen, &k->tmp);
-}
-
-static int kept_wipe(void *gen)
-{
-    return reset_keep_wipe(gen);
-}
-
 /* A new root on the kept disk swapped in. */
-static int new_root(const struct reset_req *r)
+static int new_root(long uid_base)
 {
-    struct kept_build k = { "", -1 };
-    int root = reset_in_keeper(&r->keeper, kept_build, &k), tmp = k.tmp;
-    char *gen = k.gen;
+    struct keep_gen g = { "", -1 };
+    int root = reset_in_keeper(reset_keep_build, &g);
     if (root < 0)
         return 15;
-    int rc = reset_swap_root(root, tmp, r->uid_base);
+    int rc = reset_swap_root(root, g.tmp, uid_base);
     /* attached now (or failed); held open, the next reset's old root
      * would outlive its unmount (and pin the files the wipe removes) */
     close(root);
-    close(tmp);
+    close(g.tmp);
     if (rc < 0)
         return 16;
     /* what cannot be removed (too deep, say) would stay on the disk of
      * the next use: the full reset then replaces it */
-    return reset_in_keeper(&r->keeper, kept_wipe, gen) < 0 ? 17 : 0;
+    return reset_in_keeper(reset_keep_wipe, &g) < 0 ? 17 : 0;
 }
 
 /* 1 when the root describes a profile service (lib/profile_service.h) */
@@ -237,9 +217,9 @@ static int has_services(void)
     return n;
 }
 
-int reset_inside(const struct reset_req *r)
+static int reset_inside(int share_net, long uid_base)
 {
-    if (r->keeper.ns < 0 || has_services())
+    if (has_services())
         return LX_RESET_UNSUPPORTED;
     if (kill_all() != 0)
         return 10;
@@ -247,9 +227,17 @@ int reset_inside(const struct reset_req *r)
         return 11;
     if (mq_clear() != 0)
         return 12;
-    if (!r->share_net && net_idle() != 0)
+    if (!share_net && net_idle() != 0)
         return 13;
     if (sethostname("sandbox", 7) < 0)
         return 14;
-    return new_root(r);
+    return new_root(uid_base);
+}
+
+void reset_serve(int c, int share_net, long uid_base)
+{
+    char out[16];
+    snprintf(out, sizeof out, "%d", reset_inside(share_net, uid_base));
+    init_cmd_forget(); /* what the reset killed and reaped */
+    write_str(c, out);
 }

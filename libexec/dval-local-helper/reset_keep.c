@@ -5,7 +5,7 @@
  *
  * For that the init leaves the disk and each lower layer bound under
  * /dev/.dval of a small tmpfs that becomes the root of a mount namespace
- * of its own, the keeper (reset_keeper.c; only when the init is host
+ * of its own, the keeper (reset_root.c; only when the init is host
  * root: in a user namespace the commands are root there). The overlay is
  * built there from those paths: the kernel takes an overlay's layers
  * only from mounts of the caller's namespace. Commands never see these
@@ -34,7 +34,6 @@
 #include <sys/syscall.h>
 
 #define KEEP_DISK KEEP "/disk"
-#define KEEP_LOWERS 8
 /* past these, a fresh image (the full reset) is bounded: the walk is not */
 #define KEEP_MAX_INODES 4096
 #define KEEP_MAX_BYTES (256LL << 20)
@@ -67,6 +66,10 @@ static int keeper_tmpfs(const char *root)
     return mkdir(p, 0700);
 }
 
+/* The lowers as the keeper sees them, KEEP/l0:KEEP/l1:...: made here in
+ * the init, which serves the resets that use them. */
+static char kept_lowers[1024];
+
 int reset_keep_layers(const char *root, const char *disk,
                       const char *lowers)
 {
@@ -76,31 +79,18 @@ int reset_keep_layers(const char *root, const char *disk,
     snprintf(p, sizeof p, "%s" KEEPER_MNT KEEP_DISK, root);
     if (bind_at(disk, p, 0) < 0)
         return -1;
-    int i = 0;
-    for (const char *s = lowers; *s && i < KEEP_LOWERS; i++) {
-        size_t n = strcspn(s, ":");
-        snprintf(l, sizeof l, "%.*s", (int)n, s);
+    size_t k = 0;
+    for (int i = 0; *lowers; i++) {
+        size_t n = strcspn(lowers, ":");
+        snprintf(l, sizeof l, "%.*s", (int)n, lowers);
         snprintf(p, sizeof p, "%s" KEEPER_MNT KEEP "/l%d", root, i);
-        if (bind_at(l, p, 1) < 0)
+        k += (size_t)snprintf(kept_lowers + k, sizeof kept_lowers - k,
+                              "%s" KEEP "/l%d", k ? ":" : "", i);
+        if (k >= sizeof kept_lowers || bind_at(l, p, 1) < 0)
             return -1;
-        s += n + (s[n] == ':');
+        lowers += n + (lowers[n] == ':');
     }
-    return i > 0 ? 0 : -1;
-}
-
-/* The lowers as this namespace sees them: KEEP/l0:KEEP/l1:... */
-static int kept_lowers(char *out, size_t cap)
-{
-    size_t n = 0;
-    out[0] = 0;
-    for (int i = 0; i < KEEP_LOWERS; i++) {
-        char p[64];
-        snprintf(p, sizeof p, KEEP "/l%d", i);
-        if (access(p, F_OK) < 0)
-            break;
-        n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ":" : "", p);
-    }
-    return n ? 0 : -1;
+    return k > 0 ? 0 : -1;
 }
 
 /* 0 when the disk is kept here and small enough to be walked. */
@@ -139,22 +129,22 @@ fail:
     return -1;
 }
 
-int reset_keep_build(char *gen, size_t cap, int *tmp)
+int reset_keep_build(void *gen)
 {
-    char lowers[1024], up[400], wk[400], tp[400];
-    if (access(KEEP_DISK, F_OK) < 0 || kept_lowers(lowers, sizeof lowers) < 0
-        || disk_small() < 0 || fresh_dirs(gen, cap) < 0)
+    struct keep_gen *g = gen;
+    char up[400], wk[400], tp[400];
+    if (disk_small() < 0 || fresh_dirs(g->name, sizeof g->name) < 0)
         return -1;
-    snprintf(up, sizeof up, KEEP_DISK "/%s/upper", gen);
-    snprintf(wk, sizeof wk, KEEP_DISK "/%s/work", gen);
-    snprintf(tp, sizeof tp, KEEP_DISK "/%s/tmp", gen);
-    *tmp = (int)syscall(SYS_open_tree, AT_FDCWD, tp, OPEN_TREE_CLONE |
-                        OPEN_TREE_CLOEXEC);
+    snprintf(up, sizeof up, KEEP_DISK "/%s/upper", g->name);
+    snprintf(wk, sizeof wk, KEEP_DISK "/%s/work", g->name);
+    snprintf(tp, sizeof tp, KEEP_DISK "/%s/tmp", g->name);
+    g->tmp = (int)syscall(SYS_open_tree, AT_FDCWD, tp, OPEN_TREE_CLONE |
+                          OPEN_TREE_CLOEXEC);
     int fs = fsopen("overlay", FSOPEN_CLOEXEC), ov = -1;
     if (fs >= 0)
         overlay_volatile(fs);
-    if (*tmp >= 0 && fs >= 0 &&
-        fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lowers, 0) == 0 &&
+    if (g->tmp >= 0 && fs >= 0 &&
+        fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", kept_lowers, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", up, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_STRING, "workdir", wk, 0) == 0 &&
         fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) == 0 &&
@@ -162,8 +152,8 @@ int reset_keep_build(char *gen, size_t cap, int *tmp)
         ov = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NODEV);
     if (fs >= 0)
         close(fs);
-    if (ov < 0 && *tmp >= 0)
-        close(*tmp);
+    if (ov < 0 && g->tmp >= 0)
+        close(g->tmp);
     return ov;
 }
 
@@ -256,31 +246,31 @@ static int wipe(int d, dev_t dev, int depth, const char *const *keep)
     return rc;
 }
 
-int wipe_tree(int d)
+/* The walk from directory d (closed here), d -1 included. */
+static int wipe_top(int d, const char *const *keep)
 {
     struct stat st;
-    if (fstat(d, &st) < 0) {
+    if (d >= 0 && fstat(d, &st) == 0)
+        return wipe(d, st.st_dev, 0, keep);
+    if (d >= 0)
         close(d);
-        return -1;
-    }
-    return wipe(d, st.st_dev, 0, NULL);
+    return -1;
 }
 
-/* Everything on the kept disk but the new generation gen. */
-int reset_keep_wipe(const char *gen)
+int wipe_tree(int d)
 {
-    int d = open(KEEP_DISK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (d < 0 || fstat(d, &st) < 0) {
-        if (d >= 0)
-            close(d);
-        return -1;
-    }
-    const char *keep[] = { gen, "lost+found", NULL };
-    if (wipe(d, st.st_dev, 0, keep) < 0)
-        return -1;
+    return wipe_top(d, NULL);
+}
+
+int reset_keep_wipe(void *gen)
+{
+    const char *keep[] = { ((struct keep_gen *)gen)->name, "lost+found",
+                           NULL };
     /* the top is never removed, so no ENOTEMPTY would tell of an entry
      * its walk missed: a second walk finds none (or removes it) */
-    d = open(KEEP_DISK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    return d < 0 ? -1 : wipe(d, st.st_dev, 0, keep);
+    for (int pass = 0; pass < 2; pass++)
+        if (wipe_top(open(KEEP_DISK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                         O_CLOEXEC), keep) < 0)
+            return -1;
+    return 0;
 }

@@ -327,3 +327,31 @@ TEST(test_local_reset_keep__fast_with_a_deep_state_directory)
     free(s);
     lt_close(&t);
 }
+
+/* A sandbox on a snapshot has two lower layers (the snapshot's over its
+ * image): the fast reset's overlay is built on both, so the reset keeps
+ * the init and the snapshot's files, and drops the earlier use's. */
+TEST(test_local_reset_keep__fast_on_a_snapshot_keeps_its_layers)
+{
+    lt t;
+    lt_open(&t, "rk-snap");
+    if (geteuid() != 0)
+        th_skip("the fast reset needs root");
+    const char *steps[] = { "mkdir -p /opt/s && echo from-snap > /opt/s/f",
+                            NULL };
+    CHECK_INT(lt_snapshot(&t, "snap", NULL, steps, NULL), DVAL_OK);
+    dval_sandbox_options o = { .struct_size = sizeof o, .snapshot = "snap" };
+    lt_sandbox(&t, "sb", &o);
+    int pid = atoi(lt_state_key(&t, "sb", "pid")), code;
+    CHECK(pid > 0);
+    CHECK_INT(lt_upload(&t, "sb", "a.txt", "a"), DVAL_OK);
+    CHECK_INT(reset(&t), DVAL_OK);
+    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    char *s = run_out(&t, "cat /opt/s/f; ls /home/daytona; "
+                      "grep ' / / ' /proc/self/mountinfo", &code);
+    CHECK_CONTAINS(s, "from-snap");
+    CHECK(!strstr(s, "a.txt"));
+    CHECK_CONTAINS(s, "/dev/.dval/l0:/dev/.dval/l1");
+    free(s);
+    lt_close(&t);
+}

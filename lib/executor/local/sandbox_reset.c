@@ -12,7 +12,6 @@
 #include "local.h"
 #include "protocol.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,45 +39,43 @@ static int only_init(lx *x, const lx_sb *sb)
     return 0;
 }
 
-/* Asks the init for the reset (helper init_reset.c): its exit code in
- * *code; DVAL_EUNSUPPORTED when the init has no socket (it has one only
- * where the fast reset can be done: host root, an image root, a disk). */
-static int ask_init(dval_call *c, const lx_sb *sb, int *code)
+/* The init's reply to the reset (helper init_reset.c): its exit code; -1
+ * when it has no socket (it has one only where the fast reset can be
+ * done: host root, an image root, a disk) or gave no answer (it is in an
+ * unknown state). */
+static int ask_init(dval_call *c, const lx_sb *sb)
 {
     int s = lx_init_connect(sb);
     if (s < 0)
-        return DVAL_EUNSUPPORTED;
-    if (send(s, "reset", 5, MSG_NOSIGNAL) != 5) {
-        close(s);
-        return DVAL_EUNSUPPORTED;
-    }
+        return -1;
     char buf[16], eof;
-    int64_t end = dval__now_ms() + 10000;
-    ssize_t n = lx_init_recv(s, c, end, buf, sizeof buf - 1);
-    /* the init closes its end once it is done with the reset: waiting for
-     * that leaves nothing of this reset open in the init when we return */
-    if (n > 0)
-        lx_init_recv(s, c, end, &eof, 1);
+    ssize_t n = -1;
+    if (send(s, "reset", 5, MSG_NOSIGNAL) == 5) {
+        int64_t end = dval__now_ms() + 10000;
+        n = lx_init_recv(s, c, end, buf, sizeof buf - 1);
+        /* the init closes its end once it is done with the reset: waiting
+         * for that leaves nothing of this reset open in the init */
+        if (n > 0)
+            lx_init_recv(s, c, end, &eof, 1);
+    }
     close(s);
     if (n <= 0)
-        return DVAL_EIO; /* no answer: the init is in an unknown state */
+        return -1;
     buf[n] = 0;
-    *code = atoi(buf);
-    return DVAL_OK;
+    return atoi(buf);
 }
 
 int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb)
 {
-    const char *full = getenv("DVAL_LOCAL_FULL_RESET"); /* "1", as documented */
+    const char *full = getenv("DVAL_LOCAL_FULL_RESET"); /* documented */
     if ((full && !strcmp(full, "1")) || sb->pid <= 0)
         return DVAL_EUNSUPPORTED;
-    int code = -1;
-    int rc = ask_init(c, sb, &code);
-    if (rc == DVAL_OK && code == 0 && only_init(x, sb) == 0)
+    int code = ask_init(c, sb);
+    if (code == 0 && only_init(x, sb) == 0)
         return DVAL_OK;
-    if (rc == DVAL_OK && code != LX_RESET_UNSUPPORTED)
+    if (code >= 0 && code != LX_RESET_UNSUPPORTED)
         LX_LOG(x, DVAL_LOG_DEBUG, "local executor: fast reset of %s failed "
                "(exit %d); resetting it the full way",
                lx_kv_get(&sb->kv, "name"), code);
-    return rc != DVAL_OK ? rc : DVAL_EIO;
+    return DVAL_EIO;
 }
