@@ -95,12 +95,20 @@ int dt_http_new(dt_http **out, const dval_daytona_options *d, char *err,
     return DVAL_OK;
 }
 
+static void easy_free(dt_easy *de)
+{
+    if (!de)
+        return;
+    curl_easy_cleanup(de->e);
+    dval__free(de);
+}
+
 void dt_http_free(dt_http *h)
 {
     if (!h)
         return;
     for (int i = 0; i < h->nidle; i++)
-        curl_easy_cleanup(h->idle[i]);
+        easy_free(h->idle[i]);
     if (h->share)
         curl_share_cleanup(h->share);
     for (int i = 0; i < DT_NLOCKS; i++)
@@ -112,50 +120,70 @@ void dt_http_free(dt_http *h)
     dval__free(h);
 }
 
-CURL *dt_easy_get(dt_http *h)
+/* A new handle with what every request on it shares */
+static dt_easy *easy_new(dt_http *h)
 {
-    CURL *e = NULL;
+    dt_easy *de = dval__calloc(1, sizeof *de);
+    if (!de)
+        return NULL;
+    de->e = curl_easy_init();
+    de->timeout_ms = dt_easy_timeout(h, 0);
+    if (!de->e ||
+        dt_easy_common(h, de->e, 0, DT_EASY_SHARE | DT_EASY_KEEPALIVE) ||
+        curl_easy_setopt(de->e, CURLOPT_ERRORBUFFER, de->ebuf)) {
+        easy_free(de);
+        return NULL;
+    }
+    return de;
+}
+
+dt_easy *dt_easy_get(dt_http *h)
+{
+    dt_easy *de = NULL;
     pthread_mutex_lock(&h->pool_lock);
     if (h->nidle > 0)
-        e = h->idle[--h->nidle];
+        de = h->idle[--h->nidle];
     pthread_mutex_unlock(&h->pool_lock);
-    return e ? e : curl_easy_init();
+    return de ? de : easy_new(h);
 }
 
-void dt_easy_put(dt_http *h, CURL *e)
+void dt_easy_put(dt_http *h, dt_easy *de)
 {
-    if (!e)
+    if (!de)
         return;
-    /* reset drops options but keeps live connections and caches */
-    curl_easy_reset(e);
+    de->x = NULL;
     pthread_mutex_lock(&h->pool_lock);
-    if (h->nidle < DT_POOL_MAX) {
-        h->idle[h->nidle++] = e;
-        e = NULL;
+    if (h->nidle < DT_POOL_MAX && !de->spoiled) {
+        h->idle[h->nidle++] = de;
+        de = NULL;
     }
     pthread_mutex_unlock(&h->pool_lock);
-    if (e)
-        curl_easy_cleanup(e);
+    easy_free(de);
 }
 
-int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms,
-                   int share)
+long dt_easy_timeout(const dt_http *h, int64_t call_timeout_ms)
 {
     int64_t t = h->request_timeout_ms;
     if (call_timeout_ms > 0 && (t <= 0 || call_timeout_ms < t))
         t = call_timeout_ms;
+    return (long)(t > 0 ? t : 0);
+}
+
+int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int flags)
+{
     CURLcode r = CURLE_OK;
 #define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
     SET(CURLOPT_NOSIGNAL, 1L);
     SET(CURLOPT_CONNECTTIMEOUT_MS, (long)h->connect_timeout_ms);
-    SET(CURLOPT_TIMEOUT_MS, (long)(t > 0 ? t : 0));
-    SET(CURLOPT_TCP_KEEPALIVE, 1L);
+    SET(CURLOPT_TIMEOUT_MS, dt_easy_timeout(h, call_timeout_ms));
+    if (flags & DT_EASY_KEEPALIVE)
+        SET(CURLOPT_TCP_KEEPALIVE, 1L);
     SET(CURLOPT_PROTOCOLS_STR, "http,https");
     SET(CURLOPT_SSL_VERIFYPEER, h->insecure ? 0L : 1L);
     SET(CURLOPT_SSL_VERIFYHOST, h->insecure ? 0L : 2L);
     if (h->ca_bundle)
         SET(CURLOPT_CAINFO, h->ca_bundle);
-    if (share)
+    if (flags & DT_EASY_SHARE)
         SET(CURLOPT_SHARE, h->share);
 #undef SET
     return r == CURLE_OK ? DVAL_OK : DVAL_ERROR;
