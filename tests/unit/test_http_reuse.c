@@ -97,9 +97,9 @@ typedef struct fx {
     dval_call c;
 } fx;
 
-static void fx_start(fx *f)
+/* the executor's transport (the proxy variables are read here) */
+static void fx_client(fx *f)
 {
-    srv_start(&f->s);
     dval_daytona_options o;
     dval_daytona_options_init(&o, sizeof o);
     memset(&f->ex, 0, sizeof f->ex);
@@ -109,6 +109,12 @@ static void fx_start(fx *f)
     memset(&f->c, 0, sizeof f->c);
     f->c.struct_size = sizeof f->c;
     f->c.cancel_fd = -1;
+}
+
+static void fx_start(fx *f)
+{
+    srv_start(&f->s);
+    fx_client(f);
 }
 
 static int call(fx *f, dt_req *rq, const char *path)
@@ -222,5 +228,47 @@ TEST(a_call_timeout_does_not_stay)
     /* the next call has no timeout of its own: the 300 ms reply comes */
     f.c.timeout_ms = 0;
     CHECK_INT(call(&f, &get, "/slow"), DVAL_OK);
+    dt_http_free(f.ex.http);
+}
+
+/* The proxy variables are read once, when the executor is made (curl
+ * read them per request): http_proxy still sends requests to the proxy,
+ * and no_proxy still exempts a host. */
+TEST(http_proxy_from_the_environment)
+{
+    fx f;
+    char proxy[64];
+    srv_start(&f.s);
+    snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", f.s.port);
+    setenv("http_proxy", proxy, 1);
+    unsetenv("no_proxy");
+    unsetenv("NO_PROXY");
+    fx_client(&f);
+    dt_req get = {.method = "GET", .url = "http://dval-proxy.invalid/x"};
+    dt_resp rs;
+    CHECK_INT(dt_http_do(&f.ex, &f.c, &get, &rs), DVAL_OK);
+    dt_resp_free(&rs);
+    CHECK_INT(f.s.n, 1);
+    CHECK(strncmp(f.s.req[0], "GET http://dval-proxy.invalid/x HTTP/1.1\r\n",
+                  42) == 0);
+    dt_http_free(f.ex.http);
+}
+
+TEST(no_proxy_from_the_environment)
+{
+    fx f;
+    char proxy[64];
+    srv_start(&f.s);
+    snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", f.s.port);
+    setenv("http_proxy", proxy, 1);
+    unsetenv("no_proxy");
+    setenv("NO_PROXY", "dval-proxy.invalid", 1);
+    fx_client(&f);
+    dt_req get = {.method = "GET", .url = "http://dval-proxy.invalid/x"};
+    dt_resp rs;
+    /* straight to the (unknown) host, not to the proxy */
+    CHECK_INT(dt_http_do(&f.ex, &f.c, &get, &rs), DVAL_ENETWORK);
+    dt_resp_free(&rs);
+    CHECK_INT(f.s.n, 0);
     dt_http_free(f.ex.http);
 }

@@ -290,6 +290,8 @@ static int setup(dt_easy *de, xfer *x, struct curl_slist **hdrs)
     de->ebuf[0] = '\0';
 #define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
     SET(CURLOPT_URL, x->rq->url);
+    if (r == CURLE_OK)
+        r = dt_easy_proxy(x->ex->http, e, x->rq->url, &de->proxy_set);
     SET(CURLOPT_HTTPHEADER, *hdrs);
     if (t != de->timeout_ms)
         SET(CURLOPT_TIMEOUT_MS, t);

@@ -49,6 +49,7 @@ typedef struct dt_easy {
     unsigned uploaded : 1;      /* read/seek callbacks, upload buffer */
     unsigned big_down : 1;      /* CURLOPT_BUFFERSIZE raised */
     unsigned spoiled : 1;       /* a setopt failed: not pooled again */
+    unsigned char proxy_set;    /* DT_PROXY_* as last set, 0 none yet */
     char ebuf[CURL_ERROR_SIZE];
 } dt_easy;
 
@@ -59,6 +60,8 @@ struct dt_http {
     dt_easy *idle[DT_POOL_MAX];
     int nidle;
     char *ca_bundle;
+    char *proxy[2];             /* http, https: from the environment */
+    char *noproxy;              /* "" none */
     int insecure;
     int64_t connect_timeout_ms;
     int64_t request_timeout_ms;
@@ -78,6 +81,14 @@ void dt_easy_put(dt_http *h, dt_easy *de);
 long dt_easy_timeout(const dt_http *h, int64_t call_timeout_ms);
 #define DT_EASY_SHARE 1         /* the executor's DNS and TLS session cache */
 #define DT_EASY_KEEPALIVE 2     /* TCP keep-alive probes on idle sockets */
+/* CURLOPT_PROXY for url's scheme (and CURLOPT_NOPROXY the first time),
+ * unless *set says it is so already: with them unset curl reads five
+ * proxy variables from the environment per request; they are read once,
+ * when the executor is made, the way curl reads them. */
+#define DT_PROXY_HTTP 1
+#define DT_PROXY_HTTPS 2
+CURLcode dt_easy_proxy(const dt_http *h, CURL *e, const char *url,
+                       unsigned char *set);
 /* Timeouts, TLS, no signals (+ share, keep-alive); call_timeout_ms 0 =
  * none. */
 int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int flags);

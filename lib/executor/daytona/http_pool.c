@@ -8,7 +8,9 @@
  * wake-up per validation or more). */
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "http_int.h"
 
@@ -67,6 +69,52 @@ static void hdr_cache_free(dt_http *h)
     h->nhdrs = 0;
 }
 
+static const char *env_set(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] ? v : NULL;   /* empty counts as unset, as in curl */
+}
+
+/* curl's order: <scheme>_proxy (HTTP_PROXY never: CGI sets it from a
+ * request header), then the upper-case name, then all_proxy, ALL_PROXY;
+ * "" for none (CURLOPT_PROXY "" turns the variables off) */
+static char *env_proxy(const char *lower, const char *upper)
+{
+    const char *v = env_set(lower);
+    if (!v && upper)
+        v = env_set(upper);
+    if (!v)
+        v = env_set("all_proxy");
+    if (!v)
+        v = env_set("ALL_PROXY");
+    return dval__strdup(v ? v : "");
+}
+
+static int proxy_setup(dt_http *h)
+{
+    const char *np = env_set("no_proxy");
+    if (!np)
+        np = env_set("NO_PROXY");
+    h->proxy[0] = env_proxy("http_proxy", NULL);
+    h->proxy[1] = env_proxy("https_proxy", "HTTPS_PROXY");
+    h->noproxy = dval__strdup(np ? np : "");
+    return h->proxy[0] && h->proxy[1] && h->noproxy ? DVAL_OK : DVAL_ENOMEM;
+}
+
+CURLcode dt_easy_proxy(const dt_http *h, CURL *e, const char *url,
+                       unsigned char *set)
+{
+    unsigned char want = strncasecmp(url, "https:", 6) == 0 ? DT_PROXY_HTTPS
+                                                            : DT_PROXY_HTTP;
+    if (*set == want)
+        return CURLE_OK;
+    CURLcode r = curl_easy_setopt(e, CURLOPT_PROXY, h->proxy[want - 1]);
+    if (r == CURLE_OK && !*set)
+        r = curl_easy_setopt(e, CURLOPT_NOPROXY, h->noproxy);
+    *set = r == CURLE_OK ? want : 0;
+    return r;
+}
+
 int dt_http_new(dt_http **out, const dval_daytona_options *d, char *err,
                 size_t errlen)
 {
@@ -86,6 +134,8 @@ int dt_http_new(dt_http **out, const dval_daytona_options *d, char *err,
     h->request_timeout_ms = d->request_timeout_ms > 0
                                 ? d->request_timeout_ms : 120000;
     int rc = share_setup(h);
+    if (!rc)
+        rc = proxy_setup(h);
     if (rc || (d->ca_bundle && d->ca_bundle[0] && !h->ca_bundle)) {
         dval__fmt(err, errlen, "cannot set up the libcurl share handle");
         dt_http_free(h);
@@ -117,6 +167,9 @@ void dt_http_free(dt_http *h)
     hdr_cache_free(h);
     pthread_mutex_destroy(&h->hdr_lock);
     dval__free(h->ca_bundle);
+    dval__free(h->proxy[0]);
+    dval__free(h->proxy[1]);
+    dval__free(h->noproxy);
     dval__free(h);
 }
 

@@ -227,6 +227,7 @@ static int connect_only(dt_exec *ex, dt_ws *ws, dval_call *c,
 {
     char ebuf[CURL_ERROR_SIZE] = "";
     CURL *e = ws->e;
+    unsigned char proxy = 0;
     /* no TCP keep-alive: the stream's own pings (WS_PING_MS) keep it
      * alive, and the option was three setsockopts per connection; the
      * share (DNS, TLS sessions; not connections) spares each stream a
@@ -235,6 +236,8 @@ static int connect_only(dt_exec *ex, dt_ws *ws, dval_call *c,
                      ? CURLE_FAILED_INIT : CURLE_OK;
 #define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
     SET(CURLOPT_URL, url);
+    if (r == CURLE_OK)
+        r = dt_easy_proxy(ex->http, e, url, &proxy);
     SET(CURLOPT_CONNECT_ONLY, 1L);
     SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     SET(CURLOPT_HTTPPROXYTUNNEL, 1L);   /* a proxy must tunnel, not relay */
