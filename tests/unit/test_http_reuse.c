@@ -65,7 +65,7 @@ static void *srv_main(void *ud)
         while ((r = read_request(fd)) && s->n < MAXREQ) {
             s->req[s->n++] = r;
             if (strstr(r, " /slow "))
-                usleep(300 * 1000);
+                usleep(600 * 1000);
             static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Type: "
                 "application/json\r\nContent-Length: 2\r\n\r\n{}";
             if (send(fd, ok, sizeof ok - 1, MSG_NOSIGNAL) < 0)
@@ -160,7 +160,7 @@ static int read_src(char *buf, size_t cap, size_t *len, void *ud)
 
 TEST(post_then_get_sends_no_body)
 {
-    fx f;
+    static fx f;   /* the server thread keeps using it */
     fx_start(&f);
     dt_req post = {.method = "POST", .json = "{\"a\":1}"};
     dt_req get = {.method = "GET"};
@@ -188,7 +188,7 @@ TEST(post_then_get_sends_no_body)
 
 TEST(upload_leaves_nothing_behind)
 {
-    fx f;
+    static fx f;   /* the server thread keeps using it */
     fx_start(&f);
     src s = {"file bytes", 10};
     dt_req up = {.method = "POST", .up_path = "/w/f.txt", .up_src = read_src,
@@ -219,13 +219,14 @@ TEST(upload_leaves_nothing_behind)
 
 TEST(a_call_timeout_does_not_stay)
 {
-    fx f;
+    static fx f;   /* the server thread keeps using it */
     fx_start(&f);
     dt_req get = {.method = "GET"};
-    f.c.timeout_ms = 100;
+    CHECK_INT(call(&f, &get, "/warm"), DVAL_OK);   /* connected */
+    f.c.timeout_ms = 300;
     CHECK_INT(call(&f, &get, "/fast"), DVAL_OK);
     CHECK_INT(call(&f, &get, "/slow"), DVAL_ETIMEOUT);
-    /* the next call has no timeout of its own: the 300 ms reply comes */
+    /* the next call has no timeout of its own: the 600 ms reply comes */
     f.c.timeout_ms = 0;
     CHECK_INT(call(&f, &get, "/slow"), DVAL_OK);
     dt_http_free(f.ex.http);
@@ -236,7 +237,7 @@ TEST(a_call_timeout_does_not_stay)
  * and no_proxy still exempts a host. */
 TEST(http_proxy_from_the_environment)
 {
-    fx f;
+    static fx f;   /* the server thread keeps using it */
     char proxy[64];
     srv_start(&f.s);
     snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", f.s.port);
@@ -256,7 +257,7 @@ TEST(http_proxy_from_the_environment)
 
 TEST(no_proxy_from_the_environment)
 {
-    fx f;
+    static fx f;   /* the server thread keeps using it */
     char proxy[64];
     srv_start(&f.s);
     snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", f.s.port);
