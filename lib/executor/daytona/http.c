@@ -74,7 +74,7 @@ static void retry_after(xfer *x, const char *v)
 
 static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 {
-    xfer *x = ud;
+    xfer *x = ((dt_easy *)ud)->x;   /* see prime */
     size_t n = size * nmemb;
     if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
         status_line(x, p, n);
@@ -112,7 +112,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 
 static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 {
-    xfer *x = ud;
+    xfer *x = ((dt_easy *)ud)->x;   /* see prime */
     size_t n = size * nmemb;
     if (!is_2xx(x->rs->status)) {
         /* error bodies only feed the message: keep a bounded head */
@@ -140,7 +140,7 @@ static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut,
                        curl_off_t un)
 {
     (void)dt, (void)dn, (void)ut, (void)un;
-    xfer *x = ud;
+    xfer *x = ((dt_easy *)ud)->x;
     if (x->c->cancel_fd < 0)
         return 0;
     /* curl calls this several times per small request: a poll each time
@@ -197,8 +197,10 @@ static int upload_body(CURL *e, xfer *x, struct curl_slist **hdrs)
     x->up_ctype.data = x->up.ctype;
     x->up_ctype.next = *hdrs;
     *hdrs = &x->up_ctype;
-    CURLcode r = curl_easy_setopt(e, CURLOPT_POST, 1L);
+    /* a previous request's fields would be sent instead of the source */
+    CURLcode r = curl_easy_setopt(e, CURLOPT_POSTFIELDS, NULL);
 #define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
+    SET(CURLOPT_POST, 1L);
     SET(CURLOPT_HTTPHEADER, *hdrs);
     SET(CURLOPT_READFUNCTION, on_upload_read);
     SET(CURLOPT_READDATA, x);
@@ -209,50 +211,104 @@ static int upload_body(CURL *e, xfer *x, struct curl_slist **hdrs)
     return r ? DVAL_ERROR : DVAL_OK;
 }
 
-static int set_method(CURL *e, xfer *x, struct curl_slist **hdrs)
+/* What an upload left on the handle: curl would call the read and seek
+ * callbacks with a request that is gone */
+static CURLcode undo_upload(CURL *e)
+{
+    CURLcode r = curl_easy_setopt(e, CURLOPT_READFUNCTION, NULL);
+#define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
+    SET(CURLOPT_READDATA, NULL);
+    SET(CURLOPT_SEEKFUNCTION, NULL);
+    SET(CURLOPT_SEEKDATA, NULL);
+    SET(CURLOPT_UPLOAD_BUFFERSIZE, DT_UPLOAD_BUFFER_DEFAULT);
+#undef SET
+    return r;
+}
+
+/* The method and body, undoing what the handle's previous request set
+ * and this one does not (a POST's fields, a custom method, an upload) */
+static int set_method(dt_easy *de, xfer *x, struct curl_slist **hdrs)
 {
     const dt_req *rq = x->rq;
+    CURL *e = de->e;
     CURLcode r = CURLE_OK;
-    if (rq->up_src)
+    int post = rq->up_src || strcmp(rq->method, "POST") == 0;
+    if (de->custom)
+        r = curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
+    if (!r && de->uploaded)
+        r = undo_upload(e);
+    if (!r && de->posted && !post)
+        r = curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);   /* no body again */
+    de->custom = de->uploaded = 0;
+    de->posted = (unsigned)post;
+    if (r)
+        return DVAL_ERROR;
+    if (rq->up_src) {
+        de->uploaded = 1;
         return upload_body(e, x, hdrs);
-    if (strcmp(rq->method, "POST") == 0) {
+    }
+    if (post) {
         const char *b = rq->json ? rq->json : "";
         r = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(b));
         if (!r)
             r = curl_easy_setopt(e, CURLOPT_POSTFIELDS, b);
     } else if (strcmp(rq->method, "GET") != 0) {
+        de->custom = 1;
         r = curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, rq->method);
     }
     return r ? DVAL_ERROR : DVAL_OK;
 }
 
-static int setup(CURL *e, xfer *x, struct curl_slist **hdrs, char *ebuf)
+/* The callbacks, set once per handle: they find the request in de->x */
+static CURLcode prime(dt_easy *de)
 {
-    int rc = dt_easy_common(x->ex->http, e, x->c->timeout_ms, 1);
-    CURLcode r = rc ? CURLE_FAILED_INIT : CURLE_OK;
+    CURL *e = de->e;
+    CURLcode r = CURLE_OK;
 #define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
-    SET(CURLOPT_URL, x->rq->url);
-    SET(CURLOPT_HTTPHEADER, *hdrs);
     SET(CURLOPT_HEADERFUNCTION, on_header);
-    SET(CURLOPT_HEADERDATA, x);
+    SET(CURLOPT_HEADERDATA, de);
     SET(CURLOPT_WRITEFUNCTION, on_body);
-    SET(CURLOPT_WRITEDATA, x);
+    SET(CURLOPT_WRITEDATA, de);
     SET(CURLOPT_NOPROGRESS, 0L);
     SET(CURLOPT_XFERINFOFUNCTION, on_progress);
-    SET(CURLOPT_XFERINFODATA, x);
-    SET(CURLOPT_ERRORBUFFER, ebuf);
+    SET(CURLOPT_XFERINFODATA, de);
+#undef SET
+    de->primed = r == CURLE_OK;
+    return r;
+}
+
+/* Only what changes per request: URL, headers, timeout, buffer sizes,
+ * method and body (see dt_easy) */
+static int setup(dt_easy *de, xfer *x, struct curl_slist **hdrs)
+{
+    CURL *e = de->e;
+    long t = dt_easy_timeout(x->ex->http, x->c->timeout_ms);
+    int big = x->rq->sink && x->max_body > DT_XFER_BUFFER &&
+              atomic_load(&x->ex->http->big_bodies);
+    CURLcode r = de->primed ? CURLE_OK : prime(de);
+    de->x = x;
+    de->ebuf[0] = '\0';
+#define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
+    SET(CURLOPT_URL, x->rq->url);
+    if (r == CURLE_OK)
+        r = dt_easy_proxy(x->ex->http, e, x->rq->url, &de->proxy_set);
+    SET(CURLOPT_HTTPHEADER, *hdrs);
+    if (t != de->timeout_ms)
+        SET(CURLOPT_TIMEOUT_MS, t);
+    de->timeout_ms = t;
     /* bulk transfers: larger buffers mean fewer callbacks, sink calls
      * and syscalls per MiB (the defaults are 16 KiB down, 64 KiB up);
      * downloads once this client has made a big one (DT_BIG_BODY) */
     if (x->rq->up_src)
         SET(CURLOPT_UPLOAD_BUFFERSIZE, DT_XFER_BUFFER);
-    if (x->rq->sink && x->max_body > DT_XFER_BUFFER &&
-        atomic_load(&x->ex->http->big_bodies))
-        SET(CURLOPT_BUFFERSIZE, DT_XFER_BUFFER);
+    if (big != (int)de->big_down)
+        SET(CURLOPT_BUFFERSIZE, big ? DT_XFER_BUFFER : DT_BUFFER_DEFAULT);
+    de->big_down = (unsigned)big;
 #undef SET
-    if (r != CURLE_OK)
-        return DVAL_ERROR;
-    return set_method(e, x, hdrs);
+    /* what a failed setopt left is unknown: the pool drops the handle */
+    int rc = r == CURLE_OK ? set_method(de, x, hdrs) : DVAL_ERROR;
+    de->spoiled = rc != DVAL_OK;
+    return rc;
 }
 
 int dt_curl_fail(dt_exec *ex, dval_call *c, CURLcode r, const char *ebuf)
@@ -326,19 +382,18 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
     c->retry_after_ms = -1;
     c->errmsg[0] = '\0';
     struct curl_slist *hdrs = NULL;
-    char ebuf[CURL_ERROR_SIZE] = "";
     int64_t t0 = dval__now_ms();
-    CURL *e = dt_easy_get(ex->http);
+    dt_easy *de = dt_easy_get(ex->http);
     int owned = 0;
-    int rc = e ? dt_headers(ex, &hdrs, &owned, rq->accept ? rq->accept
+    int rc = de ? dt_headers(ex, &hdrs, &owned, rq->accept ? rq->accept
                             : "application/json",
                             rq->json ? "application/json" : NULL,
                             rq->sdk_version)
                : DVAL_ENOMEM;
     if (!rc)
-        rc = setup(e, &x, &hdrs, ebuf);
+        rc = setup(de, &x, &hdrs);
     if (!rc)
-        rc = finish(&x, curl_easy_perform(e), ebuf);
+        rc = finish(&x, curl_easy_perform(de->e), de->ebuf);
     else
         rc = dval__call_fail(c, rc, "cannot prepare the HTTP request");
     dt_log(ex, c, DVAL_LOG_DEBUG, "%s %s -> %ld (%lld ms)%s%s", rq->method,
@@ -346,9 +401,8 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
            rc ? ": " : "", rc ? c->errmsg : "");
     if (rq->sink && x.got >= DT_BIG_BODY)
         atomic_store(&ex->http->big_bodies, 1);
-    if (e)
-        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
-    dt_easy_put(ex->http, e);   /* resets e: the body and hdrs unused now */
+    dt_easy_put(ex->http, de);   /* kept options point at hdrs and the body:
+                                    the next request sets its own first */
     if (hdrs == &x.up_ctype)
         hdrs = hdrs->next;
     dt_headers_free(hdrs, owned);

@@ -21,6 +21,9 @@
  * touch up to 256 KiB instead of 16 and raised the loop's peak RSS, while
  * only large bodies save CPU with it (`make bench`, tests/bench/). */
 #define DT_BIG_BODY (4 * DT_XFER_BUFFER)
+/* curl's own sizes, set again when a handle goes back to small bodies */
+#define DT_BUFFER_DEFAULT 16384L
+#define DT_UPLOAD_BUFFER_DEFAULT 65536L
 
 /* Header lists kept per client: one per (accept, content type, SDK
  * version) a member asks for; a handful exist. */
@@ -31,13 +34,34 @@ typedef struct dt_hdrset {
     struct curl_slist *list;
 } dt_hdrset;
 
+/* A pooled easy handle. It is never reset: the options every request
+ * shares are set once when it is made, and a request sets only what
+ * changes; these flags say what the previous request left set that the
+ * next one has to undo (curl_easy_reset and setting ~15 options again was
+ * most of libcurl's own cost per request). */
+typedef struct dt_easy {
+    CURL *e;
+    void *x;                    /* the request in flight (its callbacks') */
+    long timeout_ms;            /* CURLOPT_TIMEOUT_MS as last set */
+    unsigned primed : 1;        /* the request callbacks are set */
+    unsigned posted : 1;        /* POST (fields or upload): HTTPGET undoes */
+    unsigned custom : 1;        /* CUSTOMREQUEST set */
+    unsigned uploaded : 1;      /* read/seek callbacks, upload buffer */
+    unsigned big_down : 1;      /* CURLOPT_BUFFERSIZE raised */
+    unsigned spoiled : 1;       /* a setopt failed: not pooled again */
+    unsigned char proxy_set;    /* DT_PROXY_* as last set, 0 none yet */
+    char ebuf[CURL_ERROR_SIZE];
+} dt_easy;
+
 struct dt_http {
     CURLSH *share;
     pthread_mutex_t locks[DT_NLOCKS];
     pthread_mutex_t pool_lock;
-    CURL *idle[DT_POOL_MAX];
+    dt_easy *idle[DT_POOL_MAX];
     int nidle;
     char *ca_bundle;
+    char *proxy[2];             /* http, https: from the environment */
+    char *noproxy;              /* "" none */
     int insecure;
     int64_t connect_timeout_ms;
     int64_t request_timeout_ms;
@@ -47,10 +71,27 @@ struct dt_http {
     int nhdrs;
 };
 
-CURL *dt_easy_get(dt_http *h);
-void dt_easy_put(dt_http *h, CURL *e);
-/* Timeouts, TLS, no signals, share; call_timeout_ms 0 = none. */
-int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int share);
+/* An idle pooled handle, or a new one with the common options set
+ * (DT_EASY_SHARE | DT_EASY_KEEPALIVE); NULL when out of memory. */
+dt_easy *dt_easy_get(dt_http *h);
+/* Back to the pool as it is (its connections stay with it). */
+void dt_easy_put(dt_http *h, dt_easy *de);
+/* The request timeout for a call's timeout_ms (0 = none): the smaller of
+ * the two, 0 when neither. */
+long dt_easy_timeout(const dt_http *h, int64_t call_timeout_ms);
+#define DT_EASY_SHARE 1         /* the executor's DNS and TLS session cache */
+#define DT_EASY_KEEPALIVE 2     /* TCP keep-alive probes on idle sockets */
+/* CURLOPT_PROXY for url's scheme (and CURLOPT_NOPROXY the first time),
+ * unless *set says it is so already: with them unset curl reads five
+ * proxy variables from the environment per request; they are read once,
+ * when the executor is made, the way curl reads them. */
+#define DT_PROXY_HTTP 1
+#define DT_PROXY_HTTPS 2
+CURLcode dt_easy_proxy(const dt_http *h, CURL *e, const char *url,
+                       unsigned char *set);
+/* Timeouts, TLS, no signals (+ share, keep-alive); call_timeout_ms 0 =
+ * none. */
+int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int flags);
 /* Authorization, X-Daytona-*, User-Agent (+ org, Accept, Content-Type):
  * the client's kept list for that combination (*owned 0: do not free; curl
  * only reads it, so transfers on several threads may share it), or a new

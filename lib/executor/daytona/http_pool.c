@@ -8,7 +8,9 @@
  * wake-up per validation or more). */
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "http_int.h"
 
@@ -67,6 +69,52 @@ static void hdr_cache_free(dt_http *h)
     h->nhdrs = 0;
 }
 
+static const char *env_set(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] ? v : NULL;   /* empty counts as unset, as in curl */
+}
+
+/* curl's order: <scheme>_proxy (HTTP_PROXY never: CGI sets it from a
+ * request header), then the upper-case name, then all_proxy, ALL_PROXY;
+ * "" for none (CURLOPT_PROXY "" turns the variables off) */
+static char *env_proxy(const char *lower, const char *upper)
+{
+    const char *v = env_set(lower);
+    if (!v && upper)
+        v = env_set(upper);
+    if (!v)
+        v = env_set("all_proxy");
+    if (!v)
+        v = env_set("ALL_PROXY");
+    return dval__strdup(v ? v : "");
+}
+
+static int proxy_setup(dt_http *h)
+{
+    const char *np = env_set("no_proxy");
+    if (!np)
+        np = env_set("NO_PROXY");
+    h->proxy[0] = env_proxy("http_proxy", NULL);
+    h->proxy[1] = env_proxy("https_proxy", "HTTPS_PROXY");
+    h->noproxy = dval__strdup(np ? np : "");
+    return h->proxy[0] && h->proxy[1] && h->noproxy ? DVAL_OK : DVAL_ENOMEM;
+}
+
+CURLcode dt_easy_proxy(const dt_http *h, CURL *e, const char *url,
+                       unsigned char *set)
+{
+    unsigned char want = strncasecmp(url, "https:", 6) == 0 ? DT_PROXY_HTTPS
+                                                            : DT_PROXY_HTTP;
+    if (*set == want)
+        return CURLE_OK;
+    CURLcode r = curl_easy_setopt(e, CURLOPT_PROXY, h->proxy[want - 1]);
+    if (r == CURLE_OK && !*set)
+        r = curl_easy_setopt(e, CURLOPT_NOPROXY, h->noproxy);
+    *set = r == CURLE_OK ? want : 0;
+    return r;
+}
+
 int dt_http_new(dt_http **out, const dval_daytona_options *d, char *err,
                 size_t errlen)
 {
@@ -86,6 +134,8 @@ int dt_http_new(dt_http **out, const dval_daytona_options *d, char *err,
     h->request_timeout_ms = d->request_timeout_ms > 0
                                 ? d->request_timeout_ms : 120000;
     int rc = share_setup(h);
+    if (!rc)
+        rc = proxy_setup(h);
     if (rc || (d->ca_bundle && d->ca_bundle[0] && !h->ca_bundle)) {
         dval__fmt(err, errlen, "cannot set up the libcurl share handle");
         dt_http_free(h);
@@ -95,12 +145,20 @@ int dt_http_new(dt_http **out, const dval_daytona_options *d, char *err,
     return DVAL_OK;
 }
 
+static void easy_free(dt_easy *de)
+{
+    if (!de)
+        return;
+    curl_easy_cleanup(de->e);
+    dval__free(de);
+}
+
 void dt_http_free(dt_http *h)
 {
     if (!h)
         return;
     for (int i = 0; i < h->nidle; i++)
-        curl_easy_cleanup(h->idle[i]);
+        easy_free(h->idle[i]);
     if (h->share)
         curl_share_cleanup(h->share);
     for (int i = 0; i < DT_NLOCKS; i++)
@@ -109,53 +167,76 @@ void dt_http_free(dt_http *h)
     hdr_cache_free(h);
     pthread_mutex_destroy(&h->hdr_lock);
     dval__free(h->ca_bundle);
+    dval__free(h->proxy[0]);
+    dval__free(h->proxy[1]);
+    dval__free(h->noproxy);
     dval__free(h);
 }
 
-CURL *dt_easy_get(dt_http *h)
+/* A new handle with what every request on it shares */
+static dt_easy *easy_new(dt_http *h)
 {
-    CURL *e = NULL;
+    dt_easy *de = dval__calloc(1, sizeof *de);
+    if (!de)
+        return NULL;
+    de->e = curl_easy_init();
+    de->timeout_ms = dt_easy_timeout(h, 0);
+    if (!de->e ||
+        dt_easy_common(h, de->e, 0, DT_EASY_SHARE | DT_EASY_KEEPALIVE) ||
+        curl_easy_setopt(de->e, CURLOPT_ERRORBUFFER, de->ebuf)) {
+        easy_free(de);
+        return NULL;
+    }
+    return de;
+}
+
+dt_easy *dt_easy_get(dt_http *h)
+{
+    dt_easy *de = NULL;
     pthread_mutex_lock(&h->pool_lock);
     if (h->nidle > 0)
-        e = h->idle[--h->nidle];
+        de = h->idle[--h->nidle];
     pthread_mutex_unlock(&h->pool_lock);
-    return e ? e : curl_easy_init();
+    return de ? de : easy_new(h);
 }
 
-void dt_easy_put(dt_http *h, CURL *e)
+void dt_easy_put(dt_http *h, dt_easy *de)
 {
-    if (!e)
+    if (!de)
         return;
-    /* reset drops options but keeps live connections and caches */
-    curl_easy_reset(e);
+    de->x = NULL;
     pthread_mutex_lock(&h->pool_lock);
-    if (h->nidle < DT_POOL_MAX) {
-        h->idle[h->nidle++] = e;
-        e = NULL;
+    if (h->nidle < DT_POOL_MAX && !de->spoiled) {
+        h->idle[h->nidle++] = de;
+        de = NULL;
     }
     pthread_mutex_unlock(&h->pool_lock);
-    if (e)
-        curl_easy_cleanup(e);
+    easy_free(de);
 }
 
-int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms,
-                   int share)
+long dt_easy_timeout(const dt_http *h, int64_t call_timeout_ms)
 {
     int64_t t = h->request_timeout_ms;
     if (call_timeout_ms > 0 && (t <= 0 || call_timeout_ms < t))
         t = call_timeout_ms;
+    return (long)(t > 0 ? t : 0);
+}
+
+int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int flags)
+{
     CURLcode r = CURLE_OK;
 #define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
     SET(CURLOPT_NOSIGNAL, 1L);
     SET(CURLOPT_CONNECTTIMEOUT_MS, (long)h->connect_timeout_ms);
-    SET(CURLOPT_TIMEOUT_MS, (long)(t > 0 ? t : 0));
-    SET(CURLOPT_TCP_KEEPALIVE, 1L);
+    SET(CURLOPT_TIMEOUT_MS, dt_easy_timeout(h, call_timeout_ms));
+    if (flags & DT_EASY_KEEPALIVE)
+        SET(CURLOPT_TCP_KEEPALIVE, 1L);
     SET(CURLOPT_PROTOCOLS_STR, "http,https");
     SET(CURLOPT_SSL_VERIFYPEER, h->insecure ? 0L : 1L);
     SET(CURLOPT_SSL_VERIFYHOST, h->insecure ? 0L : 2L);
     if (h->ca_bundle)
         SET(CURLOPT_CAINFO, h->ca_bundle);
-    if (share)
+    if (flags & DT_EASY_SHARE)
         SET(CURLOPT_SHARE, h->share);
 #undef SET
     return r == CURLE_OK ? DVAL_OK : DVAL_ERROR;

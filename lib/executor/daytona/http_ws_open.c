@@ -12,7 +12,13 @@
 #include "http_ws_int.h"
 #include "sha1.h"
 
-/* Host header and request target from the http(s) URL. */
+static int add(dval__buf *b, const char *s)
+{
+    return dval__buf_append(b, s, strlen(s));
+}
+
+/* Host header and request target from the http(s) URL (appended piece
+ * by piece: printf was most of the request's cost) */
 static int url_parts(const char *url, dval__buf *host, dval__buf *target)
 {
     CURLU *u = curl_url();
@@ -23,11 +29,14 @@ static int url_parts(const char *url, dval__buf *host, dval__buf *target)
         !curl_url_get(u, CURLUPART_PATH, &path, 0)) {
         curl_url_get(u, CURLUPART_PORT, &port, 0);   /* absent: default */
         curl_url_get(u, CURLUPART_QUERY, &query, 0);
-        rc = dval__buf_appendf(host, "%s%s%s", h, port ? ":" : "",
-                               port ? port : "");
+        rc = add(host, h);
+        if (!rc && port)
+            rc = add(host, ":") || add(host, port) ? DVAL_ENOMEM : DVAL_OK;
         if (!rc)
-            rc = dval__buf_appendf(target, "%s%s%s", path, query ? "?" : "",
-                                   query ? query : "");
+            rc = add(target, path);
+        if (!rc && query)
+            rc = add(target, "?") || add(target, query) ? DVAL_ENOMEM
+                                                       : DVAL_OK;
     }
     curl_free(h);
     curl_free(port);
@@ -41,22 +50,22 @@ static int upgrade_request(dt_exec *ex, const char *url, const char *key,
                            dval__buf *req)
 {
     dval__buf host = {0}, target = {0};
-    int rc = url_parts(url, &host, &target);
+    int rc = dval__buf_reserve(req, 512);   /* one allocation */
+    if (!rc)
+        rc = url_parts(url, &host, &target);
     /* "websocket" exactly: the daemon compares case-sensitively */
-    if (!rc)
-        rc = dval__buf_appendf(req,
-            "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
-            "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-            "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer %s\r\n"
-            "X-Daytona-Source: " DT_SDK_SOURCE "\r\n"
-            "X-Daytona-SDK-Version: " DT_SDK_VERSION "\r\n"
-            "User-Agent: " DT_SDK_SOURCE "/" DVAL_VERSION_STRING "\r\n",
-            target.data, host.data, key, ex->token ? ex->token : "");
-    if (!rc && ex->org_id)
-        rc = dval__buf_appendf(req, "X-Daytona-Organization-ID: %s\r\n",
-                               ex->org_id);
-    if (!rc)
-        rc = dval__buf_append(req, "\r\n", 2);
+    const char *part[] = {
+        "GET ", target.data, " HTTP/1.1\r\nHost: ", host.data,
+        "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: ", key, "\r\nSec-WebSocket-Version: 13\r\n"
+        "Authorization: Bearer ", ex->token ? ex->token : "",
+        "\r\nX-Daytona-Source: " DT_SDK_SOURCE "\r\n"
+        "X-Daytona-SDK-Version: " DT_SDK_VERSION "\r\n"
+        "User-Agent: " DT_SDK_SOURCE "/" DVAL_VERSION_STRING "\r\n",
+        ex->org_id ? "X-Daytona-Organization-ID: " : "",
+        ex->org_id ? ex->org_id : "", ex->org_id ? "\r\n" : "", "\r\n"};
+    for (size_t i = 0; !rc && i < sizeof part / sizeof part[0]; i++)
+        rc = add(req, part[i]);
     dval__buf_free(&host);
     dval__buf_free(&target);
     return rc;
@@ -190,6 +199,12 @@ static int handshake(dt_exec *ex, dt_ws *ws, dval_call *c, const char *url,
     memset(req.data, 0, req.len);   /* it carried the token */
     dval__buf_free(&req);
     size_t have = 0, head_len = 0;
+    /* the reply cannot be there yet: wait before the first read (a read
+     * first was a recvfrom failing with EAGAIN per stream; nothing was
+     * received yet, so TLS holds no bytes poll cannot see) */
+    int64_t left = deadline - dval__now_ms();
+    if (!rc && dt_ws_wait(c, ws->fd, POLLIN, left > 0 ? left : 0) < 0)
+        rc = dval__call_fail(c, DVAL_ECANCELED, "canceled");
     if (!rc)
         rc = read_head(ws, c, deadline, &have, &head_len);
     if (rc)
@@ -212,10 +227,17 @@ static int connect_only(dt_exec *ex, dt_ws *ws, dval_call *c,
 {
     char ebuf[CURL_ERROR_SIZE] = "";
     CURL *e = ws->e;
-    CURLcode r = dt_easy_common(ex->http, e, c->timeout_ms, 0)
+    unsigned char proxy = 0;
+    /* no TCP keep-alive: the stream's own pings (WS_PING_MS) keep it
+     * alive, and the option was three setsockopts per connection; the
+     * share (DNS, TLS sessions; not connections) spares each stream a
+     * name lookup and a full TLS handshake */
+    CURLcode r = dt_easy_common(ex->http, e, c->timeout_ms, DT_EASY_SHARE)
                      ? CURLE_FAILED_INIT : CURLE_OK;
 #define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
     SET(CURLOPT_URL, url);
+    if (r == CURLE_OK)
+        r = dt_easy_proxy(ex->http, e, url, &proxy);
     SET(CURLOPT_CONNECT_ONLY, 1L);
     SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     SET(CURLOPT_HTTPPROXYTUNNEL, 1L);   /* a proxy must tunnel, not relay */

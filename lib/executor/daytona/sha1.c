@@ -2,14 +2,39 @@
  * only: the handshake hashes ~60 bytes. */
 #include <limits.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "sha1.h"
 
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+/* With EVP_sha1() every EVP_Digest looks the algorithm up in the
+ * providers again, most of a handshake's hashing cost: fetched once (kept
+ * for the process's life; NULL: EVP_sha1() after all) */
+static EVP_MD *sha1_md;
+static pthread_once_t sha1_once = PTHREAD_ONCE_INIT;
+
+static void sha1_fetch(void)
+{
+    sha1_md = EVP_MD_fetch(NULL, "SHA1", NULL);
+}
+
+static const EVP_MD *sha1_algo(void)
+{
+    pthread_once(&sha1_once, sha1_fetch);
+    return sha1_md ? sha1_md : EVP_sha1();
+}
+#else
+static const EVP_MD *sha1_algo(void)
+{
+    return EVP_sha1();
+}
+#endif
+
 int dt_sha1(const void *data, size_t len, uint8_t digest[20])
 {
-    /* EVP_sha1()'s digest is 20 bytes: it fits digest exactly */
-    if (!EVP_Digest(data, len, digest, NULL, EVP_sha1(), NULL))
+    /* SHA-1's digest is 20 bytes: it fits digest exactly */
+    if (!EVP_Digest(data, len, digest, NULL, sha1_algo(), NULL))
         return -1;
     return 0;
 }
