@@ -56,7 +56,8 @@ struct dval_session {
     dval_sandbox *sandbox;         /* reference held */
     char id[DVAL_ID_MAX];
     int open;
-    int cancel_pipe[2];            /* written by dval_session_cancel */
+    int cancel_fd;                 /* an eventfd dval_session_cancel
+                                      makes readable: ends the waits */
     atomic_int canceled;
     atomic_int busy;               /* an exec is running (reentrancy) */
     char errmsg[DVAL_ERRMSG_MAX];

@@ -3,7 +3,6 @@
  * the engine counts what it received of each and, on a reconnect and for
  * the final log, tells the executor those counts, so that a server that
  * replays from byte 0 (Daytona) delivers every byte once. */
-#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -78,10 +77,11 @@ static int sink(int stream, const char *data, size_t len, void *ud)
     return r->aborted;
 }
 
+/* the flag dval_session_cancel sets before it wakes the waits: a look
+ * at it costs no system call */
 static int canceled(run *r)
 {
-    struct pollfd p = { .fd = r->s->cancel_pipe[0], .events = POLLIN };
-    return poll(&p, 1, 0) > 0;
+    return atomic_load(&r->s->canceled);
 }
 
 static int64_t slice(run *r, int64_t want)
@@ -103,7 +103,7 @@ static void prep(run *r, dval__ex_op *op, const char *what, int flags,
     dval__ex_op_init(op, what, flags, NULL, 0);
     op->timeout_ms = timeout_ms;
     if (live) {
-        op->cancel_fd = r->s->cancel_pipe[0];
+        op->cancel_fd = r->s->cancel_fd;
         op->deadline_ms = r->deadline;
     }
 }
@@ -204,7 +204,7 @@ static void open_stream(run *r, void **stream, int *failures, int *polling)
     *polling = ++*failures >= MAX_RECONNECTS || rc == DVAL_EUNSUPPORTED ||
                rc == DVAL_EPASSTHROUGH;
     if (!*polling)
-        dval__sleep_ms(100 * *failures, r->s->cancel_pipe[0]);
+        dval__sleep_ms(100 * *failures, r->s->cancel_fd);
 }
 
 /* One read of at most `wait` ms. A dropped stream is closed (*stream =
@@ -241,7 +241,7 @@ static int after_close(run *r)
          wait = wait < 25 ? wait * 2 : 50) {
         if ((rc = check_interrupt(r)))
             return rc;
-        dval__sleep_ms(slice(r, wait), r->s->cancel_pipe[0]);
+        dval__sleep_ms(slice(r, wait), r->s->cancel_fd);
         rc = poll_status(r);
     }
     return rc;
@@ -258,7 +258,7 @@ static void drain(run *r, void *stream)
     for (int i = 0; i < DRAIN_READS && !r->aborted; i++) {
         dval__ex_op op;
         prep(r, &op, "drain log stream", ONE_SHOT, 1, 0);
-        op.cancel_fd = r->s->cancel_pipe[0];
+        op.cancel_fd = r->s->cancel_fd;
         uint64_t had = r->fresh;
         int closed = 0;
         if (dval__ex_stream_read(r->c, &op, stream, sink, r, &closed) ||
@@ -290,7 +290,7 @@ static int follow(run *r)
             read_stream(r, &stream, wait < READ_SLICE_MS ? wait
                         : READ_SLICE_MS, &failures, &polling, &closed);
         else if (wait > 0)
-            dval__sleep_ms(slice(r, wait), r->s->cancel_pipe[0]);
+            dval__sleep_ms(slice(r, wait), r->s->cancel_fd);
         if (closed) {
             dval__ex_stream_close(r->c, stream);
             stream = NULL;
@@ -415,8 +415,8 @@ static int env_command(dval_session *s, const dval__command *text,
 
 static void drain_cancel(dval_session *s)
 {
-    char b[64];
-    while (read(s->cancel_pipe[0], b, sizeof b) > 0)
+    uint64_t n;
+    while (read(s->cancel_fd, &n, sizeof n) > 0)
         ;
     atomic_store(&s->canceled, 0);
 }

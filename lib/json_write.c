@@ -126,7 +126,7 @@ int dval__json_write_str(dval__buf *b, const char *s, size_t n, size_t flags)
     return put(b, "\"", 1);
 }
 
-static int write_int(dval__buf *b, json_int_t v)
+int dval__json_write_int(dval__buf *b, json_int_t v)
 {
     char t[24], *o = t + sizeof t;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
@@ -197,7 +197,7 @@ static int write_value(dval__buf *b, const json_t *v, size_t flags,
         return dval__json_write_str(b, json_string_value(v),
                                     json_string_length(v), flags);
     case JSON_INTEGER:
-        return write_int(b, json_integer_value(v));
+        return dval__json_write_int(b, json_integer_value(v));
     case JSON_REAL:
         return write_real(b, v, flags);
     case JSON_TRUE:

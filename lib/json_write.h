@@ -21,6 +21,9 @@ int dval__json_write(dval__buf *b, const json_t *v, size_t flags);
  * jansson escapes). DVAL_EINVAL when they are not valid UTF-8. */
 int dval__json_write_str(dval__buf *b, const char *s, size_t n, size_t flags);
 
+/* Appends v in decimal, as jansson writes an integer. */
+int dval__json_write_int(dval__buf *b, json_int_t v);
+
 /* The text of v allocated with dval__malloc (dval__free it); NULL when
  * out of memory or v holds invalid UTF-8. */
 char *dval__json_text_of(const json_t *v, size_t flags);

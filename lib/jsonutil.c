@@ -14,6 +14,22 @@ static size_t utf8_seq(const unsigned char *p, size_t n)
     return k;
 }
 
+/* data's bytes with every invalid UTF-8 sequence replaced by U+FFFD,
+ * appended to b */
+int dval__utf8_repair(dval__buf *b, const char *data, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < len;) {
+        size_t k = utf8_seq(p + i, len - i);
+        int rc = dval__buf_append(b, k ? (const char *)p + i
+                                       : "\xef\xbf\xbd", k ? k : 3);
+        if (rc)
+            return rc;
+        i += k ? k : 1;
+    }
+    return DVAL_OK;
+}
+
 json_t *dval__json_text(const char *data, size_t len)
 {
     if (!data)
@@ -21,15 +37,9 @@ json_t *dval__json_text(const char *data, size_t len)
     if (dval__utf8_valid(data, len))
         return json_stringn(data, len);
     dval__buf b = { 0 };
-    const unsigned char *p = (const unsigned char *)data;
-    for (size_t i = 0; i < len;) {
-        size_t k = utf8_seq(p + i, len - i);
-        if (dval__buf_append(&b, k ? (const char *)p + i : "\xef\xbf\xbd",
-                             k ? k : 3)) {
-            dval__buf_free(&b);
-            return json_string("");
-        }
-        i += k ? k : 1;
+    if (dval__utf8_repair(&b, data, len)) {
+        dval__buf_free(&b);
+        return json_string("");
     }
     json_t *s = json_stringn(b.data ? b.data : "", b.len);
     dval__buf_free(&b);

@@ -12,6 +12,9 @@
  * become U+FFFD (jansson takes valid UTF-8 only). Never NULL unless out
  * of memory. */
 json_t *dval__json_text(const char *data, size_t len);
+/* Appends data's bytes to b with every invalid UTF-8 sequence replaced
+ * by U+FFFD, as dval__json_text holds them. */
+int dval__utf8_repair(dval__buf *b, const char *data, size_t len);
 /* The compact text of v (any JSON value), allocated with dval__malloc;
  * NULL when out of memory. */
 char *dval__json_dump(const json_t *v);

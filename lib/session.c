@@ -1,7 +1,7 @@
 /* Sessions: open/close, cancellation (their names: names.c). The exec engine lives in
  * exec.c. */
-#include <fcntl.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "executor.h"
@@ -45,9 +45,11 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
     dval_session *s = dval__calloc(1, sizeof *s);
     if (!s)
         return DVAL_ENOMEM;
-    if (pipe2(s->cancel_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    /* an eventfd, not a pipe: one descriptor to make and close */
+    s->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (s->cancel_fd < 0) {
         dval__free(s);
-        open_fail(sb, "pipe: out of descriptors");
+        open_fail(sb, "eventfd: out of descriptors");
         return DVAL_EIO;
     }
     dval__session_name(s->id, sizeof s->id, sb->opts.name);
@@ -59,7 +61,7 @@ DVAL_API int dval_session_open(dval_session **out, dval_sandbox *sb)
     dval__ex_op_init(&op, "create session", DVAL__IDEMPOTENT |
                      DVAL__EXISTS_DONE, msg, sizeof msg);
     op.subject = s->id;
-    op.cancel_fd = s->cancel_pipe[0];
+    op.cancel_fd = s->cancel_fd;
     dval__ex_cmd at = { sb->info.id, s->id, NULL };
     int rc = dval__ex_session_create(c, &op, &at);
     if (rc) {
@@ -89,9 +91,9 @@ DVAL_API int dval_session_cancel(dval_session *s)
         return DVAL_EINVAL;
     int expected = 0;
     if (atomic_compare_exchange_strong(&s->canceled, &expected, 1)) {
-        char b = 1;
-        ssize_t n = write(s->cancel_pipe[1], &b, 1);
-        (void)n; /* a full pipe is already readable */
+        uint64_t one = 1;
+        ssize_t n = write(s->cancel_fd, &one, sizeof one);
+        (void)n; /* a counter at its maximum is already readable */
     }
     return DVAL_OK;
 }
@@ -125,8 +127,7 @@ DVAL_API void dval_session_free(dval_session *s)
 {
     if (!s)
         return;
-    close(s->cancel_pipe[0]);
-    close(s->cancel_pipe[1]);
+    close(s->cancel_fd);
     dval__sandbox_unref(s->sandbox);
     dval__free(s);
 }

@@ -257,7 +257,6 @@ static void free_ctx(dval__vctx *v)
     json_decref(v->results);
     json_decref(v->other);
     json_decref(v->errors);
-    dval__free(v);
 }
 
 DVAL_API int dval_validation_init(dval_validation *req, size_t size)
@@ -292,9 +291,9 @@ int dval__validate_in(dval_client *client, const dval_validation *req,
         return dval__validate_fail(&(dval__vctx){.client = client},
                                    DVAL_EINVAL, "request", "no request");
     int64_t t_start = dval__now_ms();
-    dval__vctx *v = dval__calloc(1, sizeof *v);
-    if (!v)
-        return DVAL_ENOMEM;
+    /* on the caller's stack: a few KiB that malloc took from its large
+     * bins (not its per-thread cache) on every validation */
+    dval__vctx ctx = {0}, *v = &ctx;
     v->client = client;
     v->on_event = on_event;
     v->ud = userdata;

@@ -1,10 +1,9 @@
-/* dval_validate's download phase (every plain file under the results
- * directory, each *.json one checked as JSON, the others kept as they are:
- * validate_files.c) and the summary it ends with. */
+/* dval_validate's download phase: every plain file under the results
+ * directory, each *.json one checked as JSON, the others kept as they are
+ * (validate_files.c). The summary it ends with: validate_summary.c. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnostics.h"
 #include "jsonutil.h"
 #include "results_json.h"
 #include "validate.h"
@@ -256,125 +255,4 @@ int dval__validate_download(dval__vctx *v)
         rc = fetch_all(v, &list);
     dval__buf_free(&list);
     return rc ? rc : results_status(v);
-}
-
-static json_t *usage_field(int64_t v)
-{
-    return v >= 0 ? json_integer(v) : json_null();
-}
-
-/* What the phase's command used, as its executor measured it (null:
- * not known, e.g. on Daytona) */
-static json_t *usage_json(const dval__phase *p)
-{
-    if (!p->has_usage)
-        return json_null();
-    const dval_usage *u = &p->usage;
-    json_t *o = json_object();
-    json_object_set_new(o, "cpu_ms", usage_field(u->cpu_ms));
-    json_object_set_new(o, "user_ms", usage_field(u->user_ms));
-    json_object_set_new(o, "sys_ms", usage_field(u->sys_ms));
-    json_object_set_new(o, "peak_memory_bytes",
-                        usage_field(u->peak_memory_bytes));
-    json_object_set_new(o, "wall_ms", usage_field(u->wall_ms));
-    json_object_set_new(o, "oom_kills", usage_field(u->oom_kills));
-    return o;
-}
-
-/* A phase as the summary shows it: its exit code (null: it did not run
- * to one), wall time, output and usage. */
-static json_t *phase_json(const dval__phase *p)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "usage", usage_json(p));
-    json_object_set_new(o, "exit_code", p->done ? json_integer(p->exit_code)
-                                                : json_null());
-    json_object_set_new(o, "wall_ms", json_integer(p->ms));
-    json_object_set_new(o, "stdout", dval__json_text(p->out.data,
-                                                     p->out.len));
-    json_object_set_new(o, "stderr", dval__json_text(p->err.data,
-                                                     p->err.len));
-    json_object_set_new(o, "output_truncated", json_boolean(p->truncated));
-    return o;
-}
-
-/* A compile error is best said by the compiler's first error. */
-static void first_error(const json_t *diags, char *detail, size_t cap)
-{
-    size_t i, errors = 0;
-    json_t *d, *first = NULL;
-    json_array_foreach(diags, i, d) {
-        if (strcmp(json_string_value(json_object_get(d, "severity")),
-                   "error"))
-            continue;
-        errors++;
-        first = first ? first : d;
-    }
-    if (!first)
-        return;
-    const char *code = json_string_value(json_object_get(first, "code"));
-    json_int_t line = json_integer_value(json_object_get(first, "line"));
-    char at[64] = "";
-    if (line)
-        dval__fmt(at, sizeof at, ":%lld", (long long)line);
-    dval__fmt(detail, cap, "%s%s: %s%s%s%s", json_string_value(
-              json_object_get(first, "file")), at, code ? code : "",
-              code ? ": " : "", json_string_value(json_object_get(first,
-              "message")), errors > 1 ? " (and more errors)" : "");
-}
-
-/* The verdict, the phases and the build's diagnostics. */
-static void outcome(dval__vctx *v, int status, json_t *o)
-{
-    char detail[DVAL_ERRMSG_MAX];
-    int verdict = dval__verdict(v, status, detail, sizeof detail);
-    json_t *phases = json_object(), *diags = json_array();
-    if (v->build.started) {
-        json_object_set_new(phases, "build", phase_json(&v->build));
-        dval__diagnostics_parse(v->build.out.data, v->build.out.len,
-                                v->workdir, diags);
-        dval__diagnostics_parse(v->build.err.data, v->build.err.len,
-                                v->workdir, diags);
-    }
-    if (v->run.started)
-        json_object_set_new(phases, "run", phase_json(&v->run));
-    if (verdict == DVAL_VERDICT_COMPILE_ERROR)
-        first_error(diags, detail, sizeof detail);
-    json_object_set_new(o, "verdict", json_string(dval_verdict_name(verdict)));
-    json_object_set_new(o, "verdict_detail",
-                        dval__json_text(detail, strlen(detail)));
-    json_object_set_new(o, "phases", phases);
-    json_object_set_new(o, "diagnostics", diags);
-    const dval__phase *last = v->run.started ? &v->run : &v->build;
-    json_object_set_new(o, "exit_code", last->done
-                        ? json_integer(last->exit_code) : json_null());
-}
-
-char *dval__validate_summary(dval__vctx *v, int status, int64_t t_start)
-{
-    json_object_set_new(v->timings, "total",
-                        json_integer(dval__now_ms() - t_start));
-    json_t *o = json_object();
-    if (!o)
-        return NULL;
-    outcome(v, status, o);
-    json_object_set(o, "results", v->results);
-    json_object_set(o, "files", v->other);
-    if (v->expect)
-        json_object_set_new(o, "comparison", dval__expect_json(v));
-    json_object_set_new(o, "thread_id", json_string(v->thread_id));
-    json_object_set_new(o, "sandbox", json_string(
-        *v->sb_name ? v->sb_name : v->req.sandbox_name ? v->req.sandbox_name
-                                                        : v->prof->sandbox_name));
-    json_object_set_new(o, "session",
-                        *v->sess_id ? json_string(v->sess_id) : json_null());
-    json_object_set_new(o, "profile", json_string(v->prof->name));
-    json_object_set_new(o, "executor",
-                        json_string(dval_client_executor_name(v->client)));
-    json_object_set_new(o, "status", json_string(dval_status_name(status)));
-    json_object_set(o, "errors", v->errors);
-    json_object_set(o, "timings_ms", v->timings);
-    char *text = dval__json_text_of(o, JSON_COMPACT | JSON_ENSURE_ASCII);
-    json_decref(o);
-    return text;
 }

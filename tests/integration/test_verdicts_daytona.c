@@ -4,6 +4,7 @@
  * branches on the verdict alone whichever executor ran it. */
 #include <jansson.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,6 +43,13 @@ static void expect(dval_client *c, const vcase *k, const char *verdict,
     char *sum = NULL;
     dval_validate(c, &req, NULL, NULL, &sum);
     json_t *j = sum ? json_loads(sum, 0, NULL) : NULL;
+    /* the summary is written as text, not dumped from a tree: it must
+     * still be what json_dumps makes of it, byte for byte */
+    char *again = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    if (!again || strcmp(again, sum))
+        th_fail(__FILE__, __LINE__, "%s: summary %s is not json_dumps's %s",
+                k->run_sh, sum ? sum : "(none)", again ? again : "(none)");
+    free(again);
     const char *v = json_string_value(json_object_get(j, "verdict"));
     const char *d = json_string_value(json_object_get(j, "verdict_detail"));
     if (!v || strcmp(v, verdict) || !d || !strstr(d, detail))
@@ -64,6 +72,12 @@ TEST(verdicts_daytona__the_run_phase)
     expect(c, &(vcase){ .run_sh = "sleep 20\n", .timeout_ms = 700 },
            "time_limit", "wall");
     expect(c, &(vcase){ .run_sh = "echo hi\n" }, "results_missing", "");
+    /* output that is not UTF-8, escapes, results with reals and text */
+    expect(c, &(vcase){ .run_sh = "printf 'caf\\303\\251 \\377 \\001\\n';"
+                                  " printf 'a\\tb\\\\\\\"\\n' >&2; "
+                                  "mkdir -p results && echo '[1.5,\"\\u00e9\"]'"
+                                  " > results/r.json; echo x > results/o.txt\n" },
+           "passed", "");
     expect(c, &(vcase){ .run_sh = "mkdir -p results && echo '{x' > "
                                   "results/r.json\n" },
            "results_invalid", "r.json");
