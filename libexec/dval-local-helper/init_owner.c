@@ -10,6 +10,7 @@
 #include "helper.h"
 #include "init_owner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -102,8 +103,34 @@ static void pause_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* rel below hierarchy fd removed once its last process, dying, has
+ * left it (at most ~2 s) */
+static void remove_group(int fd, const char *rel)
+{
+    for (int tries = 0; tries < 200 && unlinkat(fd, rel, AT_REMOVEDIR) < 0 &&
+         errno == EBUSY; tries++)
+        pause_ms(10);
+}
+
+/* The commands' own cgroups below the sandbox's (cmd_cgroup.c): their
+ * caller removes them after each command, a killed owner never did, and
+ * a cgroup with a child cannot be removed (EBUSY) */
+static void drop_children(int i)
+{
+    int d = openat(o.cg[i], o.cgrel[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = d < 0 ? NULL : fdopendir(d);
+    struct dirent *e;
+    while (dir && (e = readdir(dir)))
+        if (e->d_type == DT_DIR && e->d_name[0] != '.')
+            remove_group(d, e->d_name);
+    if (dir)
+        closedir(dir);
+    else if (d >= 0)
+        close(d);
+}
+
 /* Out of the cgroup first (the root takes any process), then removed
- * once its last process, dying, has left it. */
+ * with the commands' cgroups below it. */
 static void drop_cgroups(void)
 {
     for (int i = 0; i < o.ncg; i++) {
@@ -112,10 +139,8 @@ static void drop_cgroups(void)
             write_str(fd, "0");
             close(fd);
         }
-        for (int tries = 0; tries < 200 &&
-             unlinkat(o.cg[i], o.cgrel[i], AT_REMOVEDIR) < 0 &&
-             errno == EBUSY; tries++)
-            pause_ms(10);
+        drop_children(i);
+        remove_group(o.cg[i], o.cgrel[i]);
     }
 }
 

@@ -233,3 +233,72 @@ TEST(test_hostile__cli_killed_at_random_moments_leaves_no_sandbox)
     close(ino);
     hx_close(&h);
 }
+
+/* 1 when a command's own cgroup (cmd_cgroup.c: c-<pid>-<cmd>) is below
+ * the cgroup of sandbox name. */
+static int command_runs(const char *dir, const char *name)
+{
+    static const char *roots[] = { "", "/memory" };
+    int n = 0;
+    for (int r = 0; r < 2; r++) {
+        char p[700];
+        snprintf(p, sizeof p, "/sys/fs/cgroup%s/daytona-validate/sb-%016llx",
+                 roots[r], fnv(dir, name));
+        DIR *d = opendir(p);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            n += !strncmp(e->d_name, "c-", 2);
+        if (d)
+            closedir(d);
+    }
+    return n > 0;
+}
+
+/* A CLI killed while a command runs leaves that command's cgroup below
+ * the sandbox's: the init, removing the sandbox, removes it first (a
+ * cgroup with a child cannot be removed), then the sandbox's. */
+TEST(test_hostile__cli_killed_mid_command_leaves_no_cgroup)
+{
+    hx h;
+    hx_open(&h, "ho-midcmd");
+    char exe[PATH_MAX], cli[PATH_MAX + 32], dir[PATH_MAX], p[PATH_MAX + 16];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    CHECK(n > 0);
+    exe[n] = 0;
+    snprintf(cli, sizeof cli, "%s/../bin/daytona-validate", dirname(exe));
+    if (access(cli, X_OK) != 0)
+        th_skip("the CLI is not built");
+    CHECK(realpath(h.dir, dir) != NULL);
+    snprintf(p, sizeof p, "%s/sandboxes", dir);
+    int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    CHECK(ino >= 0 && inotify_add_watch(ino, p, IN_MOVED_TO) >= 0);
+    nnames = 0;
+    long long full;
+    CHECK_INT(full_run(cli, dir, &full), 0); /* the snapshot, a spare disk */
+    collect_names(ino);
+    int seen = 0;
+    for (int k = 0; k < 3; k++) {
+        pid_t pid = start_cli(cli, dir);
+        int first = nnames, mid = 0;
+        for (long long end = mono_us() + 60000000LL; !mid &&
+             mono_us() < end && waitpid(pid, NULL, WNOHANG) == 0;) {
+            collect_names(ino);
+            mid = nnames > first && command_runs(dir, names[nnames - 1]);
+            if (!mid)
+                usleep(200);
+        }
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        seen += mid;
+    }
+    if (!seen)
+        th_skip("no command's own cgroup (no cgroup v1 memory or v2)");
+    for (int i = 0; i < 500 && count_procs(dir); i++)
+        usleep(10000);
+    fprintf(stderr, "    %d of 3 kills while a command ran; cgroups left "
+            "%d\n", seen, count_cgroups(dir));
+    CHECK_INT(count_procs(dir), 0);
+    CHECK_INT(count_cgroups(dir), 0);
+    close(ino);
+    hx_close(&h);
+}
