@@ -8,6 +8,10 @@
 
 #include "exec.h"
 
+/* init_exec.c: how the init runs commands, set before it starts: in its
+ * namespaces (isolated) or on the host, and whether the caller is host
+ * root (then a command never runs as root: the default uid). */
+void init_exec_mode(int isolated, int host_root);
 /* 1 when the next command may be the init's own: none is, and the
  * sandbox has no service (whose processes are the init's children too) */
 int init_cmd_free(void);
