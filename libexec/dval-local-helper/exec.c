@@ -12,7 +12,7 @@
  * with no waiter (init_cmd.c).
  * A pid namespace per command would do the same, but a /proc for it
  * needs a mount namespace whose teardown waits for RCU, a wait paid by
- * every command. The command is vforked (start_vforked).
+ * every command. The command is vforked (exec_start_command).
  * The "exec" verb left here runs an unisolated snapshot's build step on
  * the host (snapshot_build.c): a shell in a directory, nothing more. */
 #include "helper.h"
@@ -233,26 +233,6 @@ static void run_command(const struct exec_req *r, int isolated)
     _exit(127);
 }
 
-/* A process started by vfork: it shares our memory (we are suspended
- * until it execs or exits), so it makes system calls only, writes no
- * memory we use afterwards and never returns. */
-typedef void (*vforked_fn)(const struct exec_req *r, int fd);
-
-/* Starts fn(r, fd) in a vforked child; its pid, or -1. Why not fork: a
- * fork copies this process's page tables and the child's exit (or exec)
- * tears them down again, CPU spent on every command for a process
- * that lives only to exit (the waiter's first parent) or to exec (the
- * command). Kept tiny: nothing of ours lives across the vfork. */
-static pid_t start_vforked(vforked_fn fn, const struct exec_req *r, int fd)
-{
-    pid_t pid = vfork();
-    if (pid == 0) {
-        fn(r, fd);
-        _exit(125);
-    }
-    return pid;
-}
-
 /* Moves the calling process into its own cgroup ("0": the writer), before
  * it starts anything: whatever it forks is born there. Vforked: no
  * memory written. A cgroup it cannot join fails it (fail closed). */
@@ -268,9 +248,8 @@ static void join_own_cgroups(const struct exec_req *r)
  * (the init's case: nothing of the init's may reach it), every signal
  * unblocked (the waiter and the init block SIGCHLD for their
  * signalfds), then sh. */
-static void command_child(const struct exec_req *r, int unused)
+static void command_child(const struct exec_req *r)
 {
-    (void)unused;
     if (r->out >= 0 && (dup2(r->out, 1) < 0 || dup2(r->err, 2) < 0))
         _exit(125);
     join_own_cgroups(r);
@@ -283,9 +262,19 @@ static void command_child(const struct exec_req *r, int unused)
     run_command(r, r->isolated);
 }
 
+/* Vforked: the child shares our memory (we are suspended until it
+ * execs or exits), so it makes system calls only, writes no memory we
+ * use afterwards and never returns. Why not fork: a fork copies this
+ * process's page tables and the child's exec tears them down again, CPU
+ * spent on every command. */
 pid_t exec_start_command(const struct exec_req *r)
 {
-    return start_vforked(command_child, r, -1);
+    pid_t pid = vfork();
+    if (pid == 0) {
+        command_child(r);
+        _exit(125);
+    }
+    return pid;
 }
 
 /* The waiter lets go of the command's output pipes, so the stream ends
@@ -374,9 +363,7 @@ static long long waiter_cpu_ms(void *unused)
     return tree_cpu_ms();
 }
 
-/* A child subreaper whose parent is the sandbox's init (so it is reaped
- * there, whatever happens to the helper: a zombie parented outside would
- * hold the namespace open); see exec.h. */
+/* A child subreaper, the init's child; see exec.h. */
 void exec_waiter(const struct exec_req *r, int alive)
 {
     sigset_t chld;
@@ -384,11 +371,11 @@ void exec_waiter(const struct exec_req *r, int alive)
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC);
-    /* its own group: the library's kill(-helper) ends the helper only */
+    /* its own group, not the init's */
     if (sfd < 0 || setpgid(0, 0) < 0 ||
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
         die_fd(2, "subreaper");
-    pid_t cmd = start_vforked(command_child, r, -1);
+    pid_t cmd = exec_start_command(r);
     if (cmd < 0)
         die_fd(2, "fork");
     drop_stdio();

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -39,10 +38,12 @@ lx_cmd *lx_cmd_find(struct lx_session *s, const char *id)
  * of the command is gone;
  * none (it was canceled, the sandbox went away): 128 + SIGKILL, as for a
  * killed process. Blocking only after lx_cmd_kill, so bounded. */
-static void reap_ctl(lx_cmd *m, int block)
+void lx_cmd_reap(lx_cmd *m, int block)
 {
     struct pollfd p = { m->ctl, POLLIN, 0 };
     int r;
+    if (m->ctl < 0)
+        return;
     while ((r = poll(&p, 1, block ? 5000 : 0)) < 0 && errno == EINTR)
         ;
     unsigned char b;
@@ -66,12 +67,6 @@ void lx_cmd_await(const lx_cmd *m)
     struct pollfd p = { m->ctl, POLLIN, 0 };
     if (m->ctl >= 0)
         poll(&p, 1, 100);
-}
-
-void lx_cmd_reap(lx_cmd *m, int block)
-{
-    if (m->ctl >= 0)
-        reap_ctl(m, block);
 }
 
 void lx_session_marker(char *dst, size_t cap, const char *sb,
