@@ -61,10 +61,6 @@ ssize_t lx_init_recv(int s, dval_call *c, int64_t end, char *buf,
     }
 }
 
-/* The request: sends msg with the command's output ends and a pidfd of
- * this process: the waiter also ends the command when this process ends,
- * even while a child forked without an exec still holds a copy of the
- * connection (a kernel without pidfds: the connection alone). */
 /* The command's own cgroup.procs files the request names (LX_OPT_CMD_
  * CGROUP), opened into fds[*n...]: sent after the others, in order. */
 static int open_cgroups(char **args, int *fds, size_t *n)
@@ -79,6 +75,10 @@ static int open_cgroups(char **args, int *fds, size_t *n)
     return 0;
 }
 
+/* The request: sends msg with the command's output ends and a pidfd of
+ * this process: the waiter also ends the command when this process ends,
+ * even while a child forked without an exec still holds a copy of the
+ * connection (a kernel without pidfds: the connection alone). */
 static int send_request(int s, const dval__buf *msg, char **args, int out,
                         int err)
 {
