@@ -47,6 +47,15 @@ struct init_args {
 };
 
 static int plain_init;
+/* Only an init that kept the layers does the fast reset: every init has
+ * the socket (for its commands), and a reset elsewhere (kill_all in an
+ * unisolated sandbox's init, on the host) must never run. */
+static int can_reset;
+
+int init_resets(void)
+{
+    return can_reset;
+}
 
 /* SIGTERM ends the sandbox when it comes from outside its
  * pid namespace (the host: a shutdown, an administrator, a test's
@@ -239,6 +248,7 @@ static int init_child(void *p)
     char disk[4200];
     snprintf(disk, sizeof disk, "%s/disk", a->sbdir);
     int keep = a->disk_gib > 0 && geteuid() == 0 && !is_host_root(a->layer);
+    can_reset = keep;
     if (keep && reset_keep_layers(root, disk, lower) < 0)
         die_fd(fd, "keep the layers for the reset");
     if (!a->share_net && loopback_up() < 0)
