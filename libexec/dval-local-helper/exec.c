@@ -1,26 +1,20 @@
-/* "exec" mode: joins a sandbox's cgroups and namespaces, chroots into its
- * root and runs `sh -c command`. Its own pid (the session and process
- * group it leads: kill(-pid) ends the command) is written to fd
- * LX_FD_PGID; it
- * exits with the command's code (128+N on signal N).
- *
- * Isolated, the processes are:
- *   helper (host pid ns, root; dies with the library thread: pdeathsig)
- *    └ waiter (sandbox pid ns, root, child subreaper, its own group,
- *       double-forked so the sandbox's init is its parent; watches a
- *       pipe only the helper holds): when the command exits or the
- *       helper is gone it kills every process the command left, however
+/* How a sandbox's command runs (init_exec.c, init_cmd.c: the init starts
+ * every command, in every kind of sandbox):
+ *   init (the sandbox's pid 1; unisolated, a host process, the child
+ *   subreaper of what its commands leave)
+ *    └ waiter (root, child subreaper, its own group): when the command
+ *       exits, or the library lets go of its connection, or the library's
+ *       process ends, it kills every process the command left, however
  *       it detached itself (setsid, double fork)
- *       └ sh -c command: own session, unprivileged uid, seccomp
+ *       └ sh -c command: own cgroup, rlimits, own session, unprivileged
+ *         uid, seccomp (isolated)
+ * or, while no other command runs, the command as the init's own child
+ * with no waiter (init_cmd.c).
  * A pid namespace per command would do the same, but a /proc for it
  * needs a mount namespace whose teardown waits for RCU, a wait paid by
- * every command.
- * The waiter's first parent and the command are vforked (they share
- * their parent's memory until they exit or exec): of the three process
- * starts only the waiter copies page tables; see start_vforked.
- * An init with a socket starts the waiter itself (init_exec.c), or runs
- * the command as its own child with no waiter when no other command
- * runs (init_cmd.c): this verb is then only the way for the others. */
+ * every command. The command is vforked (exec_start_command).
+ * The "exec" verb left here runs an unisolated snapshot's build step on
+ * the host (snapshot_build.c): a shell in a directory, nothing more. */
 #include "helper.h"
 
 #include <dirent.h>
@@ -41,61 +35,6 @@
 
 #include "exec.h"
 #include "executor/local/protocol.h"
-#include "executor/local/sandbox_ids.h"
-
-/* One setns(pidfd) for every kind at once (Linux >= 5.8): six opens
- * under /proc/<pid>/ns are path walks through procfs, the costly part.
- * Atomic: on failure nothing was joined. Joining one's own user
- * namespace is EINVAL (root joins none): then again without it. */
-static int join_ns_pidfd(const char *pid)
-{
-    int fd = (int)syscall(SYS_pidfd_open, (pid_t)atol(pid), 0);
-    if (fd < 0)
-        return -1;
-    int all = CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET |
-              CLONE_NEWPID | CLONE_NEWNS;
-    int rc = setns(fd, all);
-    if (rc < 0 && errno == EINVAL)
-        rc = setns(fd, all & ~CLONE_NEWUSER);
-    close(fd);
-    return rc;
-}
-
-/* The same, one namespace file at a time (kernels without pidfd setns) */
-static void join_ns_files(const char *pid)
-{
-    static const char *kinds[] = { "user", "ipc", "uts", "net", "pid", "mnt" };
-    int fds[6];
-    char p[64];
-    for (int i = 0; i < 6; i++) {
-        snprintf(p, sizeof p, "/proc/%s/ns/%s", pid, kinds[i]);
-        fds[i] = open(p, O_RDONLY | O_CLOEXEC);
-        if (fds[i] < 0)
-            die_fd(2, p);
-    }
-    for (int i = 0; i < 6; i++) {
-        if (setns(fds[i], 0) < 0) {
-            /* the net namespace is the host's when network is allowed */
-            if (errno != EINVAL)
-                die_fd(2, kinds[i]);
-        }
-        close(fds[i]);
-    }
-}
-
-static void join_ns(const char *pid)
-{
-    char p[64];
-    snprintf(p, sizeof p, "/proc/%s/root", pid);
-    int root = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0)
-        die_fd(2, p);
-    if (join_ns_pidfd(pid) < 0)
-        join_ns_files(pid);
-    if (fchdir(root) < 0 || chroot(".") < 0)
-        die_fd(2, "chroot");
-    close(root);
-}
 
 /* Kept for the command's process: the one starting it (the waiter,
  * the init) must not be bound by the command's limits. */
@@ -189,18 +128,6 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
     return r->cmd || r->argv ? 0 : -1;
 }
 
-/* pdeathsig, then a check that the parent did not die before it was set:
- * `alive` is a pipe whose other end only the parent holds. */
-static void die_with_parent(int alive, int sig)
-{
-    if (prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) < 0)
-        _exit(125);
-    struct pollfd p = { alive, POLLIN, 0 };
-    if (poll(&p, 1, 0) != 0)
-        _exit(125);
-    close(alive);
-}
-
 /* The PATH the command sees (its environment's, not the helper's) */
 static const char *command_path(char *const *env)
 {
@@ -267,6 +194,9 @@ static void exec_program(char *const *argv, char *const *env)
 
 static void run_command(const struct exec_req *r, int isolated)
 {
+    /* unisolated: the sandbox's directories are below its root */
+    if (!isolated && chdir(r->root) < 0)
+        _exit(126);
     const char *dir = isolated ? r->cwd : r->cwd + (r->cwd[0] == '/');
     dir = *dir ? dir : ".";
     /* shell text starts in the default directory and changes itself;
@@ -303,34 +233,6 @@ static void run_command(const struct exec_req *r, int isolated)
     _exit(127);
 }
 
-/* A process started by vfork: it shares our memory (we are suspended
- * until it execs or exits), so it makes system calls only, writes no
- * memory we use afterwards and never returns. */
-typedef void (*vforked_fn)(const struct exec_req *r, int fd);
-
-/* Starts fn(r, fd) in a vforked child; its pid, or -1. Why not fork: a
- * fork copies this process's page tables and the child's exit (or exec)
- * tears them down again, CPU spent on every command for a process
- * that lives only to exit (the waiter's first parent) or to exec (the
- * command). Kept tiny: nothing of ours lives across the vfork. */
-static pid_t start_vforked(vforked_fn fn, const struct exec_req *r, int fd)
-{
-    pid_t pid = vfork();
-    if (pid == 0) {
-        fn(r, fd);
-        _exit(125);
-    }
-    return pid;
-}
-
-int exec_open_cgroups(struct exec_req *r)
-{
-    for (int i = 0; i < r->ncg; i++)
-        if ((r->cg[i] = open(r->cg_path[i], O_WRONLY | O_CLOEXEC)) < 0)
-            return -1;
-    return 0;
-}
-
 /* Moves the calling process into its own cgroup ("0": the writer), before
  * it starts anything: whatever it forks is born there. Vforked: no
  * memory written. A cgroup it cannot join fails it (fail closed). */
@@ -346,9 +248,8 @@ static void join_own_cgroups(const struct exec_req *r)
  * (the init's case: nothing of the init's may reach it), every signal
  * unblocked (the waiter and the init block SIGCHLD for their
  * signalfds), then sh. */
-static void command_child(const struct exec_req *r, int unused)
+static void command_child(const struct exec_req *r)
 {
-    (void)unused;
     if (r->out >= 0 && (dup2(r->out, 1) < 0 || dup2(r->err, 2) < 0))
         _exit(125);
     join_own_cgroups(r);
@@ -358,12 +259,22 @@ static void command_child(const struct exec_req *r, int unused)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    run_command(r, 1);
+    run_command(r, r->isolated);
 }
 
+/* Vforked: the child shares our memory (we are suspended until it
+ * execs or exits), so it makes system calls only, writes no memory we
+ * use afterwards and never returns. Why not fork: a fork copies this
+ * process's page tables and the child's exec tears them down again, CPU
+ * spent on every command. */
 pid_t exec_start_command(const struct exec_req *r)
 {
-    return start_vforked(command_child, r, -1);
+    pid_t pid = vfork();
+    if (pid == 0) {
+        command_child(r);
+        _exit(125);
+    }
+    return pid;
 }
 
 /* The waiter lets go of the command's output pipes, so the stream ends
@@ -452,9 +363,7 @@ static long long waiter_cpu_ms(void *unused)
     return tree_cpu_ms();
 }
 
-/* A child subreaper whose parent is the sandbox's init (so it is reaped
- * there, whatever happens to the helper: a zombie parented outside would
- * hold the namespace open); see exec.h. */
+/* A child subreaper, the init's child; see exec.h. */
 void exec_waiter(const struct exec_req *r, int alive)
 {
     sigset_t chld;
@@ -462,11 +371,11 @@ void exec_waiter(const struct exec_req *r, int alive)
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC);
-    /* its own group: the library's kill(-helper) ends the helper only */
+    /* its own group, not the init's */
     if (sfd < 0 || setpgid(0, 0) < 0 ||
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
         die_fd(2, "subreaper");
-    pid_t cmd = start_vforked(command_child, r, -1);
+    pid_t cmd = exec_start_command(r);
     if (cmd < 0)
         die_fd(2, "fork");
     drop_stdio();
@@ -497,82 +406,14 @@ void exec_waiter(const struct exec_req *r, int alive)
     _exit(code);
 }
 
-/* Double fork: the waiter's parent exits at once, so the waiter belongs
- * to the sandbox's init (the reaper of its pid namespace). Run vforked
- * (start_vforked): the fork here gives the waiter its own copy of the
- * memory; this process only exits. */
-static void start_waiter(const struct exec_req *r, int alive)
-{
-    pid_t w = fork();
-    if (w == 0)
-        exec_waiter(r, alive);
-    _exit(w < 0 ? 125 : 0);
-}
-
-/* The helper's child: vforked, so its closes are of its own fd table
- * (a copy) and it ends in an exit or an exec. */
-static void first_child(const struct exec_req *r, int alive)
-{
-    close(r->close_a);
-    close(r->close_b);
-    if (r->isolated)
-        start_waiter(r, alive);
-    die_with_parent(alive, SIGKILL);
-    join_own_cgroups(r);
-    run_command(r, 0);
-}
-
 int helper_exec(int argc, char **argv)
 {
     struct exec_req r;
-    if (argc < 5 ||
-        (join_cgroups(argc, argv), exec_parse(argc, argv, &r) < 0)) {
-        write_str(2, "usage: " LX_VERB_EXEC " <pid|" LX_ARG_NO_INIT
-                  "> <root> <cwd> [opts] " LX_OPT_END " cmd | " LX_OPT_ARGV
-                  " program [arg...]\n");
+    if (argc < 5 || exec_parse(argc, argv, &r) < 0 || !r.cmd) {
+        write_str(2, "usage: " LX_VERB_EXEC " " LX_ARG_NO_INIT " <root> <cwd> "
+                  "[opts] " LX_OPT_END " cmd\n");
         return 125;
     }
-    int isolated = strcmp(r.pid, LX_ARG_NO_INIT) != 0;
-    if (isolated && r.uid <= 0 && getuid() == 0 && geteuid() == 0) {
-        /* root joins no user namespace: never run a command as root */
-        r.uid = LX_UID_DEFAULT;
-    }
-    r.ncpu = sysconf(_SC_NPROCESSORS_CONF); /* /sys: before the chroot */
-    if (exec_open_cgroups(&r) < 0)
-        die_fd(2, "the command's cgroup");
-    if (isolated)
-        join_ns(r.pid);
-    else if (chdir(r.root) < 0)
-        die_fd(2, r.root);
-    int life[2], report[2];
-    if (pipe2(life, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0)
-        die_fd(2, "pipe");
-    r.report = report[1];
-    char buf[32];
-    snprintf(buf, sizeof buf, "%d\n", (int)getpid());
-    write_str(LX_FD_PGID, buf);
-    close(LX_FD_PGID);
-    /* the child must not hold our ends: they are O_CLOEXEC, but the
-     * waiter never execs; closing them in a vforked child closes its
-     * copies only */
-    r.isolated = isolated;
-    r.close_a = life[1];
-    r.close_b = report[0];
-    pid_t child = start_vforked(first_child, &r, life[0]);
-    if (child < 0)
-        die_fd(2, "fork");
-    close(life[0]);
-    close(report[1]);
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
-    if (!isolated)
-        return wait_code(child);
-    wait_code(child); /* the first fork, gone at once */
-    /* the waiter reports the code once the command's processes are all
-     * dead; no report: it was killed (the sandbox went away) */
-    unsigned char b;
-    ssize_t n;
-    while ((n = read(report[0], &b, 1)) < 0 && errno == EINTR)
-        ;
-    return n == 1 ? b : 128 + SIGKILL;
+    run_command(&r, 0);
+    return 125;
 }

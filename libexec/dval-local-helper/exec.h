@@ -1,5 +1,5 @@
-/* The exec verb's request and its waiter (exec.c), shared with the
- * init, which starts a command's waiter itself (init_exec.c). */
+/* A command's request as the init parses it, and its waiter (exec.c);
+ * the init starts both (init_exec.c, init_cmd.c). */
 #ifndef DVAL_HELPER_EXEC_H
 #define DVAL_HELPER_EXEC_H
 
@@ -20,8 +20,7 @@ struct exec_req {
     int report;                 /* the waiter writes the exit code here */
     int caller;                 /* a pidfd of the caller's process: its
                                  * end ends the command, as alive's; -1 */
-    int isolated;
-    int close_a, close_b;       /* the helper's pipe ends, not the child's */
+    int isolated;               /* 0: on the host, below root */
     int out, err;               /* the command's stdout and stderr, when
                                  * not already on 1 and 2; else -1 */
     struct {
@@ -39,7 +38,7 @@ struct exec_req {
     int cg_view;                /* LX_OPT_CG_VIEW: 0 none, 1 v1, 2 v2 */
 };
 
-/* The exec verb's arguments (<pid|-> <root> <cwd> [opts] -- cmd | --argv
+/* A command's words (<pid|-> <root> <cwd> [opts] -- cmd | --argv
  * program...) into r (its rlimits too: the command sets them on itself).
  * -1 when no command is named. */
 int exec_parse(int argc, char **argv, struct exec_req *r);
@@ -53,16 +52,12 @@ int exec_parse(int argc, char **argv, struct exec_req *r);
 void exec_waiter(const struct exec_req *r, int alive)
     __attribute__((noreturn));
 
-/* Starts the command of an isolated sandbox in a vforked child of the
- * caller, in the sandbox's namespaces as root: its output on r->out and
+/* Starts the command in a vforked child of the caller (the init, in the
+ * sandbox's namespaces as root, when isolated): its output on r->out and
  * r->err (or the caller's 1 and 2), no other descriptor, default
- * signals, then the rlimits, the unprivileged uid, seccomp and the
- * exec. Its pid, or -1. */
+ * signals, then the rlimits, the unprivileged uid, seccomp (isolated)
+ * and the exec. Its pid, or -1. */
 pid_t exec_start_command(const struct exec_req *r);
-
-/* Opens r's cgroup.procs paths into r->cg (the helper's exec verb, on
- * the host's side); -1 with errno when one cannot be. */
-int exec_open_cgroups(struct exec_req *r);
 
 /* The caller's children's pids, space-separated, into buf (cap bytes) */
 void exec_list_children(char *buf, size_t cap);

@@ -7,10 +7,12 @@
  *   init  <sbdir> <lowers|host[:lowers]> <net 0|1> <hide> [-g procs]...
  *         [-d gib] [-u base] [-o 1]              start an init
  *         (-o: removed with the process that starts it)
- *   exec  <initpid|-> <root> <cwd> [opts] -- <command>       run a command
- *         (opts: -e VAR=value, -c cpu s, -m bytes, -n procs, -g procs file,
- *          -u uid: the unprivileged host uid/gid the command runs as)
  *         [-S base] (the snapshot's shared services, services_host.c)
+ *         (lowers "plain": an unisolated sandbox's, a host process)
+ *   exec  - <root> <cwd> [opts] -- <command>   an unisolated build step
+ *         (a sandbox's command is a request to its init, init_exec.c:
+ *          the same words, opts -e VAR=value, -c cpu s, -m bytes,
+ *          -n procs, -G procs file, -u uid: the unprivileged host uid)
  *   services <base> <lowers>                     a snapshot's shared services
  *   probe <tmpdir>                               check isolation support
  *   (-u base: the first host uid of the sandbox's own range, a root

@@ -1,5 +1,8 @@
 /* "init" mode: creates the sandbox's namespaces and root, then stays as its
- * pid 1 (reaping orphans) after the launching process has exited. */
+ * pid 1 (reaping orphans, serving the socket that starts its commands)
+ * after the launching process has exited. An unisolated sandbox's init
+ * (layer LX_ROOT_PLAIN) is a host process in the sandbox's cgroups with
+ * no namespaces, there only to start the commands the same way. */
 #include "helper.h"
 #include "upper_disk.h"
 #include "init_lock.h"
@@ -24,6 +27,7 @@
 #include <poll.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -39,7 +43,19 @@ struct init_args {
     long uid_base;              /* the sandbox range's first uid */
     const char *svc;            /* -S: the snapshot's shared services */
     int users;                  /* their users lock, held shared */
+    int plain;                  /* unisolated: no namespaces, no root */
 };
+
+static int plain_init;
+/* Only an init that kept the layers does the fast reset: every init has
+ * the socket (for its commands), and a reset elsewhere (kill_all in an
+ * unisolated sandbox's init, on the host) must never run. */
+static int can_reset;
+
+int init_resets(void)
+{
+    return can_reset;
+}
 
 /* SIGTERM ends the sandbox when it comes from outside its
  * pid namespace (the host: a shutdown, an administrator, a test's
@@ -80,7 +96,8 @@ static void reap_forever(int dirfd, int share_net, long uid_base)
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_term;
     sa.sa_flags = SA_SIGINFO;
-    sigaction(SIGTERM, &sa, NULL);
+    if (!plain_init) /* a host process: SIGTERM's default, it has no pid 1's */
+        sigaction(SIGTERM, &sa, NULL);
     sigemptyset(&block);
     sigaddset(&block, SIGCHLD);
     sigprocmask(SIG_BLOCK, &block, NULL);
@@ -231,6 +248,7 @@ static int init_child(void *p)
     char disk[4200];
     snprintf(disk, sizeof disk, "%s/disk", a->sbdir);
     int keep = a->disk_gib > 0 && geteuid() == 0 && !is_host_root(a->layer);
+    can_reset = keep;
     if (keep && reset_keep_layers(root, disk, lower) < 0)
         die_fd(fd, "keep the layers for the reset");
     if (!a->share_net && loopback_up() < 0)
@@ -256,6 +274,47 @@ static int init_child(void *p)
         init_cmd_service();
     reap_forever(WATCH_FD, a->share_net, a->uid_base);
     return 0;
+}
+
+/* An unisolated sandbox's init: the child subreaper of what its
+ * commands leave, as a pid 1 is of its namespace's orphans. */
+static int plain_child(void *p)
+{
+    struct init_args *a = p;
+    int fd = a->status[1];
+    close(a->status[0]);
+    plain_init = 1;
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 || chdir("/") < 0)
+        die_fd(fd, "become the commands' subreaper");
+    int watch = open(a->sbdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int null = open("/dev/null", O_RDWR);
+    if (watch < 0 || null < 0)
+        die_fd(fd, "open the state directory");
+    write_str(fd, LX_REPLY_OK);
+    struct keeper none = { -1, -1 };
+    keep_init_fds(fd, null, watch, a->reset_fd, &none, a->users);
+    reap_forever(WATCH_FD, 1, a->uid_base);
+    return 0;
+}
+
+/* The socket that starts the commands (and resets, init_reset.c), made
+ * in the host's namespaces, then the init: its pid, or -1. */
+static pid_t start_init(struct init_args *a)
+{
+    if ((a->reset_fd = init_reset_listen(a->sbdir)) < 0)
+        return -1;
+    init_exec_ncpu(sysconf(_SC_NPROCESSORS_CONF)); /* /sys: not inside */
+    init_exec_mode(!a->plain, geteuid() == 0);
+    if (a->plain) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(plain_child(a));
+        return pid;
+    }
+    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+    if (!a->share_net)
+        flags |= CLONE_NEWNET;
+    return spawn_ns(flags, init_child, a);
 }
 
 /* -S base: the snapshot's shared services (services_host.c) are bound
@@ -286,7 +345,10 @@ int helper_init(int argc, char **argv)
     }
     struct init_args a = { argv[0], argv[1], argv[3], *argv[2] == *LX_NET_HOST,
                            { -1, -1 }, upper_disk_gib(argc, argv), -1, -1,
-                           sandbox_uid_base(argc, argv), NULL, -1 };
+                           sandbox_uid_base(argc, argv), NULL, -1,
+                           !strcmp(argv[1], LX_ROOT_PLAIN) };
+    if (a.plain)
+        a.disk_gib = 0;
     if (a.uid_base < 0)
         return write_str(2, "init: -u names no sandbox uid range\n"), 2;
     setsid();
@@ -308,16 +370,10 @@ int helper_init(int argc, char **argv)
                  strerror(errno));
     if (pipe(a.status) < 0)
         die_fd(1, "pipe");
-    /* the socket in the host's namespaces: no socket of the sandbox's */
-    if (a.disk_gib > 0 && geteuid() == 0 && !is_host_root(a.layer))
-        a.reset_fd = init_reset_listen(a.sbdir);
-    init_exec_ncpu(sysconf(_SC_NPROCESSORS_CONF)); /* /sys: not inside */
-    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
-    if (!a.share_net)
-        flags |= CLONE_NEWNET;
-    pid_t pid = spawn_ns(flags, init_child, &a);
+    pid_t pid = start_init(&a);
     if (pid < 0)
-        die_fd(1, "create namespaces");
+        die_fd(1, a.reset_fd < 0 ? "listen on the init's socket"
+                                 : "create namespaces");
     init_lock_pid(pid);
     close(a.status[1]);
     if (a.reset_fd >= 0)

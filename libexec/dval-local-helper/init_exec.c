@@ -1,11 +1,9 @@
 /* Commands started by the sandbox's init itself, on a request from the
  * library over the init's socket (init_reset.c, LX_INIT_EXEC_MAX): the
  * init runs the command as its own child while no other one does
- * (init_cmd.c), else forks the command's waiter (exec.c). The helper's
- * exec verb costs, per command, an exec of the helper, joining six
- * namespaces and a middle process whose only job is to make the init the
- * waiter's parent; here the waiter is born where it must live. The exec
- * verb stays the way for an init without this socket.
+ * (init_cmd.c), else forks the command's waiter (exec.c): no helper
+ * exec'd, no namespaces joined, the waiter born where it must live. It
+ * is the one way a command starts, in every kind of sandbox.
  *
  * The connection is the command's life line, held by the waiter alone:
  * "ok" once the request is accepted, then the exit code as one byte once
@@ -33,10 +31,17 @@
 #define MAX_ARGS 1024
 
 static long ncpu = 1;
+static int isolated = 1, host_root = 1;
 
 void init_exec_ncpu(long n)
 {
     ncpu = n > 0 ? n : 1;
+}
+
+void init_exec_mode(int iso, int root)
+{
+    isolated = iso;
+    host_root = root;
 }
 
 /* 0 stays the init's /dev/null; 1 and 2 become the command's output, 3
@@ -106,11 +111,11 @@ static int parse(char *args, size_t n, struct exec_req *r, char **argv,
     for (int i = 0; i < r->ncg; i++)
         if ((r->cg[i] = cg[i]) < 0)
             return -1; /* named, not sent */
-    if (r->uid <= 0) /* root joins no user namespace: never run as root */
+    /* host root joins no user namespace: never run as root */
+    if (isolated && host_root && r->uid <= 0)
         r->uid = LX_UID_DEFAULT;
     r->ncpu = ncpu;
-    r->isolated = 1;
-    r->close_a = r->close_b = -1;
+    r->isolated = isolated; /* the init's, whatever the request says */
     return 0;
 }
 

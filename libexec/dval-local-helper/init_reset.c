@@ -11,6 +11,7 @@
  * code of reset_inside (0: done). */
 #include "helper.h"
 #include "reset.h"
+#include "init_cmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,6 +94,14 @@ static ssize_t receive(int c, char *buf, size_t cap, int fds[INIT_EXEC_FDS])
     return -1;
 }
 
+/* An init that cannot do the fast reset (init_resets): the full one */
+static void refuse_reset(int c)
+{
+    char out[16];
+    snprintf(out, sizeof out, "%d", LX_RESET_UNSUPPORTED);
+    write_str(c, out);
+}
+
 void init_reset_serve(int lfd, int share_net, long uid_base)
 {
     static char req[LX_INIT_EXEC_MAX];
@@ -103,7 +112,9 @@ void init_reset_serve(int lfd, int share_net, long uid_base)
     ssize_t n = receive(c, req, sizeof req, fds);
     size_t verb = sizeof LX_VERB_EXEC;
     int kept = 0;
-    if (n == 5 && !memcmp(req, "reset", 5))
+    if (n == 5 && !memcmp(req, "reset", 5) && !init_resets())
+        refuse_reset(c);
+    else if (n == 5 && !memcmp(req, "reset", 5))
         reset_serve(c, share_net, uid_base);
     else if (n > (ssize_t)verb && !memcmp(req, LX_VERB_EXEC, verb))
         kept = init_exec_start(c, req + verb, (size_t)n - verb, fds);

@@ -204,10 +204,9 @@ int helper_probe(int argc, char **argv)
 }
 
 /* Sanitizer builds (make asan): LeakSanitizer's exit-time check cannot
- * stop the world once "exec" has joined a sandbox's pid namespace and
- * chroot, and spins forever at 100% CPU (the exec never "finishes" and
- * ignores SIGTERM). The helper is short-lived: no leak check. Unused
- * otherwise. */
+ * stop the world in a process that entered a sandbox's namespaces, and
+ * spins forever at 100% CPU. The helper is short-lived: no leak check.
+ * Unused otherwise. */
 int __lsan_is_turned_off(void);
 int __lsan_is_turned_off(void)
 {
@@ -247,8 +246,7 @@ int main(int argc, char **argv)
 {
     args_lo = argv[0];
     args_hi = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
-    /* Nothing of the host process should leak into the sandbox (fd
-     * LX_FD_PGID is the pid pipe of exec). */
+    /* Nothing of the host process should leak into the sandbox */
     syscall(SYS_close_range, (unsigned)LX_FD_SPAWNED, ~0U, 0U);
     if (argc < 2) {
         write_str(2, "usage: dval-local-helper " LX_VERB_BUILD "|"

@@ -6,7 +6,7 @@
 # LOCALPERF_BUILDS=dir,dir (build dirs of two checkouts, measured side by
 # side, row by row; default $B). LOCALPERF_ENVS="VAR=v;VAR=v": for the
 # build at the same place, a variable set (one build twice, two ways:
-# LOCALPERF_BUILDS=build,build LOCALPERF_ENVS="DVAL_LOCAL_EXEC_HELPER=1;").
+# LOCALPERF_BUILDS=build,build LOCALPERF_ENVS="DVAL_LOCAL_FULL_RESET=1;").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}

@@ -28,9 +28,16 @@ TEST(test_local_failclosed__unisolated_when_allowed)
 {
     lt t;
     lt_open(&t, "fc-allow");
+    /* isolation "missing": the helper's probe mode fails; its init (an
+     * unisolated sandbox's too) is the real one's */
+    char wrapper[800], cmd[2400];
+    snprintf(wrapper, sizeof wrapper, "%s-helper.sh", t.dir);
+    snprintf(cmd, sizeof cmd, "printf '#!/bin/sh\\n[ \"$1\" = probe ] && "
+             "exit 1\\nexec %s \"$@\"\\n' > '%s' && chmod 755 '%s'",
+             ((lx *)t.ex.userdata)->helper, wrapper, wrapper);
+    lt_sh(cmd);
     t.ex.destroy(t.ex.userdata);
-    /* isolation "missing": the probe cannot run the helper's probe mode */
-    setenv("DVAL_LOCAL_HELPER", "/bin/false", 1);
+    setenv("DVAL_LOCAL_HELPER", wrapper, 1);
     t.lo.allow_unisolated = 1;
     char err[128];
     CHECK_INT(dval__local_executor(&t.ex, &t.cfg, &t.lo, err, sizeof err),
@@ -40,6 +47,7 @@ TEST(test_local_failclosed__unisolated_when_allowed)
     CHECK_INT(rc, DVAL_OK);
     CHECK_STR(lt_state_key(&t, "sb", "isolated"), "0");
     lt_close(&t);
+    unlink(wrapper);
 }
 
 /* In a chroot of a plain directory (a build root entered without

@@ -129,12 +129,7 @@ TEST(test_init_exec__no_process_of_the_caller_runs_a_command)
 {
     lt t;
     open_with_socket(&t, "ie-children", NULL);
-    unsetenv("DVAL_LOCAL_EXEC_HELPER");
     CHECK_INT(children_while_running(&t, "s1"), 0);
-    /* the helper's exec verb, the way for an init without the socket */
-    setenv("DVAL_LOCAL_EXEC_HELPER", "1", 1);
-    CHECK_INT(children_while_running(&t, "s2"), 1);
-    unsetenv("DVAL_LOCAL_EXEC_HELPER");
     lt_out o = { 0 };
     CHECK_INT(lt_run(&t, "sb", "echo $DVAL_SESSION | cut -d: -f2", &o), 0);
     CHECK(o.out.len > 0);

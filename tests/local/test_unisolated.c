@@ -7,6 +7,7 @@
 #include "lt.h"
 #include "executor/local/local.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,5 +239,38 @@ TEST(test_unisolated__java_builds_nothing_on_the_host)
     CHECK(access("/opt/dval-javac", F_OK) != 0);
     dval_free(json);
     dval__buf_free(&out);
+    uni_close(&u);
+}
+
+/* An unisolated sandbox's commands are started by its init as an
+ * isolated one's are: what a command leaves behind, detached from it,
+ * is killed once the command ends, not left running on the host. */
+TEST(test_unisolated__a_commands_leftovers_end_with_it)
+{
+    uni u;
+    uni_open(&u, "uni-leftovers");
+    dval_sandbox *sb = NULL;
+    dval_sandbox_options so;
+    dval_sandbox_options_init(&so, sizeof so);
+    so.name = "uni-left";
+    so.image = "debian:12-slim";
+    so.release = DVAL_RELEASE_DELETE;
+    CHECK_INT(dval_sandbox_acquire(&sb, u.client, &so), DVAL_OK);
+    dval_session *s = NULL;
+    CHECK_INT(dval_session_open(&s, sb), DVAL_OK);
+    dval__buf out = { 0 };
+    int code = -1;
+    CHECK_INT(dval_session_exec(s, "( sleep 30 >/dev/null 2>&1 & echo $! )",
+                                NULL, on_output, &out, &code), DVAL_OK);
+    CHECK_INT(code, 0);
+    dval__buf_append(&out, "", 1);
+    pid_t left = (pid_t)atol(out.data);
+    CHECK(left > 1);
+    CHECK(kill(left, 0) != 0);
+    dval__buf_free(&out);
+    CHECK_INT(dval_session_close(s), DVAL_OK);
+    dval_session_free(s);
+    CHECK_INT(dval_sandbox_release(sb), DVAL_OK);
+    dval_sandbox_free(sb);
     uni_close(&u);
 }

@@ -1,7 +1,6 @@
-/* Commands of the local executor: start (by the sandbox's init, else the
- * helper "exec"), status, live output streams over the pipes, cancel (the
- * end of the command's connection to the init, or SIGKILL to the helper's
- * group). */
+/* Commands of the local executor: start (by the sandbox's init, over its
+ * socket), status, live output streams over the pipes, cancel (the end of
+ * the command's connection to the init). */
 #include "session.h"
 #include "fds.h"
 #include "command_text.h"
@@ -10,11 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct lx_stream {
@@ -22,35 +19,6 @@ typedef struct lx_stream {
 } lx_stream;
 
 #define MAX_ARGS 600
-
-/* Reads the command's pgid from the helper's LX_FD_PGID (EOF: it failed).
- * A signal to this thread (Go preempts with SIGURG) must not end the wait:
- * closing the pipe early kills the helper with SIGPIPE (exit 141). */
-static pid_t read_pgid(int fd)
-{
-    char buf[32];
-    size_t n = 0;
-    struct pollfd p = { fd, POLLIN, 0 };
-    int64_t end = dval__now_ms() + 10000;
-    while (n + 1 < sizeof buf) {
-        int64_t left = end - dval__now_ms();
-        int k = left > 0 ? poll(&p, 1, (int)left) : 0;
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-        if (memchr(buf, '\n', n))
-            break;
-    }
-    buf[n] = 0;
-    return (pid_t)strtol(buf, NULL, 10);
-}
 
 /* The host uid of a command whose owner is owner (NULL: the sandbox's
  * default one): /sandbox/<owner>'s (made that uid's now if needed), -1:
@@ -81,8 +49,8 @@ static int command_uid(lx *x, dval_call *c, lx_sb *sb, const char *owner,
     return rc;
 }
 
-/* The arguments of the helper's "exec" verb for one command, with the
- * storage they point into (the limits hold the cgroup paths). */
+/* The words of the init's request for one command, with the storage
+ * they point into (the limits hold the cgroup paths). */
 typedef struct exec_argv {
     char *v[MAX_ARGS];
     int n;
@@ -128,7 +96,7 @@ static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
         a->l.cpu_ms = m->cg->cpu_ms; /* the command's own, if lower */
     dval__fmt(a->pid, sizeof a->pid, "%d", (int)sb->pid);
     dval__fmt(a->root, sizeof a->root, "%s/plain", sb->dir);
-    a->n = 1;
+    a->n = 0;
     a->v[a->n++] = LX_VERB_EXEC;
     a->v[a->n++] = sb->isolated ? a->pid : LX_ARG_NO_INIT;
     a->v[a->n++] = a->root;
@@ -171,27 +139,9 @@ static int fits(dval_call *c, const lx_what *w)
     return 0;
 }
 
-/* Runs the helper with the command's stdout and stderr and a pgid pipe. */
-static int spawn_helper(lx *x, dval_call *c, char **argv, lx_cmd *m,
-                        const int out[2], const int err[2])
-{
-    int pg[2];
-    if (pipe2(pg, O_CLOEXEC) < 0)
-        return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
-    int fds[4] = { -1, out[1], err[1], pg[1] };
-    int rc = lx_spawn(x, c, argv, fds, &m->helper, 1);
-    close(pg[1]);
-    if (rc == DVAL_OK)
-        m->pgid = read_pgid(pg[0]);
-    close(pg[0]);
-    return rc;
-}
-
 /* Starts the command with its stdout and stderr on pipes: by the
- * sandbox's init when it can (one fork inside the sandbox, helper
- * init_exec.c), else by the helper's exec verb. */
-static int spawn_piped(lx *x, dval_call *c, const lx_sb *sb, char **argv,
-                       lx_cmd *m)
+ * sandbox's init (helper init_exec.c). */
+static int spawn_piped(dval_call *c, const lx_sb *sb, char **argv, lx_cmd *m)
 {
     int out[2] = { -1, -1 }, err[2] = { -1, -1 };
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
@@ -199,9 +149,7 @@ static int spawn_piped(lx *x, dval_call *c, const lx_sb *sb, char **argv,
         close(out[0]), close(out[1]);
         return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(e));
     }
-    int rc = lx_init_exec(c, sb, argv + 1, out[1], err[1], &m->ctl);
-    if (rc == DVAL_EUNSUPPORTED)
-        rc = spawn_helper(x, c, argv, m, out, err);
+    int rc = lx_init_exec(c, sb, argv, out[1], err[1], &m->ctl);
     close(out[1]);
     close(err[1]);
     m->out = out[0];
@@ -213,10 +161,10 @@ static int spawn_piped(lx *x, dval_call *c, const lx_sb *sb, char **argv,
     return rc;
 }
 
-/* *w as the helper gets it: shell text entering its cwd first; in an
- * unisolated sandbox, the sandbox paths as host paths (the helper enters
+/* *w as the init gets it: shell text entering its cwd first; in an
+ * unisolated sandbox, the sandbox paths as host paths (the init enters
  * a program's cwd below the sandbox's directory itself). */
-static int helper_what(const lx_sb *sb, lx_what *w, lx_host_paths *hp,
+static int init_what(const lx_sb *sb, lx_what *w, lx_host_paths *hp,
                        dval__buf *text)
 {
     if (!sb->isolated) {
@@ -246,12 +194,12 @@ static int spawn_cmd(lx *x, dval_call *c, lx_sb *sb, const lx_what *what,
     dval__buf text = { 0 };
     lx_host_paths hp = { 0 };
     lx_what w = *what;
-    if (helper_what(sb, &w, &hp, &text) != DVAL_OK) {
+    if (init_what(sb, &w, &hp, &text) != DVAL_OK) {
         rc = dval__call_fail(c, DVAL_ENOMEM, "out of memory");
     } else {
         exec_argv a;
         exec_args(x, sb, m, uid, home, &w, &a);
-        rc = spawn_piped(x, c, sb, a.v, m);
+        rc = spawn_piped(c, sb, a.v, m);
     }
     lx_host_paths_free(&hp);
     dval__buf_free(&text);
@@ -353,10 +301,10 @@ static int with_cmd(lx *x, dval_call *c, const char *sb, const char *sid,
     return DVAL_OK;
 }
 
-/* Both output pipes hung up: every writer is gone. The helper holds both
- * (its fd 1 and 2) until it exits, and the init (or the command's waiter)
- * lets go of them once the command runs, so the command is ending now; the stream saw the
- * EOF a moment before the exit status can be collected. */
+/* Both output pipes hung up: every writer is gone. The init (or the
+ * command's waiter) lets go of them once the command runs, so the
+ * command is ending now; the stream saw the EOF a moment before the exit
+ * status can be collected. */
 static int output_hung_up(const lx_cmd *m)
 {
     struct pollfd p[2] = { { m->out, 0, 0 }, { m->err, 0, 0 } };
@@ -377,22 +325,18 @@ int lx_command_status(void *ud, dval_call *c, const char *sb,
      * command is not finished (the usual case: the EOF comes first), so a
      * short command would wait that poll out, several times what it took
      * to run. Wait for the exit here instead. */
-    lx_cmd exiting = { .helper = 0, .ctl = -1 };
-    if (!m.finished && (m.helper > 0 || m.ctl >= 0)) {
+    lx_cmd exiting = { .ctl = -1 };
+    if (!m.finished && m.ctl >= 0) {
         pthread_mutex_lock(&x->lock);
         lx_cmd *cur = lx_cmd_find(lx_session_find(x, sb, sid), cmd_id);
-        if (cur && !cur->finished && output_hung_up(cur)) {
-            exiting.helper = cur->helper;
-            /* a dup: the record's may be closed while we wait */
-            exiting.ctl = cur->ctl >= 0 ? fcntl(cur->ctl, F_DUPFD_CLOEXEC, 0)
-                                        : -1;
-        }
+        /* a dup: the record's may be closed while we wait */
+        if (cur && !cur->finished && cur->ctl >= 0 && output_hung_up(cur))
+            exiting.ctl = fcntl(cur->ctl, F_DUPFD_CLOEXEC, 0);
         pthread_mutex_unlock(&x->lock);
     }
-    if (exiting.helper > 0 || exiting.ctl >= 0) {
+    if (exiting.ctl >= 0) {
         lx_cmd_await(&exiting);
-        if (exiting.ctl >= 0)
-            close(exiting.ctl);
+        close(exiting.ctl);
         rc = with_cmd(ud, c, sb, sid, cmd_id, &m, 1, 0);
         if (rc != DVAL_OK)
             return rc;

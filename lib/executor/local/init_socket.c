@@ -1,8 +1,6 @@
 /* The sandbox init's socket, <sbdir>/reset.sock (helper init_reset.c):
- * the fast reset (sandbox_reset.c) and commands the init starts itself
- * (helper init_exec.c). Only a root caller's image-rooted sandbox with a
- * disk has it; everything else is DVAL_EUNSUPPORTED here: the full reset,
- * commands through a helper. */
+ * the fast reset (sandbox_reset.c) and the commands the init starts
+ * (helper init_exec.c). Every init has it, an unisolated sandbox's too. */
 #include "local.h"
 #include "protocol.h"
 
@@ -63,18 +61,6 @@ ssize_t lx_init_recv(int s, dval_call *c, int64_t end, char *buf,
     }
 }
 
-/* "1" in DVAL_LOCAL_EXEC_HELPER: every command through the helper's exec
- * verb, as before the init started them (a comparison, a workaround). */
-static int helper_forced(void)
-{
-    const char *v = getenv("DVAL_LOCAL_EXEC_HELPER");
-    return v && !strcmp(v, "1");
-}
-
-/* The request: sends msg with the command's output ends and a pidfd of
- * this process: the waiter also ends the command when this process ends,
- * even while a child forked without an exec still holds a copy of the
- * connection (a kernel without pidfds: the connection alone). */
 /* The command's own cgroup.procs files the request names (LX_OPT_CMD_
  * CGROUP), opened into fds[*n...]: sent after the others, in order. */
 static int open_cgroups(char **args, int *fds, size_t *n)
@@ -89,6 +75,10 @@ static int open_cgroups(char **args, int *fds, size_t *n)
     return 0;
 }
 
+/* The request: sends msg with the command's output ends and a pidfd of
+ * this process: the waiter also ends the command when this process ends,
+ * even while a child forked without an exec still holds a copy of the
+ * connection (a kernel without pidfds: the connection alone). */
 static int send_request(int s, const dval__buf *msg, char **args, int out,
                         int err)
 {
@@ -130,6 +120,7 @@ static int request(const lx_sb *sb, char **args, int out, int err)
             dval__buf_free(&msg);
             return -1;
         }
+    errno = E2BIG;
     int s = msg.len <= LX_INIT_EXEC_MAX ? lx_init_connect(sb) : -1;
     if (s >= 0 && send_request(s, &msg, args, out, err) < 0) {
         close(s);
@@ -142,11 +133,11 @@ static int request(const lx_sb *sb, char **args, int out, int err)
 int lx_init_exec(dval_call *c, const lx_sb *sb, char **args, int out,
                  int err, int *ctl)
 {
-    if (!sb->isolated || sb->pid <= 0 || geteuid() != 0 || helper_forced())
-        return DVAL_EUNSUPPORTED;
-    int s = request(sb, args, out, err);
+    errno = ESRCH;
+    int s = sb->pid > 0 ? request(sb, args, out, err) : -1;
     if (s < 0)
-        return DVAL_EUNSUPPORTED;
+        return dval__call_fail(c, DVAL_EEXEC, "cannot reach the sandbox's "
+                               "init: %s", strerror(errno));
     char buf[512];
     ssize_t n = lx_init_recv(s, c, dval__now_ms() + 10000, buf,
                              sizeof buf - 1);
@@ -156,11 +147,9 @@ int lx_init_exec(dval_call *c, const lx_sb *sb, char **args, int out,
         return DVAL_OK;
     }
     close(s); /* a waiter, if any, sees the end of its life line */
-    if (n == 0)
-        return DVAL_EUNSUPPORTED; /* an init that starts no commands */
     struct pollfd cp = { c ? c->cancel_fd : -1, POLLIN, 0 };
-    if (n < 0)
-        return poll(&cp, 1, 0) == 1
+    if (n <= 0)
+        return n < 0 && poll(&cp, 1, 0) == 1
                ? dval__call_fail(c, DVAL_ECANCELED, "canceled")
                : dval__call_fail(c, DVAL_EEXEC, "the sandbox's init did "
                                  "not answer a command's start");

@@ -217,12 +217,10 @@ int lx_init_connect(const lx_sb *sb);
  * timeout or cancellation (c->cancel_fd readable). */
 ssize_t lx_init_recv(int s, dval_call *c, int64_t end, char *buf,
                      size_t cap);
-/* Has the init start a command: args the exec verb's (from LX_VERB_EXEC
- * on, NULL-terminated), out and err the command's output; *ctl the
- * command's connection (exit code: one byte; closing it or
- * shutting it down kills the command). DVAL_EUNSUPPORTED when this
- * sandbox's init cannot (no socket, not root,
- * DVAL_LOCAL_EXEC_HELPER=1): use the helper's exec verb. */
+/* Has the init start a command: args the request's words (from
+ * LX_VERB_EXEC on, NULL-terminated), out and err the command's output;
+ * *ctl the command's connection (exit code: one byte; closing it or
+ * shutting it down kills the command). */
 int lx_init_exec(dval_call *c, const lx_sb *sb, char **args, int out,
                  int err, int *ctl);
 

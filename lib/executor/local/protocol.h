@@ -5,8 +5,7 @@
  *   helper <verb> <args>...   (argv[1]; see libexec/dval-local-helper/helper.h
  *                              for each verb's arguments)
  *
- * The library posix_spawn()s the helper with fds 0-2 and LX_FD_PGID set
- * (lx_spawn) and an environment of its own; every other fd is closed by
+ * The library posix_spawn()s the helper with fds 0-2 set (lx_spawn) and an environment of its own; every other fd is closed by
  * the helper first thing. */
 #ifndef DVAL_LOCAL_PROTOCOL_H
 #define DVAL_LOCAL_PROTOCOL_H
@@ -16,12 +15,16 @@
 #define LX_VERB_MKIMAGE "mkimage"   /* build a Debian root */
 #define LX_VERB_IMPORT "import"     /* extract a root filesystem */
 #define LX_VERB_INIT "init"         /* start a sandbox's init */
-#define LX_VERB_EXEC "exec"         /* run a command in a sandbox */
+#define LX_VERB_EXEC "exec"         /* a command, over the init's socket;
+                                     * as a verb, an unisolated build
+                                     * step on the host */
 #define LX_VERB_PROBE "probe"       /* check isolation support */
 #define LX_VERB_SERVICES "services" /* a snapshot's shared services */
 
 /* Positional argument values */
 #define LX_ARG_NO_INIT "-"          /* exec's <initpid> when unisolated */
+#define LX_ROOT_PLAIN "plain"       /* init's layer when unisolated: a
+                                     * host process, no namespaces */
 #define LX_ROOT_HOST "host"         /* the host-root opt-in: init's lower
                                      * "host[:<layer>]", build's lower kind */
 #define LX_ROOT_IMAGE "image"       /* build's lower kind: an image root */
@@ -69,7 +72,6 @@
                                      * a non-zero exit */
 
 /* Fixed file descriptors */
-#define LX_FD_PGID 3        /* exec writes "<pgid>\n" here, then closes it */
 #define LX_FD_SPAWNED 4     /* fds 0 .. LX_FD_SPAWNED-1 come from lx_spawn */
 #define LX_FD_INIT_LOCK 3   /* init: the flock held for its life */
 #define LX_FD_INIT_WATCH 4  /* init: its state directory, watched */

@@ -130,14 +130,11 @@ static int stale(const lx_sb *sb, pid_t *pid)
     if (!state || strcmp(state, "started") != 0)
         return 0;
     *pid = (pid_t)lx_kv_num(&sb->kv, "pid", 0);
-    if (sb->isolated) {
-        unsigned long long st = *pid > 0 ? lx_pid_start(*pid) : 0;
-        if (!st || st != (unsigned long long)lx_kv_num(&sb->kv, "pid_start",
-                                                        0))
-            return 1;
-        if (lx_uids_used_up(sb))
-            return 5;
-    }
+    unsigned long long st = *pid > 0 ? lx_pid_start(*pid) : 0;
+    if (!st || st != (unsigned long long)lx_kv_num(&sb->kv, "pid_start", 0))
+        return 1;
+    if (sb->isolated && lx_uids_used_up(sb))
+        return 5;
     long long minutes = lx_kv_num(&sb->kv, "auto_stop_minutes", 0);
     if (minutes > 0 && lx_wall_ms() - last_activity(sb) > minutes * 60000)
         return 2;
@@ -363,34 +360,55 @@ static int spawn_init(lx *x, dval_call *c, lx_sb *sb, char *layer,
     return DVAL_OK;
 }
 
-static int start_isolated(lx *x, dval_call *c, lx_sb *sb)
+/* The directories the sandbox's init needs: an isolated one's overlay
+ * mount point (upper and work live on the sandbox's bounded disk,
+ * upper_disk.c; the helper makes lower/ in the host-root mode: each
+ * directory made here is an inode allocated on the host's filesystem,
+ * which costs under churn), an unisolated one's plain tree. */
+static int make_dirs(dval_call *c, const lx_sb *sb)
 {
-    char layer[4096] = "-";
-    const char *snap = lx_kv_get(&sb->kv, "snapshot");
-    /* no snapshot: the default root (image.c), never the host's */
-    int rc = lx_snapshot_layer(x, c, snap, lx_kv_get(&sb->kv, "image"),
-                               layer, sizeof layer);
-    if (rc != DVAL_OK)
-        return rc;
-    /* only the overlay's mount point: upper and work live on the
-     * sandbox's bounded disk (upper_disk.c), the helper makes lower/ in
-     * the host-root mode; each directory made here is an inode allocated
-     * on the host's filesystem, which costs under churn */
     char d[4200];
     dval__fmt(d, sizeof d, "%s/root", sb->dir);
-    if (mkdir(d, 0755) < 0 && errno != EEXIST)
-        return dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
-                               strerror(errno));
+    int bad = sb->isolated && mkdir(d, 0755) < 0 && errno != EEXIST;
+    if (!sb->isolated) {
+        dval__fmt(d, sizeof d, "%s/plain/home/daytona", sb->dir);
+        bad = lx_mkdirs(d, 0755) < 0;
+        dval__fmt(d, sizeof d, "%s/plain/sandbox", sb->dir);
+        bad |= lx_mkdirs(d, 0755) < 0;
+    }
+    return bad ? dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
+                                 strerror(errno)) : DVAL_OK;
+}
+
+/* An isolated sandbox's root, its uids and disk; unisolated, none. */
+static int prepare(lx *x, dval_call *c, lx_sb *sb, char *layer, size_t cap)
+{
+    if (!sb->isolated) {
+        dval__fmt(layer, cap, "%s", LX_ROOT_PLAIN);
+        return DVAL_OK;
+    }
+    /* no snapshot: the default root (image.c), never the host's */
+    int rc = lx_snapshot_layer(x, c, lx_kv_get(&sb->kv, "snapshot"),
+                               lx_kv_get(&sb->kv, "image"), layer, cap);
+    if (rc == DVAL_OK)
+        rc = lx_uid_range_take(x, c, sb);
+    if (rc == DVAL_OK)
+        rc = lx_sb_boot_check(x, c, sb);
+    return rc == DVAL_OK ? lx_disk_prepare(x, c, sb) : rc;
+}
+
+static int start_init(lx *x, dval_call *c, lx_sb *sb)
+{
+    char layer[4096] = "-";
+    int rc = make_dirs(c, sb);
+    if (rc != DVAL_OK)
+        return rc;
     /* exactly one init: a stray one (from a killed creation) is killed
      * before this one mounts the same layer */
     if (lx_init_evict(x, sb->dir) < 0)
         return dval__call_fail(c, DVAL_EEXEC, "a previous init of %s "
                                "cannot be stopped", sb->dir);
-    rc = lx_uid_range_take(x, c, sb);
-    if (rc == DVAL_OK)
-        rc = lx_sb_boot_check(x, c, sb);
-    if (rc == DVAL_OK)
-        rc = lx_disk_prepare(x, c, sb);
+    rc = prepare(x, c, sb, layer, sizeof layer);
     lx_limits l;
     if (rc == DVAL_OK)
         rc = setup_limits(x, c, sb, &l);
@@ -413,18 +431,7 @@ int lx_sb_start(lx *x, dval_call *c, lx_sb *sb)
         return rc;
     sb->isolated = isolated;
     lx_kv_setnum(&sb->kv, "isolated", isolated);
-    if (isolated) {
-        rc = start_isolated(x, c, sb);
-    } else {
-        char d[4200];
-        dval__fmt(d, sizeof d, "%s/plain/home/daytona", sb->dir);
-        int bad = lx_mkdirs(d, 0755) < 0;
-        dval__fmt(d, sizeof d, "%s/plain/sandbox", sb->dir);
-        bad |= lx_mkdirs(d, 0755) < 0;
-        if (bad)
-            rc = dval__call_fail(c, DVAL_EIO, "mkdir %s: %s", d,
-                                 strerror(errno));
-    }
+    rc = start_init(x, c, sb);
     if (rc != DVAL_OK) {
         if (rc != DVAL_ECANCELED && rc != DVAL_EISOLATION)
             lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, c ? c->errmsg : "start failed");

@@ -2,9 +2,7 @@
  * process (like Daytona's, they do not survive a restart of the daemon);
  * each holds a lease that tells other processes it is open.
  * A command is started by the sandbox's init (its connection to the init
- * is its life line) or by the helper "exec" joined to the sandbox's
- * namespaces (its process group is killable); its stdout/stderr are
- * pipes read here. */
+ * is its life line); its stdout/stderr are pipes read here. */
 #include "local.h"
 
 #include <dirent.h>
@@ -16,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -40,11 +37,13 @@ lx_cmd *lx_cmd_find(struct lx_session *s, const char *id)
 /* The code the init (or the command's waiter) sends once every process
  * of the command is gone;
  * none (it was canceled, the sandbox went away): 128 + SIGKILL, as for a
- * killed helper. Blocking only after lx_cmd_kill, so bounded. */
-static void reap_ctl(lx_cmd *m, int block)
+ * killed process. Blocking only after lx_cmd_kill, so bounded. */
+void lx_cmd_reap(lx_cmd *m, int block)
 {
     struct pollfd p = { m->ctl, POLLIN, 0 };
     int r;
+    if (m->ctl < 0)
+        return;
     while ((r = poll(&p, 1, block ? 5000 : 0)) < 0 && errno == EINTR)
         ;
     unsigned char b;
@@ -59,53 +58,15 @@ static void reap_ctl(lx_cmd *m, int block)
 
 void lx_cmd_kill(lx_cmd *m)
 {
-    if (m->finished)
-        return;
-    if (m->pgid > 0)
-        kill(-m->pgid, SIGKILL);
-    if (m->ctl >= 0)
+    if (!m->finished && m->ctl >= 0)
         shutdown(m->ctl, SHUT_WR);
 }
 
 void lx_cmd_await(const lx_cmd *m)
 {
-    if (m->ctl >= 0) {
-        struct pollfd p = { m->ctl, POLLIN, 0 };
-        poll(&p, 1, 100);
-        return;
-    }
-    for (int us = 20, total = 0; m->helper > 0 && total < 100000;
-         total += us, us *= 2) {
-        siginfo_t si;
-        si.si_pid = 0;
-        if (waitid(P_PID, (id_t)m->helper, &si,
-                   WEXITED | WNOHANG | WNOWAIT) < 0 ||
-            si.si_pid == m->helper)
-            return;
-        usleep((useconds_t)(us > 5000 ? 5000 : us));
-    }
-}
-
-void lx_cmd_reap(lx_cmd *m, int block)
-{
-    int st;
+    struct pollfd p = { m->ctl, POLLIN, 0 };
     if (m->ctl >= 0)
-        reap_ctl(m, block);
-    if (m->helper <= 0)
-        return;
-    pid_t r;
-    while ((r = waitpid(m->helper, &st, block ? 0 : WNOHANG)) < 0 &&
-           errno == EINTR)
-        ;
-    if (r == m->helper) {
-        m->finished = 1;
-        m->code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        m->helper = 0;
-    } else if (r < 0) {
-        m->finished = 1; /* reaped elsewhere: code unknown */
-        m->code = 255;
-        m->helper = 0;
-    }
+        poll(&p, 1, 100);
 }
 
 void lx_session_marker(char *dst, size_t cap, const char *sb,
@@ -209,8 +170,6 @@ static void free_session(lx *x, struct lx_session *s)
     for (lx_cmd *m = s->cmds; m;) {
         lx_cmd *next = m->next;
         lx_cmd_kill(m);
-        if (m->helper > 0)
-            kill(m->helper, SIGKILL);
         lx_cmd_reap(m, 1);
         close(m->out);
         close(m->err);

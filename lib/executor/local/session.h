@@ -8,10 +8,8 @@ typedef struct lx_cmd {
     struct lx_cmd *next;
     char id[64];
     char session[DVAL_ID_MAX];
-    pid_t helper;               /* our child; 0 once reaped */
-    pid_t pgid;                 /* the command's process group (host pid) */
-    int ctl;                    /* started by the init: the command's
-                                 * connection (init_socket.c); else -1 */
+    int ctl;                    /* the command's connection to the init
+                                 * (init_socket.c); -1 once it ended */
     int out, err;
     int finished, code;
     struct lx_cmdcg *cg;        /* its own cgroup (cmd_cgroup.c), or NULL */
@@ -54,14 +52,14 @@ lx_cmd *lx_cmd_find(struct lx_session *s, const char *id);
  * so session_delete also finds processes that left the command's process
  * group (setsid, daemons). No host pid: the program reads it. What a
  * killed caller's commands leave, their waiter or the init ends (the
- * caller's pidfd, the helper's pipe). */
+ * caller's pidfd). */
 void lx_session_marker(char *dst, size_t cap, const char *sb,
                        const char *sid);
-/* Collects the command's exit status (blocking or not): the helper's,
- * or the code its connection brings. */
+/* Collects the command's exit status (blocking or not): the code its
+ * connection brings. */
 void lx_cmd_reap(lx_cmd *m, int block);
-/* Ends a command that has not finished: SIGKILL to the helper's group,
- * or the end of its connection (whose other end then kills it all). */
+/* Ends a command that has not finished: the end of its connection
+ * (whose other end then kills it all). */
 void lx_cmd_kill(lx_cmd *m);
 /* Once output ended, waits (at most ~100 ms) until the status can be
  * collected without blocking. */
