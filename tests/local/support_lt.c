@@ -144,9 +144,25 @@ void lt_open(lt *t, const char *name)
     warm_image(t);
 }
 
+/* Deleted by the executor, so each init removes its cgroups: an init
+ * killed by kill_old leaves them behind on the machine. */
+static void delete_sandboxes(lt *t)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/sandboxes", t->dir);
+    DIR *d = opendir(p);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            t->ex.sandbox_delete(t->ex.userdata, lt_call(t), e->d_name);
+    if (d)
+        closedir(d);
+}
+
 void lt_close(lt *t)
 {
     th_at_end_drop(t);
+    delete_sandboxes(t);
     kill_old(t->dir);
     t->ex.destroy(t->ex.userdata);
     char cmd[700];
