@@ -5,7 +5,10 @@
 # the warm-up validation included) and system calls (strace -c -f, same
 # division). Deterministic enough to compare two builds on a loaded
 # machine. Env: B=build, PROF_CONC=16, PROF_N=256, PROF_OUT=DIR (keeps
-# callgrind.out and strace.txt; default a temporary directory).
+# callgrind.out and strace.txt; default a temporary directory),
+# PROF_BIN=PATH (another build's poolbench instead of one linked here).
+# Two runs with different N give the cost without the set-up:
+# (I(N2) - I(N1)) / (N2 - N1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
@@ -14,10 +17,13 @@ N=${PROF_N:-256}
 PY=/usr/bin/python3
 out=$B/bench
 mkdir -p "$out"
+bin=$out/poolbench
+if [ -n "${PROF_BIN:-}" ]; then bin=$PROF_BIN; else
 # shellcheck disable=SC2046
-cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$out/poolbench" tests/bench/poolbench.c \
+cc -O2 -g -std=c11 -Wall -Wextra -Iinclude -o "$bin" tests/bench/poolbench.c \
     "$B/lib/libdaytona-validate.a" $(pkg-config --libs libcurl jansson uuid libcrypto) -lpthread
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-curlprof.XXXXXX")
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dval-clientprof.XXXXXX")
 res=${PROF_OUT:-$tmp}
 mkdir -p "$res"
 emu=""
@@ -38,7 +44,7 @@ base="http://127.0.0.1:$(cat "$tmp/port")"
 $PY -c 'import sys,urllib.request as u; u.urlopen(u.Request(sys.argv[1], data=b"{\"transition_ms\":10,\"snapshot_build_ms\":50}", method="POST"))' \
     "$base/_emu/config"
 export DAYTONA_API_URL=$base/api DAYTONA_API_KEY=dtn_bench POOLBENCH_STATE=$tmp/state
-args=("$out/poolbench" daytona session "$CONC" "$N" "$tmp/src")
+args=("$bin" daytona session "$CONC" "$N" "$tmp/src")
 valgrind --tool=callgrind --callgrind-out-file="$res/callgrind.out" "${args[@]}" \
     >/dev/null 2>"$tmp/cg.log"
 strace -c -f -o "$res/strace.txt" "${args[@]}" >/dev/null
