@@ -4,7 +4,7 @@
 set -eu
 pkgs=(build-essential pkg-config libcurl4-openssl-dev libjansson-dev uuid-dev libssl-dev
       python3-aiohttp python3-websockets python3-cffi python3-jsonschema golang-go abigail-tools
-      mandoc valgrind clang libclang-rt-14-dev nodejs npm iproute2 util-linux mount e2fsprogs
+      mandoc valgrind strace clang libclang-rt-14-dev nodejs npm iproute2 util-linux mount e2fsprogs
       default-jdk-headless ca-certificates procps curl mmdebstrap
       python3-venv python3-setuptools python3-wheel
       docker-registry skopeo umoci)   # the registry tests (local_test_pull*) and bench
