@@ -12,9 +12,7 @@
  * with no waiter (init_cmd.c).
  * A pid namespace per command would do the same, but a /proc for it
  * needs a mount namespace whose teardown waits for RCU, a wait paid by
- * every command. The command is vforked (exec_start_command).
- * The "exec" verb left here runs an unisolated snapshot's build step on
- * the host (snapshot_build.c): a shell in a directory, nothing more. */
+ * every command. The command is vforked (exec_start_command). */
 #include "helper.h"
 
 #include <dirent.h>
@@ -404,16 +402,4 @@ void exec_waiter(const struct exec_req *r, int alive)
     if (gone || write(r->report, &b, 1) != 1)
         _exit(125);
     _exit(code);
-}
-
-int helper_exec(int argc, char **argv)
-{
-    struct exec_req r;
-    if (argc < 5 || exec_parse(argc, argv, &r) < 0 || !r.cmd) {
-        write_str(2, "usage: " LX_VERB_EXEC " " LX_ARG_NO_INIT " <root> <cwd> "
-                  "[opts] " LX_OPT_END " cmd\n");
-        return 125;
-    }
-    run_command(&r, 0);
-    return 125;
 }

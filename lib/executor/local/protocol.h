@@ -15,16 +15,17 @@
 #define LX_VERB_MKIMAGE "mkimage"   /* build a Debian root */
 #define LX_VERB_IMPORT "import"     /* extract a root filesystem */
 #define LX_VERB_INIT "init"         /* start a sandbox's init */
-#define LX_VERB_EXEC "exec"         /* a command, over the init's socket;
-                                     * as a verb, an unisolated build
-                                     * step on the host */
+#define LX_VERB_EXEC "exec"         /* a command: the first word of a
+                                     * request over the init's socket */
 #define LX_VERB_PROBE "probe"       /* check isolation support */
 #define LX_VERB_SERVICES "services" /* a snapshot's shared services */
 
 /* Positional argument values */
 #define LX_ARG_NO_INIT "-"          /* exec's <initpid> when unisolated */
 #define LX_ROOT_PLAIN "plain"       /* init's layer when unisolated: a
-                                     * host process, no namespaces */
+                                     * host process, no namespaces;
+                                     * build's lower kind: steps on the
+                                     * host, in the layer */
 #define LX_ROOT_HOST "host"         /* the host-root opt-in: init's lower
                                      * "host[:<layer>]", build's lower kind */
 #define LX_ROOT_IMAGE "image"       /* build's lower kind: an image root */
