@@ -67,7 +67,7 @@ static int set_env(char **env, int n, char *kv)
     return n + 1;
 }
 
-int exec_parse(int argc, char **argv, struct exec_req *r)
+int exec_parse(int argc, char **argv, int isolated, struct exec_req *r)
 {
     int nenv = 0;
     memset(r, 0, sizeof *r);
@@ -75,15 +75,15 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
         r->cg[i] = -1;
     r->caller = -1;
     r->out = r->err = -1;
-    r->pid = argv[0];
-    r->root = argv[1];
-    r->cwd = argv[2];
+    r->isolated = isolated;
+    r->root = argv[0];
+    r->cwd = argv[1];
     r->uid = -1;
     r->env[nenv++] = "HOME=/home/daytona";
     r->env[nenv++] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
                      ":/sbin:/bin";
     r->env[nenv++] = "LANG=C.UTF-8";
-    for (int i = 3; i < argc; i++) {
+    for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], LX_OPT_END) && i + 1 < argc) {
             r->cmd = argv[i + 1];
             break;
@@ -106,8 +106,6 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
             r->cpu_ms = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], LX_OPT_UID))
             r->uid = strtol(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], LX_OPT_CGROUP))
-            i++;
         else if (!strcmp(argv[i], LX_OPT_CMD_CGROUP) && r->ncg < MAX_CMD_CG)
             r->cg_path[r->ncg++] = argv[++i];
         else if (!strcmp(argv[i], LX_OPT_CG_VIEW))
@@ -116,7 +114,7 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
     /* a program run without a shell sees the PWD a shell's cd sets;
      * unisolated, its cwd is below root on the host (see run_command) */
     static char pwd[8400];
-    const char *base = strcmp(r->pid, LX_ARG_NO_INIT) ? "" : r->root;
+    const char *base = isolated ? "" : r->root;
     if (r->argv && nenv < MAX_ENV &&
         snprintf(pwd, sizeof pwd, "PWD=%s%s%s", base,
                  *base && r->cwd[0] != '/' ? "/" : "", r->cwd) <
@@ -190,8 +188,9 @@ static void exec_program(char *const *argv, char *const *env)
                              : "not found", denied ? 126 : 127);
 }
 
-static void run_command(const struct exec_req *r, int isolated)
+static void run_command(const struct exec_req *r)
 {
+    int isolated = r->isolated;
     /* unisolated: the sandbox's directories are below its root */
     if (!isolated && chdir(r->root) < 0)
         _exit(126);
@@ -257,7 +256,7 @@ static void command_child(const struct exec_req *r)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    run_command(r, r->isolated);
+    run_command(r);
 }
 
 /* Vforked: the child shares our memory (we are suspended until it

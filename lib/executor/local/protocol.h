@@ -21,7 +21,6 @@
 #define LX_VERB_SERVICES "services" /* a snapshot's shared services */
 
 /* Positional argument values */
-#define LX_ARG_NO_INIT "-"          /* exec's <initpid> when unisolated */
 #define LX_ROOT_PLAIN "plain"       /* init's layer when unisolated: a
                                      * host process, no namespaces;
                                      * build's lower kind: steps on the
@@ -43,7 +42,7 @@
 #define LX_OPT_NPROC "-n"           /* exec: RLIMIT_NPROC */
 #define LX_OPT_UID "-u"             /* exec: the unprivileged host uid/gid;
                                      * init: the sandbox range's first */
-#define LX_OPT_CGROUP "-g"          /* init, exec: a cgroup.procs to join */
+#define LX_OPT_CGROUP "-g"          /* init: a cgroup.procs to join */
 #define LX_OPT_CMD_CGROUP "-G"      /* exec: a cgroup.procs the command
                                      * joins itself (its own cgroup), the
                                      * helper opening it; over the init's
@@ -73,7 +72,7 @@
                                      * a non-zero exit */
 
 /* Fixed file descriptors */
-#define LX_FD_SPAWNED 4     /* fds 0 .. LX_FD_SPAWNED-1 come from lx_spawn */
+#define LX_FD_SPAWNED 3     /* fds 0 .. LX_FD_SPAWNED-1 come from lx_spawn */
 #define LX_FD_INIT_LOCK 3   /* init: the flock held for its life */
 #define LX_FD_INIT_WATCH 4  /* init: its state directory, watched */
 #define LX_FD_INIT_RESET 5  /* init: the reset requests' socket */
