@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "executor/local/cgroup_path.h"
 #include "executor/local/protocol.h"
 
 /* v1: memory, pids, cpu (the -g ones), cpuacct (the commands' own) */
@@ -53,17 +54,13 @@ static int hold_root(const char *root, const char *rel)
     return o.cg[o.ncg++] < 0 ? -1 : 0;
 }
 
-/* The hierarchy of "<root>/daytona-validate/<key>/cgroup.procs". */
+/* The hierarchy of a -g cgroup.procs and the sandbox's cgroup in it
+ * (v2: the init's leaf's parent, the commands' cgroups beside the leaf) */
 static int hold_cgroup(const char *procs)
 {
-    const char *file = strrchr(procs, '/');
-    const char *key = file ? memrchr(procs, '/', (size_t)(file - procs)) : 0;
-    const char *dv = key ? memrchr(procs, '/', (size_t)(key - procs)) : 0;
-    if (!dv || dv == procs)
-        return -1;
     char root[4096], rel[300];
-    snprintf(root, sizeof root, "%.*s", (int)(dv - procs), procs);
-    snprintf(rel, sizeof rel, "%.*s", (int)(file - dv - 1), dv + 1);
+    if (lx_cg_split(procs, root, sizeof root, rel, sizeof rel) < 0)
+        return -1;
     return hold_root(root, rel);
 }
 
