@@ -56,7 +56,7 @@ LIBEXEC_PROGS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard libexec/*/*.c)
 LIBEXEC_BINS := $(LIBEXEC_PROGS:%=$(B)/libexec/%)
 # headers the helper shares with the library (lib/executor/local/)
 LIBEXEC_SHARED_H := $(wildcard lib/executor/local/protocol.h \
-	lib/executor/local/sandbox_ids.h)
+	lib/executor/local/sandbox_ids.h lib/executor/local/cgroup_path.h)
 
 # The CLI
 CLI_SRC := $(wildcard examples/cli/*.c)

@@ -1,5 +1,5 @@
 /* Build modes of the helper:
- *   build <lower> image|host <layer> <work> <mnt> <cmd>...
+ *   build <lower> image|host|plain <layer> <work> <mnt> <cmd>...
  *       runs the snapshot's build steps inside overlay(lower = the image
  *       (or, "host", a skeleton over which the host allow-list is bound),
  *       upper = layer), pivoted into it, with the host's network (as a
@@ -174,11 +174,10 @@ struct build_args {
     struct host_env env;
 };
 
-static int build_child(void *p)
+/* Each step a shell of its own (argv from 5 on), in the current
+ * directory, shown first; the first that fails ends the build. */
+static int run_steps(struct build_args *a, char **env)
 {
-    struct build_args *a = p;
-    char **env = host_env(&a->env, 0);
-    build_root(a->argv);
     for (int i = 5; i < a->argc; i++) {
         char hdr[4200], shown[640];
         build_step_show(a->argv[i], shown, sizeof shown);
@@ -201,16 +200,33 @@ static int build_child(void *p)
     return 0;
 }
 
+static int build_child(void *p)
+{
+    struct build_args *a = p;
+    char **env = host_env(&a->env, 0);
+    build_root(a->argv);
+    return run_steps(a, env);
+}
+
+/* kind "plain" (an unisolated client's): the steps run on the host, in
+ * the layer, as an unisolated sandbox's commands do; else in namespaces
+ * over the lower. */
 int helper_build(int argc, char **argv)
 {
     if (argc < 5) {
         write_str(2, "usage: " LX_VERB_BUILD " <lower> " LX_ROOT_IMAGE "|"
-                  LX_ROOT_HOST " <layer> <work> <mnt> <cmd>...\n");
+                  LX_ROOT_HOST "|" LX_ROOT_PLAIN " <layer> <work> <mnt> "
+                  "<cmd>...\n");
         return 2;
     }
     static struct build_args a; /* 29 KiB: not on the stack */
     a.argv = argv;
     a.argc = argc;
+    if (!strcmp(argv[1], LX_ROOT_PLAIN)) {
+        if (chdir(argv[2]) < 0)
+            die_fd(2, "enter the layer");
+        return run_steps(&a, host_env(&a.env, 0));
+    }
     pid_t pid = spawn_ns(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
                          CLONE_NEWUTS, build_child, &a);
     if (pid < 0)

@@ -12,9 +12,7 @@
  * with no waiter (init_cmd.c).
  * A pid namespace per command would do the same, but a /proc for it
  * needs a mount namespace whose teardown waits for RCU, a wait paid by
- * every command. The command is vforked (exec_start_command).
- * The "exec" verb left here runs an unisolated snapshot's build step on
- * the host (snapshot_build.c): a shell in a directory, nothing more. */
+ * every command. The command is vforked (exec_start_command). */
 #include "helper.h"
 
 #include <dirent.h>
@@ -69,7 +67,7 @@ static int set_env(char **env, int n, char *kv)
     return n + 1;
 }
 
-int exec_parse(int argc, char **argv, struct exec_req *r)
+int exec_parse(int argc, char **argv, int isolated, struct exec_req *r)
 {
     int nenv = 0;
     memset(r, 0, sizeof *r);
@@ -77,15 +75,15 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
         r->cg[i] = -1;
     r->caller = -1;
     r->out = r->err = -1;
-    r->pid = argv[0];
-    r->root = argv[1];
-    r->cwd = argv[2];
+    r->isolated = isolated;
+    r->root = argv[0];
+    r->cwd = argv[1];
     r->uid = -1;
     r->env[nenv++] = "HOME=/home/daytona";
     r->env[nenv++] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
                      ":/sbin:/bin";
     r->env[nenv++] = "LANG=C.UTF-8";
-    for (int i = 3; i < argc; i++) {
+    for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], LX_OPT_END) && i + 1 < argc) {
             r->cmd = argv[i + 1];
             break;
@@ -108,8 +106,6 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
             r->cpu_ms = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], LX_OPT_UID))
             r->uid = strtol(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], LX_OPT_CGROUP))
-            i++;
         else if (!strcmp(argv[i], LX_OPT_CMD_CGROUP) && r->ncg < MAX_CMD_CG)
             r->cg_path[r->ncg++] = argv[++i];
         else if (!strcmp(argv[i], LX_OPT_CG_VIEW))
@@ -118,7 +114,7 @@ int exec_parse(int argc, char **argv, struct exec_req *r)
     /* a program run without a shell sees the PWD a shell's cd sets;
      * unisolated, its cwd is below root on the host (see run_command) */
     static char pwd[8400];
-    const char *base = strcmp(r->pid, LX_ARG_NO_INIT) ? "" : r->root;
+    const char *base = isolated ? "" : r->root;
     if (r->argv && nenv < MAX_ENV &&
         snprintf(pwd, sizeof pwd, "PWD=%s%s%s", base,
                  *base && r->cwd[0] != '/' ? "/" : "", r->cwd) <
@@ -192,8 +188,9 @@ static void exec_program(char *const *argv, char *const *env)
                              : "not found", denied ? 126 : 127);
 }
 
-static void run_command(const struct exec_req *r, int isolated)
+static void run_command(const struct exec_req *r)
 {
+    int isolated = r->isolated;
     /* unisolated: the sandbox's directories are below its root */
     if (!isolated && chdir(r->root) < 0)
         _exit(126);
@@ -259,7 +256,7 @@ static void command_child(const struct exec_req *r)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    run_command(r, r->isolated);
+    run_command(r);
 }
 
 /* Vforked: the child shares our memory (we are suspended until it
@@ -404,16 +401,4 @@ void exec_waiter(const struct exec_req *r, int alive)
     if (gone || write(r->report, &b, 1) != 1)
         _exit(125);
     _exit(code);
-}
-
-int helper_exec(int argc, char **argv)
-{
-    struct exec_req r;
-    if (argc < 5 || exec_parse(argc, argv, &r) < 0 || !r.cmd) {
-        write_str(2, "usage: " LX_VERB_EXEC " " LX_ARG_NO_INIT " <root> <cwd> "
-                  "[opts] " LX_OPT_END " cmd\n");
-        return 125;
-    }
-    run_command(&r, 0);
-    return 125;
 }

@@ -11,7 +11,7 @@
 #define MAX_CMD_CG 3
 
 struct exec_req {
-    const char *pid, *root, *cwd, *cmd;
+    const char *root, *cwd, *cmd;
     char **argv;                /* LX_OPT_ARGV: run without sh -c cmd */
     char *env[MAX_ENV + 8];
     long uid;
@@ -38,10 +38,10 @@ struct exec_req {
     int cg_view;                /* LX_OPT_CG_VIEW: 0 none, 1 v1, 2 v2 */
 };
 
-/* A command's words (<pid|-> <root> <cwd> [opts] -- cmd | --argv
- * program...) into r (its rlimits too: the command sets them on itself).
- * -1 when no command is named. */
-int exec_parse(int argc, char **argv, struct exec_req *r);
+/* A command's words (<root> <cwd> [opts] -- cmd | --argv program...)
+ * into r (its rlimits too: the command sets them on itself), for an
+ * init that is isolated or not. -1 when no command is named. */
+int exec_parse(int argc, char **argv, int isolated, struct exec_req *r);
 
 /* In the sandbox's pid namespace, as root, a child of the sandbox's
  * init: starts the command and waits for it; when it exits, or when

@@ -1,6 +1,8 @@
 /* dval-local-helper: the namespace/mount/chroot work of the local executor,
  * done in a single-threaded process so the library only posix_spawn()s.
- *   build <lower> image|host <layer> <work> <mnt> <cmd>...  build a layer
+ *   build <lower> image|host|plain <layer> <work> <mnt> <cmd>...
+ *                                                build a layer (plain:
+ *                                                on the host, unisolated)
  *   mkimage <target> <suite> <packages> [<dotnet root>]
  *                                                build a Debian root
  *   import <target> tar|oci <archive>...         extract a root filesystem
@@ -9,10 +11,10 @@
  *         (-o: removed with the process that starts it)
  *         [-S base] (the snapshot's shared services, services_host.c)
  *         (lowers "plain": an unisolated sandbox's, a host process)
- *   exec  - <root> <cwd> [opts] -- <command>   an unisolated build step
- *         (a sandbox's command is a request to its init, init_exec.c:
- *          the same words, opts -e VAR=value, -c cpu s, -m bytes,
- *          -n procs, -G procs file, -u uid: the unprivileged host uid)
+ *   (a sandbox's command is a request to its init, init_exec.c: the
+ *    words "exec <root> <cwd> [opts] -- <command>", opts
+ *    -e VAR=value, -c cpu s, -m bytes, -n procs, -G procs file, -u uid:
+ *    the unprivileged host uid)
  *   services <base> <lowers>                     a snapshot's shared services
  *   probe <tmpdir>                               check isolation support
  *   (-u base: the first host uid of the sandbox's own range, a root
@@ -128,7 +130,6 @@ int helper_build(int argc, char **argv);
 int helper_mkimage(int argc, char **argv);
 int helper_import(int argc, char **argv);
 int helper_init(int argc, char **argv);
-int helper_exec(int argc, char **argv);
 int helper_probe(int argc, char **argv);
 int helper_services(int argc, char **argv);
 

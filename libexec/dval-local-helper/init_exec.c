@@ -106,7 +106,7 @@ static int parse(char *args, size_t n, struct exec_req *r, char **argv,
                  const int cg[MAX_CMD_CG])
 {
     int argc = split(args, n, argv, MAX_ARGS);
-    if (argc < 3 || exec_parse(argc, argv, r) < 0)
+    if (argc < 2 || exec_parse(argc, argv, isolated, r) < 0)
         return -1;
     for (int i = 0; i < r->ncg; i++)
         if ((r->cg[i] = cg[i]) < 0)
@@ -115,7 +115,6 @@ static int parse(char *args, size_t n, struct exec_req *r, char **argv,
     if (isolated && host_root && r->uid <= 0)
         r->uid = LX_UID_DEFAULT;
     r->ncpu = ncpu;
-    r->isolated = isolated; /* the init's, whatever the request says */
     return 0;
 }
 

@@ -21,16 +21,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "executor/local/cgroup_path.h"
 #include "executor/local/protocol.h"
+
+/* v1: memory, pids, cpu (the -g ones), cpuacct (the commands' own) */
+#define MAX_CG 4
 
 static struct {
     int pidfd, dir;             /* the owner; the sandboxes directory */
-    int cg[3];                  /* each cgroup's hierarchy */
+    int cg[MAX_CG];             /* each cgroup's hierarchy */
     int ncg;
     long owner;
     char name[256];             /* the sandbox's directory there */
-    char cgrel[3][300];         /* daytona-validate/<key> in each */
-} o = { -1, -1, { -1, -1, -1 }, 0, 0, "", { "" } };
+    char cgrel[MAX_CG][300];    /* daytona-validate/<key> in each */
+} o = { -1, -1, { -1, -1, -1, -1 }, 0, 0, "", { "" } };
 
 /* fd kept apart from the init's fixed ones (64 up), close-on-exec */
 static int high(int fd)
@@ -41,20 +45,36 @@ static int high(int fd)
     return h;
 }
 
-/* The hierarchy of "<root>/daytona-validate/<key>/cgroup.procs". */
-static int hold_cgroup(const char *procs)
+static int hold_root(const char *root, const char *rel)
 {
-    const char *file = strrchr(procs, '/');
-    const char *key = file ? memrchr(procs, '/', (size_t)(file - procs)) : 0;
-    const char *dv = key ? memrchr(procs, '/', (size_t)(key - procs)) : 0;
-    if (o.ncg == 3 || !dv || dv == procs)
+    if (o.ncg == MAX_CG)
         return -1;
-    char root[4096];
-    snprintf(root, sizeof root, "%.*s", (int)(dv - procs), procs);
-    snprintf(o.cgrel[o.ncg], sizeof o.cgrel[0], "%.*s",
-             (int)(file - dv - 1), dv + 1);
+    snprintf(o.cgrel[o.ncg], sizeof o.cgrel[0], "%s", rel);
     o.cg[o.ncg] = high(open(root, O_PATH | O_DIRECTORY | O_CLOEXEC));
     return o.cg[o.ncg++] < 0 ? -1 : 0;
+}
+
+/* The hierarchy of a -g cgroup.procs and the sandbox's cgroup in it
+ * (v2: the init's leaf's parent, the commands' cgroups beside the leaf) */
+static int hold_cgroup(const char *procs)
+{
+    char root[4096], rel[300];
+    if (lx_cg_split(procs, root, sizeof root, rel, sizeof rel) < 0)
+        return -1;
+    return hold_root(root, rel);
+}
+
+/* v1 (the first -g in memory/): the commands' own cgroups are in
+ * cpuacct too (the library's cmd_cgroup.c), below a sandbox directory
+ * no -g names. Where cpuacct is cpu's hierarchy it is held twice: the
+ * second removal finds nothing. */
+static int hold_cpuacct(const char *first)
+{
+    static const char v1[] = "/sys/fs/cgroup/memory/";
+    if (!first || strncmp(first, v1, sizeof v1 - 1) ||
+        access("/sys/fs/cgroup/cpuacct", F_OK) < 0)
+        return 0;
+    return hold_root("/sys/fs/cgroup/cpuacct", o.cgrel[0]);
 }
 
 int owner_open(int argc, char **argv, const char *sbdir)
@@ -77,16 +97,21 @@ int owner_open(int argc, char **argv, const char *sbdir)
     char dir[4096];
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - sbdir), sbdir);
     o.dir = high(open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC));
+    const char *first = NULL;
     for (int i = 0; o.dir >= 0 && i + 1 < argc; i++)
-        if (!strcmp(argv[i], LX_OPT_CGROUP) && hold_cgroup(argv[i + 1]) < 0)
-            return -1;
-    return o.dir < 0 ? -1 : 0;
+        if (!strcmp(argv[i], LX_OPT_CGROUP)) {
+            first = first ? first : argv[i + 1];
+            if (hold_cgroup(argv[i + 1]) < 0)
+                return -1;
+        }
+    return o.dir < 0 || hold_cpuacct(first) < 0 ? -1 : 0;
 }
 
 int owner_keep(int first)
 {
-    int *fds[5] = { &o.pidfd, &o.dir, &o.cg[0], &o.cg[1], &o.cg[2] };
-    for (int i = 0; i < 5; i++)
+    int *fds[2 + MAX_CG] = { &o.pidfd, &o.dir, &o.cg[0], &o.cg[1],
+                             &o.cg[2], &o.cg[3] };
+    for (int i = 0; i < 2 + MAX_CG; i++)
         if (*fds[i] >= 0 && (*fds[i] = dup3(*fds[i], first++, O_CLOEXEC)) < 0)
             return -1;
     return first - 1;

@@ -218,9 +218,8 @@ static const struct {
     int (*run)(int argc, char **argv);
 } verbs[] = {
     { LX_VERB_BUILD, helper_build },     { LX_VERB_INIT, helper_init },
-    { LX_VERB_EXEC, helper_exec },       { LX_VERB_PROBE, helper_probe },
-    { LX_VERB_MKIMAGE, helper_mkimage }, { LX_VERB_IMPORT, helper_import },
-    { LX_VERB_SERVICES, helper_services },
+    { LX_VERB_PROBE, helper_probe },     { LX_VERB_MKIMAGE, helper_mkimage },
+    { LX_VERB_IMPORT, helper_import },   { LX_VERB_SERVICES, helper_services },
 };
 
 /* The kernel's copy of our arguments, [args_lo, args_hi): what
@@ -250,7 +249,7 @@ int main(int argc, char **argv)
     syscall(SYS_close_range, (unsigned)LX_FD_SPAWNED, ~0U, 0U);
     if (argc < 2) {
         write_str(2, "usage: dval-local-helper " LX_VERB_BUILD "|"
-                  LX_VERB_INIT "|" LX_VERB_EXEC "|" LX_VERB_PROBE "|"
+                  LX_VERB_INIT "|" LX_VERB_PROBE "|"
                   LX_VERB_MKIMAGE "|" LX_VERB_IMPORT " ...\n");
         return 2;
     }

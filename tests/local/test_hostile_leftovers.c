@@ -73,10 +73,10 @@ static int count_loops(const char *dir)
 static int count_cgroups(const char *dir)
 {
     static const char *roots[] = { "", "/unified", "/memory", "/pids",
-                                   "/cpu" };
+                                   "/cpu", "/cpuacct" };
     int n = 0;
     for (int i = 0; i < nnames; i++)
-        for (int r = 0; r < 5; r++) {
+        for (int r = 0; r < 6; r++) {
             char p[700];
             snprintf(p, sizeof p, "/sys/fs/cgroup%s/daytona-validate/"
                      "sb-%016llx", roots[r], fnv(dir, names[i]));

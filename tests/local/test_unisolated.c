@@ -7,6 +7,7 @@
 #include "lt.h"
 #include "executor/local/local.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,4 +274,38 @@ TEST(test_unisolated__a_commands_leftovers_end_with_it)
     CHECK_INT(dval_sandbox_release(sb), DVAL_OK);
     dval_sandbox_free(sb);
     uni_close(&u);
+}
+
+/* Unisolated, a snapshot's build steps run on the host (the helper's
+ * build verb, kind "plain"), each a shell in the snapshot's layer; the
+ * first that fails fails the build. */
+TEST(test_unisolated__build_steps_run_in_the_layer)
+{
+    lt t;
+    lt_open(&t, "uni-steps");
+    lx *x = t.ex.userdata;
+    x->probed = -1; /* as the wrapper's refused probe would */
+    x->allow_unisolated = 1;
+    const char *const steps[] = { "echo built > made", "pwd > where", NULL };
+    CHECK_INT(lt_snapshot(&t, "uni-steps", NULL, steps, NULL), DVAL_OK);
+    char p[1000], want[900], got[900] = "";
+    snprintf(want, sizeof want, "%s/snapshots/uni-steps/layer", t.dir);
+    snprintf(p, sizeof p, "%s/where", want);
+    FILE *f = fopen(p, "r");
+    CHECK(f && fgets(got, sizeof got, f));
+    fclose(f);
+    got[strcspn(got, "\n")] = 0;
+    char real[PATH_MAX];
+    CHECK(realpath(want, real) != NULL);
+    CHECK_STR(got, real);
+    snprintf(p, sizeof p, "%s/made", want);
+    CHECK_INT(access(p, F_OK), 0);
+    const char *const failing[] = { "true", "exit 3", "touch after", NULL };
+    dval_snapshot_info info;
+    lt_snapshot(&t, "uni-fails", NULL, failing, &info);
+    CHECK_INT(info.state, DVAL_SNAPSHOT_BUILD_FAILED);
+    CHECK_CONTAINS(info.error_reason, "build step 2 failed with exit code 3");
+    snprintf(p, sizeof p, "%s/snapshots/uni-fails/layer/after", t.dir);
+    CHECK(access(p, F_OK) != 0);
+    lt_close(&t);
 }

@@ -120,7 +120,7 @@ int lx_run_step(lx *x, dval_call *c, char **argv, int64_t end,
 {
     pid_t pid;
     int rd;
-    int rc = lx_spawn_output(x, c, argv, 1, &pid, &rd);
+    int rc = lx_spawn_output(x, c, argv, &pid, &rd);
     if (rc == DVAL_OK) {
         rc = pump(c, rd, end, io);
         if (rc != DVAL_OK)

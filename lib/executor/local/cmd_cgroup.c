@@ -39,8 +39,8 @@ static int put(const char *dir, const char *file, long long v)
 }
 
 /* The sandbox's cgroup kind from where its init was placed: 1 v1, 2 v2,
- * 0 none a command can have a cgroup below (no cgroups, or a v2 sandbox
- * started before the "sandbox" leaf existed). */
+ * 0 none a command can have a cgroup below (no cgroups, or v1 without
+ * the memory controller). */
 static int sandbox_kind(lx *x, const lx_sb *sb, char *v2dir, size_t cap)
 {
     lx_limits l;

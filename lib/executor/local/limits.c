@@ -229,10 +229,6 @@ void lx_limits_remove(const char *key)
 void lx_limits_args(const lx_limits *l, char **argv, int *n,
                     char bufs[4][32])
 {
-    for (int i = 0; i < l->nprocs; i++) {
-        argv[(*n)++] = LX_OPT_CGROUP;
-        argv[(*n)++] = (char *)l->procs[i];
-    }
     dval__fmt(bufs[0], 32, "%lld", (l->cpu_ms + 999) / 1000);
     argv[(*n)++] = LX_OPT_CPU_S;
     argv[(*n)++] = bufs[0];

@@ -105,13 +105,12 @@ static void helper_env(char **env, size_t cap, char bufs[][4200],
  * started and finished within one call on one thread (dval_session_exec
  * is synchronous), so that thread outlives it; a caller SIGKILLed takes
  * every helper, and through them every command, along. */
-int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
-             int pgroup)
+int lx_spawn(lx *x, dval_call *c, char **argv,
+             const int fds[3], pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     char *env[16], bufs[10][4200];
-    (void)pgroup; /* always: a session of its own leads a group */
     argv[0] = x->helper;
     helper_env(env, sizeof env / sizeof *env, bufs, argv[1]);
     posix_spawn_file_actions_init(&fa);
@@ -178,14 +177,14 @@ static int read_reply(dval_call *c, int fd, char *out, size_t cap)
     return DVAL_OK;
 }
 
-int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
-                    int *rd)
+int lx_spawn_output(lx *x, dval_call *c, char **argv, pid_t *pid, int *rd)
 {
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0)
         return dval__call_fail(c, DVAL_EEXEC, "pipe: %s", strerror(errno));
-    int fds[4] = { -1, p[1], p[1], -1 }; /* stdout and stderr: one pipe */
-    int rc = lx_spawn(x, c, argv, fds, pid, pgroup);
+    int fds[LX_FD_SPAWNED] = { -1, p[1], p[1] }; /* stdout and stderr:
+                                                  * one pipe */
+    int rc = lx_spawn(x, c, argv, fds, pid);
     close(p[1]);
     if (rc != DVAL_OK)
         close(p[0]);
@@ -201,7 +200,7 @@ int lx_helper_reply(lx *x, dval_call *c, char **argv, char *out, size_t cap,
     int rd;
     memset(out, 0, cap); /* ended however the reading stops */
     *code = 1;
-    int rc = lx_spawn_output(x, c, argv, 0, &pid, &rd);
+    int rc = lx_spawn_output(x, c, argv, &pid, &rd);
     if (rc != DVAL_OK)
         return rc;
     rc = read_reply(c, rd, out, cap);

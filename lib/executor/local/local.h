@@ -116,15 +116,14 @@ void lx_owner_sweep(lx *x);
 /* DVAL_OK when namespaces + overlayfs work (or unisolated is allowed, then
  * *isolated = 0); DVAL_EISOLATION with c->errmsg otherwise. */
 int lx_isolation(lx *x, dval_call *c, int *isolated);
-/* posix_spawn()s the helper with argv (argv[0] is set here). fds: the
- * child's fd 0..3 (-1 → /dev/null for 0-2, closed for 3). pgroup: put it
- * in a new process group (so kill(-pid) reaches what it forks). */
-int lx_spawn(lx *x, dval_call *c, char **argv, const int fds[4], pid_t *pid,
-             int pgroup);
+/* posix_spawn()s the helper with argv (argv[0] is set here) in a session
+ * of its own (so kill(-pid) reaches what it forks). fds: the child's fd
+ * 0..2 (-1 → /dev/null). */
+int lx_spawn(lx *x, dval_call *c, char **argv,
+             const int fds[3], pid_t *pid);
 /* lx_spawn with the helper's stdout and stderr into one pipe, whose read
  * end goes to *rd (the caller closes it). */
-int lx_spawn_output(lx *x, dval_call *c, char **argv, int pgroup, pid_t *pid,
-                    int *rd);
+int lx_spawn_output(lx *x, dval_call *c, char **argv, pid_t *pid, int *rd);
 /* Waits for a child, polling cancel; 128+N on signal. */
 int lx_wait(pid_t pid, int *code);
 /* Runs the helper with argv and reads what it prints (stdout and stderr)
@@ -144,7 +143,7 @@ typedef struct lx_limits {
 /* Prepares cgroups for sandbox key; logs any limit not enforced. */
 void lx_limits_setup(lx *x, const char *key, lx_limits *l);
 void lx_limits_remove(const char *key);
-/* Appends the helper options (-g/-c/-C/-m/-n) for l to argv at *n. */
+/* Appends a command's limit options (-c/-C/-m/-n) for l to argv at *n. */
 void lx_limits_args(const lx_limits *l, char **argv, int *n,
                     char bufs[4][32]);
 

@@ -15,16 +15,16 @@
 #define LX_VERB_MKIMAGE "mkimage"   /* build a Debian root */
 #define LX_VERB_IMPORT "import"     /* extract a root filesystem */
 #define LX_VERB_INIT "init"         /* start a sandbox's init */
-#define LX_VERB_EXEC "exec"         /* a command, over the init's socket;
-                                     * as a verb, an unisolated build
-                                     * step on the host */
+#define LX_VERB_EXEC "exec"         /* a command: the first word of a
+                                     * request over the init's socket */
 #define LX_VERB_PROBE "probe"       /* check isolation support */
 #define LX_VERB_SERVICES "services" /* a snapshot's shared services */
 
 /* Positional argument values */
-#define LX_ARG_NO_INIT "-"          /* exec's <initpid> when unisolated */
 #define LX_ROOT_PLAIN "plain"       /* init's layer when unisolated: a
-                                     * host process, no namespaces */
+                                     * host process, no namespaces;
+                                     * build's lower kind: steps on the
+                                     * host, in the layer */
 #define LX_ROOT_HOST "host"         /* the host-root opt-in: init's lower
                                      * "host[:<layer>]", build's lower kind */
 #define LX_ROOT_IMAGE "image"       /* build's lower kind: an image root */
@@ -42,7 +42,7 @@
 #define LX_OPT_NPROC "-n"           /* exec: RLIMIT_NPROC */
 #define LX_OPT_UID "-u"             /* exec: the unprivileged host uid/gid;
                                      * init: the sandbox range's first */
-#define LX_OPT_CGROUP "-g"          /* init, exec: a cgroup.procs to join */
+#define LX_OPT_CGROUP "-g"          /* init: a cgroup.procs to join */
 #define LX_OPT_CMD_CGROUP "-G"      /* exec: a cgroup.procs the command
                                      * joins itself (its own cgroup), the
                                      * helper opening it; over the init's
@@ -72,7 +72,7 @@
                                      * a non-zero exit */
 
 /* Fixed file descriptors */
-#define LX_FD_SPAWNED 4     /* fds 0 .. LX_FD_SPAWNED-1 come from lx_spawn */
+#define LX_FD_SPAWNED 3     /* fds 0 .. LX_FD_SPAWNED-1 come from lx_spawn */
 #define LX_FD_INIT_LOCK 3   /* init: the flock held for its life */
 #define LX_FD_INIT_WATCH 4  /* init: its state directory, watched */
 #define LX_FD_INIT_RESET 5  /* init: the reset requests' socket */

@@ -7,8 +7,8 @@
  * teardown (the network one above all), the init's setup (~25 mounts)
  * and the cgroups' removal and creation; this one only the new upper
  * layer. Anything it cannot rule out (a disk the earlier use filled, an
- * init without the socket) makes it fail, and the caller then does the
- * full reset. */
+ * init that cannot reset: no host root, no image root or no disk) makes
+ * it fail, and the caller then does the full reset. */
 #include "local.h"
 #include "protocol.h"
 
@@ -39,10 +39,10 @@ static int only_init(lx *x, const lx_sb *sb)
     return 0;
 }
 
-/* The init's reply to the reset (helper init_reset.c): its exit code; -1
- * when it has no socket (it has one only where the fast reset can be
- * done: host root, an image root, a disk) or gave no answer (it is in an
- * unknown state). */
+/* The init's reply to the reset (helper init_reset.c): its exit code,
+ * LX_RESET_UNSUPPORTED from an init that cannot do it; -1 when it cannot
+ * be reached (every init has the socket: it is gone) or gave no answer
+ * (it is in an unknown state). */
 static int ask_init(dval_call *c, const lx_sb *sb)
 {
     int s = lx_init_connect(sb);

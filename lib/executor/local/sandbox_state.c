@@ -297,12 +297,9 @@ static int setup_limits(lx *x, dval_call *c, lx_sb *sb, lx_limits *l)
 {
     lx_sb_limits(x, sb, l);
     const char *cg = lx_kv_get(&sb->kv, "cgroup");
-    if (!cg || !*cg) { /* a hand-made state file: never a "(null)" group */
-        lx_kv_set(&sb->kv, "cgroup", strrchr(sb->dir, '/') + 1);
-        cg = lx_kv_get(&sb->kv, "cgroup");
-        if (!cg)
-            return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
-    }
+    if (!cg || !*cg) /* every state names it from its creation on */
+        return dval__call_fail(c, DVAL_EIO, "sandbox %s: its state names "
+                               "no cgroup", sb->dir);
     lx_limits_setup(x, cg, l);
     dval__buf procs = { 0 };
     for (int i = 0; i < l->nprocs; i++)

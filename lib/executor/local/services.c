@@ -85,10 +85,10 @@ void lx_services_start(lx *x, dval_call *c, const char *base,
 {
     char *argv[] = { NULL, LX_VERB_SERVICES, (char *)base, (char *)layer,
                      NULL };
-    int fds[4] = { -1, -1, -1, -1 }, code;
+    int fds[LX_FD_SPAWNED] = { -1, -1, -1 }, code;
     pid_t pid;
     /* it forks its host and returns: a failure costs speed (clients fall
      * back to their tool), never a validation */
-    if (lx_spawn(x, c, argv, fds, &pid, 0) == DVAL_OK)
+    if (lx_spawn(x, c, argv, fds, &pid) == DVAL_OK)
         lx_wait(pid, &code);
 }

@@ -299,27 +299,22 @@ static int build(lx *x, dval_call *c, const char *dir,
     int rc = lx_isolation(x, c, &isolated);
     if (rc != DVAL_OK)
         return rc;
-    if (!isolated) {
-        /* unisolated: each step runs plainly with the layer as its cwd;
-         * "lower" says there is no image */
-        for (size_t i = 0; i < n && rc == DVAL_OK && *code == 0; i++) {
-            char *argv[] = { NULL, LX_VERB_EXEC, LX_ARG_NO_INIT, layer, "/",
-                             LX_OPT_END, (char *)s->build_commands[i],
-                             NULL };
-            rc = lx_run_step(x, c, argv, end, io, code);
-        }
+    if (!isolated) { /* the steps on the host, in the layer: no image */
         dval__fmt(lower, sizeof lower, "%s/lower", dir);
-        return rc == DVAL_OK ? lx_write_text(c, lower, LX_LOWER_NONE) : rc;
+        rc = lx_write_text(c, lower, LX_LOWER_NONE);
+        dval__fmt(lower, sizeof lower, "%s", LX_ROOT_PLAIN);
+    } else {
+        rc = pick_root(x, c, dir, s, end, io, lower, sizeof lower);
     }
-    rc = pick_root(x, c, dir, s, end, io, lower, sizeof lower);
     if (rc != DVAL_OK || n == 0)
         return rc;
     char **argv = dval__calloc(n + 8, sizeof *argv);
     if (!argv)
         return DVAL_ENOMEM;
+    int host = !strcmp(lower, LX_ROOT_HOST), plain = !isolated;
     argv[1] = LX_VERB_BUILD;
-    argv[2] = strcmp(lower, LX_ROOT_HOST) ? lower : skel;
-    argv[3] = strcmp(lower, LX_ROOT_HOST) ? LX_ROOT_IMAGE : LX_ROOT_HOST;
+    argv[2] = host ? skel : lower;
+    argv[3] = plain ? LX_ROOT_PLAIN : host ? LX_ROOT_HOST : LX_ROOT_IMAGE;
     argv[4] = layer;
     argv[5] = work;
     argv[6] = mnt;
