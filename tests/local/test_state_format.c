@@ -3,7 +3,8 @@
  * version. A snapshot is a cache: it reads as absent and the next create
  * builds it anew. A sandbox holds a user's files: it is refused, naming
  * its directory, and nothing of it is touched. A state file without a
- * stamp was written by 1.0.0 (format 1): an upgrade keeps using it. */
+ * stamp was written by 1.0.0 (format 1), whose init speaks an older
+ * request format: it is refused like any other format. */
 #include "lt.h"
 
 #include <stdio.h>
@@ -16,12 +17,12 @@
 static void set_format(const char *state, const char *val)
 {
     char cmd[2400];
-    if (val)
-        snprintf(cmd, sizeof cmd, "sed -i 's/^format=.*/format=%s/' '%s'",
-                 val, state);
-    else
-        snprintf(cmd, sizeof cmd, "sed -i '/^format=/d' '%s'", state);
+    snprintf(cmd, sizeof cmd, "sed -i '/^format=/d' '%s'", state);
     lt_sh(cmd);
+    if (val) {
+        snprintf(cmd, sizeof cmd, "echo 'format=%s' >> '%s'", val, state);
+        lt_sh(cmd);
+    }
 }
 
 static int pid_alive(int pid)
@@ -71,13 +72,15 @@ TEST(test_state_format__sandbox_of_another_format_refused)
     CHECK_INT(lt_run(&t, "sb", "cat /home/daytona/mine", &o), 0);
     CHECK_STR(o.out.data, "kept\n");
     lt_out_free(&o);
-    /* 1.0.0 wrote no stamp: its sandbox is used as it is */
+    /* 1.0.0 wrote no stamp, and its init reads another request format:
+     * its sandbox is refused, as one stamped 1 is */
+    CHECK(atoi(fmt) > 1);
+    set_format(state, "1");
+    check_refused(&t, dir, pid);
     set_format(state, NULL);
+    check_refused(&t, dir, pid);
+    set_format(state, fmt);
     CHECK_INT(lt_state(&t, "sb"), DVAL_SANDBOX_STARTED);
-    CHECK_INT(lt_run(&t, "sb", "cat /home/daytona/mine", &o), 0);
-    CHECK_STR(o.out.data, "kept\n");
-    lt_out_free(&o);
-    CHECK_INT(pid_alive(pid), 1);
     lt_close(&t);
 }
 
