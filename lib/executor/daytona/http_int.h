@@ -25,6 +25,10 @@
 #define DT_BUFFER_DEFAULT 16384L
 #define DT_UPLOAD_BUFFER_DEFAULT 65536L
 
+/* Idle log WebSocket handles kept (struct dt_ws: a connect-only easy
+ * handle, its multi and the 16 KiB read buffer) */
+#define DT_WS_POOL_MAX 64
+
 /* Header lists kept per client: one per (accept, content type, SDK
  * version) a member asks for; a handful exist. */
 #define DT_HDR_CACHE 8
@@ -59,6 +63,8 @@ struct dt_http {
     pthread_mutex_t pool_lock;
     dt_easy *idle[DT_POOL_MAX];
     int nidle;
+    struct dt_ws *ws_idle[DT_WS_POOL_MAX];   /* under pool_lock too */
+    int nws;
     char *ca_bundle;
     char *proxy[2];             /* http, https: from the environment */
     char *noproxy;              /* "" none */
@@ -74,6 +80,8 @@ struct dt_http {
 /* An idle pooled handle, or a new one with the common options set
  * (DT_EASY_SHARE | DT_EASY_KEEPALIVE); NULL when out of memory. */
 dt_easy *dt_easy_get(dt_http *h);
+/* Frees the kept WebSocket handles (http_ws_pool.c). */
+void dt_ws_pool_free(dt_http *h);
 /* Back to the pool as it is (its connections stay with it). */
 void dt_easy_put(dt_http *h, dt_easy *de);
 /* The request timeout for a call's timeout_ms (0 = none): the smaller of

@@ -159,6 +159,7 @@ void dt_http_free(dt_http *h)
         return;
     for (int i = 0; i < h->nidle; i++)
         easy_free(h->idle[i]);
+    dt_ws_pool_free(h);
     if (h->share)
         curl_share_cleanup(h->share);
     for (int i = 0; i < DT_NLOCKS; i++)

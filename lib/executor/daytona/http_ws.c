@@ -77,15 +77,6 @@ static int send_frame(dt_ws *ws, dval_call *c, int opcode, const void *p,
     return dt_ws_send_all(ws, c, out, len, dval__now_ms() + WS_SEND_MS);
 }
 
-void dt_ws_free(dt_ws *ws)
-{
-    if (!ws)
-        return;
-    if (ws->e)
-        curl_easy_cleanup(ws->e);
-    dval__free(ws);
-}
-
 /* ---- reading */
 
 static int on_event(int kind, const uint8_t *p, size_t n, int fin, void *ud)
@@ -245,5 +236,5 @@ void dt_ws_close(dt_ws *ws)
         ws->sent_close = 1;
         send_frame(ws, &c, DT_WS_CLOSE, code, 2);
     }
-    dt_ws_free(ws);
+    dt_ws_put(ws);
 }

@@ -222,34 +222,64 @@ static int handshake(dt_exec *ex, dt_ws *ws, dval_call *c, const char *url,
     return rc;
 }
 
+/* The connect, on the handle's multi so that the stream's end can close
+ * its connection; a cancel stops it. */
+static CURLcode drive(dt_ws *ws, dval_call *c, int *canceled)
+{
+    for (;;) {
+        int running = 0, left = 0;
+        if (curl_multi_perform(ws->m, &running) != CURLM_OK)
+            return CURLE_OUT_OF_MEMORY;
+        if (!running) {
+            CURLMsg *msg = curl_multi_info_read(ws->m, &left);
+            return msg && msg->msg == CURLMSG_DONE ? msg->data.result
+                                                   : CURLE_COULDNT_CONNECT;
+        }
+        struct curl_waitfd w = {.fd = c->cancel_fd, .events = CURL_WAIT_POLLIN};
+        if (curl_multi_poll(ws->m, &w, c->cancel_fd >= 0, 1000, NULL) !=
+            CURLM_OK)
+            return CURLE_OUT_OF_MEMORY;
+        if (w.revents) {
+            *canceled = 1;
+            return CURLE_ABORTED_BY_CALLBACK;
+        }
+    }
+}
+
+/* What changes per stream: URL, timeout, proxy (constant options: see
+ * http_ws_pool.c) */
+static CURLcode stream_options(dt_exec *ex, dt_ws *ws, dval_call *c,
+                               const char *url)
+{
+    long t = dt_easy_timeout(ex->http, c->timeout_ms);
+    CURLcode r = curl_easy_setopt(ws->e, CURLOPT_URL, url);
+    if (r == CURLE_OK && t != ws->timeout_ms) {
+        r = curl_easy_setopt(ws->e, CURLOPT_TIMEOUT_MS, t);
+        ws->timeout_ms = r == CURLE_OK ? t : -1;
+    }
+    if (r == CURLE_OK)
+        r = dt_easy_proxy(ex->http, ws->e, url, &ws->proxy_set);
+    if (r != CURLE_OK)
+        ws->spoiled = 1;
+    return r;
+}
+
 static int connect_only(dt_exec *ex, dt_ws *ws, dval_call *c,
                         const char *url)
 {
-    char ebuf[CURL_ERROR_SIZE] = "";
-    CURL *e = ws->e;
-    unsigned char proxy = 0;
-    /* no TCP keep-alive: the stream's own pings (WS_PING_MS) keep it
-     * alive, and the option was three setsockopts per connection; the
-     * share (DNS, TLS sessions; not connections) spares each stream a
-     * name lookup and a full TLS handshake */
-    CURLcode r = dt_easy_common(ex->http, e, c->timeout_ms, DT_EASY_SHARE)
-                     ? CURLE_FAILED_INIT : CURLE_OK;
-#define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
-    SET(CURLOPT_URL, url);
-    if (r == CURLE_OK)
-        r = dt_easy_proxy(ex->http, e, url, &proxy);
-    SET(CURLOPT_CONNECT_ONLY, 1L);
-    SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-    SET(CURLOPT_HTTPPROXYTUNNEL, 1L);   /* a proxy must tunnel, not relay */
-    SET(CURLOPT_ERRORBUFFER, ebuf);
-#undef SET
-    if (r == CURLE_OK)
-        r = curl_easy_perform(e);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
+    int canceled = 0;
+    CURLcode r = stream_options(ex, ws, c, url);
+    if (r == CURLE_OK) {
+        if (curl_multi_add_handle(ws->m, ws->e) == CURLM_OK)
+            ws->added = 1;
+        r = ws->added ? drive(ws, c, &canceled) : CURLE_OUT_OF_MEMORY;
+    }
+    if (canceled)
+        return dval__call_fail(c, DVAL_ECANCELED, "canceled");
     if (r != CURLE_OK)
-        return dt_curl_fail(ex, c, r, ebuf);
+        return dt_curl_fail(ex, c, r, ws->ebuf);
     curl_socket_t fd = CURL_SOCKET_BAD;
-    if (curl_easy_getinfo(e, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK ||
+    if (curl_easy_getinfo(ws->e, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK ||
         fd == CURL_SOCKET_BAD)
         return dval__call_fail(c, DVAL_ENETWORK, "no socket after connect");
     ws->fd = fd;
@@ -260,13 +290,9 @@ int dt_ws_open(dt_exec *ex, dval_call *c, const char *url, dt_ws **out)
 {
     *out = NULL;
     c->retry_after_ms = -1;
-    dt_ws *ws = dval__malloc(sizeof *ws);
-    if (ws)
-        memset(ws, 0, offsetof(dt_ws, buf));
-    if (!ws || !(ws->e = curl_easy_init())) {
-        dval__free(ws);
+    dt_ws *ws = dt_ws_get(ex->http);
+    if (!ws)
         return dval__call_fail(c, DVAL_ENOMEM, "out of memory");
-    }
     /* server frames are <= 1 KiB (PROTOCOL 6.3); leave ample room */
     ws->parser.max_frame = (uint64_t)1 << 20;
     ws->parser.max_message = (uint64_t)64 << 20;
@@ -278,7 +304,7 @@ int dt_ws_open(dt_exec *ex, dval_call *c, const char *url, dt_ws **out)
     dt_log(ex, c, DVAL_LOG_DEBUG, "websocket %s -> %ld%s%s", url,
            ws->status, rc ? ": " : "", rc ? c->errmsg : "");
     if (rc) {
-        dt_ws_free(ws);
+        dt_ws_put(ws);
         return rc;
     }
     ws->last_send_ms = dval__now_ms();
