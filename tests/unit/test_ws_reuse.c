@@ -5,10 +5,13 @@
  * the handle. A server thread takes the connections one after another:
  * "/ok/<word>" upgrades, sends <word> and a close frame; "/404" refuses
  * and keeps the connection open; "/early" closes without a reply. For
- * each it records the request and whether the client closed it. */
+ * each it records the request and whether the client closed it. A
+ * CONNECT proxy in front of it checks that a stream through a proxy
+ * still names the origin in its tunnel and its upgrade request. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -103,20 +106,69 @@ static void *srv_main(void *ud)
     return NULL;
 }
 
-static void srv_start(srv *s)
+/* a listening socket on a free loopback port */
+static int listen_lo(int *port)
 {
-    memset(s, 0, sizeof *s);
-    s->lfd = socket(AF_INET, SOCK_STREAM, 0);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET,
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t al = sizeof a;
-    CHECK(bind(s->lfd, (struct sockaddr *)&a, sizeof a) == 0);
-    CHECK(listen(s->lfd, 8) == 0);
-    CHECK(getsockname(s->lfd, (struct sockaddr *)&a, &al) == 0);
-    s->port = ntohs(a.sin_port);
+    CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    CHECK(listen(fd, 8) == 0);
+    CHECK(getsockname(fd, (struct sockaddr *)&a, &al) == 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void srv_start(srv *s)
+{
+    memset(s, 0, sizeof *s);
+    s->lfd = listen_lo(&s->port);
     pthread_t t;
     CHECK(pthread_create(&t, NULL, srv_main, s) == 0);
     pthread_detach(t);
+}
+
+/* One tunnel: the CONNECT line kept, then bytes both ways to the
+ * server (whatever host the line names) until either side closes. */
+typedef struct proxy {
+    int lfd, port, target;
+    char connect[128];
+} proxy;
+
+static void relay(int a, int b)
+{
+    char buf[4096];
+    struct pollfd p[2] = {{.fd = a, .events = POLLIN},
+                          {.fd = b, .events = POLLIN}};
+    while (poll(p, 2, 5000) > 0) {
+        int from = p[0].revents ? 0 : 1;
+        ssize_t n = recv(p[from].fd, buf, sizeof buf, 0);
+        if (n <= 0 || send(p[!from].fd, buf, (size_t)n, MSG_NOSIGNAL) != n)
+            return;
+    }
+}
+
+static void *proxy_main(void *ud)
+{
+    proxy *p = ud;
+    int fd = accept(p->lfd, NULL, NULL);
+    char *h = read_head(fd);
+    snprintf(p->connect, sizeof p->connect, "%.*s",
+             (int)strcspn(h, "\r\n"), h);
+    free(h);
+    int up = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)p->target),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (connect(up, (struct sockaddr *)&a, sizeof a) == 0) {
+        static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+        send(fd, ok, sizeof ok - 1, MSG_NOSIGNAL);
+        relay(fd, up);
+    }
+    close(up);
+    close(fd);
+    return NULL;
 }
 
 typedef struct fx {
@@ -212,5 +264,48 @@ TEST(each_stream_its_own_output_and_connection)
         if (i != 2)
             CHECK_INT(f.s.eof[i], 1);
     }
+    dt_http_free(f.ex.http);
+}
+
+/* Through http_proxy the tunnel and the upgrade request both name the
+ * origin (a name only the proxy could reach), as curl's URL parser gave
+ * them before the request took them from the URL itself. */
+TEST(through_a_proxy_the_origin_is_named)
+{
+    static fx f;
+    static proxy p;
+    srv_start(&f.s);
+    p.lfd = listen_lo(&p.port);
+    p.target = f.s.port;
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, proxy_main, &p) == 0);
+    char env[64], url[128], host[64], line[160];
+    snprintf(env, sizeof env, "http://127.0.0.1:%d", p.port);
+    setenv("http_proxy", env, 1);
+    unsetenv("no_proxy");
+    unsetenv("NO_PROXY");
+    dval_daytona_options o;
+    dval_daytona_options_init(&o, sizeof o);
+    f.ex.token = "dtn_test";
+    char err[256];
+    CHECK_INT(dt_http_new(&f.ex.http, &o, err, sizeof err), DVAL_OK);
+    f.c.struct_size = sizeof f.c;
+    f.c.cancel_fd = -1;
+    f.c.timeout_ms = 5000;
+    snprintf(host, sizeof host, "dval-ws.invalid:%d", f.s.port);
+    snprintf(url, sizeof url, "http://%s/ok/px?follow=true", host);
+    dt_ws *ws = NULL;
+    int rc = dt_ws_open(&f.ex, &f.c, url, &ws);
+    CHECK_INT(rc, DVAL_OK);
+    for (int closed = 0; !rc && !closed;)
+        rc = dt_ws_read(&f.ex, &f.c, ws, sink, f.out, &closed);
+    dt_ws_close(ws);
+    CHECK_STR(f.out, "px?follow=true");
+    pthread_join(t, NULL);
+    snprintf(line, sizeof line, "CONNECT %s HTTP/1.1", host);
+    CHECK_STR(p.connect, line);
+    snprintf(line, sizeof line, "GET /ok/px?follow=true HTTP/1.1\r\n"
+             "Host: %s\r\n", host);
+    CHECK(f.s.req[0] && strncmp(f.s.req[0], line, strlen(line)) == 0);
     dt_http_free(f.ex.http);
 }
