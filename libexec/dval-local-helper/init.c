@@ -304,7 +304,7 @@ static pid_t start_init(struct init_args *a)
     if ((a->reset_fd = init_reset_listen(a->sbdir)) < 0)
         return -1;
     init_exec_ncpu(sysconf(_SC_NPROCESSORS_CONF)); /* /sys: not inside */
-    init_exec_mode(!a->plain, geteuid() == 0);
+    init_exec_mode(a->plain ? a->sbdir : NULL, geteuid() == 0);
     if (a->plain) {
         pid_t pid = fork();
         if (pid == 0)
