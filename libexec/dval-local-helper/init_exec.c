@@ -185,8 +185,8 @@ static int cgroups_named(const char *args, size_t n)
 
 /* The fds as received (out, err, the pidfd if any, the cgroups') into
  * their places: fds[2] the pidfd or -1, fds[3..] the cgroups'; -1 when
- * there are more than a request has (as an older init, which took at
- * most three, dropped such a request unanswered). Too few are left for
+ * there are more than the request names (the library never sends such
+ * a request: it is dropped unanswered). Too few are left for
  * init_exec_start to say so. */
 static int sort_fds(const char *args, size_t n, int fds[INIT_EXEC_FDS])
 {
