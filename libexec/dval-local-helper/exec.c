@@ -67,7 +67,7 @@ static int set_env(char **env, int n, char *kv)
     return n + 1;
 }
 
-int exec_parse(int argc, char **argv, int isolated, struct exec_req *r)
+int exec_parse(int argc, char **argv, const char *root, struct exec_req *r)
 {
     int nenv = 0;
     memset(r, 0, sizeof *r);
@@ -75,15 +75,14 @@ int exec_parse(int argc, char **argv, int isolated, struct exec_req *r)
         r->cg[i] = -1;
     r->caller = -1;
     r->out = r->err = -1;
-    r->isolated = isolated;
-    r->root = argv[0];
-    r->cwd = argv[1];
+    r->root = root;
+    r->cwd = argv[0];
     r->uid = -1;
     r->env[nenv++] = "HOME=/home/daytona";
     r->env[nenv++] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
                      ":/sbin:/bin";
     r->env[nenv++] = "LANG=C.UTF-8";
-    for (int i = 2; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], LX_OPT_END) && i + 1 < argc) {
             r->cmd = argv[i + 1];
             break;
@@ -114,7 +113,7 @@ int exec_parse(int argc, char **argv, int isolated, struct exec_req *r)
     /* a program run without a shell sees the PWD a shell's cd sets;
      * unisolated, its cwd is below root on the host (see run_command) */
     static char pwd[8400];
-    const char *base = isolated ? "" : r->root;
+    const char *base = root ? root : "";
     if (r->argv && nenv < MAX_ENV &&
         snprintf(pwd, sizeof pwd, "PWD=%s%s%s", base,
                  *base && r->cwd[0] != '/' ? "/" : "", r->cwd) <
@@ -190,7 +189,7 @@ static void exec_program(char *const *argv, char *const *env)
 
 static void run_command(const struct exec_req *r)
 {
-    int isolated = r->isolated;
+    int isolated = !r->root;
     /* unisolated: the sandbox's directories are below its root */
     if (!isolated && chdir(r->root) < 0)
         _exit(126);

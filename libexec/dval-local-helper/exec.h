@@ -11,7 +11,9 @@
 #define MAX_CMD_CG 3
 
 struct exec_req {
-    const char *root, *cwd, *cmd;
+    const char *root;           /* unisolated: the sandbox's tree on the
+                                 * host; NULL: isolated */
+    const char *cwd, *cmd;
     char **argv;                /* LX_OPT_ARGV: run without sh -c cmd */
     char *env[MAX_ENV + 8];
     long uid;
@@ -20,7 +22,6 @@ struct exec_req {
     int report;                 /* the waiter writes the exit code here */
     int caller;                 /* a pidfd of the caller's process: its
                                  * end ends the command, as alive's; -1 */
-    int isolated;               /* 0: on the host, below root */
     int out, err;               /* the command's stdout and stderr, when
                                  * not already on 1 and 2; else -1 */
     struct {
@@ -38,10 +39,11 @@ struct exec_req {
     int cg_view;                /* LX_OPT_CG_VIEW: 0 none, 1 v1, 2 v2 */
 };
 
-/* A command's words (<root> <cwd> [opts] -- cmd | --argv program...)
- * into r (its rlimits too: the command sets them on itself), for an
- * init that is isolated or not. -1 when no command is named. */
-int exec_parse(int argc, char **argv, int isolated, struct exec_req *r);
+/* A command's words (<cwd> [opts] -- cmd | --argv program...) into r
+ * (its rlimits too: the command sets them on itself), for an isolated
+ * init (root NULL) or an unisolated one (root: its tree on the host,
+ * which the init knows). -1 when no command is named. */
+int exec_parse(int argc, char **argv, const char *root, struct exec_req *r);
 
 /* In the sandbox's pid namespace, as root, a child of the sandbox's
  * init: starts the command and waits for it; when it exits, or when

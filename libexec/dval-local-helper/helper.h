@@ -12,7 +12,7 @@
  *         [-S base] (the snapshot's shared services, services_host.c)
  *         (lowers "plain": an unisolated sandbox's, a host process)
  *   (a sandbox's command is a request to its init, init_exec.c: the
- *    words "exec <root> <cwd> [opts] -- <command>", opts
+ *    words "exec <cwd> [opts] -- <command>", opts
  *    -e VAR=value, -c cpu s, -m bytes, -n procs, -G procs file, -u uid:
  *    the unprivileged host uid)
  *   services <base> <lowers>                     a snapshot's shared services

@@ -133,8 +133,7 @@ static void reap_forever(int dirfd, int share_net, long uid_base)
 /* The layer argument: "<dir>[:<dir>...]" (a snapshot's layer over its
  * image, or an image alone) or "host[:<layer>]" (the host-root opt-in:
  * the layers over an empty skeleton in lower/, the allow-list bound on
- * top). Anything else, "-" (the host's own root, formerly) included, is
- * refused. */
+ * top). Anything else is refused (sandbox_lower). */
 static int is_host_root(const char *layer)
 {
     return !strncmp(layer, LX_ROOT_HOST, 4) &&
@@ -304,7 +303,7 @@ static pid_t start_init(struct init_args *a)
     if ((a->reset_fd = init_reset_listen(a->sbdir)) < 0)
         return -1;
     init_exec_ncpu(sysconf(_SC_NPROCESSORS_CONF)); /* /sys: not inside */
-    init_exec_mode(!a->plain, geteuid() == 0);
+    init_exec_mode(a->plain ? a->sbdir : NULL, geteuid() == 0);
     if (a->plain) {
         pid_t pid = fork();
         if (pid == 0)

@@ -9,9 +9,10 @@
 #include "exec.h"
 
 /* init_exec.c: how the init runs commands, set before it starts: in its
- * namespaces (isolated) or on the host, and whether the caller is host
- * root (then a command never runs as root: the default uid). */
-void init_exec_mode(int isolated, int host_root);
+ * namespaces (isolated: sbdir NULL) or on the host, below the sandbox
+ * directory sbdir's tree, and whether the caller is host root (then a
+ * command never runs as root: the default uid). */
+void init_exec_mode(const char *sbdir, int host_root);
 /* init.c: 1 when this init can do the fast reset (it kept the layers:
  * host root, an image root, a disk); else a reset request is refused. */
 int init_resets(void);

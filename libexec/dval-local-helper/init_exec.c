@@ -31,17 +31,19 @@
 #define MAX_ARGS 1024
 
 static long ncpu = 1;
-static int isolated = 1, host_root = 1;
+static int host_root = 1;
+static char plain_root[4200]; /* unisolated: <sbdir>/plain; "": isolated */
 
 void init_exec_ncpu(long n)
 {
     ncpu = n > 0 ? n : 1;
 }
 
-void init_exec_mode(int iso, int root)
+void init_exec_mode(const char *sbdir, int root)
 {
-    isolated = iso;
     host_root = root;
+    if (sbdir) /* a path: it fits, with "/plain" */
+        snprintf(plain_root, sizeof plain_root, "%s/plain", sbdir);
 }
 
 /* 0 stays the init's /dev/null; 1 and 2 become the command's output, 3
@@ -106,13 +108,14 @@ static int parse(char *args, size_t n, struct exec_req *r, char **argv,
                  const int cg[MAX_CMD_CG])
 {
     int argc = split(args, n, argv, MAX_ARGS);
-    if (argc < 2 || exec_parse(argc, argv, isolated, r) < 0)
+    if (argc < 1 ||
+        exec_parse(argc, argv, plain_root[0] ? plain_root : NULL, r) < 0)
         return -1;
     for (int i = 0; i < r->ncg; i++)
         if ((r->cg[i] = cg[i]) < 0)
             return -1; /* named, not sent */
     /* host root joins no user namespace: never run as root */
-    if (isolated && host_root && r->uid <= 0)
+    if (!r->root && host_root && r->uid <= 0)
         r->uid = LX_UID_DEFAULT;
     r->ncpu = ncpu;
     return 0;
@@ -182,8 +185,8 @@ static int cgroups_named(const char *args, size_t n)
 
 /* The fds as received (out, err, the pidfd if any, the cgroups') into
  * their places: fds[2] the pidfd or -1, fds[3..] the cgroups'; -1 when
- * there are more than a request has (as an older init, which took at
- * most three, dropped such a request unanswered). Too few are left for
+ * there are more than the request names (the library never sends such
+ * a request: it is dropped unanswered). Too few are left for
  * init_exec_start to say so. */
 static int sort_fds(const char *args, size_t n, int fds[INIT_EXEC_FDS])
 {

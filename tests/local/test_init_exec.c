@@ -275,9 +275,9 @@ TEST(test_init_exec__bad_requests_leave_the_init_serving)
     open_with_socket(&t, "ie-bad", NULL);
     char buf[256];
     int fds_before = init_fds(&t);
-    static const char unterminated[] = "exec\0/\0/\0--\0echo hi";
-    static const char no_command[] = "exec\0/\0/home/daytona";
-    static const char good[] = "exec\0/\0/home/daytona\0--\0exit 5";
+    static const char unterminated[] = "exec\0/\0--\0echo hi";
+    static const char no_command[] = "exec\0/home/daytona";
+    static const char good[] = "exec\0/home/daytona\0--\0exit 5";
     /* no output descriptors */
     CHECK(ask(&t, good, sizeof good, 0, buf, sizeof buf) > 0);
     CHECK(strstr(buf, "no output descriptors") != NULL);

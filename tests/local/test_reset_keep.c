@@ -355,3 +355,33 @@ TEST(test_local_reset_keep__fast_on_a_snapshot_keeps_its_layers)
     free(s);
     lt_close(&t);
 }
+
+/* DVAL_LOCAL_FULL_RESET=1, the operator's switch of dval_executor(3):
+ * every reset is the full one (a new init on a fresh image), read at
+ * each reset; without it the fast one keeps the init. */
+TEST(test_local_reset_keep__the_operator_switch_forces_the_full_reset)
+{
+    lt t;
+    lt_open(&t, "rkeep-full");
+    if (geteuid() != 0)
+        th_skip("the fast reset needs root");
+    lt_sandbox(&t, "sb", NULL);
+    unsetenv("DVAL_LOCAL_FULL_RESET");
+    int pid = atoi(lt_state_key(&t, "sb", "pid"));
+    ino_t img = image_ino(&t);
+    CHECK_INT(reset(&t), DVAL_OK);
+    CHECK_INT(atoi(lt_state_key(&t, "sb", "pid")), pid);
+    CHECK(image_ino(&t) == img);
+    setenv("DVAL_LOCAL_FULL_RESET", "1", 1);
+    CHECK_INT(lt_upload(&t, "sb", "a.txt", "a"), DVAL_OK);
+    CHECK_INT(reset(&t), DVAL_OK);
+    unsetenv("DVAL_LOCAL_FULL_RESET");
+    CHECK(atoi(lt_state_key(&t, "sb", "pid")) != pid);
+    CHECK(image_ino(&t) != img);
+    int code;
+    char *s = run_out(&t, "ls /home/daytona; echo end", &code);
+    CHECK(!strstr(s, "a.txt"));
+    CHECK_CONTAINS(s, "end");
+    free(s);
+    lt_close(&t);
+}

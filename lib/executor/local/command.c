@@ -55,7 +55,7 @@ typedef struct exec_argv {
     char *v[MAX_ARGS];
     int n;
     lx_limits l;
-    char root[4200], lim[4][32], mark[600], uid[32];
+    char lim[4][32], mark[600], uid[32];
     char cg[3][4200];
 } exec_argv;
 
@@ -94,10 +94,8 @@ static void exec_args(lx *x, lx_sb *sb, const lx_cmd *m, long uid,
     lx_sb_limits(x, sb, &a->l);
     if (m->cg && m->cg->cpu_ms > 0 && m->cg->cpu_ms < a->l.cpu_ms)
         a->l.cpu_ms = m->cg->cpu_ms; /* the command's own, if lower */
-    dval__fmt(a->root, sizeof a->root, "%s/plain", sb->dir);
     a->n = 0;
     a->v[a->n++] = LX_VERB_EXEC;
-    a->v[a->n++] = a->root;
     /* shell text changes directory itself ("cd" first, see spawn_cmd) */
     a->v[a->n++] = (char *)(w->argv && w->cwd ? w->cwd : "/home/daytona");
     lx_limits_args(&a->l, a->v, &a->n, a->lim);

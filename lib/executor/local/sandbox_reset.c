@@ -67,7 +67,8 @@ static int ask_init(dval_call *c, const lx_sb *sb)
 
 int lx_sb_reset_fast(lx *x, dval_call *c, lx_sb *sb)
 {
-    const char *full = getenv("DVAL_LOCAL_FULL_RESET"); /* documented */
+    /* an operator's switch, in dval_executor(3) since 1.0.0 */
+    const char *full = getenv("DVAL_LOCAL_FULL_RESET");
     if ((full && !strcmp(full, "1")) || sb->pid <= 0)
         return DVAL_EUNSUPPORTED;
     int code = ask_init(c, sb);
