@@ -3,8 +3,9 @@
  * version. A snapshot is a cache: it reads as absent and the next create
  * builds it anew. A sandbox holds a user's files: it is refused, naming
  * its directory, and nothing of it is touched. A state file without a
- * stamp was written by 1.0.0 (format 1), whose init speaks an older
- * request format: it is refused like any other format. */
+ * stamp was written by 1.0.0 (format 1): an upgrade keeps using it. A
+ * running init of an older request format (1.0.0's records none) is
+ * stopped, the sandbox's files kept, and the next start is of this one. */
 #include "lt.h"
 
 #include <stdio.h>
@@ -17,12 +18,26 @@
 static void set_format(const char *state, const char *val)
 {
     char cmd[2400];
-    snprintf(cmd, sizeof cmd, "sed -i '/^format=/d' '%s'", state);
+    if (val)
+        snprintf(cmd, sizeof cmd, "sed -i 's/^format=.*/format=%s/' '%s'",
+                 val, state);
+    else
+        snprintf(cmd, sizeof cmd, "sed -i '/^format=/d' '%s'", state);
     lt_sh(cmd);
-    if (val) {
-        snprintf(cmd, sizeof cmd, "echo 'format=%s' >> '%s'", val, state);
-        lt_sh(cmd);
-    }
+}
+
+/* Running, not a zombie its parent has yet to reap. */
+static int pid_running(int pid)
+{
+    char p[64], line[512];
+    snprintf(p, sizeof p, "/proc/%d/stat", pid);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return 0;
+    char *got = fgets(line, sizeof line, f);
+    fclose(f);
+    const char *end = got ? strrchr(line, ')') : NULL;
+    return end && end[1] == ' ' && end[2] != 'Z';
 }
 
 static int pid_alive(int pid)
@@ -72,15 +87,13 @@ TEST(test_state_format__sandbox_of_another_format_refused)
     CHECK_INT(lt_run(&t, "sb", "cat /home/daytona/mine", &o), 0);
     CHECK_STR(o.out.data, "kept\n");
     lt_out_free(&o);
-    /* 1.0.0 wrote no stamp, and its init reads another request format:
-     * its sandbox is refused, as one stamped 1 is */
-    CHECK(atoi(fmt) > 1);
-    set_format(state, "1");
-    check_refused(&t, dir, pid);
+    /* 1.0.0 wrote no stamp: its sandbox is used as it is */
     set_format(state, NULL);
-    check_refused(&t, dir, pid);
-    set_format(state, fmt);
     CHECK_INT(lt_state(&t, "sb"), DVAL_SANDBOX_STARTED);
+    CHECK_INT(lt_run(&t, "sb", "cat /home/daytona/mine", &o), 0);
+    CHECK_STR(o.out.data, "kept\n");
+    lt_out_free(&o);
+    CHECK_INT(pid_alive(pid), 1);
     lt_close(&t);
 }
 
@@ -124,6 +137,35 @@ TEST(test_state_format__snapshot_of_another_format_rebuilt)
     lt_out o = { 0 };
     CHECK_INT(lt_run(&t, "sb", "cat /opt/v", &o), 0);
     CHECK_STR(o.out.data, "built\n");
+    lt_out_free(&o);
+    lt_close(&t);
+}
+
+TEST(test_state_format__an_older_init_is_stopped_not_sent_requests)
+{
+    lt t;
+    lt_open(&t, "fmt-init");
+    lt_sandbox(&t, "sb", NULL);
+    CHECK(atoi(lt_state_key(&t, "sb", "init_proto")) > 1);
+    int pid = atoi(lt_state_key(&t, "sb", "pid"));
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(&t, "sb", "echo kept > /home/daytona/mine", &o), 0);
+    lt_out_free(&o);
+    /* as 1.0.0 wrote it: no init_proto */
+    char state[800], cmd[1000];
+    snprintf(state, sizeof state, "%s/sandboxes/sb/state", t.dir);
+    snprintf(cmd, sizeof cmd, "sed -i '/^init_proto=/d' '%s'", state);
+    lt_sh(cmd);
+    CHECK_INT(lt_state(&t, "sb"), DVAL_SANDBOX_STOPPED);
+    CHECK_INT(pid_running(pid), 0);
+    dval_sandbox_info info = { .struct_size = sizeof info };
+    CHECK_INT(t.ex.sandbox_start(t.ex.userdata, lt_call(&t), "sb", &info),
+              DVAL_OK);
+    CHECK_INT(lt_state(&t, "sb"), DVAL_SANDBOX_STARTED);
+    CHECK(atoi(lt_state_key(&t, "sb", "pid")) != pid);
+    CHECK(atoi(lt_state_key(&t, "sb", "init_proto")) > 1);
+    CHECK_INT(lt_run(&t, "sb", "cat /home/daytona/mine", &o), 0);
+    CHECK_STR(o.out.data, "kept\n");
     lt_out_free(&o);
     lt_close(&t);
 }

@@ -47,12 +47,17 @@ typedef struct lx {
 /* The format of the state this library writes: every snapshot's and
  * sandbox's state file records it as "format", and the disk templates
  * live under disks/f<format>/. A state file without one was written by
- * 1.0.0 (format 1). State of another format is never read by guesswork:
- * a snapshot or a template (caches) is built anew, a sandbox (a user's
- * files, maybe a running init of that version) refused. Bump it with any
- * change of a layout on disk or of the init's protocol. Format 2: a
- * command request carries neither the init's pid nor its cgroups. */
-#define LX_STATE_FORMAT 2
+ * 1.0.0, whose layout is format 1, so that an upgrade keeps a user's
+ * sandboxes. State of any other format is never read by guesswork: a
+ * snapshot or a template (caches) is built anew, a sandbox (a user's
+ * files) refused. Bump it with any change of a layout on disk. */
+#define LX_STATE_FORMAT 1
+/* The request format of a sandbox's init, recorded in the sandbox's state
+ * as "init_proto" when its init starts (none: 1.0.0's, 1). A running init
+ * of another one is stopped, not sent requests it would misread; the
+ * sandbox's files stay and its next start is of this one. 2: a command
+ * request names neither the init's pid, its cgroups nor a root. */
+#define LX_INIT_PROTO 2
 #define LX_STR_(x) #x
 #define LX_STR(x) LX_STR_(x)
 /* The disk templates' directory under the state dir (upper_disk.c). */

@@ -133,6 +133,8 @@ static int stale(const lx_sb *sb, pid_t *pid)
     unsigned long long st = *pid > 0 ? lx_pid_start(*pid) : 0;
     if (!st || st != (unsigned long long)lx_kv_num(&sb->kv, "pid_start", 0))
         return 1;
+    if (lx_kv_num(&sb->kv, "init_proto", 1) != LX_INIT_PROTO)
+        return 6;
     if (sb->isolated && lx_uids_used_up(sb))
         return 5;
     long long minutes = lx_kv_num(&sb->kv, "auto_stop_minutes", 0);
@@ -178,7 +180,8 @@ static int load(lx *x, dval_call *c, const char *id, lx_sb *sb)
     return DVAL_OK;
 }
 
-/* Dead init while "started" → error; idle past auto-stop → stopped. The
+/* Dead init while "started" → error; an init of an older request format
+ * or idle past auto-stop → stopped. The
  * change is made under the sandbox's lock: without it, reload and look
  * again (a stop/start may have replaced the init since we read). */
 static int refresh(lx *x, dval_call *c, const char *id, lx_sb *sb)
@@ -207,6 +210,11 @@ static int refresh(lx *x, dval_call *c, const char *id, lx_sb *sb)
     if (why == 3) {
         lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "its creation was "
                         "interrupted");
+    } else if (why == 6) {
+        LX_LOG(x, DVAL_LOG_INFO, "local executor: sandbox %s: its init is "
+               "of an older version; stopping it (its files stay)", id);
+        lx_sb_kill(x, sb);
+        lx_sb_set_state(sb, DVAL_SANDBOX_STOPPED, NULL);
     } else if (why == 5) {
         lx_sb_kill(x, sb);
         lx_sb_set_state(sb, DVAL_SANDBOX_ERROR, "every per-validation uid "
@@ -417,6 +425,7 @@ static int start_init(lx *x, dval_call *c, lx_sb *sb)
     sb->pid = ipid;
     lx_kv_setnum(&sb->kv, "pid", ipid);
     lx_kv_setnum(&sb->kv, "pid_start", (long long)lx_pid_start(ipid));
+    lx_kv_setnum(&sb->kv, "init_proto", LX_INIT_PROTO);
     return DVAL_OK;
 }
 

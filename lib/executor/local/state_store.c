@@ -147,7 +147,7 @@ long long lx_kv_num(const lx_kv *kv, const char *key, long long def)
 
 int lx_kv_format_ok(const lx_kv *kv)
 {
-    /* no stamp: written by 1.0.0, format 1 */
+    /* no stamp: written by 1.0.0, whose layout format 1 is */
     return lx_kv_num(kv, "format", 1) == LX_STATE_FORMAT;
 }
 
