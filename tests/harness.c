@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TH_MAX 1024
@@ -154,10 +155,16 @@ int main(int argc, char **argv)
             printf("%s\n", tests[i].name);
             continue;
         }
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         int rc = run_one(i, timeout);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double secs = (double)(t1.tv_sec - t0.tv_sec) +
+                      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
         if (rc == 0) {
             passed++;
-            printf("ok   %s\n", tests[i].name);
+            /* the time shows which tests the CI budget goes to */
+            printf("ok   %s (%.1f s)\n", tests[i].name, secs);
         } else if (rc == TH_SKIP_CODE) {
             skipped++;
             printf("skip %s\n", tests[i].name);
