@@ -259,9 +259,10 @@ TSAN_SUITES = $(shell grep -l -E 'pthread_create|raw_server' tests/*/test_*.c | 
 tsan:
 	$(SAN_SKIP) DVAL_SUITES="$(TSAN_SUITES)" DVAL_TEST_TIMEOUT_SCALE=4 DVAL_STRESS_SMALL=1 $(MAKE) B=build/tsan NO_UNDEFINED= LIBEXEC_CFLAGS="-O2 -g" LIBEXEC_LDFLAGS= CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" check-c
 
-valgrind:
-	$(MAKE) B=build/valgrind all tests
-	DVAL_SKIP_SUITES="local_test_hostile_dotnet $(VG_SKIP)" B=build/valgrind DVAL_VALGRIND=1 tests/run.sh --c-only
+# valgrind runs the plain build's binaries (no build of its own); its logs
+# go beside make check's.
+valgrind: all tests
+	DVAL_SKIP_SUITES="local_test_hostile_dotnet $(VG_SKIP)" B=$(B) DVAL_LOG_DIR=$(B)/test-logs/valgrind DVAL_VALGRIND=1 tests/run.sh --c-only
 
 # C suites only (used by the sanitizer targets)
 .PHONY: check-c
@@ -351,7 +352,7 @@ help:
 	@echo "abi-baseline  record the current ABI as the baseline (deliberate change)"
 	@echo "asan          C suites under ASan+UBSan (build/asan)"
 	@echo "tsan          C suites under TSan (build/tsan)"
-	@echo "valgrind      C suites under valgrind (build/valgrind)"
+	@echo "valgrind      C suites under valgrind (on the plain build)"
 	@echo "fuzz          the fuzzers (tests/fuzz)"
 	@echo "bench         the benchmarks (tests/bench; minutes)"
 	@echo "install       install under PREFIX (DESTDIR honoured)"

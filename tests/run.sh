@@ -14,7 +14,7 @@ export B
 c_only=0
 [ "${1:-}" = "--c-only" ] && c_only=1
 total_pass=0 total_fail=0 total_skip=0 failed_suites=()
-log_dir=$B/test-logs
+log_dir=${DVAL_LOG_DIR:-$B/test-logs}
 mkdir -p "$log_dir"
 
 selected() {
