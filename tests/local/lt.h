@@ -11,6 +11,7 @@ typedef struct lt {
     dval__config cfg;
     dval_local_options lo;      /* the executor's own options */
     char dir[512];
+    int shared;                 /* lt_open_shared: snapshots outlive it */
     dval_call call;
 } lt;
 
@@ -25,6 +26,11 @@ typedef struct lt_out {
 /* The tests' root: $DVAL_LOCAL_TEST_ROOT or /tmp/dval-local-tests. */
 const char *lt_base(void);
 void lt_open(lt *t, const char *name);
+/* The same, but the snapshots in <name> outlive the test for the next
+ * tests of the same suite run (the test's parent process): a suite whose
+ * tests each need one costly snapshot (dotnet) builds it once. The
+ * sandboxes are the test's own; another suite run starts afresh. */
+void lt_open_shared(lt *t, const char *name);
 void lt_close(lt *t);
 dval_call *lt_call(lt *t);
 /* A public-API client (executor "local") on the fixture's state

@@ -120,16 +120,45 @@ static void kill_at_end(void *ud)
     kill_old(((lt *)ud)->dir);
 }
 
-void lt_open(lt *t, const char *name)
+static void remove_tree(const char *dir, const char *sub)
+{
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s%s'", dir, sub);
+    if (system(cmd) != 0)
+        th_fail(__FILE__, __LINE__, "cannot clean %s%s", dir, sub);
+}
+
+/* 1 when dir was left by an earlier test of this suite run */
+static int same_suite_run(const char *dir)
+{
+    char p[600], want[32], have[32] = "";
+    snprintf(p, sizeof p, "%s/suite-run", dir);
+    snprintf(want, sizeof want, "%d\n", (int)getppid());
+    FILE *f = fopen(p, "r");
+    if (f && !fgets(have, sizeof have, f))
+        have[0] = 0;
+    if (f)
+        fclose(f);
+    return !strcmp(have, want);
+}
+
+static void open_dir(lt *t, const char *name, int shared)
 {
     memset(t, 0, sizeof *t);
     mkdir(lt_base(), 0755);
     snprintf(t->dir, sizeof t->dir, "%s/%s", lt_base(), name);
     kill_old(t->dir);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
-    if (system(cmd) != 0)
-        th_fail(__FILE__, __LINE__, "cannot clean %s", t->dir);
+    t->shared = shared && same_suite_run(t->dir);
+    remove_tree(t->dir, t->shared ? "/sandboxes" : "");
+    if (shared && !t->shared) {
+        char p[600];
+        mkdir(t->dir, 0755);
+        snprintf(p, sizeof p, "%s/suite-run", t->dir);
+        FILE *f = fopen(p, "w");
+        if (!f || fprintf(f, "%d\n", (int)getppid()) < 0 || fclose(f))
+            th_fail(__FILE__, __LINE__, "cannot write %s", p);
+        t->shared = 1;
+    }
     th_at_end(kill_at_end, t);
     dval_local_options_init(&t->lo, sizeof t->lo);
     t->lo.state_dir = t->dir;
@@ -142,6 +171,16 @@ void lt_open(lt *t, const char *name)
     if (geteuid() != 0)
         th_skip("the local executor tests need root (overlay over /)");
     warm_image(t);
+}
+
+void lt_open(lt *t, const char *name)
+{
+    open_dir(t, name, 0);
+}
+
+void lt_open_shared(lt *t, const char *name)
+{
+    open_dir(t, name, 1);
 }
 
 /* Deleted by the executor, so each init removes its cgroups: an init
@@ -166,7 +205,8 @@ void lt_close(lt *t)
     kill_old(t->dir);
     t->ex.destroy(t->ex.userdata);
     char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s%s'", t->dir,
+             t->shared ? "/sandboxes" : "");
     if (system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", t->dir);
 }

@@ -36,7 +36,7 @@ static void same_output_both_ways(lt *t, const char *dir, const char *asm_)
 TEST(test_dotnet__console_sample_through_the_service)
 {
     lt t;
-    lt_open(&t, "dn-console");
+    lt_open_shared(&t, "dotnet-suite");
     dn_sandbox(&t, "d");
     dn_put_dir(&t, "d", EX "dotnet", "/sandbox/c");
     lt_out o = { 0 };
@@ -57,7 +57,7 @@ TEST(test_dotnet__console_sample_through_the_service)
 TEST(test_dotnet__efcore_and_dapper_samples_agree)
 {
     lt t;
-    lt_open(&t, "dn-data");
+    lt_open_shared(&t, "dotnet-suite");
     dn_sandbox(&t, "d");
     dn_put_dir(&t, "d", EX "dotnet-efcore-sqlite", "/sandbox/ef");
     dn_put_dir(&t, "d", EX "dotnet-dapper", "/sandbox/dp");
@@ -100,7 +100,7 @@ TEST(test_dotnet__efcore_and_dapper_samples_agree)
 TEST(test_dotnet__compile_error_same_diagnostics_both_ways)
 {
     lt t;
-    lt_open(&t, "dn-error");
+    lt_open_shared(&t, "dotnet-suite");
     dn_sandbox(&t, "d");
     dn_put_dir(&t, "d", EX "dotnet-compile-error", "/sandbox/e");
     dn_put_dir(&t, "d", EX "dotnet-compile-error", "/sandbox/f");
@@ -141,7 +141,7 @@ static void put_pkg_project(lt *t, const char *dir, const char *extra,
 TEST(test_dotnet__missing_package_fails_at_once_naming_it)
 {
     lt t;
-    lt_open(&t, "dn-pkg");
+    lt_open_shared(&t, "dotnet-suite");
     dn_sandbox(&t, "d");
     put_pkg_project(&t, "/sandbox/a", "", "Not.In.The.Snapshot", "1.0.0");
     put_pkg_project(&t, "/sandbox/b", "", "Dapper", "99.0.0");
@@ -187,7 +187,7 @@ static int collect(int stream, const char *data, size_t len, void *ud)
 TEST(test_dotnet__second_snapshot_takes_r2r_from_the_build_cache)
 {
     lt t;
-    lt_open(&t, "dotnet-r2r-cache");
+    lt_open_shared(&t, "dotnet-suite");
     dn_sandbox(&t, "d"); /* the cache has the set now, if not before */
     th_timeout(600);
     const dval_profile *p = dval_profile_find("dotnet");

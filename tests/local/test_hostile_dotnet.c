@@ -42,7 +42,7 @@ static void victim_unaffected(lt *t, const char *dir, const char *cmd,
 TEST(test_hostile_dotnet__inline_task_leaves_nothing_for_later)
 {
     lt t;
-    lt_open(&t, "hdn-task");
+    lt_open_shared(&t, "dotnet-suite");
     dn_sandbox(&t, "d");
     CHECK_INT(lt_upload_file(&t, "d", "/sandbox/p/Plant.csproj",
                              TD "Plant.csproj"), DVAL_OK);
@@ -72,7 +72,7 @@ TEST(test_hostile_dotnet__inline_task_leaves_nothing_for_later)
 TEST(test_hostile_dotnet__generator_cannot_read_another_validation)
 {
     lt t;
-    lt_open(&t, "hdn-gen");
+    lt_open_shared(&t, "dotnet-suite");
     dn_sandbox(&t, "d");
     lt_out v = { 0 };
     CHECK_INT(lt_run_in(&t, "d", "/sandbox/victim",
@@ -98,7 +98,7 @@ TEST(test_hostile_dotnet__generator_cannot_read_another_validation)
 TEST(test_hostile_dotnet__endless_compile_is_bounded)
 {
     lt t;
-    lt_open(&t, "hdn-endless");
+    lt_open_shared(&t, "dotnet-suite");
     dn_sandbox(&t, "d");
     dn_put(&t, "d", "/sandbox/slow", "S.csproj", CONSOLE);
     CHECK_INT(lt_upload_file(&t, "d", "/sandbox/slow/Program.cs",
@@ -157,7 +157,7 @@ static void *hold(void *p)
 TEST(test_hostile_dotnet__service_cannot_be_ended_or_starved)
 {
     lt t;
-    lt_open(&t, "hdn-svc");
+    lt_open_shared(&t, "dotnet-suite");
     dn_sandbox(&t, "d");
     dn_put(&t, "d", "/sandbox/a", "A.csproj", CONSOLE);
     dn_put(&t, "d", "/sandbox/a", "Program.cs", HELLO);

@@ -98,7 +98,7 @@ static void two_sandboxes(lt *t)
 TEST(test_hostile_dotnet_shared__sandbox_cannot_see_or_read_anothers_compile)
 {
     lt t;
-    lt_open(&t, "hdn-shared-read");
+    lt_open_shared(&t, "dotnet-suite");
     two_sandboxes(&t);
     lt_out r = { 0 };
     CHECK_INT(lt_run_in(&t, "a", "/sandbox/recon", RECON, &r), 0);
@@ -128,7 +128,7 @@ TEST(test_hostile_dotnet_shared__sandbox_cannot_see_or_read_anothers_compile)
 TEST(test_hostile_dotnet_shared__sandbox_cannot_starve_or_stop_anothers)
 {
     lt t;
-    lt_open(&t, "hdn-shared-starve");
+    lt_open_shared(&t, "dotnet-suite");
     two_sandboxes(&t);
     dn_put(&t, "a", "/sandbox/slow", "S.csproj", CONSOLE);
     CHECK_INT(lt_upload_file(&t, "a", "/sandbox/slow/Program.cs",
