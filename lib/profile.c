@@ -63,11 +63,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static reg *registered;              /* newest first */
 static const char **names;           /* current list (NULL → builtins only) */
 static names_block *retired_names;   /* earlier lists, kept for borrowers */
-/* Parsed the first time any profile is looked up, under the lock; one
- * that could not be (no memory) is tried again next time. */
+/* Each built-in is parsed the first time its name is looked up, under
+ * the lock (a process that runs one profile never parses the others);
+ * one that could not be (no memory) is tried again next time. */
 static reg *builtins[DVAL__N_BUILTINS];
 static const char *builtin_names[DVAL__N_BUILTINS + 1];
-static int builtins_loaded;
 
 static void free_strv(char **v)
 {
@@ -164,26 +164,29 @@ static int keep_builtin(const dval_profile *p, void *slot)
     return (*(reg **)slot = reg_copy(p)) ? DVAL_OK : DVAL_ENOMEM;
 }
 
-/* (locked) The reason a parse failed goes nowhere (there is no client to
- * log to): no memory is tried again, and text that does not parse is a
- * build that test_profile_builtin fails. */
-static void load_builtins(void)
+static void name_builtins(void)
 {
-    if (builtins_loaded)
-        return;
-    int all = 1;
-    for (size_t i = 0; i < DVAL__N_BUILTINS; i++) {
-        char label[160], err[DVAL_ERRMSG_MAX];
+    for (size_t i = 0; i < DVAL__N_BUILTINS; i++)
         builtin_names[i] = dval__builtin_src[i][0];
+}
+
+/* (locked) The reason a parse failed goes nowhere (there is no client to
+ * log to): no memory is tried again, and text that does not parse, or
+ * names another profile than its file, is a build that
+ * test_profile_builtin fails. */
+static const dval_profile *builtin(size_t i)
+{
+    if (!builtins[i]) {
+        char label[160], err[DVAL_ERRMSG_MAX];
         dval__fmt(label, sizeof label, "profiles/builtin/%s.json",
                   dval__builtin_src[i][0]);
-        if (!builtins[i] &&
-            dval__profile_parse_builtin(label, dval__builtin_src[i][1],
+        if (dval__profile_parse_builtin(label, dval__builtin_src[i][1],
                                         keep_builtin, &builtins[i], err,
                                         sizeof err))
-            all = 0;
+            return NULL;
     }
-    builtins_loaded = all;
+    return strcmp(builtins[i]->p.name, dval__builtin_src[i][0])
+               ? NULL : &builtins[i]->p;
 }
 
 static int check_profile(const dval_profile *p)
@@ -208,13 +211,13 @@ static int check_profile(const dval_profile *p)
 
 static const dval_profile *find_locked(const char *name)
 {
-    load_builtins();
+    name_builtins();
     for (reg *r = registered; r; r = r->next)
         if (!strcmp(r->p.name, name))
             return &r->p;
     for (size_t i = 0; i < DVAL__N_BUILTINS; i++)
-        if (builtins[i] && !strcmp(builtins[i]->p.name, name))
-            return &builtins[i]->p;
+        if (!strcmp(dval__builtin_src[i][0], name))
+            return builtin(i);
     return NULL;
 }
 
@@ -303,7 +306,7 @@ DVAL_API int dval_profile_names(const char *const **out)
     if (!out)
         return DVAL_EINVAL;
     pthread_mutex_lock(&lock);
-    load_builtins();
+    name_builtins();
     *out = names ? names : builtin_names;
     pthread_mutex_unlock(&lock);
     return DVAL_OK;
