@@ -176,6 +176,8 @@ int main(int argc, char **argv)
     }
     if (nofork_list)
         return 0;
+    if (th_suite_done)
+        th_suite_done();
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }

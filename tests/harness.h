@@ -17,6 +17,10 @@ void th_skip(const char *why) __attribute__((noreturn));
  * registered runs first. th_at_end_drop removes a closed fixture's. */
 void th_at_end(void (*fn)(void *), void *ud);
 void th_at_end_drop(void *ud);
+/* Defined by a suite's support code that leaves something for the
+ * suite's later tests (lt_open_shared): run by the suite's process once
+ * its tests are done. */
+void th_suite_done(void) __attribute__((weak));
 /* Restarts the running test's timeout: s seconds from now, scaled as the
  * harness's own (for a fixture whose set-up is slow, e.g. a snapshot
  * build, before the test's own budget starts). */

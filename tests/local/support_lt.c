@@ -183,6 +183,31 @@ void lt_open_shared(lt *t, const char *name)
     open_dir(t, name, 1);
 }
 
+/* The suite's shared directories go with it (their snapshots are large). */
+void th_suite_done(void)
+{
+    DIR *d = opendir(lt_base());
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char dir[600], p[700], have[32] = "", want[32];
+        snprintf(dir, sizeof dir, "%s/%s", lt_base(), e->d_name);
+        snprintf(p, sizeof p, "%s/suite-run", dir);
+        snprintf(want, sizeof want, "%d\n", (int)getpid());
+        FILE *f = e->d_name[0] != '.' ? fopen(p, "r") : NULL;
+        int ours = f && fgets(have, sizeof have, f) && !strcmp(have, want);
+        if (f)
+            fclose(f);
+        if (ours) { /* each test deleted its sandboxes (lt_close) */
+            kill_old(dir);
+            snprintf(p, sizeof p, "rm -rf '%s'", dir);
+            if (system(p) != 0)
+                fprintf(stderr, "cannot remove %s\n", dir);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
 /* Deleted by the executor, so each init removes its cgroups: an init
  * killed by kill_old leaves them behind on the machine. */
 static void delete_sandboxes(lt *t)
