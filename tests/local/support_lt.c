@@ -128,12 +128,12 @@ static void remove_tree(const char *dir, const char *sub)
         th_fail(__FILE__, __LINE__, "cannot clean %s%s", dir, sub);
 }
 
-/* 1 when dir was left by an earlier test of this suite run */
-static int same_suite_run(const char *dir)
+/* 1 when dir's suite-run file names the suite process pid */
+static int suite_run_is(const char *dir, pid_t pid)
 {
     char p[600], want[32], have[32] = "";
     snprintf(p, sizeof p, "%s/suite-run", dir);
-    snprintf(want, sizeof want, "%d\n", (int)getppid());
+    snprintf(want, sizeof want, "%d\n", (int)pid);
     FILE *f = fopen(p, "r");
     if (f && !fgets(have, sizeof have, f))
         have[0] = 0;
@@ -148,7 +148,7 @@ static void open_dir(lt *t, const char *name, int shared)
     mkdir(lt_base(), 0755);
     snprintf(t->dir, sizeof t->dir, "%s/%s", lt_base(), name);
     kill_old(t->dir);
-    t->shared = shared && same_suite_run(t->dir);
+    t->shared = shared && suite_run_is(t->dir, getppid());
     remove_tree(t->dir, t->shared ? "/sandboxes" : "");
     if (shared && !t->shared) {
         char p[600];
@@ -189,18 +189,13 @@ void th_suite_done(void)
     DIR *d = opendir(lt_base());
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        char dir[600], p[700], have[32] = "", want[32];
+        char dir[600], cmd[700];
         snprintf(dir, sizeof dir, "%s/%s", lt_base(), e->d_name);
-        snprintf(p, sizeof p, "%s/suite-run", dir);
-        snprintf(want, sizeof want, "%d\n", (int)getpid());
-        FILE *f = e->d_name[0] != '.' ? fopen(p, "r") : NULL;
-        int ours = f && fgets(have, sizeof have, f) && !strcmp(have, want);
-        if (f)
-            fclose(f);
+        int ours = e->d_name[0] != '.' && suite_run_is(dir, getpid());
         if (ours) { /* each test deleted its sandboxes (lt_close) */
             kill_old(dir);
-            snprintf(p, sizeof p, "rm -rf '%s'", dir);
-            if (system(p) != 0)
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+            if (system(cmd) != 0)
                 fprintf(stderr, "cannot remove %s\n", dir);
         }
     }
