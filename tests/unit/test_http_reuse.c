@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -271,5 +272,58 @@ TEST(no_proxy_from_the_environment)
     CHECK_INT(dt_http_do(&f.ex, &f.c, &get, &rs), DVAL_ENETWORK);
     dt_resp_free(&rs);
     CHECK_INT(f.s.n, 0);
+    dt_http_free(f.ex.http);
+}
+
+static int call_at(fx *f, const srv *s, const char *path)
+{
+    char url[160];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", s->port, path);
+    dt_req get = {.method = "GET", .url = url};
+    dt_resp rs;
+    int rc = dt_http_do(&f->ex, &f->c, &get, &rs);
+    dt_resp_free(&rs);
+    return rc;
+}
+
+/* request i of s starts with this line (percent-encodings compared
+ * without case: curl may send them in either) */
+static int line_is(const srv *s, int i, const char *line)
+{
+    return i < s->n && strncasecmp(s->req[i], line, strlen(line)) == 0;
+}
+
+/* The URL is the one part of a request that is never left to the next:
+ * its origin, path and query each come from its own URL on a reused
+ * handle, and what curl normalised or refused it still does. */
+TEST(each_request_goes_where_its_url_says)
+{
+    static fx f;   /* the server threads keep using them */
+    static srv b;
+    fx_start(&f);
+    srv_start(&b);
+    CHECK_INT(call_at(&f, &f.s, "/a/b?path=%2Fsandbox%2Fr"), DVAL_OK);
+    CHECK_INT(call_at(&f, &f.s, "/c"), DVAL_OK);           /* no query */
+    CHECK_INT(call_at(&f, &b, "/d?q=1"), DVAL_OK);         /* another host */
+    CHECK_INT(call_at(&f, &f.s, "/e/./x/../f"), DVAL_OK);  /* dot segments */
+    CHECK_INT(call_at(&f, &f.s, "/g#part"), DVAL_OK);      /* a fragment */
+    CHECK_INT(call_at(&f, &f.s, "/h?"), DVAL_OK);
+    CHECK_INT(call_at(&f, &f.s, "/bad path"), DVAL_EINVAL); /* curl refuses */
+    CHECK_INT(call_at(&f, &f.s, "/i"), DVAL_OK);
+    CHECK_INT(f.s.n, 6);
+    CHECK_INT(b.n, 1);
+    CHECK(line_is(&f.s, 0, "GET /a/b?path=%2Fsandbox%2Fr HTTP/1.1\r\n"));
+    CHECK(line_is(&f.s, 1, "GET /c HTTP/1.1\r\n"));
+    CHECK(line_is(&b, 0, "GET /d?q=1 HTTP/1.1\r\n"));
+    char host[64];
+    snprintf(host, sizeof host, "\r\nHost: 127.0.0.1:%d\r\n", b.port);
+    CHECK(strstr(b.req[0], host) != NULL);
+    CHECK(line_is(&f.s, 2, "GET /e/f HTTP/1.1\r\n"));
+    CHECK(line_is(&f.s, 3, "GET /g HTTP/1.1\r\n"));
+    CHECK(line_is(&f.s, 4, "GET /h? HTTP/1.1\r\n") ||
+          line_is(&f.s, 4, "GET /h HTTP/1.1\r\n"));
+    CHECK(line_is(&f.s, 5, "GET /i HTTP/1.1\r\n"));
+    snprintf(host, sizeof host, "\r\nHost: 127.0.0.1:%d\r\n", f.s.port);
+    CHECK(strstr(f.s.req[5], host) != NULL);
     dt_http_free(f.ex.http);
 }

@@ -288,8 +288,12 @@ static int setup(dt_easy *de, xfer *x, struct curl_slist **hdrs)
     CURLcode r = de->primed ? CURLE_OK : prime(de);
     de->x = x;
     de->ebuf[0] = '\0';
+    if (r == CURLE_OK) {
+        r = dt_easy_url(de, x->rq->url);
+        if (r == CURLE_URL_MALFORMAT)   /* the handle is as it was */
+            return dt_curl_fail(x->ex, x->c, r, de->ebuf);
+    }
 #define SET(o, v) if (r == CURLE_OK) r = curl_easy_setopt(e, o, v)
-    SET(CURLOPT_URL, x->rq->url);
     if (r == CURLE_OK)
         r = dt_easy_proxy(x->ex->http, e, x->rq->url, &de->proxy_set);
     SET(CURLOPT_HTTPHEADER, *hdrs);
@@ -394,7 +398,7 @@ int dt_http_do(dt_exec *ex, dval_call *c, const dt_req *rq, dt_resp *rs)
         rc = setup(de, &x, &hdrs);
     if (!rc)
         rc = finish(&x, curl_easy_perform(de->e), de->ebuf);
-    else
+    else if (!c->errmsg[0])
         rc = dval__call_fail(c, rc, "cannot prepare the HTTP request");
     dt_log(ex, c, DVAL_LOG_DEBUG, "%s %s -> %ld (%lld ms)%s%s", rq->method,
            rq->url, rs->status, (long long)(dval__now_ms() - t0),

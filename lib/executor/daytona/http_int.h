@@ -54,6 +54,8 @@ typedef struct dt_easy {
     unsigned big_down : 1;      /* CURLOPT_BUFFERSIZE raised */
     unsigned spoiled : 1;       /* a setopt failed: not pooled again */
     unsigned char proxy_set;    /* DT_PROXY_* as last set, 0 none yet */
+    CURLU *u;                   /* the URL handle curl reads (http_url.c) */
+    char origin[192];           /* the scheme://authority u holds, "" none */
     char ebuf[CURL_ERROR_SIZE];
 } dt_easy;
 
@@ -97,6 +99,9 @@ long dt_easy_timeout(const dt_http *h, int64_t call_timeout_ms);
 #define DT_PROXY_HTTPS 2
 CURLcode dt_easy_proxy(const dt_http *h, CURL *e, const char *url,
                        unsigned char *set);
+/* The request's URL on de (CURLOPT_CURLU and CURLOPT_URL); a URL curl
+ * refuses is CURLE_URL_MALFORMAT with the reason in de->ebuf. */
+CURLcode dt_easy_url(dt_easy *de, const char *url);
 /* Timeouts, TLS, no signals (+ share, keep-alive); call_timeout_ms 0 =
  * none. */
 int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int flags);

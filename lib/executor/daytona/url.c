@@ -16,7 +16,7 @@ static int unreserved(unsigned char c)
  * appended at once: a URL is built for every request. */
 int dt_url_escape(dval__buf *b, const char *s)
 {
-    static const char hex[] = "0123456789ABCDEF";
+    static const char hex[] = "0123456789abcdef"; /* as curl sends them */
     const unsigned char *p = (const unsigned char *)s;
     int rc = dval__buf_append(b, "", 0);
     while (!rc && *p) {

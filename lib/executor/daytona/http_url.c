@@ -1,0 +1,93 @@
+/* A request's URL, given to curl both as a URL handle the easy handle
+ * keeps (CURLOPT_CURLU) and as the same string (CURLOPT_URL, the
+ * effective URL). Given the string alone, curl parses it and prints it
+ * back whole, byte by byte, for every request: about a fifth of the
+ * client's instructions per validation. Given both, it copies the parts.
+ * A request to the origin of the handle's last URL sets only the path and
+ * the query; a URL curl would normalise or refuse (dot segments, spaces,
+ * control or non-ASCII bytes, a fragment, a backslash) is parsed whole,
+ * with the flags curl itself uses, so it fares as it always did. */
+#include <string.h>
+
+#include "http_int.h"
+
+/* The length of url's "scheme://authority", 0 when it has none. */
+static size_t origin_len(const char *url)
+{
+    const char *p = url;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+           (*p >= '0' && *p <= '9') || *p == '+' || *p == '-' || *p == '.')
+        p++;
+    if (p == url || strncmp(p, "://", 3) != 0)
+        return 0;
+    p += 3;
+    return (size_t)(p + strcspn(p, "/?#") - url);
+}
+
+#define DT_URL_PATH_MAX 1024
+
+/* rest ("/path" or "/path?query") is what curl's parse keeps as it is,
+ * its path shorter than DT_URL_PATH_MAX */
+static int plain(const char *rest)
+{
+    int in_path = 1;
+    if (rest[0] != '/' || strcspn(rest, "?") >= DT_URL_PATH_MAX)
+        return 0;
+    for (const char *p = rest; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch <= ' ' || ch >= 0x7f || ch == '#' || ch == '\\')
+            return 0;
+        if (ch == '?') {
+            in_path = 0;
+        } else if (in_path && ch == '/' && p[1] == '.') {
+            const char *q = p + 2 + (p[2] == '.');
+            if (*q == '/' || *q == '?' || *q == '\0')
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static CURLUcode set_path_query(CURLU *u, const char *rest)
+{
+    char path[DT_URL_PATH_MAX];
+    size_t n = strcspn(rest, "?");
+    memcpy(path, rest, n);
+    path[n] = '\0';
+    CURLUcode uc = curl_url_set(u, CURLUPART_PATH, path, 0);
+    if (!uc)
+        uc = curl_url_set(u, CURLUPART_QUERY, rest[n] ? rest + n + 1 : NULL,
+                          0);
+    return uc;
+}
+
+CURLcode dt_easy_url(dt_easy *de, const char *url)
+{
+    size_t on = origin_len(url);
+    const char *rest = url + on;
+    int same = on && on < sizeof de->origin && de->origin[on] == '\0' &&
+               memcmp(de->origin, url, on) == 0;
+    CURLUcode uc;
+    if (!de->u && !(de->u = curl_url()))
+        return CURLE_OUT_OF_MEMORY;
+    if (same && plain(rest)) {
+        uc = set_path_query(de->u, rest);
+    } else {
+        de->origin[0] = '\0';
+        uc = curl_url_set(de->u, CURLUPART_URL, url,
+                          CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME);
+        if (!uc && on && on < sizeof de->origin && plain(rest)) {
+            memcpy(de->origin, url, on);
+            de->origin[on] = '\0';
+        }
+    }
+    if (uc) {
+        de->origin[0] = '\0';
+        dval__fmt(de->ebuf, sizeof de->ebuf, "URL rejected: %s",
+                  curl_url_strerror(uc));
+        return uc == CURLUE_OUT_OF_MEMORY ? CURLE_OUT_OF_MEMORY
+                                          : CURLE_URL_MALFORMAT;
+    }
+    CURLcode r = curl_easy_setopt(de->e, CURLOPT_CURLU, de->u);
+    return r ? r : curl_easy_setopt(de->e, CURLOPT_URL, url);
+}
