@@ -310,7 +310,9 @@ TEST(each_request_goes_where_its_url_says)
     CHECK_INT(call_at(&f, &f.s, "/h?"), DVAL_OK);
     CHECK_INT(call_at(&f, &f.s, "/bad path"), DVAL_EINVAL); /* curl refuses */
     CHECK_INT(call_at(&f, &f.s, "/i"), DVAL_OK);
-    CHECK_INT(f.s.n, 6);
+    CHECK_INT(call_at(&f, &f.s, "/j/.k/..l"), DVAL_OK);  /* no dot segment */
+    CHECK_INT(call_at(&f, &f.s, "/m/n/.."), DVAL_OK);
+    CHECK_INT(f.s.n, 8);
     CHECK_INT(b.n, 1);
     CHECK(line_is(&f.s, 0, "GET /a/b?path=%2Fsandbox%2Fr HTTP/1.1\r\n"));
     CHECK(line_is(&f.s, 1, "GET /c HTTP/1.1\r\n"));
@@ -323,6 +325,8 @@ TEST(each_request_goes_where_its_url_says)
     CHECK(line_is(&f.s, 4, "GET /h? HTTP/1.1\r\n") ||
           line_is(&f.s, 4, "GET /h HTTP/1.1\r\n"));
     CHECK(line_is(&f.s, 5, "GET /i HTTP/1.1\r\n"));
+    CHECK(line_is(&f.s, 6, "GET /j/.k/..l HTTP/1.1\r\n"));
+    CHECK(line_is(&f.s, 7, "GET /m/ HTTP/1.1\r\n"));
     snprintf(host, sizeof host, "\r\nHost: 127.0.0.1:%d\r\n", f.s.port);
     CHECK(strstr(f.s.req[5], host) != NULL);
     dt_http_free(f.ex.http);

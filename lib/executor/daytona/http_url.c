@@ -26,24 +26,26 @@ static size_t origin_len(const char *url)
 
 #define DT_URL_PATH_MAX 1024
 
-/* rest ("/path" or "/path?query") is what curl's parse keeps as it is,
- * its path shorter than DT_URL_PATH_MAX */
+/* The bytes curl's parse keeps as they are: printable ASCII but '#' (a
+ * fragment) and '\\'. A URL with another byte is parsed whole. */
+static const char kept[] =
+    "!\"$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`"
+    "abcdefghijklmnopqrstuvwxyz{|}~";
+
+/* rest ("/path" or "/path?query") is what curl's parse keeps as it is:
+ * those bytes only, no dot segment, a path under DT_URL_PATH_MAX */
 static int plain(const char *rest)
 {
-    int in_path = 1;
-    if (rest[0] != '/' || strcspn(rest, "?") >= DT_URL_PATH_MAX)
+    size_t n = strcspn(rest, "?");
+    if (rest[0] != '/' || n >= DT_URL_PATH_MAX || rest[strspn(rest, kept)])
         return 0;
-    for (const char *p = rest; *p; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (ch <= ' ' || ch >= 0x7f || ch == '#' || ch == '\\')
+    /* a dot segment: "/." or "/.." at the path's end or before a '/' */
+    for (const char *p = rest; p;
+         p = memchr(p + 1, '/', (size_t)(rest + n - p - 1))) {
+        size_t dots = p[1] != '.' ? 0 : p[2] != '.' ? 1 : 2;
+        char next = p[1 + dots];
+        if (dots && (next == '/' || next == '?' || next == '\0'))
             return 0;
-        if (ch == '?') {
-            in_path = 0;
-        } else if (in_path && ch == '/' && p[1] == '.') {
-            const char *q = p + 2 + (p[2] == '.');
-            if (*q == '/' || *q == '?' || *q == '\0')
-                return 0;
-        }
     }
     return 1;
 }
