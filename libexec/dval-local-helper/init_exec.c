@@ -185,8 +185,7 @@ static int cgroups_named(const char *args, size_t n)
 
 /* The fds as received (out, err, the pidfd if any, the cgroups') into
  * their places: fds[2] the pidfd or -1, fds[3..] the cgroups'; -1 when
- * there are more than the request names (the library never sends such
- * a request: it is dropped unanswered). Too few are left for
+ * there are more than the request names. Too few are left for
  * init_exec_start to say so. */
 static int sort_fds(const char *args, size_t n, int fds[INIT_EXEC_FDS])
 {
@@ -210,8 +209,11 @@ static int sort_fds(const char *args, size_t n, int fds[INIT_EXEC_FDS])
 
 int init_exec_start(int c, char *args, size_t n, int fds[INIT_EXEC_FDS])
 {
-    if (sort_fds(args, n, fds) < 0)
+    if (sort_fds(args, n, fds) < 0) {
+        write_str(c, LX_REPLY_ERR "exec: more descriptors than the request "
+                  "names\n");
         return 0;
+    }
     if (fds[0] < 0 || fds[1] < 0) {
         write_str(c, LX_REPLY_ERR "exec: no output descriptors\n");
         return 0;
