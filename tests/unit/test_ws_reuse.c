@@ -264,6 +264,14 @@ TEST(each_stream_its_own_output_and_connection)
         if (i != 2)
             CHECK_INT(f.s.eof[i], 1);
     }
+    /* a query is the stream's own: the next has none */
+    CHECK_INT(stream(&f, "/ok/four?follow=true"), DVAL_OK);
+    CHECK_INT(stream(&f, "/ok/five"), DVAL_OK);
+    CHECK_STR(f.out, "five");
+    static const char four[] = "GET /ok/four?follow=true HTTP/1.1\r\n",
+                      five[] = "GET /ok/five HTTP/1.1\r\n";
+    CHECK(strncmp(f.s.req[5], four, sizeof four - 1) == 0);
+    CHECK(strncmp(f.s.req[6], five, sizeof five - 1) == 0);
     dt_http_free(f.ex.http);
 }
 

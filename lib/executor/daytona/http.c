@@ -289,7 +289,7 @@ static int setup(dt_easy *de, xfer *x, struct curl_slist **hdrs)
     de->x = x;
     de->ebuf[0] = '\0';
     if (r == CURLE_OK) {
-        r = dt_easy_url(de, x->rq->url);
+        r = dt_url_apply(e, &de->url, x->rq->url, de->ebuf);
         if (r == CURLE_URL_MALFORMAT)   /* the handle is as it was */
             return dt_curl_fail(x->ex, x->c, r, de->ebuf);
     }

@@ -38,6 +38,13 @@ typedef struct dt_hdrset {
     struct curl_slist *list;
 } dt_hdrset;
 
+/* A URL handle kept with a curl handle (http_url.c) and the origin
+ * ("scheme://authority", "" none) of the URL it holds. */
+typedef struct dt_urlh {
+    CURLU *u;
+    char origin[192];
+} dt_urlh;
+
 /* A pooled easy handle. It is never reset: the options every request
  * shares are set once when it is made, and a request sets only what
  * changes; these flags say what the previous request left set that the
@@ -54,8 +61,7 @@ typedef struct dt_easy {
     unsigned big_down : 1;      /* CURLOPT_BUFFERSIZE raised */
     unsigned spoiled : 1;       /* a setopt failed: not pooled again */
     unsigned char proxy_set;    /* DT_PROXY_* as last set, 0 none yet */
-    CURLU *u;                   /* the URL handle curl reads (http_url.c) */
-    char origin[192];           /* the scheme://authority u holds, "" none */
+    dt_urlh url;                /* what curl reads the URL from */
     char ebuf[CURL_ERROR_SIZE];
 } dt_easy;
 
@@ -99,9 +105,12 @@ long dt_easy_timeout(const dt_http *h, int64_t call_timeout_ms);
 #define DT_PROXY_HTTPS 2
 CURLcode dt_easy_proxy(const dt_http *h, CURL *e, const char *url,
                        unsigned char *set);
-/* The request's URL on de (CURLOPT_CURLU and CURLOPT_URL); a URL curl
- * refuses is CURLE_URL_MALFORMAT with the reason in de->ebuf. */
-CURLcode dt_easy_url(dt_easy *de, const char *url);
+/* url as e's URL (CURLOPT_CURLU from h, and CURLOPT_URL); a URL curl
+ * refuses is CURLE_URL_MALFORMAT with the reason in ebuf (of
+ * CURL_ERROR_SIZE), e and h as they were. */
+CURLcode dt_url_apply(CURL *e, dt_urlh *h, const char *url, char *ebuf);
+/* After the curl handle that reads it. */
+void dt_urlh_free(dt_urlh *h);
 /* Timeouts, TLS, no signals (+ share, keep-alive); call_timeout_ms 0 =
  * none. */
 int dt_easy_common(dt_http *h, CURL *e, int64_t call_timeout_ms, int flags);

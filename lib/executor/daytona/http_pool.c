@@ -150,7 +150,7 @@ static void easy_free(dt_easy *de)
     if (!de)
         return;
     curl_easy_cleanup(de->e);
-    curl_url_cleanup(de->u);    /* after the handle that reads it */
+    dt_urlh_free(&de->url);
     dval__free(de);
 }
 

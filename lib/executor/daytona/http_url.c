@@ -63,33 +63,40 @@ static CURLUcode set_path_query(CURLU *u, const char *rest)
     return uc;
 }
 
-CURLcode dt_easy_url(dt_easy *de, const char *url)
+CURLcode dt_url_apply(CURL *e, dt_urlh *h, const char *url, char *ebuf)
 {
     size_t on = origin_len(url);
     const char *rest = url + on;
-    int same = on && on < sizeof de->origin && de->origin[on] == '\0' &&
-               memcmp(de->origin, url, on) == 0;
+    int same = on && on < sizeof h->origin && h->origin[on] == '\0' &&
+               memcmp(h->origin, url, on) == 0;
     CURLUcode uc;
-    if (!de->u && !(de->u = curl_url()))
+    if (!h->u && !(h->u = curl_url()))
         return CURLE_OUT_OF_MEMORY;
     if (same && plain(rest)) {
-        uc = set_path_query(de->u, rest);
+        uc = set_path_query(h->u, rest);
     } else {
-        de->origin[0] = '\0';
-        uc = curl_url_set(de->u, CURLUPART_URL, url,
+        h->origin[0] = '\0';
+        uc = curl_url_set(h->u, CURLUPART_URL, url,
                           CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME);
-        if (!uc && on && on < sizeof de->origin && plain(rest)) {
-            memcpy(de->origin, url, on);
-            de->origin[on] = '\0';
+        if (!uc && on && on < sizeof h->origin && plain(rest)) {
+            memcpy(h->origin, url, on);
+            h->origin[on] = '\0';
         }
     }
     if (uc) {
-        de->origin[0] = '\0';
-        dval__fmt(de->ebuf, sizeof de->ebuf, "URL rejected: %s",
+        h->origin[0] = '\0';
+        dval__fmt(ebuf, CURL_ERROR_SIZE, "URL rejected: %s",
                   curl_url_strerror(uc));
         return uc == CURLUE_OUT_OF_MEMORY ? CURLE_OUT_OF_MEMORY
                                           : CURLE_URL_MALFORMAT;
     }
-    CURLcode r = curl_easy_setopt(de->e, CURLOPT_CURLU, de->u);
-    return r ? r : curl_easy_setopt(de->e, CURLOPT_URL, url);
+    CURLcode r = curl_easy_setopt(e, CURLOPT_CURLU, h->u);
+    return r ? r : curl_easy_setopt(e, CURLOPT_URL, url);
+}
+
+void dt_urlh_free(dt_urlh *h)
+{
+    curl_url_cleanup(h->u);
+    h->u = NULL;
+    h->origin[0] = '\0';
 }

@@ -35,6 +35,7 @@ struct dt_ws {
      * cache, never reused and not closed until the handle was) */
     CURLM *m;
     long timeout_ms;           /* CURLOPT_TIMEOUT_MS as last set */
+    dt_urlh url;               /* what curl reads the URL from */
     unsigned char proxy_set;   /* DT_PROXY_* as last set */
     unsigned spoiled : 1;      /* a setopt failed: not kept */
     char ebuf[CURL_ERROR_SIZE];

@@ -17,15 +17,14 @@ static int add(dval__buf *b, const char *s)
     return dval__buf_append(b, s, strlen(s));
 }
 
-/* Host header and request target from the http(s) URL (appended piece
- * by piece: printf was most of the request's cost) */
-static int url_parts(const char *url, dval__buf *host, dval__buf *target)
+/* Host header and request target from the URL curl connected to (its
+ * URL handle; appended piece by piece: printf was most of the request's
+ * cost) */
+static int url_parts(CURLU *u, dval__buf *host, dval__buf *target)
 {
-    CURLU *u = curl_url();
     char *h = NULL, *port = NULL, *path = NULL, *query = NULL;
     int rc = DVAL_EINVAL;
-    if (u && !curl_url_set(u, CURLUPART_URL, url, 0) &&
-        !curl_url_get(u, CURLUPART_HOST, &h, 0) &&
+    if (u && !curl_url_get(u, CURLUPART_HOST, &h, 0) &&
         !curl_url_get(u, CURLUPART_PATH, &path, 0)) {
         curl_url_get(u, CURLUPART_PORT, &port, 0);   /* absent: default */
         curl_url_get(u, CURLUPART_QUERY, &query, 0);
@@ -42,17 +41,16 @@ static int url_parts(const char *url, dval__buf *host, dval__buf *target)
     curl_free(port);
     curl_free(path);
     curl_free(query);
-    curl_url_cleanup(u);
     return rc;
 }
 
-static int upgrade_request(dt_exec *ex, const char *url, const char *key,
+static int upgrade_request(dt_exec *ex, CURLU *u, const char *key,
                            dval__buf *req)
 {
     dval__buf host = {0}, target = {0};
     int rc = dval__buf_reserve(req, 512);   /* one allocation */
     if (!rc)
-        rc = url_parts(url, &host, &target);
+        rc = url_parts(u, &host, &target);
     /* "websocket" exactly: the daemon compares case-sensitively */
     const char *part[] = {
         "GET ", target.data, " HTTP/1.1\r\nHost: ", host.data,
@@ -183,7 +181,7 @@ static int check_101(dt_ws *ws, dval_call *c, const char *key)
     return DVAL_OK;
 }
 
-static int handshake(dt_exec *ex, dt_ws *ws, dval_call *c, const char *url,
+static int handshake(dt_exec *ex, dt_ws *ws, dval_call *c,
                      int64_t deadline)
 {
     uint8_t nonce[16];
@@ -192,7 +190,7 @@ static int handshake(dt_exec *ex, dt_ws *ws, dval_call *c, const char *url,
     if (getrandom(nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
         return dval__call_fail(c, DVAL_ERROR, "no randomness for the key");
     dt_base64(nonce, sizeof nonce, key, sizeof key);
-    int rc = upgrade_request(ex, url, key, &req);
+    int rc = upgrade_request(ex, ws->url.u, key, &req);
     if (rc)
         return dval__call_fail(c, rc, "cannot build the upgrade request");
     rc = dt_ws_send_all(ws, c, req.data, req.len, deadline);
@@ -252,7 +250,9 @@ static CURLcode stream_options(dt_exec *ex, dt_ws *ws, dval_call *c,
                                const char *url)
 {
     long t = dt_easy_timeout(ex->http, c->timeout_ms);
-    CURLcode r = curl_easy_setopt(ws->e, CURLOPT_URL, url);
+    CURLcode r = dt_url_apply(ws->e, &ws->url, url, ws->ebuf);
+    if (r == CURLE_URL_MALFORMAT)   /* the handle is as it was */
+        return r;
     if (r == CURLE_OK && t != ws->timeout_ms) {
         r = curl_easy_setopt(ws->e, CURLOPT_TIMEOUT_MS, t);
         ws->timeout_ms = r == CURLE_OK ? t : -1;
@@ -300,7 +300,7 @@ int dt_ws_open(dt_exec *ex, dval_call *c, const char *url, dt_ws **out)
     int64_t deadline = dval__now_ms() + t;
     int rc = connect_only(ex, ws, c, url);
     if (!rc)
-        rc = handshake(ex, ws, c, url, deadline);
+        rc = handshake(ex, ws, c, deadline);
     dt_log(ex, c, DVAL_LOG_DEBUG, "websocket %s -> %ld%s%s", url,
            ws->status, rc ? ": " : "", rc ? c->errmsg : "");
     if (rc) {

@@ -21,6 +21,7 @@ static void ws_free(dt_ws *ws)
         curl_multi_cleanup(ws->m);
     if (ws->e)
         curl_easy_cleanup(ws->e);
+    dt_urlh_free(&ws->url);
     dval__free(ws);
 }
 
