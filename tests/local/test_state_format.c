@@ -65,16 +65,26 @@ static void check_refused(lt *t, const char *dir, int pid)
     CHECK(pid_alive(pid));
 }
 
+/* A sandbox "sb" in a new state directory, its state's key above
+ * `above`, a file of the user's in its home; its init's pid. */
+static int sandbox_with_a_file(lt *t, const char *state_dir, const char *key,
+                               int above)
+{
+    lt_open(t, state_dir);
+    lt_sandbox(t, "sb", NULL);
+    CHECK(atoi(lt_state_key(t, "sb", key)) > above);
+    int pid = atoi(lt_state_key(t, "sb", "pid"));
+    lt_out o = { 0 };
+    CHECK_INT(lt_run(t, "sb", "echo kept > /home/daytona/mine", &o), 0);
+    lt_out_free(&o);
+    return pid;
+}
+
 TEST(test_state_format__sandbox_of_another_format_refused)
 {
     lt t;
-    lt_open(&t, "fmt-sb");
-    lt_sandbox(&t, "sb", NULL);
-    CHECK(atoi(lt_state_key(&t, "sb", "format")) > 0);
-    int pid = atoi(lt_state_key(&t, "sb", "pid"));
+    int pid = sandbox_with_a_file(&t, "fmt-sb", "format", 0);
     lt_out o = { 0 };
-    CHECK_INT(lt_run(&t, "sb", "echo kept > /home/daytona/mine", &o), 0);
-    lt_out_free(&o);
     char dir[700], state[800], fmt[32];
     snprintf(dir, sizeof dir, "%s/sandboxes/sb", t.dir);
     snprintf(state, sizeof state, "%s/state", dir);
@@ -144,13 +154,8 @@ TEST(test_state_format__snapshot_of_another_format_rebuilt)
 TEST(test_state_format__an_older_init_is_stopped_not_sent_requests)
 {
     lt t;
-    lt_open(&t, "fmt-init");
-    lt_sandbox(&t, "sb", NULL);
-    CHECK(atoi(lt_state_key(&t, "sb", "init_proto")) > 1);
-    int pid = atoi(lt_state_key(&t, "sb", "pid"));
+    int pid = sandbox_with_a_file(&t, "fmt-init", "init_proto", 1);
     lt_out o = { 0 };
-    CHECK_INT(lt_run(&t, "sb", "echo kept > /home/daytona/mine", &o), 0);
-    lt_out_free(&o);
     /* as 1.0.0 wrote it: no init_proto */
     char state[800], cmd[1000];
     snprintf(state, sizeof state, "%s/sandboxes/sb/state", t.dir);
