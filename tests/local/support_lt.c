@@ -120,11 +120,17 @@ static void kill_at_end(void *ud)
     kill_old(((lt *)ud)->dir);
 }
 
-static void remove_tree(const char *dir, const char *sub)
+/* 0 when dir + sub is gone */
+static int rm_rf(const char *dir, const char *sub)
 {
     char cmd[800];
     snprintf(cmd, sizeof cmd, "rm -rf '%s%s'", dir, sub);
-    if (system(cmd) != 0)
+    return system(cmd) != 0;
+}
+
+static void remove_tree(const char *dir, const char *sub)
+{
+    if (rm_rf(dir, sub))
         th_fail(__FILE__, __LINE__, "cannot clean %s%s", dir, sub);
 }
 
@@ -189,13 +195,12 @@ void th_suite_done(void)
     DIR *d = opendir(lt_base());
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        char dir[600], cmd[700];
+        char dir[600];
         snprintf(dir, sizeof dir, "%s/%s", lt_base(), e->d_name);
         int ours = e->d_name[0] != '.' && suite_run_is(dir, getpid());
         if (ours) { /* each test deleted its sandboxes (lt_close) */
             kill_old(dir);
-            snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-            if (system(cmd) != 0)
+            if (rm_rf(dir, ""))
                 fprintf(stderr, "cannot remove %s\n", dir);
         }
     }

@@ -32,9 +32,10 @@ static const char kept[] =
     "!\"$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`"
     "abcdefghijklmnopqrstuvwxyz{|}~";
 
-/* rest ("/path" or "/path?query") is what curl's parse keeps as it is:
- * those bytes only, no dot segment, a path under DT_URL_PATH_MAX */
-static int plain(const char *rest)
+/* The length of rest's path when rest ("/path" or "/path?query") is what
+ * curl's parse keeps as it is: those bytes only, no dot segment, a path
+ * under DT_URL_PATH_MAX; else 0. */
+static size_t plain_path(const char *rest)
 {
     size_t n = strcspn(rest, "?");
     if (rest[0] != '/' || n >= DT_URL_PATH_MAX || rest[strspn(rest, kept)])
@@ -47,13 +48,13 @@ static int plain(const char *rest)
         if (dots && (next == '/' || next == '?' || next == '\0'))
             return 0;
     }
-    return 1;
+    return n;
 }
 
-static CURLUcode set_path_query(CURLU *u, const char *rest)
+/* n: the path's length (plain_path) */
+static CURLUcode set_path_query(CURLU *u, const char *rest, size_t n)
 {
     char path[DT_URL_PATH_MAX];
-    size_t n = strcspn(rest, "?");
     memcpy(path, rest, n);
     path[n] = '\0';
     CURLUcode uc = curl_url_set(u, CURLUPART_PATH, path, 0);
@@ -69,16 +70,17 @@ CURLcode dt_url_apply(CURL *e, dt_urlh *h, const char *url, char *ebuf)
     const char *rest = url + on;
     int same = on && on < sizeof h->origin && h->origin[on] == '\0' &&
                memcmp(h->origin, url, on) == 0;
+    size_t n = on ? plain_path(rest) : 0;
     CURLUcode uc;
     if (!h->u && !(h->u = curl_url()))
         return CURLE_OUT_OF_MEMORY;
-    if (same && plain(rest)) {
-        uc = set_path_query(h->u, rest);
+    if (same && n) {
+        uc = set_path_query(h->u, rest, n);
     } else {
         h->origin[0] = '\0';
         uc = curl_url_set(h->u, CURLUPART_URL, url,
                           CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME);
-        if (!uc && on && on < sizeof h->origin && plain(rest)) {
+        if (!uc && n && on < sizeof h->origin) {
             memcpy(h->origin, url, on);
             h->origin[on] = '\0';
         }
