@@ -16,6 +16,8 @@ typedef struct item {
     size_t line_len[2];
     int exit_status;
     const char *status;
+    char verdict[32];          /* the table's: the library's verdict, or
+                                * the status where there is none */
     int64_t wall_ms;
     dval_cancel *token;
     char results[96];          /* its file in --results DIR */

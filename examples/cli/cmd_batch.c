@@ -82,14 +82,14 @@ static void flush_partial(batch *b, item *it)
 }
 
 /* --results DIR: the results of a validation that passed, whole or not
- * at all; one that cannot be written fails the folder. */
-static void save_results(batch *b, item *it, const char *summary,
-                         run_info *ri)
+ * at all; one that cannot be written fails the folder (-1). */
+static int save_results(batch *b, item *it, const char *summary,
+                        run_info *ri)
 {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", b->o->results_dir, it->results);
     if (!write_results_doc(path, summary))
-        return;
+        return 0;
     snprintf(ri->pb.message, sizeof ri->pb.message, "cannot write the "
              "results to %.1900s: %s", path, strerror(errno));
     snprintf(ri->pb.hint, sizeof ri->pb.hint, "choose another --results "
@@ -97,6 +97,7 @@ static void save_results(batch *b, item *it, const char *summary,
     ri->pb.exit_status = CLI_EX_NOINPUT;
     ri->status = status_for_exit(CLI_EX_NOINPUT);
     emit_line(b, it, 1, ri->pb.message, strlen(ri->pb.message));
+    return -1;
 }
 
 /* Words and JSON for one finished validation, as the single run has;
@@ -116,10 +117,13 @@ static void report(batch *b, item *it, int rc, const char *summary,
     ri.exit_code = it->st->exit_code;
     run_info_verdict(&ri, summary);
     explain_run(&ri);
-    if (b->o->results_dir && summary && !ri.pb.exit_status)
-        save_results(b, it, summary, &ri);
+    int unsaved = b->o->results_dir && summary && !ri.pb.exit_status &&
+                  save_results(b, it, summary, &ri) < 0;
     it->exit_status = ri.pb.exit_status;
     it->status = ri.status;
+    /* a verdict its unsaved results overruled is not the folder's */
+    snprintf(it->verdict, sizeof it->verdict, "%s",
+             ri.verdict[0] && !unsaved ? ri.verdict : ri.status);
     if (!b->o->json)
         return;
     run_report r = {.ri = &ri, .st = it->st, .profile = b->o->req->profile,
@@ -225,7 +229,8 @@ static void summary_table(batch *b)
         if (it->st && it->st->ran)
             snprintf(code, sizeof code, "%d", it->st->exit_code);
         printf("%-*s  %-16s  %9s  %8lld\n", (int)w, it->name,
-               it->status ? it->status : "-", code, (long long)it->wall_ms);
+               it->verdict[0] ? it->verdict : "-", code,
+               (long long)it->wall_ms);
     }
 }
 

@@ -83,8 +83,8 @@ EOP
     fi
     timeout 300 "$CLI" run "$@" --profile shell --jobs 2 "$T/a" "$T/failing" >"$T/$tag-f.out" 2>"$T/$tag-f.err" </dev/null
     local rc=$?
-    if [ $rc = 1 ] && grep -Eq '^failing +[a-z_]+ +3 ' "$T/$tag-f.out" && grep -q '^\[failing\] going to fail$' "$T/$tag-f.out"; then
-        ok "$tag: a failing folder: exit 1, its exit code in the table"
+    if [ $rc = 1 ] && grep -Eq '^failing +runtime_error +3 ' "$T/$tag-f.out" && grep -q '^\[failing\] going to fail$' "$T/$tag-f.out"; then
+        ok "$tag: a failing folder: exit 1, its verdict and exit code in the table"
     else
         bad "$tag: failing folder (rc $rc)" "$(cat "$T/$tag-f.out" "$T/$tag-f.err")"
     fi
