@@ -275,15 +275,21 @@ TEST(no_proxy_from_the_environment)
     dt_http_free(f.ex.http);
 }
 
-static int call_at(fx *f, const srv *s, const char *path)
+/* scheme: "http://", or "" for a URL whose scheme curl guesses */
+static int call_url(fx *f, const srv *s, const char *scheme, const char *path)
 {
     char url[160];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", s->port, path);
+    snprintf(url, sizeof url, "%s127.0.0.1:%d%s", scheme, s->port, path);
     dt_req get = {.method = "GET", .url = url};
     dt_resp rs;
     int rc = dt_http_do(&f->ex, &f->c, &get, &rs);
     dt_resp_free(&rs);
     return rc;
+}
+
+static int call_at(fx *f, const srv *s, const char *path)
+{
+    return call_url(f, s, "http://", path);
 }
 
 /* request i of s starts with this line (percent-encodings compared
@@ -312,7 +318,9 @@ TEST(each_request_goes_where_its_url_says)
     CHECK_INT(call_at(&f, &f.s, "/i"), DVAL_OK);
     CHECK_INT(call_at(&f, &f.s, "/j/.k/..l"), DVAL_OK);  /* no dot segment */
     CHECK_INT(call_at(&f, &f.s, "/m/n/.."), DVAL_OK);
-    CHECK_INT(f.s.n, 8);
+    /* no scheme: not a reference relative to the handle's last URL */
+    CHECK_INT(call_url(&f, &f.s, "", "/o"), DVAL_OK);
+    CHECK_INT(f.s.n, 9);
     CHECK_INT(b.n, 1);
     CHECK(line_is(&f.s, 0, "GET /a/b?path=%2Fsandbox%2Fr HTTP/1.1\r\n"));
     CHECK(line_is(&f.s, 1, "GET /c HTTP/1.1\r\n"));
@@ -327,6 +335,7 @@ TEST(each_request_goes_where_its_url_says)
     CHECK(line_is(&f.s, 5, "GET /i HTTP/1.1\r\n"));
     CHECK(line_is(&f.s, 6, "GET /j/.k/..l HTTP/1.1\r\n"));
     CHECK(line_is(&f.s, 7, "GET /m/ HTTP/1.1\r\n"));
+    CHECK(line_is(&f.s, 8, "GET /o HTTP/1.1\r\n"));
     snprintf(host, sizeof host, "\r\nHost: 127.0.0.1:%d\r\n", f.s.port);
     CHECK(strstr(f.s.req[5], host) != NULL);
     dt_http_free(f.ex.http);

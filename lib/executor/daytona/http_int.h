@@ -107,7 +107,7 @@ CURLcode dt_easy_proxy(const dt_http *h, CURL *e, const char *url,
                        unsigned char *set);
 /* url as e's URL (CURLOPT_CURLU from h, and CURLOPT_URL); a URL curl
  * refuses is CURLE_URL_MALFORMAT with the reason in ebuf (of
- * CURL_ERROR_SIZE), e and h as they were. */
+ * CURL_ERROR_SIZE), e as it was and h holding no URL. */
 CURLcode dt_url_apply(CURL *e, dt_urlh *h, const char *url, char *ebuf);
 /* After the curl handle that reads it. */
 void dt_urlh_free(dt_urlh *h);

@@ -6,7 +6,8 @@
  * A request to the origin of the handle's last URL sets only the path and
  * the query; a URL curl would normalise or refuse (dot segments, spaces,
  * control or non-ASCII bytes, a fragment, a backslash) is parsed whole,
- * with the flags curl itself uses, so it fares as it always did. */
+ * with the flags curl itself uses on an empty handle, so it fares as it
+ * always did. */
 #include <string.h>
 
 #include "http_int.h"
@@ -78,6 +79,9 @@ CURLcode dt_url_apply(CURL *e, dt_urlh *h, const char *url, char *ebuf)
         uc = set_path_query(h->u, rest, n);
     } else {
         h->origin[0] = '\0';
+        /* emptied first: curl would read a URL without a scheme as a
+         * reference relative to the one the handle holds */
+        curl_url_set(h->u, CURLUPART_URL, NULL, 0);
         uc = curl_url_set(h->u, CURLUPART_URL, url,
                           CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME);
         if (!uc && n && on < sizeof h->origin) {
