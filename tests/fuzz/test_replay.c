@@ -14,6 +14,7 @@
 #include "fuzz_multipart.c"
 #include "fuzz_paths.c"
 #include "fuzz_results.c"
+#include "fuzz_url.c"
 #include "fuzz_ws_frame.c"
 
 typedef int (*target_fn)(const uint8_t *, size_t);
@@ -99,3 +100,4 @@ TEST(fuzz_replay__ws_frame) { replay("ws_frame", fuzz_ws_frame); }
 TEST(fuzz_replay__multipart) { replay("multipart", fuzz_multipart); }
 TEST(fuzz_replay__json_map) { replay("json_map", fuzz_json_map); }
 TEST(fuzz_replay__dockerfile) { replay("dockerfile", fuzz_dockerfile); }
+TEST(fuzz_replay__url) { replay("url", fuzz_url); }

@@ -12,7 +12,8 @@
 
 #include "http_int.h"
 
-/* The length of url's "scheme://authority", 0 when it has none. */
+/* The length of url's "scheme://authority", 0 when it has none (an
+ * empty authority too: curl then takes the host from what follows). */
 static size_t origin_len(const char *url)
 {
     const char *p = url;
@@ -22,7 +23,8 @@ static size_t origin_len(const char *url)
     if (p == url || strncmp(p, "://", 3) != 0)
         return 0;
     p += 3;
-    return (size_t)(p + strcspn(p, "/?#") - url);
+    size_t authority = strcspn(p, "/?#");
+    return authority ? (size_t)(p + authority - url) : 0;
 }
 
 #define DT_URL_PATH_MAX 1024
@@ -32,6 +34,25 @@ static size_t origin_len(const char *url)
 static const char kept[] =
     "!\"$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`"
     "abcdefghijklmnopqrstuvwxyz{|}~";
+
+static int hex_digit(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+           (c >= 'A' && c <= 'F');
+}
+
+/* 1 when curl keeps the origin url[0..on) as it is: bytes of kept only,
+ * each '%' starting an escape (curl encodes a lone one, and encodes it
+ * again whenever another part is set) */
+static int plain_origin(const char *url, size_t on)
+{
+    for (size_t i = 0; i < on; i++)
+        if (!url[i] || !strchr(kept, url[i]) ||
+            (url[i] == '%' && !(hex_digit(url[i + 1]) &&
+                                hex_digit(url[i + 2]))))
+            return 0;
+    return 1;
+}
 
 /* The length of rest's path when rest ("/path" or "/path?query") is what
  * curl's parse keeps as it is: those bytes only, no dot segment, a path
@@ -84,7 +105,7 @@ CURLcode dt_url_apply(CURL *e, dt_urlh *h, const char *url, char *ebuf)
         curl_url_set(h->u, CURLUPART_URL, NULL, 0);
         uc = curl_url_set(h->u, CURLUPART_URL, url,
                           CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME);
-        if (!uc && n && on < sizeof h->origin) {
+        if (!uc && n && on < sizeof h->origin && plain_origin(url, on)) {
             memcpy(h->origin, url, on);
             h->origin[on] = '\0';
         }
