@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,14 +90,18 @@ static long long padded(long long n)
     return (n + BLK - 1) / BLK * BLK;
 }
 
-/* Octal, or base-256 when the top bit of the first byte is set. */
+/* Octal, or base-256 when the top bit of the first byte is set; -1 for
+ * a base-256 number past long long. */
 static long long num(const char *f, size_t n)
 {
     long long v = 0;
     if ((unsigned char)f[0] & 0x80) {
         v = (unsigned char)f[0] & 0x7f;
-        for (size_t i = 1; i < n; i++)
+        for (size_t i = 1; i < n; i++) {
+            if (v > LLONG_MAX >> 8)
+                return -1;
             v = (v << 8) | (unsigned char)f[i];
+        }
         return v;
     }
     for (size_t i = 0; i < n && f[i]; i++)
@@ -119,10 +124,14 @@ static void pax(struct tar_in *in, const char *d, size_t n)
     size_t off = 0;
     while (off < n) {
         long len = strtol(d + off, NULL, 10);
-        const char *sp = memchr(d + off, ' ', n - off);
-        if (len <= 0 || !sp || off + (size_t)len > n)
+        if (len <= 0 || off + (size_t)len > n)
             return;
-        const char *kv = sp + 1, *end = d + off + len - 1; /* at '\n' */
+        /* the space, then the pair, inside the record */
+        const char *end = d + off + len - 1; /* at '\n' */
+        const char *sp = memchr(d + off, ' ', (size_t)len);
+        if (!sp || sp >= end)
+            return;
+        const char *kv = sp + 1;
         const char *eq = memchr(kv, '=', (size_t)(end - kv));
         if (eq) {
             size_t kl = (size_t)(eq - kv), vl = (size_t)(end - eq - 1);
@@ -176,6 +185,8 @@ static int next(struct tar_in *in, struct entry *e)
         memset(e, 0, sizeof *e);
         e->type = type ? type : '0';
         e->size = in->pax_size >= 0 ? in->pax_size : size;
+        if (size < 0 || e->size < 0)
+            return fail("bad entry size", "");
         e->mode = (unsigned)num((char *)h + 100, 8) & 07777;
         e->uid = (unsigned)num((char *)h + 108, 8);
         e->gid = (unsigned)num((char *)h + 116, 8);
@@ -188,10 +199,11 @@ static int next(struct tar_in *in, struct entry *e)
             snprintf(e->name, sizeof e->name, "%.155s/%.100s", h + 345, h);
         else
             snprintf(e->name, sizeof e->name, "%.100s", h);
-        snprintf(e->link, sizeof e->link, "%s", in->pax_link[0] ? in->pax_link
-                 : longlink[0] ? longlink : (char *)h + 157);
-        if (!in->pax_link[0] && !longlink[0])
-            e->link[100] = 0;
+        if (in->pax_link[0] || longlink[0])
+            snprintf(e->link, sizeof e->link, "%s",
+                     in->pax_link[0] ? in->pax_link : longlink);
+        else /* the header's field: 100 bytes, NUL only when shorter */
+            snprintf(e->link, sizeof e->link, "%.100s", (char *)h + 157);
         in->pax_name[0] = in->pax_link[0] = 0;
         in->pax_size = -1;
         return 1;

@@ -14,6 +14,7 @@
 #include "fuzz_multipart.c"
 #include "fuzz_paths.c"
 #include "fuzz_results.c"
+#include "fuzz_untar.c"
 #include "fuzz_url.c"
 #include "fuzz_ws_frame.c"
 
@@ -101,3 +102,4 @@ TEST(fuzz_replay__multipart) { replay("multipart", fuzz_multipart); }
 TEST(fuzz_replay__json_map) { replay("json_map", fuzz_json_map); }
 TEST(fuzz_replay__dockerfile) { replay("dockerfile", fuzz_dockerfile); }
 TEST(fuzz_replay__url) { replay("url", fuzz_url); }
+TEST(fuzz_replay__untar) { replay("untar", fuzz_untar); }
