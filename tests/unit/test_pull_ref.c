@@ -55,3 +55,19 @@ TEST(pull_ref__malformed_mirror_refused)
     }
     unsetenv("DVAL_LOCAL_PULL_MIRROR");
 }
+
+/* Credentials go over plain HTTP only to a loopback host; an authority
+ * with user information names another host (curl connects to the part
+ * after the '@'), whatever it starts with. */
+TEST(pull_ref__loopback_is_the_whole_host)
+{
+    CHECK_INT(lx_ref_loopback("localhost"), 1);
+    CHECK_INT(lx_ref_loopback("localhost:5000"), 1);
+    CHECK_INT(lx_ref_loopback("127.0.0.2:80"), 1);
+    CHECK_INT(lx_ref_loopback("[::1]:5000"), 1);
+    CHECK_INT(lx_ref_loopback("localhost:80@evil.example"), 0);
+    CHECK_INT(lx_ref_loopback("127.0.0.1:1@evil.example:80"), 0);
+    CHECK_INT(lx_ref_loopback("[::1]:1@evil.example"), 0);
+    CHECK_INT(lx_ref_loopback("localhost.evil.example"), 0);
+    CHECK_INT(lx_ref_loopback("127.0.0.1.evil.example"), 0);
+}

@@ -47,13 +47,22 @@ int lx_digest_valid(const char *d)
            strspn(d + 7, "0123456789abcdef") == 64;
 }
 
+/* 1 for "" or ":" and digits: nothing after a host but its port */
+static int port_only(const char *p)
+{
+    return !*p || (p[0] == ':' && p[1 + strspn(p + 1, "0123456789")] == 0);
+}
+
 int lx_ref_loopback(const char *host)
 {
     char h[256];
     if (host[0] == '[')
-        return !strncmp(host, "[::1]", 5) && (!host[5] || host[5] == ':');
+        return !strncmp(host, "[::1]", 5) && port_only(host + 5);
     dval__fmt(h, sizeof h, "%s", host);
-    h[strcspn(h, ":")] = 0;
+    size_t n = strcspn(h, ":");
+    if (!port_only(h + n))
+        return 0;
+    h[n] = 0;
     if (!strcmp(h, "localhost"))
         return 1;
     int a, b, c, d;
