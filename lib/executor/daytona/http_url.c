@@ -8,6 +8,7 @@
  * control or non-ASCII bytes, a fragment, a backslash) is parsed whole,
  * with the flags curl itself uses on an empty handle, so it fares as it
  * always did. */
+#include <ctype.h>
 #include <string.h>
 
 #include "http_int.h"
@@ -35,12 +36,6 @@ static const char kept[] =
     "!\"$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`"
     "abcdefghijklmnopqrstuvwxyz{|}~";
 
-static int hex_digit(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-           (c >= 'A' && c <= 'F');
-}
-
 /* 1 when curl keeps the origin url[0..on) as it is: bytes of kept only,
  * each '%' starting an escape (curl encodes a lone one, and encodes it
  * again whenever another part is set) */
@@ -48,8 +43,8 @@ static int plain_origin(const char *url, size_t on)
 {
     for (size_t i = 0; i < on; i++)
         if (!url[i] || !strchr(kept, url[i]) ||
-            (url[i] == '%' && !(hex_digit(url[i + 1]) &&
-                                hex_digit(url[i + 2]))))
+            (url[i] == '%' && !(isxdigit((unsigned char)url[i + 1]) &&
+                                isxdigit((unsigned char)url[i + 2]))))
             return 0;
     return 1;
 }
