@@ -71,3 +71,22 @@ TEST(pull_ref__loopback_is_the_whole_host)
     CHECK_INT(lx_ref_loopback("localhost.evil.example"), 0);
     CHECK_INT(lx_ref_loopback("127.0.0.1.evil.example"), 0);
 }
+
+/* A name longer than the check's buffer is judged whole, never by the
+ * prefix that fits: "localhost:" and 300 digits then "@evil.example" is
+ * evil.example to curl. The same holds for a token realm's URL. */
+TEST(pull_ref__loopback_judges_a_long_name_whole)
+{
+    char name[400], url[420];
+    memset(name, 0, sizeof name);
+    memcpy(name, "localhost:", 10);
+    memset(name + 10, '1', 300);
+    strcat(name, "@evil.example");
+    CHECK_INT(lx_ref_loopback(name), 0);
+    snprintf(url, sizeof url, "http://%s/token", name);
+    CHECK_INT(lx_url_safe_for_secrets(url), 0);
+    CHECK_INT(lx_url_safe_for_secrets("http://127.0.0.1:5000/token?x"), 1);
+    CHECK_INT(lx_url_safe_for_secrets("https://auth.example/token"), 1);
+    CHECK_INT(lx_url_safe_for_secrets("http://auth.example/token"), 0);
+    CHECK_INT(lx_url_safe_for_secrets("ftp://localhost/token"), 0);
+}

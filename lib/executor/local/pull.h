@@ -43,6 +43,8 @@ int lx_ref_is_pull(const char *image);
 int lx_ref_parse(dval_call *c, const char *image, lx_ref *r);
 /* 1 for localhost, 127.0.0.0/8 and [::1] (with or without a port). */
 int lx_ref_loopback(const char *host);
+/* 1 when credentials may go to url: HTTPS, or HTTP to a loopback host. */
+int lx_url_safe_for_secrets(const char *url);
 /* 1 for "sha256:" + 64 lowercase hex digits. */
 int lx_digest_valid(const char *d);
 

@@ -86,19 +86,6 @@ static int param(const char *ch, const char *name, char *dst, size_t cap)
     return 0;
 }
 
-/* Credentials may go to url: over HTTPS, or to a loopback host. */
-static int safe_for_secrets(const char *url)
-{
-    char host[256];
-    if (!strncmp(url, "https://", 8))
-        return 1;
-    if (strncmp(url, "http://", 7) != 0)
-        return 0;
-    dval__fmt(host, sizeof host, "%s", url + 7);
-    host[strcspn(host, "/?")] = 0;
-    return lx_ref_loopback(host);
-}
-
 static int take_token(const char *d, size_t n, void *ud)
 {
     dval__buf *b = ud;
@@ -175,7 +162,7 @@ static int bearer(lx_pull *p, const char *ch)
     char url[4096], basic[1100] = "";
     int rc = token_url(p, ch, url, sizeof url);
     const char *h[2] = { NULL, NULL };
-    if (rc == DVAL_OK && p->cred[0] && safe_for_secrets(url)) {
+    if (rc == DVAL_OK && p->cred[0] && lx_url_safe_for_secrets(url)) {
         dval__fmt(basic, sizeof basic, "Authorization: Basic %s", p->cred);
         h[0] = basic;
     }

@@ -58,6 +58,8 @@ int lx_ref_loopback(const char *host)
     char h[256];
     if (host[0] == '[')
         return !strncmp(host, "[::1]", 5) && port_only(host + 5);
+    if (strlen(host) >= sizeof h) /* judged whole, never by a prefix */
+        return 0;
     dval__fmt(h, sizeof h, "%s", host);
     size_t n = strcspn(h, ":");
     if (!port_only(h + n))
@@ -70,6 +72,21 @@ int lx_ref_loopback(const char *host)
     return sscanf(h, "%d.%d.%d.%d%c", &a, &b, &c, &d, &end) == 4 &&
            a == 127 && b >= 0 && b < 256 && c >= 0 && c < 256 && d >= 0 &&
            d < 256;
+}
+
+int lx_url_safe_for_secrets(const char *url)
+{
+    char host[256];
+    if (!strncmp(url, "https://", 8))
+        return 1;
+    if (strncmp(url, "http://", 7) != 0)
+        return 0;
+    size_t n = strcspn(url + 7, "/?#");
+    if (n >= sizeof host)
+        return 0;
+    memcpy(host, url + 7, n);
+    host[n] = 0;
+    return lx_ref_loopback(host);
 }
 
 /* host[:port] of letters, digits, '.', '-', or [v6]:port. */
