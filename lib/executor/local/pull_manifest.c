@@ -128,6 +128,24 @@ static int descriptor(lx_pull *p, json_t *d, char *digest, int64_t *size)
     return DVAL_OK;
 }
 
+/* A layer's declared size against the limits, before anything comes;
+ * total (never over max_total) adds it without wrapping. */
+static int within_limits(lx_pull *p, int64_t size, int64_t *total)
+{
+    if (size > p->max_blob)
+        return dval__call_fail(p->c, DVAL_ETOOBIG, "pull %s: a layer of %lld "
+                               "bytes, over the limit of %lld "
+                               "(DVAL_LOCAL_PULL_MAX_BLOB)", p->ref.canon,
+                               (long long)size, (long long)p->max_blob);
+    if (size > p->max_total - *total)
+        return dval__call_fail(p->c, DVAL_ETOOBIG, "pull %s: over %lld bytes "
+                               "of layers, the limit "
+                               "(DVAL_LOCAL_PULL_MAX_TOTAL)", p->ref.canon,
+                               (long long)p->max_total);
+    *total += size;
+    return DVAL_OK;
+}
+
 /* An image manifest's config and layers into the pull. */
 static int read_layers(lx_pull *p, json_t *m)
 {
@@ -154,13 +172,9 @@ static int read_layers(lx_pull *p, json_t *m)
                                                                 "mediaType")));
         if (rc == DVAL_OK)
             rc = descriptor(p, l, y->digest, &y->size);
-        total += y->size;
+        if (rc == DVAL_OK)
+            rc = within_limits(p, y->size, &total);
     }
-    if (rc == DVAL_OK && total > p->max_total)
-        rc = dval__call_fail(p->c, DVAL_ETOOBIG, "pull %s: %lld bytes of "
-                             "layers, over the limit of %lld "
-                             "(DVAL_LOCAL_PULL_MAX_TOTAL)", p->ref.canon,
-                             (long long)total, (long long)p->max_total);
     return rc;
 }
 
