@@ -2,6 +2,7 @@
 # make fuzz: builds each tests/fuzz/fuzz_*.c as a libFuzzer binary (clang,
 # ASan+UBSan) and runs it for FUZZ_SECONDS (default 60) on a scratch copy of
 # its committed corpus. Prints executions per target; new crashes fail.
+# FUZZ_ONLY="name ..." runs only those targets (fuzz_<name>.c).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-60}
@@ -21,6 +22,7 @@ printf '%-12s %14s %10s\n' target executions corpus
 status=0
 for src in tests/fuzz/fuzz_*.c; do
     name=$(basename "$src" .c); name=${name#fuzz_}
+    case " ${FUZZ_ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
     bin=$out/fuzz_$name
     clang $cflags $flags -fsanitize=fuzzer -DDVAL_LIBFUZZER "$src" "$out/libfuzzdval.a" $libs -o "$bin"
     work=$out/corpus_$name

@@ -11,6 +11,7 @@
 #include "fuzz_demux.c"
 #include "fuzz_dockerfile.c"
 #include "fuzz_json_map.c"
+#include "fuzz_manifest.c"
 #include "fuzz_multipart.c"
 #include "fuzz_paths.c"
 #include "fuzz_results.c"
@@ -103,3 +104,4 @@ TEST(fuzz_replay__json_map) { replay("json_map", fuzz_json_map); }
 TEST(fuzz_replay__dockerfile) { replay("dockerfile", fuzz_dockerfile); }
 TEST(fuzz_replay__url) { replay("url", fuzz_url); }
 TEST(fuzz_replay__untar) { replay("untar", fuzz_untar); }
+TEST(fuzz_replay__manifest) { replay("manifest", fuzz_manifest); }
