@@ -183,8 +183,10 @@ $(B)/tests/$(1)_%: tests/$(1)/%.c $(ALIB) tests/harness.c tests/harness.h $(wild
 		tests/harness.c $$(ALIB) $$(LDFLAGS) $$(DEP_LIBS)
 endef
 $(foreach d,$(TEST_DIRS),$(eval $(call TEST_DIR_RULE,$(d))))
-# the helper's tar reader, which the fuzz replay compiles in
-$(B)/tests/fuzz_test_replay: libexec/dval-local-helper/untar.c libexec/dval-local-helper/helper.h
+# the helper's tar reader and the CLI's terminal filter, which the fuzz
+# replay compiles in
+$(B)/tests/fuzz_test_replay: libexec/dval-local-helper/untar.c libexec/dval-local-helper/helper.h \
+	examples/cli/safeterm.c examples/cli/cli.h
 
 $(B)/examples/%: examples/c/%.c $(SOLIB)
 	@mkdir -p $(dir $@)

@@ -219,9 +219,11 @@ int cli_exit_for(int status);
  * sequence split between calls; flush ends it (shown inert). */
 typedef struct safeterm {
     int inert_cr;               /* set by the caller: "\r" shown as ^M */
-    int state, need;
+    int state;
     size_t n;
     char seq[32];
+    int held, need;             /* a UTF-8 character's bytes so far, to come */
+    unsigned char u8[4], lo, hi; /* them; the next one's range */
 } safeterm;
 #define SAFETERM_OUT(n) (3 * (n) + 48)
 size_t safeterm_filter(safeterm *st, const char *in, size_t n, char *out);

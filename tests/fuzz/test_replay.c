@@ -15,6 +15,7 @@
 #include "fuzz_multipart.c"
 #include "fuzz_paths.c"
 #include "fuzz_results.c"
+#include "fuzz_safeterm.c"
 #include "fuzz_untar.c"
 #include "fuzz_url.c"
 #include "fuzz_ws_frame.c"
@@ -105,3 +106,4 @@ TEST(fuzz_replay__dockerfile) { replay("dockerfile", fuzz_dockerfile); }
 TEST(fuzz_replay__url) { replay("url", fuzz_url); }
 TEST(fuzz_replay__untar) { replay("untar", fuzz_untar); }
 TEST(fuzz_replay__manifest) { replay("manifest", fuzz_manifest); }
+TEST(fuzz_replay__safeterm) { replay("safeterm", fuzz_safeterm); }
