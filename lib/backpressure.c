@@ -21,7 +21,8 @@ int64_t dval__backoff_delay(const dval__backoff *b, int attempt,
                             int64_t retry_after_ms, unsigned *rng)
 {
     if (retry_after_ms >= 0)
-        return retry_after_ms;
+        return retry_after_ms < DVAL__RETRY_AFTER_MAX_MS
+               ? retry_after_ms : DVAL__RETRY_AFTER_MAX_MS;
     int64_t d = b->base_ms;
     for (int i = 1; i < attempt && d < b->cap_ms; i++)
         d *= b->factor;

@@ -58,8 +58,11 @@ void dval__set_clock(dval__now_fn now, dval__sleep_fn sleep);
 /* ---- backoff (retry.c): the delay before retry number attempt (1-based)
  * of a policy: base * factor^(attempt-1), capped; full jitter when set
  * (rng: the caller's seed, guarded by the caller); a server hint
- * (retry_after_ms >= 0) takes precedence. The client's retry policy, which
- * executors that repeat requests of their own follow too (dval__config). */
+ * (retry_after_ms >= 0) takes precedence, up to a day (an executor turning
+ * a server's seconds into ms stops there too, so no number wraps). The
+ * client's retry policy, which executors that repeat requests of their
+ * own follow too (dval__config). */
+#define DVAL__RETRY_AFTER_MAX_MS (86400LL * 1000)
 typedef struct dval__backoff {
     int32_t attempts;              /* tries in all, >= 1 */
     int64_t base_ms;

@@ -680,6 +680,13 @@ TEST(error_mapping)
     CHECK_CONTAINS(c.errmsg, "(HTTP 429)");
     CHECK_INT(c.retry_after_ms, 2000);
     CHECK_CONTAINS(c.errmsg, "Too Many Requests");
+    /* a hint past what milliseconds hold is a day, not a wrapped number */
+    CHECK_INT(fault(&f, "POST", "^/api/sandbox$", "\"action\":\"status\","
+                    "\"status\":429,\"headers\":{\"Retry-After\":"
+                    "\"99999999999999999999\"}"), 200);
+    c = call(10000);
+    CHECK_INT(f.ex.sandbox_create(f.ud, &c, &o, &sb), DVAL_ERATELIMIT);
+    CHECK(c.retry_after_ms == 86400000);
     struct { const char *rest; int want; const char *msg; } cases[] = {
         {"\"action\":\"status\",\"status\":500", DVAL_ESERVER, "unexpected"},
         {"\"action\":\"status\",\"status\":502", DVAL_ESERVER, "502"},

@@ -14,6 +14,8 @@ TEST(backoff__table_without_jitter)
         CHECK_INT(dval__backoff_ms(c, i + 1, -1), want[i]);
     CHECK_INT(dval__backoff_ms(c, 3, 1500), 1500); /* server hint first */
     CHECK_INT(dval__backoff_ms(c, 3, 0), 0);
+    /* a hint is honoured up to a day: a deadline added to it never wraps */
+    CHECK(dval__backoff_ms(c, 3, INT64_MAX) == DVAL__RETRY_AFTER_MAX_MS);
     dval_client_free(c);
 }
 

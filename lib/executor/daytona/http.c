@@ -371,7 +371,9 @@ static int finish(xfer *x, CURLcode r, const char *ebuf)
     if (is_2xx(x->rs->status))
         return DVAL_OK;
     if (x->rs->status == 429 && x->retry_after_s >= 0)
-        c->retry_after_ms = x->retry_after_s * 1000;
+        c->retry_after_ms =
+            x->retry_after_s < DVAL__RETRY_AFTER_MAX_MS / 1000
+            ? x->retry_after_s * 1000 : DVAL__RETRY_AFTER_MAX_MS;
     return dt_fail_http(x->ex, c, x->rs->status, x->rq->create,
                         x->rs->content_type, x->status_line,
                         x->rs->body.data, x->rs->body.len);

@@ -37,7 +37,8 @@ static int64_t retry_after(const char *v)
         return s > 3600 ? 3600000 : (int64_t)s * 1000;
     time_t t = curl_getdate(v, NULL); /* an HTTP date */
     time_t now = time(NULL);
-    return t < 0 ? -1 : t <= now ? 0 : (int64_t)(t - now) * 1000;
+    return t < 0 ? -1 : t <= now ? 0
+           : t - now > 3600 ? 3600000 : (int64_t)(t - now) * 1000;
 }
 
 /* value of header line h if its name is name (case-insensitive). */
