@@ -11,6 +11,7 @@
 #include "fuzz_demux.c"
 #include "fuzz_dockerfile.c"
 #include "fuzz_json_map.c"
+#include "fuzz_json_scan.c"
 #include "fuzz_manifest.c"
 #include "fuzz_multipart.c"
 #include "fuzz_paths.c"
@@ -102,6 +103,7 @@ TEST(fuzz_replay__results) { replay("results", fuzz_results); }
 TEST(fuzz_replay__ws_frame) { replay("ws_frame", fuzz_ws_frame); }
 TEST(fuzz_replay__multipart) { replay("multipart", fuzz_multipart); }
 TEST(fuzz_replay__json_map) { replay("json_map", fuzz_json_map); }
+TEST(fuzz_replay__json_scan) { replay("json_scan", fuzz_json_scan); }
 TEST(fuzz_replay__dockerfile) { replay("dockerfile", fuzz_dockerfile); }
 TEST(fuzz_replay__url) { replay("url", fuzz_url); }
 TEST(fuzz_replay__untar) { replay("untar", fuzz_untar); }
