@@ -35,7 +35,8 @@ for src in tests/fuzz/fuzz_*.c; do
         echo "fuzz_$name: FAILED (see $log)"
     fi
     execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+' || true)
-    [ -n "$execs" ] || execs=$(grep -oE '#[0-9]+' "$log" | tail -n1 | tr -d '#')
+    [ -n "$execs" ] || execs=$(grep -oE '^Done [0-9]+ runs' "$log" | grep -oE '[0-9]+' || true)
+    [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$log" | tail -n1 | tr -d '#')
     printf '%-12s %14s %10s\n' "$name" "${execs:-?}" "$(ls "$work" | wc -l)"
 done
 exit $status

@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "fuzz.h"
 
+#include "fuzz_compare.c"
 #include "fuzz_demux.c"
 #include "fuzz_dockerfile.c"
 #include "fuzz_json_map.c"
@@ -97,6 +98,7 @@ static void replay(const char *name, target_fn fn)
         free(seeds[i]);
 }
 
+TEST(fuzz_replay__compare) { replay("compare", fuzz_compare); }
 TEST(fuzz_replay__demux) { replay("demux", fuzz_demux); }
 TEST(fuzz_replay__paths) { replay("paths", fuzz_paths); }
 TEST(fuzz_replay__results) { replay("results", fuzz_results); }
